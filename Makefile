@@ -1,0 +1,40 @@
+# The two set-up commands (make run, make test) and the developer's others.
+# Each target creates .venv when missing and installs the project into it;
+# the install is redone only when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+ARGS   ?=
+
+.PHONY: run test bench lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(VENV)/.installed-test: pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+$(VENV)/.installed-bench: pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[test,bench]'
+	touch $@
+
+run: $(VENV)/.installed-test
+	$(VENV)/bin/trickroom $(ARGS)
+
+test: $(VENV)/.installed-test
+	$(PY) -m pytest $(ARGS)
+
+bench: $(VENV)/.installed-bench
+	$(PY) bench/engine.py
+	@for b in bench/ratings.py bench/robots.py bench/load.py; do \
+		if [ -f $$b ]; then $(PY) $$b || exit 1; fi; done
+
+lint: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check game ratings server tests bench
+	$(VENV)/bin/mypy game ratings
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,371 @@
+"""Spades: four players in two partnerships (seats 0 and 2 against 1 and 3).
+
+One round of bids (nil and, if the room allows it, blind nil), then 13 tricks
+with spades as trumps. A side that makes its contract scores 10 a bid trick and
+1 a bag; a side that falls short loses 10 a bid trick. Every ``bag_limit`` bags
+cost ``bag_penalty``. The game ends after a hand in which a side reaches the
+target (or falls to ``-mercy``) with the scores unequal. See DESIGN section 4;
+every rule below is a field of :class:`SpadesRules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid, IllegalAction, Look
+from game.events import BidMade, Dealt, Event, GameOver, HandScored, Looked
+from game.outcome import NilStats, Outcome
+from game.trickgame import SPADES_MASK, TrickGame, TrickView
+
+@dataclass(frozen=True)
+class SpadesRules:
+    """The variants of Spades a room may choose. Defaults are DESIGN section 4's."""
+
+    target: int = 500
+    mercy: int | None = None  # end when a side falls to -mercy (common: 200)
+    team_bid_cap_13: bool = True  # partners' bids together at most 13
+    min_team_bid: int = 0  # partners' non-nil bids together at least this
+    nil_value: int = 100
+    nil_tricks_count_for_partner: bool = True
+    blind_nil: bool = False
+    blind_nil_value: int = 200
+    blind_nil_deficit: int = 100  # blind nil only for a side trailing by this much
+    two_of_clubs_leads: bool = False
+    spades_always_leadable: bool = False
+    bag_limit: int | None = 10  # None: bags are never penalised
+    bag_penalty: int = 100
+
+    def __post_init__(self) -> None:
+        if self.target <= 0:
+            raise ValueError("target must be positive")
+        if self.mercy is not None and self.mercy <= 0:
+            raise ValueError("mercy, when set, must be positive")
+        if not 0 <= self.min_team_bid <= 13:
+            raise ValueError("min_team_bid must be 0..13")
+        if self.bag_limit is not None and self.bag_limit <= 0:
+            raise ValueError("bag_limit, when set, must be positive")
+
+
+@dataclass(frozen=True)
+class SideScore:
+    """How one partnership scored a hand, term by term, for the score sheet."""
+
+    side: int
+    contract: int  # sum of the partners' non-nil bids
+    tricks: int  # tricks counted toward the contract
+    made: bool | None  # None when the side bid no contract (both nil)
+    contract_points: int  # +10 a bid trick when made, -10 a bid trick when set
+    bags: int  # overtricks this hand, each worth 1
+    nil_points: int  # nil and blind nil, won or lost
+    bag_penalty: int  # 0 or a negative multiple of the penalty
+    points: int  # the hand's total for the side
+    score: int  # running score after the hand
+    bags_total: int  # bags carried forward after any penalty
+
+    def to_wire(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class SpadesHandResult:
+    hand_no: int
+    dealer: int
+    bids: tuple[int, ...]
+    blind: tuple[bool, ...]
+    tricks_won: tuple[int, ...]
+    sides: tuple[SideScore, SideScore]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "dealer": self.dealer,
+            "bids": list(self.bids),
+            "blind": list(self.blind),
+            "tricks_won": list(self.tricks_won),
+            "sides": [s.to_wire() for s in self.sides],
+        }
+
+
+def score_hand(rules: SpadesRules, hand_no: int, dealer: int, bids: Sequence[int],
+               blind: Sequence[bool], tricks: Sequence[int], scores: Sequence[int],
+               bags: Sequence[int]) -> SpadesHandResult:
+    """Score one hand from bids and tricks, given each side's score and bags before it."""
+    sides = []
+    for side in (0, 1):
+        seats = (side, side + 2)
+        contract = sum(bids[s] for s in seats if bids[s] > 0)
+        toward = sum(tricks[s] for s in seats if bids[s] > 0)
+        if rules.nil_tricks_count_for_partner:
+            toward += sum(tricks[s] for s in seats if bids[s] == 0)
+        made: bool | None
+        if contract == 0:
+            made, contract_points, over = None, 0, toward
+        elif toward >= contract:
+            made, contract_points, over = True, 10 * contract, toward - contract
+        else:
+            made, contract_points, over = False, -10 * contract, 0
+        nil_points = 0
+        for s in seats:
+            if bids[s] == 0:
+                value = rules.blind_nil_value if blind[s] else rules.nil_value
+                nil_points += value if tricks[s] == 0 else -value
+        bags_total = bags[side] + over
+        penalty = 0
+        if rules.bag_limit is not None:
+            while bags_total >= rules.bag_limit:
+                bags_total -= rules.bag_limit
+                penalty -= rules.bag_penalty
+        points = contract_points + over + nil_points + penalty
+        sides.append(SideScore(side, contract, toward, made, contract_points, over, nil_points,
+                               penalty, points, scores[side] + points, bags_total))
+    return SpadesHandResult(hand_no, dealer, tuple(bids), tuple(blind), tuple(tricks),
+                            (sides[0], sides[1]))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpadesView(TrickView):
+    bids: tuple[int | None, ...]
+    blind: tuple[bool, ...]
+    bags: tuple[int, ...]
+    spades_broken: bool
+    sees_hand: bool  # False while a seat that may bid blind nil has not looked
+
+    def _extra_wire(self) -> dict[str, Any]:
+        return {
+            "bids": list(self.bids),
+            "blind": list(self.blind),
+            "bags": list(self.bags),
+            "spades_broken": self.spades_broken,
+            "sees_hand": self.sees_hand,
+        }
+
+
+class SpadesGame(TrickGame):
+    """A whole game of Spades: ``apply`` actions until ``phase == "game_over"``.
+
+    >>> g = SpadesGame(seed=7)
+    >>> g.phase, len(g.legal_actions()) > 0
+    ('bid', True)
+    """
+
+    kind = "spades"
+    spades_trump = True
+    rules_type = SpadesRules
+
+    def __init__(self, rules: SpadesRules | None = None, seed: int = 0, *,
+                 dealer: int | None = None, first_deal: Sequence[int] | None = None) -> None:
+        self.scores = [0, 0]
+        self.bags = [0, 0]
+        self.bids: list[int | None] = [None] * 4
+        self.blind = [False] * 4
+        self.seen = [True] * 4
+        self.broken = False
+        self.nil_stats = [NilStats() for _ in range(4)]
+        super().__init__(rules or SpadesRules(), seed, dealer=dealer, first_deal=first_deal)
+
+    rules: SpadesRules
+
+    @property
+    def winner(self) -> int | None:
+        """The winning side (0: seats 0 and 2; 1: seats 1 and 3) once the game is over."""
+        return self.winners[0] % 2 if self.winners else None
+
+    # -- bidding -------------------------------------------------------------------
+
+    def _start_hand(self, hands: Sequence[int] | None) -> list[Event]:
+        started = self._reset_hand(hands)
+        self.bids = [None] * 4
+        self.blind = [False] * 4
+        self.broken = False
+        self.phase = "bid"
+        self.to_act = (self.dealer + 1) % 4
+        events: list[Event] = [started]
+        for seat in range(4):
+            self.seen[seat] = not self._may_bid_blind(seat)
+            if self.seen[seat]:
+                events.append(Dealt(seat, self.hands[seat]))
+        return events
+
+    def _may_bid_blind(self, seat: int) -> bool:
+        side = seat % 2
+        return (self.rules.blind_nil
+                and self.scores[1 - side] - self.scores[side] >= self.rules.blind_nil_deficit)
+
+    def _bid_range(self, seat: int) -> tuple[int, int, bool]:
+        """(lowest, highest) non-nil bid for ``seat`` and whether nil is allowed."""
+        partner = self.bids[(seat + 2) % 4]
+        hi, lo, nil_ok = 13, 1, True
+        if partner is not None:
+            if self.rules.team_bid_cap_13:
+                hi = 13 - partner
+            need = self.rules.min_team_bid
+            if need:
+                lo = max(1, need - partner)
+                nil_ok = partner >= need
+        return lo, hi, nil_ok
+
+    def _other_legal(self, seat: int) -> Sequence[Action]:
+        if self.phase != "bid" or seat != self.to_act:
+            return ()
+        if not self.seen[seat]:
+            return (BLIND_NIL, LOOK)
+        lo, hi, nil_ok = self._bid_range(seat)
+        return ((BIDS[0],) if nil_ok else ()) + BIDS[lo:hi + 1]
+
+    def _apply_other(self, seat: int, action: Action) -> list[Event]:
+        if not isinstance(action, (Bid, Look)):
+            raise IllegalAction(f"{action} is not an action in Spades")
+        if self.phase != "bid":
+            raise IllegalAction(f"bids are made in the bid phase; the game is in {self.phase!r}",
+                                "wrong_phase")
+        if seat != self.to_act:
+            raise self._not_your_turn(seat)
+        if isinstance(action, Look):
+            if self.seen[seat]:
+                raise IllegalAction("you have already seen your cards")
+            self.seen[seat] = True
+            return [Looked(seat), Dealt(seat, self.hands[seat])]
+        self._check_bid(seat, action)
+        events: list[Event] = [BidMade(seat, action.value, action.blind)]
+        self.bids[seat] = action.value
+        self.blind[seat] = action.blind
+        if not self.seen[seat]:
+            self.seen[seat] = True
+            events.append(Dealt(seat, self.hands[seat]))
+        if all(b is not None for b in self.bids):
+            self._begin_play(self._first_leader())
+        else:
+            self.to_act = (seat + 1) % 4
+        return events
+
+    def _check_bid(self, seat: int, bid: Bid) -> None:
+        if bid.blind:
+            if not self.rules.blind_nil:
+                raise IllegalAction("blind nil is not allowed in this room")
+            if not self._may_bid_blind(seat):
+                raise IllegalAction(
+                    f"blind nil is allowed only to a side trailing by "
+                    f"{self.rules.blind_nil_deficit} or more")
+            if self.seen[seat]:
+                raise IllegalAction("blind nil must be bid before looking at your cards")
+            return
+        if not self.seen[seat]:
+            raise IllegalAction("look at your cards (or bid blind nil) before bidding")
+        if not 0 <= bid.value <= 13:
+            raise IllegalAction(f"bid {bid.value} is out of range: bids are 0 (nil) to 13")
+        lo, hi, nil_ok = self._bid_range(seat)
+        partner = self.bids[(seat + 2) % 4]
+        if bid.value == 0:
+            if not nil_ok:
+                raise IllegalAction(
+                    f"minimum team bid is {self.rules.min_team_bid}: your partner bid "
+                    f"{partner}, so you may not bid nil")
+            return
+        if bid.value > hi:
+            raise IllegalAction(
+                f"team bid cap: partners' bids may not exceed 13 (partner bid {partner}, "
+                f"so at most {hi})")
+        if bid.value < lo:
+            raise IllegalAction(
+                f"minimum team bid is {self.rules.min_team_bid}: partner bid {partner}, "
+                f"so bid at least {lo}")
+
+    # -- play --------------------------------------------------------------------------
+
+    def _first_leader(self) -> int:
+        if self.rules.two_of_clubs_leads:
+            for seat in range(4):
+                if self.hands[seat] & 1:
+                    return seat
+        return (self.dealer + 1) % 4
+
+    def _legal_mask(self, seat: int) -> int:
+        hand = self.hands[seat]
+        if self.trick:
+            follow = hand & (0x1FFF << (13 * self.led))
+            return follow or hand
+        if not self.tricks:
+            if self.rules.two_of_clubs_leads:
+                return 1  # the 2 of clubs, which the leader holds
+            return (hand & ~SPADES_MASK) or hand
+        if self.broken or self.rules.spades_always_leadable:
+            return hand
+        return (hand & ~SPADES_MASK) or hand
+
+    def _on_card(self, card: int) -> None:
+        if card >= 39:
+            self.broken = True
+
+    def _explain_lead(self, seat: int, card: int) -> str:
+        if not self.tricks and self.rules.two_of_clubs_leads:
+            return "the first trick is led with the 2 of clubs"
+        if not self.tricks:
+            return "the first lead may not be a spade unless you hold only spades"
+        return "spades are not broken: you may not lead a spade while you hold another suit"
+
+    # -- scoring -------------------------------------------------------------------------
+
+    def _end_hand(self) -> list[Event]:
+        bids = [b if b is not None else 0 for b in self.bids]
+        result = score_hand(self.rules, self.hand_no, self.dealer, bids, self.blind,
+                            self.tricks_won, self.scores, self.bags)
+        self.hand_results.append(result)
+        for side in result.sides:
+            self.scores[side.side] = side.score
+            self.bags[side.side] = side.bags_total
+        self._count_nils(bids)
+        events: list[Event] = [HandScored(self.hand_no, result, tuple(self.scores))]
+        s0, s1 = self.scores
+        rules = self.rules
+        over = max(s0, s1) >= rules.target or (
+            rules.mercy is not None and min(s0, s1) <= -rules.mercy)
+        if over and s0 != s1:
+            side = 0 if s0 > s1 else 1
+            self.winners = (side, side + 2)
+            self.phase = "game_over"
+            events.append(GameOver(tuple(self.scores), self.winners))
+        else:
+            self.phase = "hand_over"
+        return events
+
+    def _count_nils(self, bids: Sequence[int]) -> None:
+        for seat in range(4):
+            if bids[seat] != 0:
+                continue
+            made = self.tricks_won[seat] == 0
+            stats = self.nil_stats[seat]
+            self.nil_stats[seat] = stats.add_bid(made, self.blind[seat])
+            for opp in ((seat + 1) % 4, (seat + 3) % 4):
+                self.nil_stats[opp] = self.nil_stats[opp].add_faced(not made)
+
+    # -- views and results ------------------------------------------------------------
+
+    def view(self, seat: int | None) -> SpadesView:
+        """What ``seat`` may see; ``None`` is a spectator."""
+        sees = seat is not None and self.seen[seat]
+        return SpadesView(
+            **self._view_common(seat),
+            hand=self.hands[seat] if sees and seat is not None else 0,
+            scores=tuple(self.scores),
+            bids=tuple(self.bids),
+            blind=tuple(self.blind),
+            bags=tuple(self.bags),
+            spades_broken=self.broken,
+            sees_hand=sees,
+        )
+
+    def result(self) -> Outcome:
+        """Final (or so-far) scores, winners, nil statistics and progress, for ratings."""
+        lead = max(self.scores)
+        return Outcome(
+            game=self.kind,
+            finished=self.phase == "game_over",
+            scores=tuple(self.scores),
+            seat_scores=tuple(self.scores[s % 2] for s in range(4)),
+            winners=self.winners,
+            hands_played=len(self.hand_results),
+            target=self.rules.target,
+            progress=min(1.0, max(0.0, lead / self.rules.target)),
+            nil=tuple(self.nil_stats),
+        )

@@ -1,0 +1,438 @@
+"""What Spades and Hearts share: four seats, 13 tricks a hand, follow suit.
+
+Theory of operation
+-------------------
+A game is a value: ``apply`` checks an action against the rules and, only if
+it is legal, changes the state and returns the events it caused. Nothing here
+touches a clock, a socket or the global RNG; dealing draws from the game's own
+``random.Random(seed)``, so ``(rules, seed, actions)`` rebuilds every state
+(:meth:`TrickGame.record` and :meth:`TrickGame.replay`).
+
+Phases move through this table; every transition is made by one method::
+
+    phase       action / call          next phase
+    ---------   --------------------   ---------------------------------------
+    bid         Bid, Look  (Spades)    bid, or play after the fourth bid
+    pass        Pass       (Hearts)    pass, or play once all four have passed
+    play        Play                   play; after trick 13: hand_over, game_over
+                                       or moon (Hearts, shooter chooses)
+    moon        MoonChoice (Hearts)    hand_over or game_over
+    hand_over   next_hand()            bid (Spades) / pass or play (Hearts)
+    game_over   (none)
+
+The play phase is the hot path (52 of the ~60 actions of a hand), so it is
+kept here once for both games and made cheap: hands are 52-bit masks, the
+legal cards of the seat to act are one mask computed when the turn passes,
+actions are interned, and the trick's winner is kept as cards fall instead of
+being searched for at the end.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Self
+
+from game.actions import PLAYS, Action, IllegalAction, Play, action_from_wire
+from game.cards import (
+    CARD_TEXT,
+    SEAT_NAMES,
+    SPADES,
+    SUIT_NAMES,
+    deal,
+    hands_from_texts,
+    texts_of,
+)
+from game.events import Event, HandStarted, Played, TrickWon
+
+
+def _suit_play_tables() -> tuple[tuple[tuple[Play, ...], ...], ...]:
+    """For each suit, the interned Play actions of every 13-bit subset of it.
+
+    Built once at import (4 x 8192 tuples), so turning a legal mask into the
+    legal-action list costs a lookup per suit instead of a loop over bits.
+    """
+    tables = []
+    for suit in range(4):
+        table: list[tuple[Play, ...]] = [()] * 8192
+        for m in range(1, 8192):
+            top = m.bit_length() - 1
+            table[m] = table[m ^ (1 << top)] + (PLAYS[suit * 13 + top],)
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
+_SUIT_PLAYS = _suit_play_tables()
+_C, _D, _H, _S = _SUIT_PLAYS
+
+
+def plays_of(mask: int) -> tuple[Play, ...]:
+    """The interned Play actions for the cards of ``mask``, clubs first, low to high."""
+    return (
+        _C[mask & 0x1FFF]
+        + _D[(mask >> 13) & 0x1FFF]
+        + _H[(mask >> 26) & 0x1FFF]
+        + _S[(mask >> 39) & 0x1FFF]
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrickView:
+    """What one seat (or a spectator, ``seat=None``) may see of a trick game.
+
+    ``hand`` is the seat's own cards (a mask; 0 for a spectator or a seat that
+    has not looked yet). Other seats' cards appear only as counts. ``legal`` is
+    filled only for the seat whose turn it is.
+    """
+
+    game: str
+    seat: int | None
+    phase: str
+    rules: Any
+    hand_no: int
+    dealer: int
+    to_act: int | None
+    awaiting: tuple[int, ...]
+    hand: int
+    hand_sizes: tuple[int, ...]
+    leader: int | None
+    trick: tuple[tuple[int, int], ...]  # (seat, card) in play order
+    tricks: tuple[TrickWon, ...]  # completed tricks of this hand
+    tricks_won: tuple[int, ...]
+    scores: tuple[int, ...]
+    hand_results: tuple[Any, ...]
+    legal: tuple[Action, ...] = field(default=())
+
+    @property
+    def played(self) -> int:
+        """Mask of every card played this hand, the current trick included."""
+        mask = 0
+        for t in self.tricks:
+            for c in t.cards:
+                mask |= 1 << c
+        for _, c in self.trick:
+            mask |= 1 << c
+        return mask
+
+    @property
+    def led_suit(self) -> int | None:
+        return self.trick[0][1] // 13 if self.trick else None
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON form sent to a client: cards as text, rules as a dict."""
+        return {
+            "game": self.game,
+            "seat": self.seat,
+            "phase": self.phase,
+            "rules": asdict(self.rules),
+            "hand_no": self.hand_no,
+            "dealer": self.dealer,
+            "to_act": self.to_act,
+            "awaiting": list(self.awaiting),
+            "hand": texts_of(self.hand),
+            "hand_sizes": list(self.hand_sizes),
+            "leader": self.leader,
+            "trick": [{"seat": s, "card": CARD_TEXT[c]} for s, c in self.trick],
+            "tricks": [
+                {k: v for k, v in t.to_wire().items() if k != "type"} for t in self.tricks
+            ],
+            "tricks_won": list(self.tricks_won),
+            "scores": list(self.scores),
+            "hand_results": [r.to_wire() for r in self.hand_results],
+            "legal": [a.to_wire() for a in self.legal],
+            **self._extra_wire(),
+        }
+
+    def _extra_wire(self) -> dict[str, Any]:
+        return {}
+
+
+class TrickGame:
+    """Base of :class:`~game.spades.SpadesGame` and :class:`~game.hearts.HeartsGame`."""
+
+    kind: ClassVar[str]
+    spades_trump: ClassVar[bool]
+    rules_type: ClassVar[type]
+
+    def __init__(self, rules: Any, seed: int = 0, *, dealer: int | None = None,
+                 first_deal: Sequence[int] | None = None) -> None:
+        self.rules = rules
+        self.seed = seed
+        self._rng = random.Random(seed)
+        drawn = self._rng.randrange(4)  # always drawn, so a replay's RNG stays in step
+        self.first_dealer = drawn if dealer is None else dealer
+        self.first_deal = tuple(first_deal) if first_deal is not None else None
+        self.dealer = self.first_dealer
+        self.phase = "hand_over"
+        self.hand_no = -1
+        self.to_act: int | None = None
+        self.hands = [0, 0, 0, 0]
+        self.dealt = (0, 0, 0, 0)  # the hands as dealt (Hearts: after the pass)
+        self.taken = [0, 0, 0, 0]  # cards won in tricks this hand, per seat
+        self.tricks_won = [0, 0, 0, 0]
+        self.tricks: list[TrickWon] = []
+        self.trick: list[int] = []
+        self.leader = 0
+        self.led = 0
+        self._win_card = 0
+        self._win_seat = 0
+        self._legal = 0
+        self.actions: list[tuple[int, Action]] = []
+        self.hand_results: list[Any] = []
+        self.winners: tuple[int, ...] = ()
+        self._opening_events = self._start_hand(first_deal)
+
+    # -- construction and records -------------------------------------------------
+
+    @classmethod
+    def from_hands(cls, hands: Sequence[Sequence[str]], dealer: int = 0,
+                   rules: Any = None, seed: int = 0) -> Self:
+        """A game whose first hand is the explicit deal ``hands`` (4 lists of 13 cards).
+
+        Later hands, if the game goes on, are dealt from ``seed``.
+        """
+        masks = hands_from_texts(hands)
+        return cls(rules if rules is not None else cls.rules_type(), seed,
+                   dealer=dealer, first_deal=masks)
+
+    def opening_events(self) -> list[Event]:
+        """The events of the first deal (made in the constructor, before any apply)."""
+        return list(self._opening_events)
+
+    def record(self) -> dict[str, Any]:
+        """Everything needed to rebuild this game: rules, seed, the deal source and actions."""
+        return {
+            "game": self.kind,
+            "rules": asdict(self.rules),
+            "seed": self.seed,
+            "dealer": self.first_dealer,
+            "deal": [texts_of(m) for m in self.first_deal] if self.first_deal else None,
+            "actions": [{"seat": s, **a.to_wire()} for s, a in self.actions],
+        }
+
+    @classmethod
+    def replay(cls, record: Mapping[str, Any]) -> Self:
+        """Rebuild a game from :meth:`record`; raises if an action does not apply."""
+        rules = cls.rules_type(**_tuples(record.get("rules", {})))
+        deal_texts = record.get("deal")
+        masks = hands_from_texts(deal_texts) if deal_texts else None
+        game = cls(rules, record.get("seed", 0), dealer=record["dealer"], first_deal=masks)
+        for item in record.get("actions", []):
+            if game.phase == "hand_over":
+                game.next_hand()
+            game.apply(action_from_wire(item), item["seat"])
+        return game
+
+    # -- the engine contract ---------------------------------------------------------
+
+    def legal_actions(self, seat: int | None = None) -> Sequence[Action]:
+        """Every legal action for ``seat`` (default: the seat to act)."""
+        if seat is None:
+            seat = self.to_act
+        if seat is None:
+            return ()
+        if self.phase == "play":
+            return plays_of(self._legal) if seat == self.to_act else ()
+        return self._other_legal(seat)
+
+    def apply(self, action: Action, seat: int | None = None) -> list[Event]:
+        """Apply ``action`` for ``seat`` (default: the seat to act) and return its events.
+
+        Raises :class:`IllegalAction` naming the broken rule; the game is then
+        exactly as it was.
+        """
+        if seat is None:
+            seat = self.to_act
+            if seat is None:
+                raise IllegalAction(f"no one may act in phase {self.phase!r}", "wrong_phase")
+        if type(action) is Play:
+            if self.phase != "play":
+                raise IllegalAction(
+                    f"cards are played in the play phase; the game is in {self.phase!r}",
+                    "wrong_phase",
+                )
+            if seat != self.to_act:
+                raise self._not_your_turn(seat)
+            events = self._play(seat, action.card)
+        else:
+            events = self._apply_other(seat, action)
+        self.actions.append((seat, action))
+        return events
+
+    def next_hand(self) -> list[Event]:
+        """Deal the next hand after ``hand_over``; the server calls it when it is ready."""
+        if self.phase != "hand_over":
+            raise IllegalAction(f"the next hand is dealt after a hand, not in {self.phase!r}",
+                                "wrong_phase")
+        self.dealer = (self.dealer + 1) % 4
+        return self._start_hand(None)
+
+    @property
+    def awaiting(self) -> tuple[int, ...]:
+        """Seats that may act now (several only while Hearts players choose passes)."""
+        return () if self.to_act is None else (self.to_act,)
+
+    @property
+    def played(self) -> int:
+        """Mask of the cards played so far this hand."""
+        mask = 0
+        for t in self.taken:
+            mask |= t
+        for c in self.trick:
+            mask |= 1 << c
+        return mask
+
+    # -- play ------------------------------------------------------------------------
+
+    def _play(self, seat: int, card: int) -> list[Event]:
+        bit = 1 << card
+        if not self._legal & bit:
+            raise IllegalAction(self._explain_illegal_play(seat, card))
+        self.hands[seat] ^= bit
+        trick = self.trick
+        trick.append(card)
+        self._on_card(card)
+        if len(trick) == 1:
+            self.led = card // 13
+            self._win_card = card
+            self._win_seat = seat
+        else:
+            win = self._win_card
+            if card // 13 == win // 13:
+                if card > win:
+                    self._win_card = card
+                    self._win_seat = seat
+            elif self.spades_trump and card >= 39:
+                self._win_card = card
+                self._win_seat = seat
+        if len(trick) < 4:
+            nxt = (seat + 1) & 3
+            self.to_act = nxt
+            self._legal = self._legal_mask(nxt)
+            return [PLAYED[seat][card]]
+        return [PLAYED[seat][card], *self._end_trick()]
+
+    def _end_trick(self) -> list[Event]:
+        winner = self._win_seat
+        cards = tuple(self.trick)
+        mask = 0
+        for c in cards:
+            mask |= 1 << c
+        self.taken[winner] |= mask
+        self.tricks_won[winner] += 1
+        won = TrickWon(winner, len(self.tricks), cards, self.leader, self._trick_points(mask))
+        self.tricks.append(won)
+        self.trick = []
+        if len(self.tricks) == 13:
+            self.to_act = None
+            self._legal = 0
+            return [won, *self._end_hand()]
+        self.leader = winner
+        self.to_act = winner
+        self._legal = self._legal_mask(winner)
+        return [won]
+
+    def _reset_hand(self, hands: Sequence[int] | None) -> HandStarted:
+        """Common part of a new hand: deal (or take the given deal) and clear the tricks."""
+        self.hand_no += 1
+        self.hands = list(hands) if hands is not None else deal(self._rng)
+        self.dealt = tuple(self.hands)
+        self.taken = [0, 0, 0, 0]
+        self.tricks_won = [0, 0, 0, 0]
+        self.tricks = []
+        self.trick = []
+        self._legal = 0
+        return HandStarted(self.hand_no, self.dealer, self._pass_direction())
+
+    def _begin_play(self, leader: int) -> None:
+        self.phase = "play"
+        self.leader = leader
+        self.to_act = leader
+        self._legal = self._legal_mask(leader)
+
+    def _not_your_turn(self, seat: int) -> IllegalAction:
+        if self.to_act is None:
+            return IllegalAction(f"no one may act in phase {self.phase!r}", "wrong_phase")
+        return IllegalAction(
+            f"not your turn: {SEAT_NAMES[self.to_act]} (seat {self.to_act}) is to act, "
+            f"not {_seat_name(seat)}",
+            "not_your_turn",
+        )
+
+    def _explain_illegal_play(self, seat: int, card: int) -> str:
+        """Why ``card`` is not legal for ``seat``: the rule, in the words players use."""
+        text = CARD_TEXT[card] if 0 <= card < 52 else repr(card)
+        if not self.hands[seat] >> card & 1:
+            return f"you do not hold {text}"
+        if self.trick:
+            led = SUIT_NAMES[self.led]
+            if card // 13 != self.led:
+                return f"must follow suit: {led} were led and you hold {led}"
+        return self._explain_lead(seat, card)
+
+    def _view_common(self, seat: int | None) -> dict[str, Any]:
+        """The fields of :class:`TrickView` every game fills the same way."""
+        leader = self.leader if self.phase == "play" or self.trick else None
+        return {
+            "game": self.kind,
+            "seat": seat,
+            "phase": self.phase,
+            "rules": self.rules,
+            "hand_no": self.hand_no,
+            "dealer": self.dealer,
+            "to_act": self.to_act,
+            "awaiting": self.awaiting,
+            "hand_sizes": tuple(h.bit_count() for h in self.hands),
+            "leader": leader,
+            "trick": tuple(((self.leader + i) & 3, c) for i, c in enumerate(self.trick)),
+            "tricks": tuple(self.tricks),
+            "tricks_won": tuple(self.tricks_won),
+            "hand_results": tuple(self.hand_results),
+            "legal": tuple(self.legal_actions(seat)) if seat is not None
+            and seat in self.awaiting else (),
+        }
+
+    # -- hooks each game fills in ------------------------------------------------------
+
+    def _start_hand(self, hands: Sequence[int] | None) -> list[Event]:
+        raise NotImplementedError
+
+    def _legal_mask(self, seat: int) -> int:
+        raise NotImplementedError
+
+    def _on_card(self, card: int) -> None:
+        """Note a played card (spades or hearts broken)."""
+
+    def _trick_points(self, mask: int) -> int:
+        return 0
+
+    def _end_hand(self) -> list[Event]:
+        raise NotImplementedError
+
+    def _explain_lead(self, seat: int, card: int) -> str:
+        raise NotImplementedError
+
+    def _other_legal(self, seat: int) -> Sequence[Action]:
+        return ()
+
+    def _apply_other(self, seat: int, action: Action) -> list[Event]:
+        raise IllegalAction(f"{action} is not an action in {self.kind}")
+
+    def _pass_direction(self) -> str | None:
+        return None
+
+
+PLAYED = tuple(tuple(Played(s, c) for c in range(52)) for s in range(4))
+"""Interned ``played`` events: every (seat, card) pair, built once."""
+
+SPADES_MASK = ((1 << 13) - 1) << (13 * SPADES)
+
+
+def _seat_name(seat: int) -> str:
+    return f"{SEAT_NAMES[seat]} (seat {seat})" if 0 <= seat < 4 else f"seat {seat}"
+
+
+def _tuples(rules: Mapping[str, Any]) -> dict[str, Any]:
+    """Rules read back from JSON: lists become the tuples the frozen dataclasses hold."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in rules.items()}
