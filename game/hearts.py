@@ -174,15 +174,18 @@ class HeartsGame(TrickGame):
     kind = "hearts"
     spades_trump = False
     rules_type = HeartsRules
+    _points_in_tricks = True
 
     def __init__(self, rules: HeartsRules | None = None, seed: int = 0, *,
                  dealer: int | None = None, first_deal: Sequence[int] | None = None) -> None:
         self.scores = [0, 0, 0, 0]
         self.passes: list[tuple[int, ...] | None] = [None] * 4
         self.received: list[tuple[int, ...]] = [(), (), (), ()]
-        self.broken = False
         self.moon_seat: int | None = None
-        super().__init__(rules or HeartsRules(), seed, dealer=dealer, first_deal=first_deal)
+        r = rules or HeartsRules()
+        self._breaks = HEARTS_MASK | (QS_BIT if r.queen_breaks_hearts else 0)
+        self._first_trick_void_rule = not r.blood_on_first_trick
+        super().__init__(r, seed, dealer=dealer, first_deal=first_deal)
 
     rules: HeartsRules
 
@@ -211,7 +214,6 @@ class HeartsGame(TrickGame):
         started = self._reset_hand(hands)
         self.passes = [None] * 4
         self.received = [(), (), (), ()]
-        self.broken = False
         self.moon_seat = None
         events: list[Event] = [started, *(Dealt(s, self.hands[s]) for s in range(4))]
         if self.pass_direction == "hold":
@@ -290,26 +292,16 @@ class HeartsGame(TrickGame):
 
     # -- play ----------------------------------------------------------------------------
 
-    def _legal_mask(self, seat: int) -> int:
+    def _lead_mask(self, seat: int) -> int:
         hand = self.hands[seat]
-        rules = self.rules
-        first = not self.tricks
-        if self.trick:
-            follow = hand & (0x1FFF << (13 * self.led))
-            if follow:
-                return follow
-            if first and not rules.blood_on_first_trick:
-                return (hand & ~POINT_CARDS) or hand
-            return hand
-        if first:
-            return (hand & CLUBS_MASK) if rules.any_club_first else 1
+        if not self.tricks:
+            return (hand & CLUBS_MASK) if self.rules.any_club_first else 1
         if self.broken:
             return hand
         return (hand & ~HEARTS_MASK) or hand
 
-    def _on_card(self, card: int) -> None:
-        if card // 13 == HEARTS or (card == QUEEN_OF_SPADES and self.rules.queen_breaks_hearts):
-            self.broken = True
+    def _void_mask(self, hand: int) -> int:
+        return (hand & ~POINT_CARDS) or hand
 
     def _trick_points(self, mask: int) -> int:
         points = (mask & HEARTS_MASK).bit_count()

@@ -41,6 +41,9 @@ class NilStats:
         return dict(self.__dict__)
 
 
+NO_NILS = NilStats()
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a game ended, or how far it got if it was abandoned.

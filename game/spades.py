@@ -16,7 +16,7 @@ from typing import Any
 
 from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid, IllegalAction, Look
 from game.events import BidMade, Dealt, Event, GameOver, HandScored, Looked
-from game.outcome import NilStats, Outcome
+from game.outcome import NO_NILS, Outcome
 from game.trickgame import SPADES_MASK, TrickGame, TrickView
 
 @dataclass(frozen=True)
@@ -123,6 +123,19 @@ def score_hand(rules: SpadesRules, hand_no: int, dealer: int, bids: Sequence[int
                             (sides[0], sides[1]))
 
 
+def winning_side(rules: SpadesRules, scores: Sequence[int]) -> int | None:
+    """The side that has won after a hand, or None to play another.
+
+    The game ends when a side reaches the target or falls to ``-mercy``; the
+    higher score wins, and equal scores play on.
+    """
+    s0, s1 = scores
+    over = max(s0, s1) >= rules.target or (rules.mercy is not None and min(s0, s1) <= -rules.mercy)
+    if not over or s0 == s1:
+        return None
+    return 0 if s0 > s1 else 1
+
+
 @dataclass(frozen=True, kw_only=True)
 class SpadesView(TrickView):
     bids: tuple[int | None, ...]
@@ -152,6 +165,7 @@ class SpadesGame(TrickGame):
     kind = "spades"
     spades_trump = True
     rules_type = SpadesRules
+    _breaks = SPADES_MASK
 
     def __init__(self, rules: SpadesRules | None = None, seed: int = 0, *,
                  dealer: int | None = None, first_deal: Sequence[int] | None = None) -> None:
@@ -160,8 +174,7 @@ class SpadesGame(TrickGame):
         self.bids: list[int | None] = [None] * 4
         self.blind = [False] * 4
         self.seen = [True] * 4
-        self.broken = False
-        self.nil_stats = [NilStats() for _ in range(4)]
+        self.nil_stats = [NO_NILS] * 4
         super().__init__(rules or SpadesRules(), seed, dealer=dealer, first_deal=first_deal)
 
     rules: SpadesRules
@@ -177,7 +190,6 @@ class SpadesGame(TrickGame):
         started = self._reset_hand(hands)
         self.bids = [None] * 4
         self.blind = [False] * 4
-        self.broken = False
         self.phase = "bid"
         self.to_act = (self.dealer + 1) % 4
         events: list[Event] = [started]
@@ -280,11 +292,8 @@ class SpadesGame(TrickGame):
                     return seat
         return (self.dealer + 1) % 4
 
-    def _legal_mask(self, seat: int) -> int:
+    def _lead_mask(self, seat: int) -> int:
         hand = self.hands[seat]
-        if self.trick:
-            follow = hand & (0x1FFF << (13 * self.led))
-            return follow or hand
         if not self.tricks:
             if self.rules.two_of_clubs_leads:
                 return 1  # the 2 of clubs, which the leader holds
@@ -292,10 +301,6 @@ class SpadesGame(TrickGame):
         if self.broken or self.rules.spades_always_leadable:
             return hand
         return (hand & ~SPADES_MASK) or hand
-
-    def _on_card(self, card: int) -> None:
-        if card >= 39:
-            self.broken = True
 
     def _explain_lead(self, seat: int, card: int) -> str:
         if not self.tricks and self.rules.two_of_clubs_leads:
@@ -316,12 +321,8 @@ class SpadesGame(TrickGame):
             self.bags[side.side] = side.bags_total
         self._count_nils(bids)
         events: list[Event] = [HandScored(self.hand_no, result, tuple(self.scores))]
-        s0, s1 = self.scores
-        rules = self.rules
-        over = max(s0, s1) >= rules.target or (
-            rules.mercy is not None and min(s0, s1) <= -rules.mercy)
-        if over and s0 != s1:
-            side = 0 if s0 > s1 else 1
+        side = winning_side(self.rules, self.scores)
+        if side is not None:
             self.winners = (side, side + 2)
             self.phase = "game_over"
             events.append(GameOver(tuple(self.scores), self.winners))

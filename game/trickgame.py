@@ -154,14 +154,19 @@ class TrickGame:
     kind: ClassVar[str]
     spades_trump: ClassVar[bool]
     rules_type: ClassVar[type]
+    # Cards whose play breaks the suit that may not be led until broken.
+    _breaks: int = 0
+    # Whether a seat void in the led suit is restricted on the first trick (Hearts).
+    _first_trick_void_rule: bool = False
+    # Whether tricks carry points (Hearts) that TrickWon should report.
+    _points_in_tricks: bool = False
 
     def __init__(self, rules: Any, seed: int = 0, *, dealer: int | None = None,
                  first_deal: Sequence[int] | None = None) -> None:
         self.rules = rules
         self.seed = seed
-        self._rng = random.Random(seed)
-        drawn = self._rng.randrange(4)  # always drawn, so a replay's RNG stays in step
-        self.first_dealer = drawn if dealer is None else dealer
+        self._rng_instance: random.Random | None = None
+        self.first_dealer = self._rng_draw_dealer() if dealer is None else dealer
         self.first_deal = tuple(first_deal) if first_deal is not None else None
         self.dealer = self.first_dealer
         self.phase = "hand_over"
@@ -178,10 +183,25 @@ class TrickGame:
         self._win_card = 0
         self._win_seat = 0
         self._legal = 0
+        self._led_mask = 0
+        self.broken = False
+        self._void_rule = False
         self.actions: list[tuple[int, Action]] = []
         self.hand_results: list[Any] = []
         self.winners: tuple[int, ...] = ()
         self._opening_events = self._start_hand(first_deal)
+
+    @property
+    def _rng(self) -> random.Random:
+        """The game's own RNG, made on first use (a one-hand game from a deal never needs it)."""
+        if self._rng_instance is None:
+            self._rng_instance = random.Random(self.seed)
+            self._rng_instance.randrange(4)  # the first dealer's draw, made whether used or not
+        return self._rng_instance
+
+    def _rng_draw_dealer(self) -> int:
+        self._rng_instance = random.Random(self.seed)
+        return self._rng_instance.randrange(4)
 
     # -- construction and records -------------------------------------------------
 
@@ -228,12 +248,17 @@ class TrickGame:
 
     def legal_actions(self, seat: int | None = None) -> Sequence[Action]:
         """Every legal action for ``seat`` (default: the seat to act)."""
+        if self.phase == "play":
+            if seat is not None and seat != self.to_act:
+                return ()
+            legal = self._legal
+            if self.trick and legal & self._led_mask == legal:  # following: one suit
+                return _SUIT_PLAYS[self.led][legal >> (13 * self.led)]
+            return plays_of(legal)
         if seat is None:
             seat = self.to_act
         if seat is None:
             return ()
-        if self.phase == "play":
-            return plays_of(self._legal) if seat == self.to_act else ()
         return self._other_legal(seat)
 
     def apply(self, action: Action, seat: int | None = None) -> list[Event]:
@@ -242,21 +267,60 @@ class TrickGame:
         Raises :class:`IllegalAction` naming the broken rule; the game is then
         exactly as it was.
         """
+        if type(action) is Play and self.phase == "play":
+            # The hot path, inlined: one card played and the turn passed on.
+            if seat is None:
+                seat = self.to_act
+            elif seat != self.to_act:
+                raise self._not_your_turn(seat)
+            assert seat is not None
+            card = action.card
+            bit = 1 << card
+            if not self._legal & bit:
+                raise IllegalAction(self._explain_illegal_play(seat, card))
+            self.actions.append((seat, action))
+            self.hands[seat] ^= bit
+            trick = self.trick
+            trick.append(card)
+            if self._breaks & bit:
+                self.broken = True
+            n = len(trick)
+            if n == 1:
+                self.led = led = card // 13
+                self._led_mask = 0x1FFF << (13 * led)
+                self._win_card = card
+                self._win_seat = seat
+            else:
+                win = self._win_card
+                if card // 13 == win // 13:
+                    if card > win:
+                        self._win_card = card
+                        self._win_seat = seat
+                elif card >= 39 and self.spades_trump:
+                    self._win_card = card
+                    self._win_seat = seat
+                if n == 4:
+                    return [PLAYED[seat][card], *self._end_trick()]
+            nxt = (seat + 1) & 3
+            self.to_act = nxt
+            hand = self.hands[nxt]
+            follow = hand & self._led_mask
+            if follow:
+                self._legal = follow
+            elif self._void_rule:
+                self._legal = self._void_mask(hand)
+            else:
+                self._legal = hand
+            return [PLAYED[seat][card]]
         if seat is None:
             seat = self.to_act
             if seat is None:
                 raise IllegalAction(f"no one may act in phase {self.phase!r}", "wrong_phase")
         if type(action) is Play:
-            if self.phase != "play":
-                raise IllegalAction(
-                    f"cards are played in the play phase; the game is in {self.phase!r}",
-                    "wrong_phase",
-                )
-            if seat != self.to_act:
-                raise self._not_your_turn(seat)
-            events = self._play(seat, action.card)
-        else:
-            events = self._apply_other(seat, action)
+            raise IllegalAction(
+                f"cards are played in the play phase; the game is in {self.phase!r}",
+                "wrong_phase")
+        events = self._apply_other(seat, action)
         self.actions.append((seat, action))
         return events
 
@@ -285,43 +349,14 @@ class TrickGame:
 
     # -- play ------------------------------------------------------------------------
 
-    def _play(self, seat: int, card: int) -> list[Event]:
-        bit = 1 << card
-        if not self._legal & bit:
-            raise IllegalAction(self._explain_illegal_play(seat, card))
-        self.hands[seat] ^= bit
-        trick = self.trick
-        trick.append(card)
-        self._on_card(card)
-        if len(trick) == 1:
-            self.led = card // 13
-            self._win_card = card
-            self._win_seat = seat
-        else:
-            win = self._win_card
-            if card // 13 == win // 13:
-                if card > win:
-                    self._win_card = card
-                    self._win_seat = seat
-            elif self.spades_trump and card >= 39:
-                self._win_card = card
-                self._win_seat = seat
-        if len(trick) < 4:
-            nxt = (seat + 1) & 3
-            self.to_act = nxt
-            self._legal = self._legal_mask(nxt)
-            return [PLAYED[seat][card]]
-        return [PLAYED[seat][card], *self._end_trick()]
-
     def _end_trick(self) -> list[Event]:
         winner = self._win_seat
         cards = tuple(self.trick)
-        mask = 0
-        for c in cards:
-            mask |= 1 << c
+        mask = (1 << cards[0]) | (1 << cards[1]) | (1 << cards[2]) | (1 << cards[3])
         self.taken[winner] |= mask
         self.tricks_won[winner] += 1
-        won = TrickWon(winner, len(self.tricks), cards, self.leader, self._trick_points(mask))
+        won = TrickWon(winner, len(self.tricks), cards, self.leader,
+                       self._trick_points(mask) if self._points_in_tricks else 0)
         self.tricks.append(won)
         self.trick = []
         if len(self.tricks) == 13:
@@ -330,7 +365,8 @@ class TrickGame:
             return [won, *self._end_hand()]
         self.leader = winner
         self.to_act = winner
-        self._legal = self._legal_mask(winner)
+        self._void_rule = False
+        self._legal = self._lead_mask(winner)
         return [won]
 
     def _reset_hand(self, hands: Sequence[int] | None) -> HandStarted:
@@ -342,6 +378,7 @@ class TrickGame:
         self.tricks_won = [0, 0, 0, 0]
         self.tricks = []
         self.trick = []
+        self.broken = False
         self._legal = 0
         return HandStarted(self.hand_no, self.dealer, self._pass_direction())
 
@@ -349,7 +386,8 @@ class TrickGame:
         self.phase = "play"
         self.leader = leader
         self.to_act = leader
-        self._legal = self._legal_mask(leader)
+        self._void_rule = self._first_trick_void_rule
+        self._legal = self._lead_mask(leader)
 
     def _not_your_turn(self, seat: int) -> IllegalAction:
         if self.to_act is None:
@@ -398,11 +436,13 @@ class TrickGame:
     def _start_hand(self, hands: Sequence[int] | None) -> list[Event]:
         raise NotImplementedError
 
-    def _legal_mask(self, seat: int) -> int:
+    def _lead_mask(self, seat: int) -> int:
+        """The cards ``seat`` may lead."""
         raise NotImplementedError
 
-    def _on_card(self, card: int) -> None:
-        """Note a played card (spades or hearts broken)."""
+    def _void_mask(self, hand: int) -> int:
+        """The cards a seat void in the led suit may play while ``_void_rule`` holds."""
+        return hand
 
     def _trick_points(self, mask: int) -> int:
         return 0
