@@ -117,9 +117,10 @@ def action_from_wire(data: Mapping[str, Any]) -> Action:
     kind = data.get("type")
     try:
         if kind == "play":
-            return PLAYS[parse_card(_field(data, "card", str))]
+            text: str = _field(data, "card", str)
+            return PLAYS[parse_card(text)]
         if kind == "bid":
-            value = _field(data, "value", int)
+            value: int = _field(data, "value", int)
             blind = data.get("blind", False)
             if not isinstance(blind, bool):
                 raise ActionParseError("field 'blind' must be true or false")
@@ -131,7 +132,7 @@ def action_from_wire(data: Mapping[str, Any]) -> Action:
                 return BIDS[value]
             return Bid(value)  # out of range: the engine names the rule
         if kind == "pass":
-            cards = _field(data, "cards", list)
+            cards: list[Any] = _field(data, "cards", list)
             parsed = [parse_card(c) for c in cards]
             return Pass(tuple(sorted(parsed)))
         if kind == "look":

@@ -62,7 +62,7 @@ def parse_card(text: str) -> int:
         raise CardParseError(
             f"{text!r} is not a card: write rank then suit, two characters, such as 'QS' or 'TH'"
         )
-    rank, suit = norm
+    rank, suit = norm[0], norm[1]
     if rank not in RANKS:
         raise CardParseError(f"{text!r} is not a card: rank {rank!r} is not one of {RANKS}")
     raise CardParseError(f"{text!r} is not a card: suit {suit!r} is not one of {SUITS}")

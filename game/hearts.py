@@ -356,7 +356,9 @@ class HeartsGame(TrickGame):
         points = list(taken)
         shooter = self.moon_seat
         if shooter is not None:
-            jack = [t - self._trick_points(m & POINT_CARDS) for t, m in zip(taken, self.taken)]
+            rules = self.rules
+            jack = [rules.jack_value if rules.jack_of_diamonds and m & JD_BIT else 0
+                    for m in self.taken]
             for seat in range(4):
                 base = 0
                 if moon_choice == "add" and seat != shooter:

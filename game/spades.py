@@ -19,6 +19,7 @@ from game.events import BidMade, Dealt, Event, GameOver, HandScored, Looked
 from game.outcome import NO_NILS, Outcome
 from game.trickgame import SPADES_MASK, TrickGame, TrickView
 
+
 @dataclass(frozen=True)
 class SpadesRules:
     """The variants of Spades a room may choose. Defaults are DESIGN section 4's."""
@@ -316,14 +317,14 @@ class SpadesGame(TrickGame):
         result = score_hand(self.rules, self.hand_no, self.dealer, bids, self.blind,
                             self.tricks_won, self.scores, self.bags)
         self.hand_results.append(result)
-        for side in result.sides:
-            self.scores[side.side] = side.score
-            self.bags[side.side] = side.bags_total
+        for sc in result.sides:
+            self.scores[sc.side] = sc.score
+            self.bags[sc.side] = sc.bags_total
         self._count_nils(bids)
         events: list[Event] = [HandScored(self.hand_no, result, tuple(self.scores))]
-        side = winning_side(self.rules, self.scores)
-        if side is not None:
-            self.winners = (side, side + 2)
+        won = winning_side(self.rules, self.scores)
+        if won is not None:
+            self.winners = (won, won + 2)
             self.phase = "game_over"
             events.append(GameOver(tuple(self.scores), self.winners))
         else:

@@ -173,7 +173,7 @@ class TrickGame:
         self.hand_no = -1
         self.to_act: int | None = None
         self.hands = [0, 0, 0, 0]
-        self.dealt = (0, 0, 0, 0)  # the hands as dealt (Hearts: after the pass)
+        self.dealt: tuple[int, ...] = (0, 0, 0, 0)  # as dealt (Hearts: after the pass)
         self.taken = [0, 0, 0, 0]  # cards won in tricks this hand, per seat
         self.tricks_won = [0, 0, 0, 0]
         self.tricks: list[TrickWon] = []

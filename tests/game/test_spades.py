@@ -132,8 +132,8 @@ def test_blind_nil_reveals_the_hand_after_the_bid():
 
 
 def test_the_first_lead_may_not_be_a_spade_unless_the_leader_holds_only_spades():
-    hands = [suit("C")[:6] + suit("S")[:7], suit("C")[6:] + suit("D")[:6], suit("D")[6:] + suit("H")[:6],
-             suit("H")[6:] + suit("S")[7:]]
+    c, d, h, s = suit("C"), suit("D"), suit("H"), suit("S")
+    hands = [c[:6] + s[:7], c[6:] + d[:6], d[6:] + h[:6], h[6:] + s[7:]]
     g = SpadesGame.from_hands(hands, dealer=3)
     bid_all(g, [3, 3, 3, 3])
     assert all(PLAYS[c].card // 13 == 0 for c in [a.card for a in g.legal_actions()])
@@ -250,7 +250,10 @@ def test_cards_are_not_played_during_the_bidding():
 # -- scoring ------------------------------------------------------------------------
 
 
-def score(bids, tricks, rules=SpadesRules(), bags=(0, 0), blind=(False,) * 4):
+DEFAULT = SpadesRules()
+
+
+def score(bids, tricks, rules=DEFAULT, bags=(0, 0), blind=(False,) * 4):
     return score_hand(rules, 0, 0, bids, blind, tricks, [0, 0], list(bags))
 
 
