@@ -1,0 +1,92 @@
+"""Rating systems for ranked Spades and Hearts: pure, deterministic, explained.
+
+Theory of operation. The server turns a finished or abandoned game into a
+:class:`GameResult` (``result.py``): kind, rating system, seating mode, who sat
+where (human, robot, substitute), scores and winners, how far the game got,
+who left and how, who disconnected first, and each player's nil record. A
+rating system is a frozen dataclass of constants with pure methods
+(``system.py``):
+
+* ``rate(result, ratings) -> list[RatingChange]``, ``ratings`` being the
+  players' ratings at the start of the game;
+* ``rate_quit(result, ratings, player)``, the change a quitter gets at once
+  (WoCG; ``None`` elsewhere);
+* ``win_probability(kind, players, ratings)``, each side's chance before a game.
+
+A :class:`RatingChange` (``change.py``) carries ``before``, ``after``,
+``delta`` and an ordered breakdown of :class:`Term` values, words with their
+numbers, that the game review shows. Nothing is modified: a bad result raises a
+:class:`RatingError` subclass naming the problem (``errors.py``) before
+anything is computed, and applying changes builds new values.
+
+The systems, one module each:
+
+* ``zone.py``: the Zone's linear formula (seed pages 000, 002).
+* ``wocg.py``: World of Card Games' team and pairwise Elo with quits, and the
+  nil-setting skill ratio (001), on the chess formulas of ``elo.py``.
+* ``points.py``: zero-sum ranking points, ``en`` and ``el`` variants (003, 004).
+* ``openskill_system.py``: Weng-Lin through the ``openskill`` package.
+
+``registry.py`` names the presets (``SYSTEMS["zone"]``, ``"wocg"``,
+``"points_en"``, ``"points_el"``, ``"zone_tuned"``, ``"wocg_tuned"``,
+``"openskill"``, ``"openskill_tuned"``). ``stats.py`` keeps what sits beside a
+rating per (player, game kind, system): games, wins, losses, ties, incomplete
+games, quits, nil numbers and history, updated by a pure :func:`record`.
+
+This package never imports ``game`` or ``server``; ``bench/ratings.py``
+measures how well each system predicts.
+"""
+
+from ratings.change import Rating, RatingChange, Term
+from ratings.elo import expected, tournament
+from ratings.errors import (
+    InvalidResult,
+    MissingRating,
+    NotTwoTeams,
+    PlayerInTwoSeats,
+    RatingError,
+    UnknownSystem,
+    WrongSystem,
+)
+from ratings.openskill_system import WengLin
+from ratings.points import Points
+from ratings.registry import SYSTEMS, rate, rate_quit, system_named
+from ratings.result import Departure, GameResult, NilRecord, Seat
+from ratings.stats import PlayerStats, RatingKey, Standing, apply_changes, record, skill_ratio
+from ratings.system import RatingSystem
+from ratings.wocg import Wocg
+from ratings.zone import Zone
+
+__all__ = [
+    "SYSTEMS",
+    "Departure",
+    "GameResult",
+    "InvalidResult",
+    "MissingRating",
+    "NilRecord",
+    "NotTwoTeams",
+    "PlayerInTwoSeats",
+    "PlayerStats",
+    "Points",
+    "Rating",
+    "RatingChange",
+    "RatingError",
+    "RatingKey",
+    "RatingSystem",
+    "Seat",
+    "Standing",
+    "Term",
+    "UnknownSystem",
+    "WengLin",
+    "Wocg",
+    "WrongSystem",
+    "Zone",
+    "apply_changes",
+    "expected",
+    "rate",
+    "rate_quit",
+    "record",
+    "skill_ratio",
+    "system_named",
+    "tournament",
+]

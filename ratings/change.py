@@ -1,0 +1,107 @@
+"""What a rating system returns: ratings, rating changes, and the terms that explain them.
+
+A :class:`RatingChange` is shown to the player it affects in the game review, so
+besides ``before``, ``after`` and ``delta`` it carries an ordered ``breakdown``:
+:class:`Term` values, each a phrase with its number in it ("K 25", "expected
+1.02 against B and D", "floor 100 applied") and the number itself for a client
+that wants to lay it out differently.
+
+>>> c = RatingChange("A", Rating(1512), Rating(1536.39), (Term("K 25", 25),), "win")
+>>> round(c.delta, 2), str(c.breakdown[0])
+(24.39, 'K 25')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ratings.result import PlayerOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """One player's rating in one system for one game kind.
+
+    ``value`` is the number shown on the leaderboard. ``sigma`` is the
+    uncertainty of a Bayesian system (Weng-Lin); Elo-like systems leave it 0.
+    """
+
+    value: float
+    sigma: float = 0.0
+
+    def to_wire(self) -> dict[str, float]:
+        return {"value": self.value, "sigma": self.sigma}
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One step of a rating calculation: the words with the number, and the number."""
+
+    text: str
+    value: float | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """How one game moved one player's rating, and why.
+
+    ``rated`` is False when the game did not count for this player (a robot at
+    the start, a Zone "Don't wait" vote, an unfinished game); ``before`` and
+    ``after`` are then equal and the breakdown says why. ``outcome`` is the
+    result the system rated the player on (a quitter's forfeit is a loss), or
+    ``None`` when unrated; the stats count it.
+    """
+
+    player: str
+    before: Rating
+    after: Rating
+    breakdown: tuple[Term, ...]
+    outcome: PlayerOutcome | None = None
+    rated: bool = True
+
+    @property
+    def delta(self) -> float:
+        """The change of the shown rating, ``after - before``."""
+        return self.after.value - self.before.value
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "before": self.before.to_wire(),
+            "after": self.after.to_wire(),
+            "delta": self.delta,
+            "rated": self.rated,
+            "outcome": self.outcome,
+            "breakdown": [{"text": t.text, "value": t.value} for t in self.breakdown],
+        }
+
+
+def unrated(player: str, rating: Rating, why: str) -> RatingChange:
+    """A change that leaves the rating as it was, saying why the game did not count."""
+    return RatingChange(player, rating, rating, (Term(f"not rated: {why}"),), None, False)
+
+
+def num(x: float, places: int = 2) -> str:
+    """A number as a player reads it: at most ``places`` decimals, a true minus sign.
+
+    >>> num(1489.5), num(1.02447), num(25.0), num(-0.75), num(-0.0001)
+    ('1489.5', '1.02', '25', '−0.75', '0')
+    """
+    text = f"{x:.{places}f}".rstrip("0").rstrip(".")
+    if text in ("-0", ""):
+        return "0"
+    return text.replace("-", "−")
+
+
+def signed(x: float, places: int = 2) -> str:
+    """A change with its sign: ``+24.39``, ``−8``, ``0``.
+
+    >>> signed(24.389), signed(-8.0), signed(0.0)
+    ('+24.39', '−8', '0')
+    """
+    text = num(x, places)
+    return text if text == "0" or text.startswith("−") else "+" + text

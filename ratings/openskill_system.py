@@ -1,0 +1,159 @@
+"""Weng-Lin (OpenSkill): a Bayesian rating with an uncertainty, through ``openskill``.
+
+Each player's skill is a Gaussian, ``mu`` (shown as the rating) and ``sigma``
+(how sure the system is). A game updates both, moving a new or surprising
+player a lot and a well-known player little; ``beta`` is the spread of one
+game's performance around skill, which is where card-game luck goes (more
+luck: larger beta, smaller updates, flatter predictions), and ``tau`` lets
+sigma grow a little each game so ratings can follow a player who improves.
+This is the "better system" beside the faithful ones: unlike a fixed K, the
+step shrinks as evidence accumulates.
+
+The numbers are the openskill defaults scaled by 60 (mu 1500 instead of 25) so
+ratings read like the other systems'. Spades rates the two partnerships as
+teams; Hearts rates the four players' finishing order (lower score is better,
+equal scores share a place).
+
+Leavers: only a completed game is rated. A player who left is ranked last, as
+a team of their own, so a quitter cannot profit from a partner who goes on to
+win, and the partner is rated on the real result. An unfinished game rates no
+one (the stats still charge the leaver an incomplete game).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from openskill.models import BradleyTerryFull, PlackettLuce, ThurstoneMostellerFull
+
+from ratings.change import Rating, RatingChange, Term, num, signed, unrated
+from ratings.result import SIDE_NAMES, SIDES, GameKind, GameResult
+from ratings.system import check_rateable, lineup_ratings, unrated_reason
+
+ModelName = Literal["plackett_luce", "thurstone_mosteller", "bradley_terry"]
+_MODELS: dict[str, Any] = {
+    "plackett_luce": PlackettLuce,
+    "thurstone_mosteller": ThurstoneMostellerFull,
+    "bradley_terry": BradleyTerryFull,
+}
+_MODEL_WORDS = {
+    "plackett_luce": "Plackett-Luce",
+    "thurstone_mosteller": "Thurstone-Mosteller",
+    "bradley_terry": "Bradley-Terry",
+}
+
+
+@dataclass(frozen=True)
+class WengLin:
+    """A Weng-Lin model with its constants; ``WengLin()`` is openskill's defaults × 60."""
+
+    name: str = "openskill"
+    mu: float = 1500.0
+    sigma: float = 500.0
+    beta: float = 250.0
+    tau: float = 5.0
+    model: ModelName = "plackett_luce"
+    floor: float | None = None
+
+    @property
+    def start_rating(self) -> Rating:
+        return Rating(self.mu, self.sigma)
+
+    @cached_property
+    def _model(self) -> Any:
+        return _MODELS[self.model](mu=self.mu, sigma=self.sigma, beta=self.beta, tau=self.tau)
+
+    def _skill(self, rating: Rating) -> Any:
+        return self._model.rating(mu=rating.value, sigma=rating.sigma or self.sigma)
+
+    # Rating a game
+
+    def rate(self, result: GameResult, ratings: Mapping[str, Rating]) -> list[RatingChange]:
+        """Every starting human's new skill, from the order the game finished in."""
+        check_rateable(self.name, result, ratings)
+        humans = [s.player for s in result.starters if s.is_rated_human]
+        why = unrated_reason(result)
+        if why is None and not result.completed:
+            why = "the game was not finished"
+        if why is not None:
+            return [unrated(p, ratings[p], why) for p in humans]
+        teams, ranks, words = self._teams(result)
+        chance = self._chances(teams, ratings)
+        new = self._model.rate([[self._skill(ratings[p]) for p in team] for team in teams],
+                               ranks=ranks)
+        after = {p: Rating(float(r.mu), float(r.sigma))
+                 for team, rated in zip(teams, new, strict=True)
+                 for p, r in zip(team, rated, strict=True)}
+        how = (f"Weng-Lin ({_MODEL_WORDS[self.model]}), beta {num(self.beta)}, "
+               f"tau {num(self.tau)}")
+        changes = []
+        for p in humans:
+            b, a = ratings[p], after[p]
+            terms = (
+                Term(f"skill {num(b.value)} ± {num(b.sigma or self.sigma)} before", b.value),
+                Term(f"chance of winning {num(chance[p])} before the game", chance[p]),
+                Term(words[p], None),
+                Term(how, self.beta),
+                Term(f"skill {num(a.value)} ({signed(a.value - b.value)}) ± "
+                     f"{num(a.sigma)} after", a.value),
+            )
+            outcome = "loss" if result.left(p) else result.outcome_of(p)
+            changes.append(RatingChange(p, b, a, terms, outcome))
+        return changes
+
+    def _teams(self, result: GameResult
+               ) -> tuple[list[list[str]], list[float], dict[str, str]]:
+        """The teams openskill rates, their ranks (lower is better) and each player's words."""
+        teams: list[list[str]] = []
+        ranks: list[float] = []
+        words: dict[str, str] = {}
+        leavers = [d.player for d in result.departures]
+        if result.kind == "spades":
+            side = result.winning_side()
+            for i, seats in enumerate(SIDES):
+                team = [result.players[s] for s in seats if result.players[s] not in leavers]
+                if team:
+                    teams.append(team)
+                    ranks.append(1.0 if side in (None, i) else 2.0)
+                    verdict = "tied" if side is None else ("won" if side == i else "lost")
+                    for p in team:
+                        words[p] = f"{SIDE_NAMES[i]} {verdict}"
+        else:
+            for seat, p in enumerate(result.players):
+                if p not in leavers:
+                    teams.append([p])
+                    ranks.append(float(result.scores[seat]))
+                    words[p] = f"finished on {result.scores[seat]} points"
+        last = max(ranks, default=0.0) + 1.0
+        for p in leavers:
+            teams.append([p])
+            ranks.append(last)
+            words[p] = "left before the end: ranked last"
+        return teams, ranks, words
+
+    def _chances(self, teams: list[list[str]], ratings: Mapping[str, Rating]
+                 ) -> dict[str, float]:
+        """Each player's team's chance of finishing first, before the game."""
+        odds = self._model.predict_win([[self._skill(ratings[p]) for p in team]
+                                        for team in teams])
+        return {p: float(o) for team, o in zip(teams, odds, strict=True) for p in team}
+
+    def rate_quit(self, result: GameResult, ratings: Mapping[str, Rating], player: str
+                  ) -> RatingChange | None:
+        """Nothing at once: a leaver is ranked last when the game is rated."""
+        return None
+
+    # Expectation
+
+    def win_probability(self, kind: GameKind, players: Sequence[str],
+                        ratings: Mapping[str, Rating]) -> tuple[float, ...]:
+        """openskill's ``predict_win``: the two sides in Spades, the four players in Hearts."""
+        r = [self._skill(x) for x in lineup_ratings(self.name, kind, players, ratings)]
+        teams = [[r[0], r[2]], [r[1], r[3]]] if kind == "spades" else [[x] for x in r]
+        return tuple(float(p) for p in self._model.predict_win(teams))
+
+
+OPENSKILL = WengLin()

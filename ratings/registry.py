@@ -1,0 +1,53 @@
+"""Rating systems by name, for the server: ``SYSTEMS["zone"].rate(result, ratings)``.
+
+The faithful presets keep the seed pages' constants exactly. The tuned presets
+are the same formulas (or Weng-Lin) with constants fitted by
+``bench/ratings.py --fit`` to simulated Spades-like luck (a side one standard
+deviation of skill stronger wins about 60%); they carry their own names so a
+room says which it uses, and a host can refit them to their own games' luck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from ratings.change import Rating, RatingChange
+from ratings.errors import UnknownSystem
+from ratings.openskill_system import OPENSKILL, WengLin
+from ratings.points import POINTS_EL, POINTS_EN
+from ratings.result import GameResult
+from ratings.system import RatingSystem
+from ratings.wocg import WOCG, Wocg
+from ratings.zone import ZONE, Zone
+
+ZONE_TUNED = Zone(name="zone_tuned", step=4.0)
+WOCG_TUNED = Wocg(name="wocg_tuned", k=8.0)
+OPENSKILL_TUNED = WengLin(name="openskill_tuned", beta=600.0, tau=1.0, sigma=300.0)
+
+FAITHFUL: tuple[RatingSystem, ...] = (ZONE, WOCG, POINTS_EN, POINTS_EL)
+BETTER: tuple[RatingSystem, ...] = (ZONE_TUNED, WOCG_TUNED, OPENSKILL, OPENSKILL_TUNED)
+
+SYSTEMS: Mapping[str, RatingSystem] = MappingProxyType(
+    {s.name: s for s in (*FAITHFUL, *BETTER)})
+"""Every preset by name: the faithful ones, then the tuned and Weng-Lin ones."""
+
+
+def system_named(name: str) -> RatingSystem:
+    """The system called ``name``, or :class:`UnknownSystem` listing the known names."""
+    try:
+        return SYSTEMS[name]
+    except KeyError:
+        raise UnknownSystem(
+            f"no rating system named {name!r}; known: {', '.join(SYSTEMS)}") from None
+
+
+def rate(result: GameResult, ratings: Mapping[str, Rating]) -> list[RatingChange]:
+    """Rate ``result`` with the system it names (``result.system``)."""
+    return system_named(result.system).rate(result, ratings)
+
+
+def rate_quit(result: GameResult, ratings: Mapping[str, Rating], player: str
+              ) -> RatingChange | None:
+    """The quitter's immediate change in the result's system, if that system rates quits."""
+    return system_named(result.system).rate_quit(result, ratings, player)

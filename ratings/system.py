@@ -1,0 +1,95 @@
+"""The interface every rating system offers, and the checks they share.
+
+A system is a frozen dataclass whose fields are its constants (a *preset* is
+one instance: ``Zone()``, ``Wocg(k=25)``), with three pure methods:
+
+* ``rate(result, ratings)``: the rating changes of a finished or abandoned game.
+  ``ratings`` are the players' ratings *at the start of the game*.
+* ``rate_quit(result, ratings, player)``: the change a quitter gets at once, for
+  systems that rate a quit when it happens (WoCG); ``None`` for the others.
+* ``win_probability(kind, players, ratings)``: each side's chance of winning
+  before a game, by the system's own expectation: per side in Spades
+  (North–South, East–West), per seat in Hearts.
+
+Hearts has four sides and every system here thinks in pairs, so a Hearts win
+probability is the average of a player's pairwise chances, normalised to sum
+to one (:func:`hearts_from_pairs`, the rule ``openskill`` uses as well).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
+
+from ratings.change import Rating, RatingChange
+from ratings.errors import InvalidResult, MissingRating, NotTwoTeams, WrongSystem
+from ratings.result import GAME_KINDS, GameKind, GameResult
+
+
+class RatingSystem(Protocol):
+    """What the server calls; see the module docstring for the contract."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def start_rating(self) -> Rating: ...
+
+    @property
+    def floor(self) -> float | None: ...
+
+    def rate(self, result: GameResult, ratings: Mapping[str, Rating]) -> list[RatingChange]: ...
+
+    def rate_quit(
+        self, result: GameResult, ratings: Mapping[str, Rating], player: str
+    ) -> RatingChange | None: ...
+
+    def win_probability(
+        self, kind: GameKind, players: Sequence[str], ratings: Mapping[str, Rating]
+    ) -> tuple[float, ...]: ...
+
+
+def check_rateable(name: str, result: GameResult, ratings: Mapping[str, Rating]) -> None:
+    """Raise unless ``result`` is for system ``name`` and every starting human has a rating."""
+    if result.system != name:
+        raise WrongSystem(f"result is for rating system {result.system!r}, not {name!r}")
+    for seat in result.starters:
+        if seat.is_rated_human and seat.player not in ratings:
+            raise MissingRating(
+                f"no {name} {result.kind} rating for player {seat.player!r} (seat {seat.seat})")
+
+
+def lineup_ratings(
+    name: str, kind: GameKind, players: Sequence[str], ratings: Mapping[str, Rating]
+) -> tuple[Rating, ...]:
+    """The ratings of four players in seat order, for a win probability."""
+    if kind not in GAME_KINDS:
+        raise InvalidResult(f"unknown game kind {kind!r}; expected one of {GAME_KINDS}")
+    if len(players) != 4 or len(set(players)) != 4:
+        problem = f"a table is four different players, got {tuple(players)}"
+        raise NotTwoTeams(problem) if kind == "spades" else InvalidResult(problem)
+    missing = [p for p in players if p not in ratings]
+    if missing:
+        raise MissingRating(f"no {name} {kind} rating for player {missing[0]!r}")
+    return tuple(ratings[p] for p in players)
+
+
+def unrated_reason(result: GameResult) -> str | None:
+    """Why no one is rated, for reasons every ranked room shares; ``None`` if none applies."""
+    if result.robot_at_start:
+        robots = [s.seat for s in result.starters if s.kind == "robot"]
+        return f"a robot was seated at the start (seat {robots[0]})"
+    return None
+
+
+def hearts_from_pairs(pair: Callable[[int, int], float]) -> tuple[float, ...]:
+    """Four win chances from pairwise ones: each seat's mean chance, normalised to sum 1.
+
+    ``pair(a, b)`` is the chance seat ``a`` finishes below seat ``b``.
+
+    >>> hearts_from_pairs(lambda a, b: 0.5)
+    (0.25, 0.25, 0.25, 0.25)
+    """
+    means = [sum(pair(a, b) for b in range(4) if b != a) / 3 for a in range(4)]
+    total = sum(means)
+    return tuple(m / total for m in means)

@@ -1,0 +1,175 @@
+"""Zone: the MSN Gaming Zone's rated Spades and Hearts (seed pages 000 and 002).
+
+Every game is a set of matches between a player and an opponent rating ``R2``::
+
+    f   = max(min((R2 - R1) / 400, 1), -1)
+    win:  R1 + max(16 (1 + f), 1)      # at least one point, at most 32
+    loss: R1 + min(16 (-1 + f), -1)    # at least one point lost
+    tie:  R1 + 16 f
+
+In Spades there is one match, against the average of the two opponents. In
+Hearts there are three, one against each opponent by final score (lower wins,
+equal ties), and the new rating is the average of the three results. Ratings
+start at 1600 and never fall below 100.
+
+Zone rates only complete games between four people: a robot at the start makes
+the game unrated, and when a player leaves, the "Don't wait" vote leaves the
+others unrated and charges the leaver an incomplete game (the stats do that).
+
+The win probability is the expectation the formula implies: a win pays
+``16 (1 + f)`` and a loss costs ``16 (1 - f)``, which break even when the chance
+of winning is ``(1 - f) / 2``: a straight line in the rating gap, reaching
+certainty at 400 points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ratings.change import Rating, RatingChange, Term, num, signed, unrated
+from ratings.result import GameKind, GameResult, PlayerOutcome
+from ratings.system import check_rateable, hearts_from_pairs, lineup_ratings, unrated_reason
+
+_OUTCOME: dict[float, PlayerOutcome] = {1.0: "win", 0.5: "tie", 0.0: "loss"}
+
+
+@dataclass(frozen=True)
+class Zone:
+    """The Zone formula with its constants; ``Zone()`` is the faithful preset."""
+
+    name: str = "zone"
+    start: float = 1600.0
+    floor: float | None = 100.0
+    step: float = 16.0  # half the most a game can move a rating
+    spread: float = 400.0  # rating gap at which f reaches ±1
+    minimum: float = 1.0  # least a win gains and a loss costs
+
+    @property
+    def start_rating(self) -> Rating:
+        return Rating(self.start)
+
+    # The match formula
+
+    def f(self, own: float, opponent: float) -> float:
+        """``(R2 - R1) / 400`` clamped to [-1, 1]."""
+        return max(min((opponent - own) / self.spread, 1.0), -1.0)
+
+    def match(self, own: float, opponent: float, score: float) -> tuple[float, list[Term]]:
+        """The rating change of one match (``score`` 1, ½ or 0) and the terms explaining it."""
+        raw = (opponent - own) / self.spread
+        f = self.f(own, opponent)
+        terms = [Term(f"f = ({num(opponent)} − {num(own)}) / {num(self.spread)} = {num(raw, 3)}"
+                      + ("" if f == raw else f", clamped to {num(f)}"), f)]
+        if score == 1.0:
+            delta = self.step * (1 + f)
+            terms.append(Term(f"won: {num(self.step)} × (1 + {num(f, 3)}) = {signed(delta)}",
+                              delta))
+            if delta < self.minimum:
+                delta = self.minimum
+                terms.append(Term(f"minimum of {num(self.minimum)} point applied: "
+                                  f"{signed(delta)}", delta))
+        elif score == 0.0:
+            delta = self.step * (-1 + f)
+            terms.append(Term(f"lost: {num(self.step)} × (−1 + {num(f, 3)}) = {signed(delta)}",
+                              delta))
+            if delta > -self.minimum:
+                delta = -self.minimum
+                terms.append(Term(f"minimum of {num(self.minimum)} point applied: "
+                                  f"{signed(delta)}", delta))
+        else:
+            delta = self.step * f
+            terms.append(Term(f"tied: {num(self.step)} × {num(f, 3)} = {signed(delta)}", delta))
+        return delta, terms
+
+    def _floored(self, new: float, terms: list[Term]) -> float:
+        if self.floor is not None and new < self.floor:
+            terms.append(Term(f"floor {num(self.floor)} applied", self.floor))
+            return self.floor
+        return new
+
+    # Rating a game
+
+    def rate(self, result: GameResult, ratings: Mapping[str, Rating]) -> list[RatingChange]:
+        """Each starting human's change; all unrated if the game does not count for Zone."""
+        check_rateable(self.name, result, ratings)
+        humans = [s.player for s in result.starters if s.is_rated_human]
+        why = unrated_reason(result)
+        if why is None and result.departures:
+            return [self._leaver_or_remaining(result, p, ratings[p]) for p in humans]
+        if why is None and not result.completed:
+            why = "the game was not completed"
+        if why is not None:
+            return [unrated(p, ratings[p], why) for p in humans]
+        rate_one = self._spades_player if result.kind == "spades" else self._hearts_player
+        return [rate_one(result, p, ratings) for p in humans]
+
+    def _leaver_or_remaining(self, result: GameResult, player: str, rating: Rating
+                             ) -> RatingChange:
+        first = result.departures[0]
+        if result.left(player):
+            return unrated(player, rating, "left before the end: charged an incomplete game")
+        if first.vote == "dont_wait":
+            return unrated(player, rating,
+                           f"{first.player} left and the table voted Don't wait")
+        return unrated(player, rating, f"{first.player} left and the game was not completed")
+
+    def _spades_player(self, result: GameResult, player: str, ratings: Mapping[str, Rating]
+                       ) -> RatingChange:
+        own = ratings[player].value
+        opponents = result.opponents(player)
+        opp = sum(ratings[o].value for o in opponents) / 2
+        score = result.score_against(player, opponents[0])
+        terms = [
+            Term(f"rating {num(own)} before", own),
+            Term(f"opponents' average {num(opp)} ("
+                 + ", ".join(f"{o} {num(ratings[o].value)}" for o in opponents) + ")", opp),
+        ]
+        delta, match_terms = self.match(own, opp, score)
+        terms += match_terms
+        new = self._floored(own + delta, terms)
+        terms.append(Term(f"new rating {num(new)}", new))
+        return RatingChange(player, ratings[player], Rating(new), tuple(terms), _OUTCOME[score])
+
+    def _hearts_player(self, result: GameResult, player: str, ratings: Mapping[str, Rating]
+                       ) -> RatingChange:
+        own = ratings[player].value
+        terms = [Term(f"rating {num(own)} before", own)]
+        results: list[float] = []
+        for opponent in result.opponents(player):
+            opp = ratings[opponent].value
+            score = result.score_against(player, opponent)
+            delta, match_terms = self.match(own, opp, score)
+            terms.append(Term(f"against {opponent} {num(opp)}: "
+                              + "; ".join(t.text for t in match_terms)
+                              + f" → {num(own + delta)}", own + delta))
+            results.append(own + delta)
+        mean = sum(results) / len(results)
+        terms.append(Term("average of the three: (" + " + ".join(num(r) for r in results)
+                          + f") / 3 = {num(mean)}", mean))
+        new = self._floored(mean, terms)
+        return RatingChange(player, ratings[player], Rating(new), tuple(terms),
+                            result.outcome_of(player))
+
+    def rate_quit(self, result: GameResult, ratings: Mapping[str, Rating], player: str
+                  ) -> RatingChange | None:
+        """Zone rates nothing at once: the leaver is charged an incomplete game at the end."""
+        return None
+
+    # Expectation
+
+    def pair_probability(self, own: float, opponent: float) -> float:
+        """The chance ``own`` beats ``opponent`` implied by the formula: ``(1 - f) / 2``."""
+        return (1.0 - self.f(own, opponent)) / 2.0
+
+    def win_probability(self, kind: GameKind, players: Sequence[str],
+                        ratings: Mapping[str, Rating]) -> tuple[float, ...]:
+        """Zone's linear expectation: per side in Spades (team averages), per seat in Hearts."""
+        r = [x.value for x in lineup_ratings(self.name, kind, players, ratings)]
+        if kind == "spades":
+            north_south = self.pair_probability((r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
+            return (north_south, 1.0 - north_south)
+        return hearts_from_pairs(lambda a, b: self.pair_probability(r[a], r[b]))
+
+
+ZONE = Zone()
