@@ -88,11 +88,13 @@ def unrated(player: str, rating: Rating, why: str) -> RatingChange:
 def num(x: float, places: int = 2) -> str:
     """A number as a player reads it: at most ``places`` decimals, a true minus sign.
 
-    >>> num(1489.5), num(1.02447), num(25.0), num(-0.75), num(-0.0001)
-    ('1489.5', '1.02', '25', '−0.75', '0')
+    >>> num(1489.5), num(1.02447), num(25.0), num(-0.75), num(-0.0001), num(20.0, 0)
+    ('1489.5', '1.02', '25', '−0.75', '0', '20')
     """
-    text = f"{x:.{places}f}".rstrip("0").rstrip(".")
-    if text in ("-0", ""):
+    text = f"{x:.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if text == "-0":
         return "0"
     return text.replace("-", "−")
 

@@ -91,12 +91,12 @@ class Points:
         """The Completion factor and the words for it."""
         if completed:
             return self.complete, "complete game"
-        reached = f"{num(100 * progress, 0)}% of the target"
+        reached = f"incomplete, {num(100 * progress, 0)}% of the target"
         if progress > 0.5:
-            return self.past_half, f"incomplete, past half the target ({reached})"
+            return self.past_half, f"{reached}: past half"
         if progress < 0.25:
-            return self.under_quarter, f"incomplete, under a quarter of the target ({reached})"
-        return self.under_half, f"incomplete, under half the target ({reached})"
+            return self.under_quarter, f"{reached}: under a quarter"
+        return self.under_half, f"{reached}: half or under"
 
     def odds(self, winners: float, losers: float) -> tuple[float, float]:
         """``(raw, clamped)`` odds for winners rated ``winners`` against ``losers``."""
