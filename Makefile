@@ -22,7 +22,7 @@ $(VENV)/.installed-bench: pyproject.toml | $(PY)
 	touch $@
 
 run: $(VENV)/.installed-test
-	$(VENV)/bin/trickroom $(ARGS)
+	$(VENV)/bin/trickroom serve $(ARGS)
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest $(ARGS)

@@ -1,12 +1,17 @@
-"""The ``trickroom`` command.
+"""The ``trickroom`` command: ``serve``, ``bot``, ``schema`` and ``demo``.
 
-Until the server lands, ``trickroom`` (and ``make run``) plays one Spades game
-between four robots and prints it hand by hand: bids, tricks and scores.
+``make run`` is ``trickroom serve``: one port for the web client, the API and
+the WebSocket, on an SQLite file under the user's data directory.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
 
 from rich.console import Console
 from rich.table import Table
@@ -57,12 +62,90 @@ def _print_hand(console: Console, result: SpadesHandResult) -> None:
                       f"-> {side.score}")
 
 
+def serve(args: argparse.Namespace) -> None:
+    from server.app import App, default_db_path
+    from server.config import ConfigError, load_config
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        raise SystemExit(f"trickroom: {exc}") from None
+    db = args.db or default_db_path()
+
+    async def run() -> None:
+        app = App(config, db)
+        await app.start(args.host, args.port)
+        print(f"trickroom serving http://{args.host}:{app.port}/ (socket at /ws), "
+              f"database {db}", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        print("shutting down: flushing writes", flush=True)
+        await app.stop()
+
+    asyncio.run(run())
+
+
+def setup_logging(level: str) -> None:
+    """Structured logs: one JSON object a line on stderr."""
+
+    class JsonFormatter(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            out = {"ts": round(record.created, 3), "level": record.levelname.lower(),
+                   "logger": record.name, "msg": record.getMessage()}
+            if record.exc_info:
+                out["exc"] = self.formatException(record.exc_info)
+            return json.dumps(out)
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    logging.basicConfig(level=level.upper(), handlers=[handler])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="trickroom", description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--robot", choices=sorted(ROBOTS), default="random")
+    parser.add_argument("--log-level", default="info")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("serve", help="run the server")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--db", help="SQLite file (default: under the user's data directory)")
+    p.add_argument("--config", help="room config TOML (default: server/rooms.toml)")
+    p = sub.add_parser("schema", help="write the protocol's JSON Schema")
+    p.add_argument("--out", help="file to write (default: standard output)")
+    p = sub.add_parser("demo", help="four robots play one Spades game, printed hand by hand")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--robot", choices=sorted(ROBOTS), default="random")
+    p = sub.add_parser("bot", help="play through the socket like any bot program")
+    p.add_argument("--url", default="ws://127.0.0.1:8765/ws")
+    p.add_argument("--name")
+    p.add_argument("--password")
+    p.add_argument("--robot", default="random")
+    p.add_argument("--room", default=None, help="room to play in (default: the game's name)")
+    p.add_argument("--game", choices=("spades", "hearts"), default="spades")
+    p.add_argument("--games", type=int, default=1)
+    p.add_argument("--fill", action="store_true", help="fill empty seats with robots")
     args = parser.parse_args(argv)
-    play_demo(args.seed, args.robot, Console())
+    setup_logging(args.log_level)
+    if args.command == "serve":
+        serve(args)
+    elif args.command == "schema":
+        from server.protocol import json_schema
+
+        text = json.dumps(json_schema(), indent=2)
+        if args.out:
+            with open(args.out, "w") as fh:
+                fh.write(text + "\n")
+        else:
+            print(text)
+    elif args.command == "demo":
+        play_demo(args.seed, args.robot, Console())
+    elif args.command == "bot":
+        from server.bot import run_bot
+
+        asyncio.run(run_bot(args))
 
 
 if __name__ == "__main__":

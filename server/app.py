@@ -1,0 +1,339 @@
+"""The server: one port for the web client, the read-only API, health, metrics and /ws.
+
+HTTP paths are answered in the WebSocket server's ``process_request`` hook, so
+everything shares one port and one event loop. Each socket gets a
+:class:`Connection`: parse, rate-limit, dispatch to the lobby or a table's
+inbox, and a writer task with a bounded queue (a client that stops reading is
+cut off instead of growing the server's memory).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import mimetypes
+import os
+import time
+from collections import defaultdict
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from server import auth
+from server.config import Config
+from server.lobby import Lobby
+from server.metrics import METRICS
+from server.protocol import ProtocolError, parse_client_message
+from server.store import NameTaken, SqliteStore
+
+log = logging.getLogger("trickroom.server")
+WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+OUTBOX_LIMIT = 2000  # messages queued for one client before it counts as a slow consumer
+
+
+def default_db_path() -> Path:
+    """The database under the user's data directory (XDG), created on first start."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "trickroom" / "trickroom.sqlite3"
+
+
+class TokenBucket:
+    """Per-connection message credit: ``rate`` a second, up to ``burst`` saved."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Connection:
+    """One client socket: who it is, where it sits, and its outgoing queue."""
+
+    def __init__(self, ws: ServerConnection, app: App) -> None:
+        self.ws = ws
+        self.app = app
+        self.name = ""
+        self.guest = True
+        self.tables: set[str] = set()
+        settings = app.config.settings
+        self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
+        self.outbox: asyncio.Queue[str] = asyncio.Queue()
+        self.strikes = 0
+        self.closing = False
+
+    def send_text(self, text: str) -> None:
+        if self.closing:
+            return
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            self.closing = True
+            log.warning("closing slow consumer %s", self.name or self.ws.remote_address)
+            asyncio.get_running_loop().create_task(self.ws.close(1008, "slow consumer"))
+            return
+        self.outbox.put_nowait(text)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_text(json.dumps(message))
+
+    def error(self, exc: ProtocolError) -> None:
+        METRICS.errors.labels(exc.code).inc()
+        self.send(exc.to_wire())
+
+    async def writer(self) -> None:
+        while True:
+            text = await self.outbox.get()
+            await self.ws.send(text)
+
+
+class App:
+    def __init__(self, config: Config, db_path: str | Path) -> None:
+        self.config = config
+        self.store = SqliteStore(db_path)
+        self.lobby = Lobby(config, self.store)
+        self.server: Server | None = None
+        self.per_ip: dict[str, int] = defaultdict(int)
+        self.guest_names: set[str] = set()
+
+    async def start(self, host: str = "127.0.0.1", port: int = 8765) -> None:
+        await self.store.open()
+        resumed = await self.lobby.restore()
+        self.server = await serve(
+            self.handler, host, port, process_request=self.process_request,
+            max_size=self.config.settings.max_frame_bytes, compression=None,
+            ping_interval=20, ping_timeout=20)
+        log.info("serving on %s:%d, %d game(s) resumed", host, self.port, resumed)
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def stop(self) -> None:
+        """Close sockets, stop tables, flush every pending write."""
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+        await self.lobby.stop()
+        await self.store.close()
+
+    # -- HTTP --------------------------------------------------------------------------------
+
+    async def process_request(self, connection: ServerConnection,
+                              request: Request) -> Response | None:
+        path, _, query = request.path.partition("?")
+        if path == "/ws":
+            ip = str(connection.remote_address[0]) if connection.remote_address else "?"
+            if self.per_ip[ip] >= self.config.settings.connections_per_ip:
+                return _response(HTTPStatus.TOO_MANY_REQUESTS, b"too many connections\n",
+                                 "text/plain")
+            return None
+        if path == "/healthz":
+            return _response(HTTPStatus.OK, b"ok\n", "text/plain")
+        if path == "/metrics":
+            return _response(HTTPStatus.OK, METRICS.render(), "text/plain; version=0.0.4")
+        if path.startswith("/api/"):
+            return await self.api(path, query)
+        return self.static(path)
+
+    async def api(self, path: str, query: str) -> Response:
+        params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+        if path == "/api/rooms":
+            return _json({"rooms": self.lobby.rooms_info()})
+        if path == "/api/tables":
+            return _json({"tables": self.lobby.tables_info(params.get("room", ""))})
+        if path.startswith("/api/games/"):
+            record = await self.store.game(path.removeprefix("/api/games/"))
+            if record is None:
+                return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
+            return _json(record)
+        return _json({"error": f"no API path {path}"}, HTTPStatus.NOT_FOUND)
+
+    def static(self, path: str) -> Response:
+        relative = "index.html" if path in ("", "/") else path.lstrip("/")
+        target = (WEB_ROOT / relative).resolve()
+        if WEB_ROOT not in target.parents or not target.is_file():
+            return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        return _response(HTTPStatus.OK, target.read_bytes(), kind)
+
+    # -- WebSocket -------------------------------------------------------------------------------
+
+    async def handler(self, ws: ServerConnection) -> None:
+        ip = str(ws.remote_address[0]) if ws.remote_address else "?"
+        self.per_ip[ip] += 1
+        METRICS.connections.inc()
+        conn = Connection(ws, self)
+        writer = asyncio.create_task(conn.writer())
+        try:
+            async for frame in ws:
+                if not conn.bucket.take():
+                    conn.strikes += 1
+                    conn.error(ProtocolError("rate_limited", "too many messages; slow down"))
+                    if conn.strikes > 50:
+                        await ws.close(1008, "message flood")
+                        break
+                    continue
+                try:
+                    message = parse_client_message(frame)
+                    await self.dispatch(conn, message)
+                except ProtocolError as exc:
+                    conn.error(exc)
+                except Exception:
+                    log.exception("request failed")
+                    conn.error(ProtocolError("internal", "the server failed on that request"))
+        except ConnectionClosed:
+            pass
+        finally:
+            self.per_ip[ip] -= 1
+            METRICS.connections.dec()
+            self.lobby.unsubscribe(conn)
+            for table_id in list(conn.tables):
+                table = self.lobby.tables.get(table_id)
+                if table is not None:
+                    await table.call(table.do_disconnect, conn)
+            writer.cancel()
+
+    async def dispatch(self, conn: Connection, msg: Any) -> None:
+        rid = msg.id
+        kind = msg.type
+        if kind == "ping":
+            conn.send({"type": "pong", "id": rid})
+            return
+        if kind in ("register", "login", "guest", "resume"):
+            await self.authenticate(conn, msg)
+            return
+        if kind == "list_rooms":
+            conn.send({"type": "rooms", "id": rid, "rooms": self.lobby.rooms_info()})
+            return
+        if not conn.name:
+            raise ProtocolError("not_authorized", "log in, register or play as a guest first",
+                                rid)
+        try:
+            await self.table_request(conn, msg)
+        except ProtocolError as exc:
+            exc.request_id = rid
+            raise
+
+    async def table_request(self, conn: Connection, msg: Any) -> None:
+        rid, kind, lobby = msg.id, msg.type, self.lobby
+        if kind == "list_tables":
+            lobby.room(msg.room)
+            lobby.subscribers[msg.room].add(conn)
+            conn.send({"type": "tables", "id": rid, "room": msg.room,
+                       "tables": lobby.tables_info(msg.room)})
+        elif kind == "create_table":
+            table = lobby.new_table(msg.room, msg.rules, msg.seating)
+            conn.send({"type": "table_created", "id": rid, "table": table.info()})
+        elif kind == "sit":
+            table = lobby.table(msg.table)
+            seat, token = await table.call(table.do_sit, conn, msg.seat)
+            conn.tables.add(table.id)
+            conn.send({"type": "seated", "id": rid, "table": table.id, "seat": seat,
+                       "seat_token": token})
+        elif kind == "rejoin":
+            table = lobby.table(msg.table)
+            conn.tables.add(table.id)
+            await table.call(table.do_rejoin, conn, msg.seat_token, msg.last_seq, rid)
+        elif kind == "watch":
+            table = lobby.table(msg.table)
+            conn.tables.add(table.id)
+            await table.call(table.do_watch, conn, rid)
+        elif kind in ("stand", "fill_robots", "start", "play_again", "act"):
+            table = lobby.table(msg.table)
+            if kind == "stand":
+                await table.call(table.do_stand, conn)
+            elif kind == "fill_robots":
+                await table.call(table.do_fill, conn, msg.level)
+            elif kind == "start":
+                await table.call(table.do_start, conn)
+            elif kind == "play_again":
+                await table.call(table.do_play_again, conn)
+            else:
+                await table.call(table.do_act, conn, msg.action)
+            conn.send({"type": "ok", "id": rid})
+        elif kind == "chat":
+            text = msg.text.strip()
+            if len(text) > self.config.settings.chat_max_chars:
+                raise ProtocolError("too_long", f"chat messages are at most "
+                                                f"{self.config.settings.chat_max_chars} characters")
+            if msg.table:
+                table = lobby.table(msg.table)
+                await table.call(table.do_chat, conn, text, lobby.ignores)
+            elif msg.room:
+                lobby.room_chat(conn, msg.room, text)
+            else:
+                raise ProtocolError("invalid_field", "chat needs a 'table' or a 'room'")
+            conn.send({"type": "ok", "id": rid})
+        elif kind == "ignore":
+            if msg.on:
+                lobby.ignores[conn.name].add(msg.name)
+            else:
+                lobby.ignores[conn.name].discard(msg.name)
+            conn.send({"type": "ok", "id": rid})
+
+    async def authenticate(self, conn: Connection, msg: Any) -> None:
+        rid = msg.id
+        if msg.type in ("register", "login", "guest") and not (
+                msg.type == "guest" and msg.name is None) and not auth.valid_name(msg.name):
+            raise ProtocolError("invalid_field", "a name is 1-24 letters, digits, '_' or '-'",
+                                rid)
+        if msg.type == "register":
+            try:
+                await self.store.create_user(msg.name, auth.hash_password(msg.password))
+            except NameTaken:
+                raise ProtocolError("name_taken", f"the name {msg.name!r} is taken", rid) from None
+            name, guest = msg.name, False
+        elif msg.type == "login":
+            found = await self.store.user_hash(msg.name)
+            stored_hash = found[1] if found else auth.hash_password("not a password")
+            ok = auth.check_password(msg.password, stored_hash)
+            if not found or not ok:
+                raise ProtocolError("bad_credentials", "wrong name or password", rid)
+            name, guest = found[0], False
+        elif msg.type == "guest":
+            name = await self.guest_name(msg.name)
+            guest = True
+        else:
+            session = await self.store.session(auth.token_hash(msg.token))
+            if session is None:
+                raise ProtocolError("not_authorized", "that session token is not valid", rid)
+            name, guest = session
+        token = auth.new_token()
+        await self.store.create_session(auth.token_hash(token), name, guest)
+        conn.name, conn.guest = name, guest
+        conn.send({"type": "welcome", "id": rid, "name": name, "guest": guest,
+                   "session": token})
+
+    async def guest_name(self, wanted: str | None) -> str:
+        base = f"guest-{wanted}" if wanted else "guest"
+        for n in range(1, 100000):
+            name = f"{base}-{n}" if n > 1 or not wanted else base
+            name = name[:24]
+            if name not in self.guest_names and await self.store.user_hash(name) is None:
+                self.guest_names.add(name)
+                return name
+        raise ProtocolError("name_taken", "no guest name is free")
+
+
+def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
+    headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
+                       ("Cache-Control", "no-store")])
+    return Response(status.value, status.phrase, headers, body)
+
+
+def _json(data: Any, status: HTTPStatus = HTTPStatus.OK) -> Response:
+    return _response(status, json.dumps(data).encode(), "application/json")

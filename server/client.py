@@ -1,0 +1,111 @@
+"""A small Python SDK for the trickroom socket: what ``trickroom bot`` and the tests use.
+
+Example::
+
+    async with TrickroomClient.connect("ws://127.0.0.1:8765/ws") as client:
+        await client.request({"type": "guest"})
+        reply = await client.request({"type": "create_table", "room": "spades"})
+        table = reply["table"]["id"]
+        await client.request({"type": "sit", "table": table})
+        await client.request({"type": "fill_robots", "table": table})
+        async for message in client.messages():
+            if message["type"] == "prompt":
+                await client.act(table, message["legal"][0])
+
+Requests get an ``id``; :meth:`request` waits for the reply with that id and
+raises :class:`ServerError` if it is an error. Everything else (events,
+prompts, chat, pushed lobby updates) arrives through :meth:`messages`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+
+class ServerError(Exception):
+    def __init__(self, reply: dict[str, Any]) -> None:
+        super().__init__(f"{reply.get('code')}: {reply.get('message')}")
+        self.code = reply.get("code")
+        self.reply = reply
+
+
+class TrickroomClient:
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.received: list[dict[str, Any]] = []  # every message, for tests that audit traffic
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    @asynccontextmanager
+    async def connect(cls, url: str) -> AsyncIterator[TrickroomClient]:
+        async with connect(url, max_size=2**22) as ws:
+            client = cls(ws)
+            try:
+                yield client
+            finally:
+                client._reader.cancel()
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                message = json.loads(frame)
+                self.received.append(message)
+                rid = message.get("id")
+                future = self._waiting.pop(rid, None) if isinstance(rid, int) else None
+                if future is not None and not future.done():
+                    future.set_result(message)
+                else:
+                    await self._inbox.put(message)
+        except ConnectionClosed:
+            pass
+        finally:
+            await self._inbox.put(None)
+            for future in self._waiting.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("connection closed"))
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        rid = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[rid] = future
+        await self.send({**message, "id": rid})
+        reply = await asyncio.wait_for(future, timeout)
+        if reply.get("type") == "error":
+            raise ServerError(reply)
+        return reply
+
+    async def act(self, table: str, action: dict[str, Any]) -> dict[str, Any]:
+        """Send a game action; when the server says to slow down, wait and send it again."""
+        for attempt in range(50):
+            try:
+                return await self.request({"type": "act", "table": table, "action": action})
+            except ServerError as exc:
+                if exc.code != "rate_limited":
+                    raise
+                await asyncio.sleep(0.05 * (attempt + 1))
+        raise ServerError({"code": "rate_limited", "message": "gave up after 50 tries"})
+
+    async def messages(self) -> AsyncIterator[dict[str, Any]]:
+        """Every message that is not a reply to a request, until the socket closes."""
+        while True:
+            message = await self._inbox.get()
+            if message is None:
+                return
+            yield message
+
+    async def next_message(self, timeout: float = 10.0) -> dict[str, Any] | None:
+        return await asyncio.wait_for(self._inbox.get(), timeout)

@@ -1,0 +1,88 @@
+"""Room and server settings, read from a TOML file (``server/rooms.toml`` is the default)."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from game.hearts import HeartsRules
+from game.spades import SpadesRules
+
+DEFAULT_CONFIG = Path(__file__).with_name("rooms.toml")
+RULES_TYPES: dict[str, type] = {"spades": SpadesRules, "hearts": HeartsRules}
+
+
+class ConfigError(ValueError):
+    """A room file that cannot be used, naming the room and the field."""
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    turn_seconds: float = 30.0
+    reconnect_seconds: float = 180.0
+    robot_delay: float = 0.6
+    hand_pause: float = 3.0
+    max_frame_bytes: int = 16384
+    messages_per_second: float = 50.0
+    message_burst: int = 100
+    connections_per_ip: int = 32
+    chat_max_chars: int = 300
+
+
+@dataclass(frozen=True)
+class Room:
+    name: str
+    game: str
+    rated: bool = False
+    system: str | None = None
+    rules: dict[str, Any] = field(default_factory=dict)
+
+    def make_rules(self, overrides: dict[str, Any] | None = None) -> Any:
+        """The room's rules with a table's overrides, validated by the rules dataclass."""
+        merged = {**self.rules, **(overrides or {})}
+        cls = RULES_TYPES[self.game]
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(merged) - known)
+        if unknown:
+            raise ConfigError(f"unknown {self.game} rule(s): {', '.join(unknown)}; "
+                              f"known: {', '.join(sorted(known))}")
+        merged = {k: tuple(v) if isinstance(v, list) else v for k, v in merged.items()}
+        try:
+            return cls(**merged)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"bad {self.game} rules: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Config:
+    settings: ServerSettings
+    rooms: dict[str, Room]
+
+
+def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
+    """Read a room file; ``overrides`` replace server settings (tests use short timers)."""
+    source = Path(path) if path else DEFAULT_CONFIG
+    try:
+        data = tomllib.loads(source.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read room config {source}: {exc}") from None
+    server = {**data.get("server", {}), **overrides}
+    known = {f.name for f in fields(ServerSettings)}
+    if set(server) - known:
+        raise ConfigError(f"unknown [server] setting(s): {', '.join(sorted(set(server) - known))}")
+    rooms: dict[str, Room] = {}
+    for entry in data.get("rooms", []):
+        try:
+            room = Room(name=entry["name"], game=entry["game"], rated=entry.get("rated", False),
+                        system=entry.get("system"), rules=dict(entry.get("rules", {})))
+        except KeyError as exc:
+            raise ConfigError(f"a room needs a {exc.args[0]!r}") from None
+        if room.game not in RULES_TYPES:
+            raise ConfigError(f"room {room.name!r}: game must be spades or hearts")
+        room.make_rules()  # validate now, not when the first table opens
+        rooms[room.name] = room
+    if not rooms:
+        raise ConfigError(f"{source} defines no rooms")
+    return Config(ServerSettings(**server), rooms)

@@ -1,0 +1,110 @@
+"""The lobby: rooms, their tables, who is subscribed to which room, and chat ignores."""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from server.config import Config, ConfigError
+from server.metrics import METRICS
+from server.protocol import ProtocolError
+from server.store import SqliteStore
+from server.table import ENGINES, Client, Table
+
+log = logging.getLogger("trickroom.lobby")
+
+
+class Lobby:
+    def __init__(self, config: Config, store: SqliteStore,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self.settings = config.settings
+        self.rooms = config.rooms
+        self.store = store
+        self.clock = clock
+        self.tables: dict[str, Table] = {}
+        self.subscribers: dict[str, set[Client]] = defaultdict(set)
+        self.ignores: dict[str, set[str]] = defaultdict(set)
+
+    def room(self, name: str) -> Any:
+        room = self.rooms.get(name)
+        if room is None:
+            raise ProtocolError("not_found",
+                                f"no room {name!r}; rooms: {', '.join(sorted(self.rooms))}")
+        return room
+
+    def table(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise ProtocolError("not_found", f"no table {table_id!r}")
+        return table
+
+    def rooms_info(self) -> list[dict[str, Any]]:
+        return [{"name": r.name, "game": r.game, "rated": r.rated, "system": r.system,
+                 "rules": json.loads(json.dumps(r.make_rules().__dict__)),
+                 "tables": sum(1 for t in self.tables.values() if t.room.name == r.name)}
+                for r in self.rooms.values()]
+
+    def tables_info(self, room: str) -> list[dict[str, Any]]:
+        return [t.info() for t in self.tables.values() if t.room.name == room]
+
+    def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
+                  table_id: str | None = None) -> Table:
+        room = self.room(room_name)
+        try:
+            made = room.make_rules(rules)
+        except ConfigError as exc:
+            raise ProtocolError("invalid_field", f"rules: {exc}") from None
+        table = Table(table_id or secrets.token_urlsafe(6), room, self.settings, self.store,
+                      made, seating, self.on_change, self.clock)
+        self.tables[table.id] = table
+        table.start()
+        METRICS.tables.set(len(self.tables))
+        self.on_change(table)
+        return table
+
+    def on_change(self, table: Table) -> None:
+        """Push a table's new state to everyone subscribed to its room."""
+        text = json.dumps({"type": "table_update", "table": table.info()})
+        for client in self.subscribers.get(table.room.name, ()):
+            client.send_text(text)
+
+    def unsubscribe(self, client: Client) -> None:
+        for subs in self.subscribers.values():
+            subs.discard(client)
+
+    def room_chat(self, client: Client, room: str, text: str) -> None:
+        self.room(room)
+        message = json.dumps({"type": "chat", "name": client.name, "text": text, "room": room})
+        for other in self.subscribers.get(room, ()):
+            if client.name not in self.ignores.get(other.name, set()):
+                other.send_text(message)
+
+    async def restore(self) -> int:
+        """Load unfinished games and resume their tables (DESIGN section 9)."""
+        stored_games = await self.store.unfinished_games()
+        for stored in stored_games:
+            if stored.room not in self.rooms:
+                log.warning("game %s: room %s is no longer configured; left as is",
+                            stored.id, stored.room)
+                continue
+            engine = ENGINES[stored.kind]
+            game = engine.replay({"game": stored.kind, "rules": stored.rules,
+                                  "seed": stored.seed, "dealer": stored.dealer,
+                                  "actions": stored.actions})
+            table = self.new_table(stored.room, {}, stored.seating, stored.table_id)
+            table.rules = game.rules
+            table.restore(game, stored.id, stored.seats)
+            table.resume()
+            log.info("resumed table %s game %s at action %d", table.id, stored.id,
+                     len(stored.actions))
+        return len(stored_games)
+
+    async def stop(self) -> None:
+        for table in self.tables.values():
+            await table.stop()

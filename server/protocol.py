@@ -1,0 +1,378 @@
+"""The WebSocket protocol: every message a client may send and every message it gets.
+
+One source of truth (STYLE.md): these pydantic models define the protocol;
+``trickroom schema`` writes their JSON Schema and ``docs/protocol.md`` is
+checked against them by the tests.
+
+Every message is a JSON object with a ``type``. A client request may carry an
+``id`` (string or integer); the reply to it echoes the id. Table events carry
+the table's sequence number ``seq``; a client that reconnects sends the last
+``seq`` it saw and gets what it missed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+RequestId = str | int | None
+Name = Annotated[str, Field(min_length=1, max_length=24)]
+TableId = Annotated[str, Field(min_length=1, max_length=40)]
+
+# Error codes a client can act on (DESIGN section 8).
+ERROR_CODES = (
+    "bad_json",
+    "unknown_type",
+    "invalid_field",
+    "not_your_turn",
+    "wrong_phase",
+    "illegal_action",
+    "rate_limited",
+    "not_authorized",
+    "not_found",
+    "table_full",
+    "seat_taken",
+    "name_taken",
+    "bad_credentials",
+    "too_long",
+    "not_seated",
+    "internal",
+)
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: RequestId = None
+
+
+# -- accounts -------------------------------------------------------------------------
+
+
+class Register(Request):
+    """Create an account and log in; names are 1-24 letters, digits, '_' or '-'."""
+
+    type: Literal["register"]
+    name: Name
+    password: Annotated[str, Field(min_length=6, max_length=200)]
+
+
+class Login(Request):
+    type: Literal["login"]
+    name: Name
+    password: Annotated[str, Field(max_length=200)]
+
+
+class Guest(Request):
+    """Play casual tables without an account; the server picks a free guest name."""
+
+    type: Literal["guest"]
+    name: Name | None = None
+
+
+class Resume(Request):
+    """Log back in with a session token from an earlier ``welcome``."""
+
+    type: Literal["resume"]
+    token: Annotated[str, Field(min_length=10, max_length=100)]
+
+
+# -- the lobby --------------------------------------------------------------------------
+
+
+class ListRooms(Request):
+    type: Literal["list_rooms"]
+
+
+class ListTables(Request):
+    """Subscribe to a room: the reply lists its tables and later changes are pushed."""
+
+    type: Literal["list_tables"]
+    room: Name
+
+
+class CreateTable(Request):
+    type: Literal["create_table"]
+    room: Name
+    rules: dict[str, Any] = Field(default_factory=dict)
+    seating: Literal["random_seating", "fixed_seating"] = "fixed_seating"
+
+
+class Sit(Request):
+    """Take a seat (0..3) at a table, or any free seat when ``seat`` is omitted."""
+
+    type: Literal["sit"]
+    table: TableId
+    seat: Annotated[int, Field(ge=0, le=3)] | None = None
+
+
+class Stand(Request):
+    """Leave one's seat (before the game starts; during a game it is leaving the table)."""
+
+    type: Literal["stand"]
+    table: TableId
+
+
+class Watch(Request):
+    type: Literal["watch"]
+    table: TableId
+
+
+class FillRobots(Request):
+    """Seat robots in every empty seat (casual rooms only)."""
+
+    type: Literal["fill_robots"]
+    table: TableId
+    level: Literal["random", "heuristic", "search"] = "heuristic"
+
+
+class Start(Request):
+    type: Literal["start"]
+    table: TableId
+
+
+class PlayAgain(Request):
+    """After game over: the same seats play a new game once every human has asked."""
+
+    type: Literal["play_again"]
+    table: TableId
+
+
+# -- at the table ---------------------------------------------------------------------------
+
+
+class Act(Request):
+    """A game action: ``{"type": "play", "card": "QS"}``, ``{"type": "bid", "value": 4}``, ..."""
+
+    type: Literal["act"]
+    table: TableId
+    action: dict[str, Any]
+
+
+class Rejoin(Request):
+    """Come back to a seat after a drop: the seat token and the last ``seq`` seen."""
+
+    type: Literal["rejoin"]
+    table: TableId
+    seat_token: Annotated[str, Field(min_length=10, max_length=100)]
+    last_seq: Annotated[int, Field(ge=0)] = 0
+
+
+class Chat(Request):
+    """Say something at a table (``table``) or in a room (``room``)."""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(min_length=1)]
+    table: TableId | None = None
+    room: Name | None = None
+
+
+class Ignore(Request):
+    """Hide (or, with ``on: false``, show again) another player's chat."""
+
+    type: Literal["ignore"]
+    name: Name
+    on: bool = True
+
+
+class Ping(Request):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    Register | Login | Guest | Resume | ListRooms | ListTables | CreateTable | Sit | Stand
+    | Watch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping,
+    Field(discriminator="type"),
+]
+CLIENT_TYPES = tuple(
+    m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+    for m in (Register, Login, Guest, Resume, ListRooms, ListTables, CreateTable, Sit, Stand,
+              Watch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping)
+)
+client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+# -- server to client ---------------------------------------------------------------------------
+
+
+class Reply(BaseModel):
+    id: RequestId = None
+
+
+class Error(Reply):
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+
+
+class Welcome(Reply):
+    """Logged in: the session token to resume with, and whether this is a guest."""
+
+    type: Literal["welcome"] = "welcome"
+    name: str
+    guest: bool
+    session: str
+
+
+class Ok(Reply):
+    type: Literal["ok"] = "ok"
+
+
+class RoomInfo(BaseModel):
+    name: str
+    game: str
+    rated: bool
+    system: str | None
+    rules: dict[str, Any]
+    tables: int
+
+
+class Rooms(Reply):
+    type: Literal["rooms"] = "rooms"
+    rooms: list[RoomInfo]
+
+
+class SeatInfo(BaseModel):
+    seat: int
+    name: str | None
+    kind: Literal["empty", "human", "robot"]
+    away: bool = False
+
+
+class TableInfo(BaseModel):
+    id: str
+    room: str
+    game: str
+    state: Literal["waiting", "playing", "over"]
+    seating: str
+    seats: list[SeatInfo]
+    watchers: int
+
+
+class Tables(Reply):
+    type: Literal["tables"] = "tables"
+    room: str
+    tables: list[TableInfo]
+
+
+class TableUpdate(BaseModel):
+    """Pushed to a room's subscribers when one of its tables changes."""
+
+    type: Literal["table_update"] = "table_update"
+    table: TableInfo
+    removed: bool = False
+
+
+class TableCreated(Reply):
+    type: Literal["table_created"] = "table_created"
+    table: TableInfo
+
+
+class Seated(Reply):
+    """You sit at ``seat``; keep ``seat_token`` secret: it alone reclaims the seat after a drop."""
+
+    type: Literal["seated"] = "seated"
+    table: str
+    seat: int
+    seat_token: str
+
+
+class Snapshot(Reply):
+    """The whole table as this client may see it, at ``seq``."""
+
+    type: Literal["snapshot"] = "snapshot"
+    table: str
+    seq: int
+    info: TableInfo
+    view: dict[str, Any] | None
+
+
+class TableEvent(BaseModel):
+    """One numbered table event (a game event or a seat change)."""
+
+    type: Literal["event"] = "event"
+    table: str
+    seq: int
+    event: dict[str, Any]
+
+
+class Prompt(BaseModel):
+    """Your turn: the legal actions, so a bot needs no rules engine, and the time allowed."""
+
+    type: Literal["prompt"] = "prompt"
+    table: str
+    seq: int
+    seat: int
+    phase: str
+    legal: list[dict[str, Any]]
+    seconds: float | None
+
+
+class ChatMessage(BaseModel):
+    type: Literal["chat"] = "chat"
+    name: str
+    text: str
+    table: str | None = None
+    room: str | None = None
+
+
+class Pong(Reply):
+    type: Literal["pong"] = "pong"
+
+
+SERVER_MODELS: tuple[type[BaseModel], ...] = (
+    Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent, Prompt,
+    ChatMessage, Pong,
+)
+
+
+class ProtocolError(Exception):
+    """A message that cannot be accepted, with the wire error code and a message for people."""
+
+    def __init__(self, code: str, message: str, request_id: RequestId = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "error", "code": self.code, "message": self.message,
+                "id": self.request_id}
+
+
+def parse_client_message(text: str | bytes) -> ClientMessage:
+    """Parse one frame into a request, or raise :class:`ProtocolError` naming the problem."""
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProtocolError("bad_json", f"the message is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_json", "a message must be a JSON object with a 'type'")
+    request_id = data.get("id")
+    if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+        request_id = None
+    kind = data.get("type")
+    if kind not in CLIENT_TYPES:
+        raise ProtocolError(
+            "unknown_type",
+            f"unknown message type {kind!r}; expected one of: {', '.join(CLIENT_TYPES)}",
+            request_id)
+    try:
+        return client_adapter.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "message"
+        raise ProtocolError("invalid_field", f"field {where!r}: {first['msg']}",
+                            request_id) from None
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of both directions, for ``trickroom schema`` and the docs."""
+    server = {m.__name__: m.model_json_schema() for m in SERVER_MODELS}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "trickroom WebSocket protocol",
+        "client_to_server": client_adapter.json_schema(),
+        "server_to_client": server,
+    }

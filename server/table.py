@@ -1,0 +1,492 @@
+"""A table: four seats, watchers, and the one asyncio task that owns its game.
+
+Everything that touches a table (a seat taken, an action, a robot's move, a
+timer firing, a drop) is a command in the table's inbox, run one at a time by
+the table's task. So a table never sees two actions at once, even while one
+is waiting for the store to commit.
+
+An action goes: parse, ``game.apply`` (an illegal one raises and changes
+nothing), write to the store (group commit), and only then broadcast its
+events, numbered by ``seq``: the broadcast is the acknowledgement. Each event
+goes only to those its ``to`` tag allows; a public event is encoded once and
+the same text is sent to every client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from game.actions import ActionParseError, IllegalAction, Pass, action_from_wire
+from game.cards import texts_of
+from game.events import Event
+from game.hearts import HeartsGame
+from game.robots import Robot, make_robot
+from game.spades import SpadesGame
+from game.trickgame import TrickGame
+from server.auth import new_token, token_hash, token_matches
+from server.config import Room, ServerSettings
+from server.metrics import METRICS
+from server.protocol import ProtocolError
+from server.store import SqliteStore
+
+log = logging.getLogger("trickroom.table")
+ENGINES: dict[str, type[TrickGame]] = {"spades": SpadesGame, "hearts": HeartsGame}
+
+
+class Client(Protocol):
+    """What a table needs of a connection."""
+
+    name: str
+
+    def send_text(self, text: str) -> None: ...
+
+
+@dataclass
+class Seat:
+    index: int
+    name: str | None = None
+    kind: str = "empty"  # empty | human | robot
+    token_hash: str | None = None
+    client: Client | None = None
+    away_since: float | None = None
+    robot_level: str = "heuristic"
+    robot: Robot | None = None
+    again: bool = False
+
+    @property
+    def robot_plays(self) -> bool:
+        """A robot seat, or a human's seat while they are away (casual: at once)."""
+        return self.kind == "robot" or (self.kind == "human" and self.client is None)
+
+    def stored(self) -> dict[str, Any]:
+        return {"seat": self.index, "name": self.name, "kind": self.kind,
+                "token_hash": self.token_hash, "robot_level": self.robot_level}
+
+
+class Table:
+    """One table's state and task. Methods named ``do_*`` run inside the task."""
+
+    def __init__(self, table_id: str, room: Room, settings: ServerSettings, store: SqliteStore,
+                 rules: Any, seating: str, on_change: Callable[[Table], None],
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.id = table_id
+        self.room = room
+        self.settings = settings
+        self.store = store
+        self.rules = rules
+        self.seating = seating
+        self.on_change = on_change
+        self.clock = clock
+        self.seats = [Seat(i) for i in range(4)]
+        self.watchers: set[Client] = set()
+        self.game: TrickGame | None = None
+        self.game_id: str | None = None
+        self.state = "waiting"  # waiting | playing | over
+        self.seq = 0
+        self.log: list[tuple[int, int | None, str]] = []  # (seq, only-for-seat, text)
+        self.inbox: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple[Any, ...],
+                                        asyncio.Future[Any] | None]] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+
+    # -- the task and its inbox ------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"table-{self.id}")
+
+    async def stop(self) -> None:
+        for handle in self._timers.values():
+            handle.cancel()
+        if self._task:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+
+    async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """Run ``fn(*args)`` in the table's task and return its result (or raise its error)."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        await self.inbox.put((fn, args, future))
+        return await future
+
+    def post(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        self.inbox.put_nowait((fn, args, None))
+
+    async def _run(self) -> None:
+        while True:
+            fn, args, future = await self.inbox.get()
+            try:
+                result = await fn(*args)
+            except Exception as exc:
+                if future is not None and not future.done():
+                    future.set_exception(exc)
+                elif not isinstance(exc, (ProtocolError, IllegalAction)):
+                    log.exception("table %s: command %s failed", self.id, fn.__name__)
+                continue
+            if future is not None and not future.done():
+                future.set_result(result)
+
+    def _later(self, key: str, delay: float, fn: Callable[..., Awaitable[Any]],
+               *args: Any) -> None:
+        old = self._timers.pop(key, None)
+        if old:
+            old.cancel()
+        loop = asyncio.get_running_loop()
+        self._timers[key] = loop.call_later(max(0.0, delay), self.post, fn, *args)
+
+    # -- sending ------------------------------------------------------------------------------
+
+    def audience(self) -> list[Client]:
+        clients = [s.client for s in self.seats if s.client is not None]
+        return clients + [w for w in self.watchers if w not in clients]
+
+    def seat_of(self, client: Client) -> Seat | None:
+        for seat in self.seats:
+            if seat.client is client:
+                return seat
+        return None
+
+    def _emit(self, event: dict[str, Any], to: int | None = None) -> None:
+        """Number an event, log it, and send it to whoever may see it (encoded once)."""
+        self.seq += 1
+        text = json.dumps({"type": "event", "table": self.id, "seq": self.seq, "event": event})
+        self.log.append((self.seq, to, text))
+        if to is None:
+            for client in self.audience():
+                client.send_text(text)
+        else:
+            client = self.seats[to].client
+            if client is not None:
+                client.send_text(text)
+
+    def _emit_game_events(self, events: list[Event]) -> None:
+        for e in events:
+            self._emit(e.to_wire(), e.to)
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "room": self.room.name,
+            "game": self.room.game,
+            "state": self.state,
+            "seating": self.seating,
+            "seats": [{"seat": s.index, "name": s.name, "kind": s.kind,
+                       "away": s.kind == "human" and s.client is None} for s in self.seats],
+            "watchers": len(self.watchers),
+        }
+
+    def snapshot(self, seat: int | None, request_id: Any = None) -> str:
+        view = self.game.view(seat).to_wire() if self.game else None
+        return json.dumps({"type": "snapshot", "id": request_id, "table": self.id,
+                           "seq": self.seq, "info": self.info(), "view": view})
+
+    def _changed(self) -> None:
+        self._emit({"type": "table", "info": self.info()})
+        self.on_change(self)
+
+    # -- seats ---------------------------------------------------------------------------------
+
+    async def do_sit(self, client: Client, wanted: int | None) -> tuple[int, str]:
+        if self.seat_of(client) is not None:
+            raise ProtocolError("invalid_field", "you already sit at this table")
+        if self.state != "waiting":
+            raise ProtocolError("table_full", "the game has started; watch it, or rejoin "
+                                              "your own seat with its seat token")
+        free = [s for s in self.seats if s.kind == "empty"]
+        if not free:
+            raise ProtocolError("table_full", "every seat at this table is taken")
+        if wanted is None:
+            seat = free[0] if self.seating == "fixed_seating" else secrets.choice(free)
+        else:
+            seat = self.seats[wanted]
+            if seat.kind != "empty":
+                raise ProtocolError("seat_taken", f"seat {wanted} is taken by {seat.name}")
+        token = new_token()
+        seat.name, seat.kind, seat.client = client.name, "human", client
+        seat.token_hash, seat.away_since = token_hash(token), None
+        self.watchers.discard(client)
+        self._changed()
+        await self._maybe_start()
+        return seat.index, token
+
+    async def do_stand(self, client: Client) -> None:
+        seat = self.seat_of(client)
+        if seat is None:
+            raise ProtocolError("not_seated", "you do not sit at this table")
+        if self.state == "playing":
+            # Leaving a casual game on purpose: a robot keeps the seat for the rest of it.
+            seat.kind, seat.client, seat.token_hash = "robot", None, None
+            seat.name = f"{seat.name} (robot)"
+            self._changed()
+            self._after_change()
+            return
+        seat.name, seat.kind, seat.client, seat.token_hash = None, "empty", None, None
+        self._changed()
+
+    async def do_watch(self, client: Client, request_id: Any) -> None:
+        self.watchers.add(client)
+        client.send_text(self.snapshot(None, request_id))
+        self.on_change(self)
+
+    async def do_fill(self, client: Client, level: str) -> None:
+        if self.room.rated:
+            raise ProtocolError("not_authorized", "robots may not sit at a ranked table")
+        if self.state != "waiting":
+            raise ProtocolError("table_full", "the game has started")
+        for seat in self.seats:
+            if seat.kind == "empty":
+                seat.kind, seat.name, seat.robot_level = "robot", f"robot-{level}", level
+        self._changed()
+        await self._maybe_start()
+
+    async def do_start(self, client: Client) -> None:
+        if self.state == "playing":
+            return
+        if any(s.kind == "empty" for s in self.seats):
+            raise ProtocolError("invalid_field", "a game starts when all four seats are filled")
+        await self._maybe_start()
+
+    async def do_play_again(self, client: Client) -> None:
+        seat = self.seat_of(client)
+        if seat is None:
+            raise ProtocolError("not_seated", "you do not sit at this table")
+        if self.state != "over":
+            raise ProtocolError("wrong_phase", "the game is not over")
+        seat.again = True
+        if all(s.again for s in self.seats if s.kind == "human" and s.client is not None):
+            for s in self.seats:
+                s.again = False
+                if s.kind == "human" and s.client is None:
+                    s.kind, s.name = "robot", f"{s.name} (robot)"
+            await self._start_game()
+
+    async def do_disconnect(self, client: Client) -> None:
+        self.watchers.discard(client)
+        seat = self.seat_of(client)
+        if seat is None:
+            self.on_change(self)
+            return
+        if self.state != "playing":
+            seat.name, seat.kind, seat.client, seat.token_hash = None, "empty", None, None
+            self._changed()
+            return
+        seat.client = None
+        seat.away_since = self.clock()
+        self._changed()
+        self._later(f"window-{seat.index}", self.settings.reconnect_seconds,
+                    self.do_window_over, seat.index)
+        self._after_change()  # the robot plays the seat at once if it is its turn
+
+    async def do_window_over(self, index: int) -> None:
+        seat = self.seats[index]
+        if seat.kind == "human" and seat.client is None and self.state == "playing":
+            seat.kind, seat.token_hash = "robot", None
+            seat.name = f"{seat.name} (robot)"
+            await self._save_seats()
+            self._changed()
+
+    async def do_rejoin(self, client: Client, token: str, last_seq: int,
+                        request_id: Any) -> int:
+        for seat in self.seats:
+            if seat.kind == "human" and token_matches(token, seat.token_hash):
+                break
+        else:
+            raise ProtocolError("not_authorized",
+                                "that seat token does not match a seat waiting at this table "
+                                "(the reconnect window may have passed)")
+        if seat.client is not None and seat.client is not client:
+            seat.client.send_text(json.dumps({
+                "type": "error", "code": "not_authorized", "id": None,
+                "message": "your seat was taken over by a newer connection"}))
+        seat.client, seat.away_since = client, None
+        timer = self._timers.pop(f"window-{seat.index}", None)
+        if timer:
+            timer.cancel()
+        first = self.log[0][0] if self.log else self.seq + 1
+        if last_seq >= first - 1 and last_seq <= self.seq:
+            client.send_text(json.dumps({"type": "ok", "id": request_id}))
+            for seq, to, text in self.log:
+                if seq > last_seq and (to is None or to == seat.index):
+                    client.send_text(text)
+        else:
+            client.send_text(self.snapshot(seat.index, request_id))
+        self._changed()
+        self._prompt(seat)
+        return seat.index
+
+    # -- the game ----------------------------------------------------------------------------------
+
+    async def _maybe_start(self) -> None:
+        if self.state == "waiting" and all(s.kind != "empty" for s in self.seats):
+            await self._start_game()
+
+    async def _start_game(self) -> None:
+        seed = secrets.randbits(32)
+        engine = ENGINES[self.room.game]
+        game = engine(self.rules, seed)
+        game_id = f"{self.id}-{secrets.token_hex(4)}"
+        await self.store.create_game(game_id, self.id, self.room.name, self.room.game,
+                                     json.loads(json.dumps(game.record()["rules"])), seed,
+                                     game.first_dealer, [s.stored() for s in self.seats],
+                                     self.seating)
+        self.game, self.game_id, self.state = game, game_id, "playing"
+        self._robots()
+        self._changed()
+        self._emit({"type": "game_started", "game_id": game_id, "rules": game.record()["rules"]})
+        self._emit_game_events(game.opening_events())
+        METRICS.games_started.inc()
+        self._after_change()
+
+    def _robots(self) -> None:
+        """A robot for every seat: it plays robot seats, away seats and timed-out turns."""
+        for seat in self.seats:
+            try:
+                seat.robot = make_robot(seat.robot_level, secrets.randbits(32))
+            except KeyError:  # a level this build does not have: the simplest one plays
+                seat.robot = make_robot("random", secrets.randbits(32))
+
+    async def do_act(self, client: Client, wire_action: dict[str, Any]) -> None:
+        seat = self.seat_of(client)
+        if seat is None:
+            raise ProtocolError("not_seated", "you do not sit at this table")
+        if self.game is None or self.state != "playing":
+            raise ProtocolError("wrong_phase", "no game is being played at this table")
+        try:
+            action = action_from_wire(wire_action)
+        except ActionParseError as exc:
+            raise ProtocolError("invalid_field", f"action: {exc}") from None
+        await self._apply(seat.index, action)
+
+    async def _apply(self, index: int, action: Any) -> None:
+        assert self.game is not None and self.game_id is not None
+        started = time.perf_counter()
+        try:
+            events = self.game.apply(action, index)
+        except IllegalAction as exc:
+            raise ProtocolError(exc.code, str(exc)) from None
+        seat, wire = self.game.actions[-1]
+        await self.store.append_action(self.game_id, len(self.game.actions) - 1, seat,
+                                       wire.to_wire())
+        self._emit_game_events(events)
+        METRICS.actions.inc()
+        METRICS.action_seconds.observe(time.perf_counter() - started)
+        self._after_change()
+
+    def _after_change(self) -> None:
+        """Whatever follows a change: the next deal, the end, prompts, robots and timers."""
+        game = self.game
+        if game is None or self.state != "playing":
+            return
+        if game.phase == "hand_over":
+            self._later("deal", self.settings.hand_pause, self.do_next_hand, self.seq)
+            return
+        if game.phase == "game_over":
+            self.post(self.do_finish)
+            return
+        for index in game.awaiting:
+            seat = self.seats[index]
+            if seat.robot_plays:
+                self._later(f"robot-{index}", self.settings.robot_delay, self.do_robot_move,
+                            index, self.seq)
+            else:
+                self._prompt(seat)
+                self._later(f"turn-{index}", self.settings.turn_seconds, self.do_robot_move,
+                            index, self.seq)
+
+    def _prompt(self, seat: Seat) -> None:
+        game = self.game
+        if game is None or seat.client is None or seat.index not in game.awaiting:
+            return
+        legal = game.legal_actions(seat.index)
+        prompt: dict[str, Any] = {
+            "type": "prompt", "table": self.id, "seq": self.seq, "seat": seat.index,
+            "phase": game.phase, "seconds": self.settings.turn_seconds,
+            "hand": texts_of(game.hands[seat.index]) if getattr(
+                game.view(seat.index), "sees_hand", True) else [],
+        }
+        if game.phase == "pass":
+            prompt["legal"] = []
+            prompt["pass_count"] = game.rules.pass_count
+        else:
+            prompt["legal"] = [a.to_wire() for a in legal]
+        prompt["view"] = game.view(seat.index).to_wire()
+        seat.client.send_text(json.dumps(prompt))
+
+    async def do_robot_move(self, index: int, seq: int) -> None:
+        """A robot plays one action for a seat, if that seat is still to act at ``seq``."""
+        game = self.game
+        if game is None or self.state != "playing" or index not in game.awaiting:
+            return
+        if self.seq != seq and not self.seats[index].robot_plays:
+            return  # a stale turn timer: the human has acted since
+        robot = self.seats[index].robot
+        assert robot is not None
+        action = robot.choose(game.view(index))
+        if isinstance(action, Pass) and action not in game.legal_actions(index):
+            return
+        await self._apply(index, action)
+
+    async def do_next_hand(self, seq: int) -> None:
+        if self.game is None or self.game.phase != "hand_over":
+            return
+        self._emit_game_events(self.game.next_hand())
+        self._after_change()
+
+    async def do_finish(self) -> None:
+        game = self.game
+        if game is None or self.state != "playing" or game.phase != "game_over":
+            return
+        assert self.game_id is not None
+        result = game.result().to_wire()
+        await self.store.finish_game(self.game_id, result, game.record())
+        self.state = "over"
+        for key in list(self._timers):
+            self._timers.pop(key).cancel()
+        METRICS.games_finished.inc()
+        self._changed()
+
+    async def do_chat(self, client: Client, text: str, ignores: dict[str, set[str]]) -> None:
+        if self.seat_of(client) is None and client not in self.watchers:
+            raise ProtocolError("not_seated", "sit at or watch a table to chat there")
+        message = json.dumps({"type": "chat", "name": client.name, "text": text,
+                              "table": self.id})
+        for other in self.audience():
+            if client.name not in ignores.get(other.name, set()):
+                other.send_text(message)
+
+    async def _save_seats(self) -> None:
+        if self.game_id:
+            await self.store.update_seats(self.game_id, [s.stored() for s in self.seats])
+
+    # -- restart ---------------------------------------------------------------------------------
+
+    def restore(self, game: TrickGame, game_id: str, seats: list[dict[str, Any]]) -> None:
+        """Resume a stored game: seats wait for their players; robots play away seats."""
+        self.game, self.game_id, self.state = game, game_id, "playing"
+        now = self.clock()
+        for stored in seats:
+            seat = self.seats[stored["seat"]]
+            seat.name, seat.kind = stored["name"], stored["kind"]
+            seat.token_hash, seat.robot_level = stored.get("token_hash"), stored["robot_level"]
+            if seat.kind == "human":
+                seat.away_since = now
+        self._robots()
+        self.seq = 10 * len(game.actions) + 1000  # past any seq issued before the restart
+
+    def resume(self) -> None:
+        for seat in self.seats:
+            if seat.kind == "human":
+                self._later(f"window-{seat.index}", self.settings.reconnect_seconds,
+                            self.do_window_over, seat.index)
+        self.post(self._resume)
+
+    async def _resume(self) -> None:
+        self._after_change()

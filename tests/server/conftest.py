@@ -1,0 +1,73 @@
+"""A real server on an ephemeral port, with short timers, and helpers for socket players."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import pytest
+
+from server.app import App
+from server.client import ServerError, TrickroomClient
+from server.config import load_config
+
+FAST = dict(robot_delay=0.0, hand_pause=0.0, turn_seconds=30.0, reconnect_seconds=60.0)
+
+
+@pytest.fixture
+async def app(tmp_path):
+    server = App(load_config(**FAST), tmp_path / "trickroom.sqlite3")
+    await server.start("127.0.0.1", 0)
+    yield server
+    await server.stop()
+
+
+def url(app: App) -> str:
+    return f"ws://127.0.0.1:{app.port}/ws"
+
+
+def choose(prompt: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A random legal action from a prompt; for a pass, three random cards of the hand."""
+    if prompt["phase"] == "pass":
+        return {"type": "pass", "cards": rng.sample(prompt["hand"], prompt["pass_count"])}
+    return rng.choice(prompt["legal"])
+
+
+async def play_until_over(client: TrickroomClient, table: str, rng: random.Random,
+                          stop_after: int | None = None) -> dict[str, Any]:
+    """Answer prompts with random legal actions until the game_over event (returned)."""
+    acted = 0
+    async for message in client.messages():
+        if message["type"] == "event" and message["event"]["type"] == "game_over":
+            return message
+        if message["type"] == "prompt" and message["table"] == table:
+            if stop_after is not None and acted >= stop_after:
+                return message
+            try:
+                await client.act(table, choose(message, rng))
+                acted += 1
+            except ServerError as exc:
+                assert exc.code in ("not_your_turn", "wrong_phase"), exc.reply
+    raise AssertionError("the connection closed before the game ended")
+
+
+async def seat_four(app: App, room: str, rules: dict[str, Any], clients: list[TrickroomClient]):
+    """Four guests: the first creates a table, all sit; returns the table id and seat tokens."""
+    for i, client in enumerate(clients):
+        await client.request({"type": "guest", "name": f"p{i}"})
+    reply = await clients[0].request({"type": "create_table", "room": room, "rules": rules})
+    table = reply["table"]["id"]
+    tokens = []
+    for i, client in enumerate(clients):
+        seated = await client.request({"type": "sit", "table": table, "seat": i})
+        tokens.append(seated["seat_token"])
+    return table, tokens
+
+
+async def wait_for(predicate, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.01)
