@@ -6,17 +6,26 @@ through the socket as ``trickroom bot``.
 """
 
 from game.robots.base import Robot
+from game.robots.heuristic import HeuristicRobot
 from game.robots.random_robot import RandomRobot
+from game.robots.search import SearchRobot
 
-ROBOTS: dict[str, type[Robot]] = {"random": RandomRobot}
+ROBOTS: dict[str, type[Robot]] = {
+    "random": RandomRobot,
+    "heuristic": HeuristicRobot,
+    "search": SearchRobot,
+}
 
 
 def make_robot(level: str, seed: int = 0) -> Robot:
-    """A robot of the named level (``random``); raises KeyError naming the levels."""
+    """A robot of the named level (``random``, ``heuristic``, ``search``).
+
+    Raises KeyError naming the levels.
+    """
     try:
         return ROBOTS[level](seed)
     except KeyError:
         raise KeyError(f"unknown robot level {level!r}: choose from {sorted(ROBOTS)}") from None
 
 
-__all__ = ["ROBOTS", "RandomRobot", "Robot", "make_robot"]
+__all__ = ["ROBOTS", "HeuristicRobot", "RandomRobot", "Robot", "SearchRobot", "make_robot"]
