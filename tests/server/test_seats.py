@@ -1,0 +1,157 @@
+"""Drops and reconnects, restarts, chat and ignore, over a real socket."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from contextlib import AsyncExitStack
+
+import pytest
+
+from server.app import App
+from server.client import ServerError, TrickroomClient
+from server.config import load_config
+from tests.server.conftest import FAST, play_until_over, seat_four, url, wait_for
+
+
+async def solo_table(client: TrickroomClient, room: str = "spades", rules=None):
+    """One guest sits at seat 0 and robots fill the rest: the game starts at once."""
+    await client.request({"type": "guest", "name": "solo"})
+    reply = await client.request({"type": "create_table", "room": room,
+                                  "rules": rules or {"target": 200, "mercy": 100}})
+    table = reply["table"]["id"]
+    seated = await client.request({"type": "sit", "table": table, "seat": 0})
+    await client.request({"type": "fill_robots", "table": table, "level": "random"})
+    return table, seated["seat_token"]
+
+
+async def test_a_dropped_seat_is_played_by_a_robot_and_reclaimed_with_missed_events(app):
+    async with TrickroomClient.connect(url(app)) as first:
+        table_id, token = await solo_table(first)
+        await play_until_over(first, table_id, random.Random(1), stop_after=3)
+        last_seq = max(m["seq"] for m in first.received if "seq" in m)
+    table = app.lobby.tables[table_id]
+    await wait_for(lambda: table.seats[0].client is None)
+    before = len(table.game.actions)
+    await wait_for(lambda: len(table.game.actions) > before + 8 or table.state == "over")
+    assert table.info()["seats"][0]["away"] or table.state == "over"
+    async with TrickroomClient.connect(url(app)) as back:
+        await back.request({"type": "guest", "name": "solo"})
+        missed_expected = [(seq, text) for seq, to, text in table.log
+                           if seq > last_seq and to in (None, 0)]
+        await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
+                            "last_seq": last_seq})
+        await wait_for(lambda: sum(1 for m in back.received if m.get("type") == "event")
+                       >= len(missed_expected))
+        got = [m["seq"] for m in back.received if m.get("type") == "event"]
+        assert got[:len(missed_expected)] == [seq for seq, _ in missed_expected]
+        assert table.seats[0].client is not None and not table.info()["seats"][0]["away"]
+
+
+async def test_a_stale_seq_gets_a_full_snapshot(app):
+    async with TrickroomClient.connect(url(app)) as first:
+        table_id, token = await solo_table(first)
+        await play_until_over(first, table_id, random.Random(2), stop_after=1)
+    async with TrickroomClient.connect(url(app)) as back:
+        await back.request({"type": "guest"})
+        reply = await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
+                                    "last_seq": 10**9})
+        assert reply["type"] == "snapshot" and reply["view"]["seat"] == 0
+        assert len(reply["view"]["hand"]) == sum(
+            1 for _ in reply["view"]["hand"])  # the seat's own cards, as text
+
+
+async def test_after_the_window_the_seat_stays_the_robots(tmp_path):
+    slow_robots = {**FAST, "reconnect_seconds": 0.2, "robot_delay": 0.05}
+    app = App(load_config(**slow_robots), tmp_path / "db.sqlite3")
+    await app.start("127.0.0.1", 0)
+    try:
+        async with TrickroomClient.connect(url(app)) as first:
+            table_id, token = await solo_table(first, rules={"target": 500})
+        table = app.lobby.tables[table_id]
+        await wait_for(lambda: table.seats[0].kind == "robot")
+        assert table.state == "playing" and table.seats[0].name == "guest-solo (robot)"
+        async with TrickroomClient.connect(url(app)) as back:
+            await back.request({"type": "guest"})
+            with pytest.raises(ServerError) as err:
+                await back.request({"type": "rejoin", "table": table_id, "seat_token": token})
+            assert err.value.code == "not_authorized"
+    finally:
+        await app.stop()
+
+
+async def test_a_stolen_or_wrong_seat_token_takes_nothing(app):
+    async with TrickroomClient.connect(url(app)) as owner, \
+            TrickroomClient.connect(url(app)) as thief:
+        table_id, token = await solo_table(owner)
+        await thief.request({"type": "guest", "name": "thief"})
+        with pytest.raises(ServerError) as err:
+            await thief.request({"type": "rejoin", "table": table_id,
+                                 "seat_token": token[:-2] + "xx"})
+        assert err.value.code == "not_authorized"
+        assert app.lobby.tables[table_id].seats[0].client is not None
+
+
+async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_action(tmp_path):
+    db = tmp_path / "restart.sqlite3"
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    rules = {"target": 150, "mercy": 100}
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(4)]
+        table_id, tokens = await seat_four(app, "spades", rules, clients)
+        await asyncio.gather(*(play_until_over(c, table_id, random.Random(i), stop_after=4)
+                               for i, c in enumerate(clients)))
+        acked = len(app.lobby.tables[table_id].game.actions)
+        state = app.lobby.tables[table_id].game.view(None)
+        await app.stop()
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    try:
+        table = app.lobby.tables[table_id]
+        assert len(table.game.actions) >= acked
+        if len(table.game.actions) == acked:
+            assert table.game.view(None) == state
+        async with AsyncExitStack() as stack:
+            clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                       for _ in range(4)]
+            for i, client in enumerate(clients):
+                await client.request({"type": "guest", "name": f"p{i}"})
+                await client.request({"type": "rejoin", "table": table_id,
+                                      "seat_token": tokens[i], "last_seq": 0})
+            ends = await asyncio.wait_for(asyncio.gather(
+                *(play_until_over(c, table_id, random.Random(i)) for i, c in enumerate(clients))),
+                120)
+        assert ends[0]["event"]["type"] == "game_over"
+        await wait_for(lambda: table.state == "over")
+        record = await app.store.game(table.game_id)
+        assert record is not None and len(record["record"]["actions"]) == len(table.game.actions)
+    finally:
+        await app.stop()
+
+
+async def test_table_chat_reaches_everyone_but_those_who_ignore_the_speaker(app):
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(3)]
+        names = [(await c.request({"type": "guest", "name": f"c{i}"}))["name"]
+                 for i, c in enumerate(clients)]
+        assert names == ["guest-c0", "guest-c1", "guest-c2"]
+        reply = await clients[0].request({"type": "create_table", "room": "hearts"})
+        table = reply["table"]["id"]
+        for client in clients:
+            await client.request({"type": "sit", "table": table})
+        await clients[1].request({"type": "ignore", "name": "guest-c0"})
+        await clients[0].request({"type": "chat", "table": table, "text": "hello <b>all</b>"})
+        await clients[2].request({"type": "chat", "table": table, "text": "hi"})
+        await asyncio.sleep(0.1)
+
+        def chats(c):
+            return [(m["name"], m["text"]) for m in c.received if m.get("type") == "chat"]
+
+        assert chats(clients[2]) == [("guest-c0", "hello <b>all</b>"), ("guest-c2", "hi")]
+        assert chats(clients[1]) == [("guest-c2", "hi")]
+        with pytest.raises(ServerError) as err:
+            await clients[0].request({"type": "chat", "table": table, "text": "x" * 301})
+        assert err.value.code == "too_long"
