@@ -91,12 +91,10 @@ def num(x: float, places: int = 2) -> str:
     >>> num(1489.5), num(1.02447), num(25.0), num(-0.75), num(-0.0001), num(20.0, 0)
     ('1489.5', '1.02', '25', '−0.75', '0', '20')
     """
-    text = f"{x:.{places}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    if text == "-0":
-        return "0"
-    return text.replace("-", "−")
+    rounded = round(x, places)
+    if rounded == int(rounded):
+        return str(int(rounded)).replace("-", "−")
+    return f"{rounded:.{places}f}".rstrip("0").replace("-", "−")
 
 
 def signed(x: float, places: int = 2) -> str:

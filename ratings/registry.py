@@ -1,10 +1,16 @@
 """Rating systems by name, for the server: ``SYSTEMS["zone"].rate(result, ratings)``.
 
 The faithful presets keep the seed pages' constants exactly. The tuned presets
-are the same formulas (or Weng-Lin) with constants fitted by
-``bench/ratings.py --fit`` to simulated Spades-like luck (a side one standard
-deviation of skill stronger wins about 60%); they carry their own names so a
-room says which it uses, and a host can refit them to their own games' luck.
+are the same formulas (or Weng-Lin) with the constants ``bench/ratings.py``
+fitted at its high, Spades-like luck (a side one standard deviation of skill
+stronger wins 60%), on its fitting season: Zone's step 16 becomes 4, WoCG's K
+25 becomes 3, and Weng-Lin takes the Thurstone-Mosteller model with beta 4000
+(the luck of one game, against a prior sigma of 500) and tau 0. They carry
+their own names so a room says which it uses; a host whose games are less
+lucky can refit them (the bench prints the fit for its low-luck level too).
+
+tau 0 suits the bench's players, whose skill does not change; a server whose
+players improve may prefer a small tau so that settled ratings can still move.
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ from ratings.wocg import WOCG, Wocg
 from ratings.zone import ZONE, Zone
 
 ZONE_TUNED = Zone(name="zone_tuned", step=4.0)
-WOCG_TUNED = Wocg(name="wocg_tuned", k=8.0)
-OPENSKILL_TUNED = WengLin(name="openskill_tuned", beta=600.0, tau=1.0, sigma=300.0)
+WOCG_TUNED = Wocg(name="wocg_tuned", k=3.0)
+OPENSKILL_TUNED = WengLin(name="openskill_tuned", beta=4000.0, tau=0.0,
+                          model="thurstone_mosteller")
 
 FAITHFUL: tuple[RatingSystem, ...] = (ZONE, WOCG, POINTS_EN, POINTS_EL)
 BETTER: tuple[RatingSystem, ...] = (ZONE_TUNED, WOCG_TUNED, OPENSKILL, OPENSKILL_TUNED)

@@ -123,11 +123,13 @@ class GameResult:
     departures: tuple[Departure, ...] = ()
     first_disconnect: str | None = None
     _starters: tuple[Seat, ...] = field(init=False, repr=False, compare=False)
+    _players: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check(self)
         starters = tuple(sorted((s for s in self.seats if s.at_start), key=lambda s: s.seat))
         object.__setattr__(self, "_starters", starters)
+        object.__setattr__(self, "_players", tuple(s.player for s in starters))
 
     @classmethod
     def of(
@@ -163,7 +165,7 @@ class GameResult:
     @property
     def players(self) -> tuple[str, ...]:
         """The starting players in seat order: the players a result is about."""
-        return tuple(s.player for s in self.starters)
+        return self._players
 
     @property
     def robot_at_start(self) -> bool:

@@ -1,0 +1,395 @@
+"""How well each rating system predicts: simulated ranked Spades with hidden true skill.
+
+Simulation model (the same for every system, and not shaped to any of them):
+
+* A population of ``--players`` players (default 100) with a hidden true skill
+  drawn from a standard normal distribution, fixed for the season.
+* Each game draws four different players uniformly at random (a random queue)
+  and seats them at random: seats 0 and 2 against 1 and 3.
+* North–South wins with probability ``1 / (1 + exp(-gap / s))``, where ``gap``
+  is North–South's average true skill minus East–West's (across games its
+  standard deviation is 1) and ``s`` is the luck scale. ``s`` is set from the
+  chance ``q`` that a side one standard deviation stronger wins: high luck,
+  like Spades, ``q = 0.60`` (``s ≈ 2.47``); low luck ``q = 0.80`` (``s ≈ 0.72``).
+  Games are complete, with no ties and no quits.
+* ``--games`` games (default 12,000: 480 per player) are played in time order.
+  Every system sees the same games; each predicts a game with its own
+  ``win_probability`` before its ``rate`` is applied.
+
+Measures, per system and luck level:
+
+* ``log-loss`` and ``Brier``: on the observed results (predictions clipped to
+  [0.001, 0.999], so one certain miss costs 6.9 nats instead of infinity).
+* ``oracle gain``: the share of the gap between a coin flip and the oracle that
+  knows the true chances which the system closes,
+  ``(L_coin − L_system) / (L_coin − L_oracle)``: 0 is no better than a coin,
+  1 is perfect knowledge, below 0 is worse than a coin. The headline figure
+  scores each prediction against the game's true chance (the expected log-loss
+  given the simulation's truth), which removes the noise of the coin flips
+  themselves; ``gain obs`` is the same ratio on the observed results.
+* ``calib``: calibration slope, the ``b`` of a logistic regression of the
+  result on ``a + b · logit(prediction)`` (fitted against the true chance, like
+  the headline gain): 1 is calibrated, below 1 overconfident, above 1 timid.
+* ``ρ@25/50/100``: Spearman rank correlation of ratings with true skill when
+  players have played 25, 50 and 100 games on average.
+* ``drift``: the change of the population's mean rating per 1000 games, in the
+  system's own rating points (zero for a zero-sum system).
+
+Tuned systems (``zone_tuned``, ``wocg_tuned``, ``openskill_tuned``) have their
+constants fitted on a season with ``--fit-seed`` by minimising the *observed*
+log-loss (what a host could do with real games), then are reported on a fresh
+season with ``--seed``. The faithful presets and plain ``openskill`` keep their
+constants. ``--no-fit`` reports the registry's tuned presets instead.
+
+Run: ``python bench/ratings.py [--players N] [--games G] [--seed S] [--fit-seed F]``.
+The best system has the highest mean oracle gain over the two luck levels; the
+calibration printed is its slope farthest from 1. The last line is::
+
+  ratings best=<system> oracle_gain_high_luck=<x.xx> oracle_gain_low_luck=<y.yy> calibration=<z.zz>
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+# Run as a script, this file's folder is first on sys.path, and this file's name
+# would shadow the ratings package it measures.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+from rich.console import Console  # noqa: E402
+from rich.progress import Progress  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin, Wocg, Zone  # noqa: E402
+
+CLIP = 1e-3
+CHECKPOINTS = (25, 50, 100)
+WIN, LOSS = (500, 300, 500, 300), (300, 500, 300, 500)
+
+
+@dataclass(frozen=True)
+class Luck:
+    """A luck level: ``q`` is the chance a side one standard deviation stronger wins."""
+
+    name: str
+    q: float
+
+    @property
+    def scale(self) -> float:
+        return 1.0 / math.log(self.q / (1.0 - self.q))
+
+
+@dataclass(frozen=True)
+class Season:
+    """The hidden skills and the games, each with its true chance and the result."""
+
+    skills: tuple[float, ...]
+    games: tuple[tuple[tuple[int, int, int, int], float, bool], ...]
+
+
+def simulate(players: int, games: int, luck: Luck, seed: int) -> Season:
+    """One season of the model in the module docstring, from its own RNG."""
+    rng = random.Random(seed)
+    skills = tuple(rng.gauss(0.0, 1.0) for _ in range(players))
+    played = []
+    for _ in range(games):
+        seats = tuple(rng.sample(range(players), 4))
+        gap = (skills[seats[0]] + skills[seats[2]] - skills[seats[1]] - skills[seats[3]]) / 2
+        p = 1.0 / (1.0 + math.exp(-gap / luck.scale))
+        played.append((seats, p, rng.random() < p))
+    return Season(skills, tuple(played))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Score:
+    """One system's figures on one season."""
+
+    system: str
+    logloss: float
+    brier: float
+    gain: float
+    gain_obs: float
+    calib: float
+    rho: tuple[float, ...]
+    drift: float
+
+
+def play(system: RatingSystem, season: Season, tick: Callable[[int], None] | None = None
+         ) -> tuple[list[float], list[float]]:
+    """Predict then rate every game in order; the predictions and the rho checkpoints."""
+    names = [f"p{i}" for i in range(len(season.skills))]
+    ratings: dict[str, Rating] = dict.fromkeys(names, system.start_rating)
+    predictions: list[float] = []
+    rho: list[float] = []
+    marks = [m * len(names) / 4 for m in CHECKPOINTS]
+    for n, (seats, _, won) in enumerate(season.games, start=1):
+        players = [names[s] for s in seats]
+        predictions.append(system.win_probability("spades", players, ratings)[0])
+        result = GameResult.of("spades", system.name, players, WIN if won else LOSS)
+        for change in system.rate(result, ratings):
+            ratings[change.player] = change.after
+        if marks and n >= marks[0]:
+            marks.pop(0)
+            rho.append(spearman([ratings[p].value for p in names], season.skills))
+        if tick is not None and n % 500 == 0:
+            tick(500)
+    rho += [math.nan] * (len(CHECKPOINTS) - len(rho))
+    mean_start = system.start_rating.value
+    mean_end = sum(r.value for r in ratings.values()) / len(names)
+    drift = (mean_end - mean_start) / len(season.games) * 1000
+    return predictions, [*rho, drift]
+
+
+def score(system: RatingSystem, season: Season, tick: Callable[[int], None] | None = None
+          ) -> Score:
+    predictions, extra = play(system, season, tick)
+    truth = [p for _, p, _ in season.games]
+    results = [1.0 if won else 0.0 for _, _, won in season.games]
+    coin = math.log(2)
+    oracle_exp = cross_entropy(truth, truth)
+    oracle_obs = cross_entropy(results, truth)
+    exp = cross_entropy(truth, predictions)
+    obs = cross_entropy(results, predictions)
+    brier = sum((p - y) ** 2 for p, y in zip(predictions, results, strict=True)) / len(results)
+    return Score(
+        system=system.name,
+        logloss=obs,
+        brier=brier,
+        gain=(coin - exp) / (coin - oracle_exp),
+        gain_obs=(coin - obs) / (coin - oracle_obs),
+        calib=calibration_slope(predictions, truth),
+        rho=tuple(extra[:-1]),
+        drift=extra[-1],
+    )
+
+
+# Statistics
+
+def clip(p: float) -> float:
+    return min(max(p, CLIP), 1.0 - CLIP)
+
+
+def cross_entropy(targets: Sequence[float], predictions: Sequence[float]) -> float:
+    """Mean log-loss of ``predictions`` against (possibly fractional) ``targets``."""
+    total = 0.0
+    for y, p in zip(targets, predictions, strict=True):
+        p = clip(p)
+        total -= y * math.log(p) + (1.0 - y) * math.log(1.0 - p)
+    return total / len(targets)
+
+
+def calibration_slope(predictions: Sequence[float], targets: Sequence[float]) -> float:
+    """``b`` in a logistic regression of ``targets`` on ``a + b·logit(prediction)`` (Newton)."""
+    xs = [math.log(clip(p) / (1.0 - clip(p))) for p in predictions]
+    a, b = 0.0, 1.0
+    for _ in range(50):
+        g0 = g1 = h00 = h01 = h11 = 0.0
+        for x, y in zip(xs, targets, strict=True):
+            m = 1.0 / (1.0 + math.exp(-min(max(a + b * x, -30.0), 30.0)))
+            w = m * (1.0 - m)
+            g0 += y - m
+            g1 += (y - m) * x
+            h00 += w
+            h01 += w * x
+            h11 += w * x * x
+        det = h00 * h11 - h01 * h01
+        if det <= 1e-12:
+            return math.nan
+        da = (h11 * g0 - h01 * g1) / det
+        db = (h00 * g1 - h01 * g0) / det
+        shrink = max(1.0, (abs(da) + abs(db)) / 2.0)  # damp a wild first step
+        da, db = da / shrink, db / shrink
+        a, b = a + da, b + db
+        if abs(da) + abs(db) < 1e-10:
+            break
+    return b
+
+
+def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """Spearman's rank correlation, ties sharing their mean rank."""
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    vx = sum((a - mx) ** 2 for a in rx)
+    vy = sum((b - my) ** 2 for b in ry)
+    return cov / math.sqrt(vx * vy) if vx and vy else math.nan
+
+
+def ranks(values: Sequence[float]) -> list[float]:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    out = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2
+        i = j + 1
+    return out
+
+
+# Fitting the tuned systems
+
+Fit = Callable[[RatingSystem], float]
+
+
+def fitter(season: Season, tick: Callable[[int], None]) -> Fit:
+    """Observed log-loss of a candidate on ``season``, each candidate run once."""
+    results = [1.0 if won else 0.0 for _, _, won in season.games]
+    seen: dict[RatingSystem, float] = {}
+
+    def loss(system: RatingSystem) -> float:
+        if system not in seen:
+            predictions, _ = play(system, season)
+            seen[system] = cross_entropy(results, predictions)
+            tick(len(season.games))
+        return seen[system]
+
+    return loss
+
+
+def walk(best: RatingSystem, field: str, grid: Sequence[object], loss: Fit) -> RatingSystem:
+    """Local search along one constant's ordered grid: strides of 2, then of 1.
+
+    From the current value, step toward the better neighbour and keep going
+    while the observed log-loss falls (log-loss is unimodal in these constants).
+    """
+    values = list(grid)
+    for stride in (2, 1):
+        i = values.index(getattr(best, field))
+        for direction in (-1, 1):
+            while 0 <= i + direction * stride < len(values):
+                candidate = replace(best, **{field: values[i + direction * stride]})  # type: ignore[type-var]
+                if loss(candidate) >= loss(best):
+                    break
+                best, i = candidate, i + direction * stride
+    return best
+
+
+def choose(best: RatingSystem, field: str, options: Sequence[object], loss: Fit
+           ) -> RatingSystem:
+    """The best of a few unordered options (a model name)."""
+    candidates = [replace(best, **{field: o}) for o in options]  # type: ignore[type-var]
+    return min(candidates, key=loss)
+
+
+ROOT2 = (250, 350, 500, 700, 1000, 1400, 2000, 2800, 4000, 5600, 8000)
+
+
+def fit(name: str, season: Season, tick: Callable[[int], None]) -> RatingSystem:
+    """The tuned preset ``name`` refitted on ``season``, from the faithful constants."""
+    loss = fitter(season, tick)
+    if name == "zone_tuned":
+        return walk(Zone(name=name), "step", (0.5, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32), loss)
+    if name == "wocg_tuned":
+        return walk(Wocg(name=name), "k", (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 25, 32, 40),
+                    loss)
+    system: RatingSystem = walk(WengLin(name=name), "beta", ROOT2, loss)
+    system = choose(system, "model", ("plackett_luce", "thurstone_mosteller"), loss)
+    system = walk(system, "beta", ROOT2, loss)
+    return walk(system, "tau", (0, 1, 2, 5, 10, 20), loss)
+
+
+TUNED = ("zone_tuned", "wocg_tuned", "openskill_tuned")
+
+
+def describe(system: RatingSystem) -> str:
+    """The fitted constants of a tuned system, for the report."""
+    if isinstance(system, Zone):
+        return f"step {system.step:g}"
+    if isinstance(system, Wocg):
+        return f"K {system.k:g}"
+    if isinstance(system, WengLin):
+        model = "TM" if system.model == "thurstone_mosteller" else "PL"
+        return f"{model}, beta {system.beta:g}, tau {system.tau:g}"
+    return ""
+
+
+# Report
+
+def table(luck: Luck, scores: list[Score], season: Season) -> Table:
+    t = Table(title=f"{luck.name} luck: a side one standard deviation stronger wins "
+                    f"{luck.q:.0%}")
+    for column in ("system", "log-loss", "Brier", "oracle gain", "gain obs", "calib",
+                   "ρ@25", "ρ@50", "ρ@100", "drift/1000"):
+        t.add_column(column, justify="left" if column == "system" else "right")
+    for s in scores:
+        t.add_row(s.system, f"{s.logloss:.4f}", f"{s.brier:.4f}", f"{s.gain:.2f}",
+                  f"{s.gain_obs:.2f}", f"{s.calib:.2f}", *(f"{r:.2f}" for r in s.rho),
+                  f"{s.drift:+.2f}")
+    truth = [p for _, p, _ in season.games]
+    results = [1.0 if won else 0.0 for _, _, won in season.games]
+    brier = sum((p - y) ** 2 for p, y in zip(truth, results, strict=True)) / len(truth)
+    t.add_row("[dim]oracle", f"{cross_entropy(results, truth):.4f}",
+              f"{brier:.4f}", "1.00", "1.00", "1.00", "", "", "", "", style="dim")
+    t.add_row("[dim]coin flip", f"{math.log(2):.4f}", "0.2500", "0.00", "0.00", "", "", "",
+              "", "", style="dim")
+    return t
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--players", type=int, default=100)
+    parser.add_argument("--games", type=int, default=12_000)
+    parser.add_argument("--seed", type=int, default=2, help="season the report is on")
+    parser.add_argument("--fit-seed", type=int, default=1, help="season tuned constants fit on")
+    parser.add_argument("--high", type=float, default=0.60, help="q at high luck")
+    parser.add_argument("--low", type=float, default=0.80, help="q at low luck")
+    parser.add_argument("--no-fit", action="store_true", help="report the registry's presets")
+    args = parser.parse_args()
+
+    console = Console(width=max(Console().width, 110))
+    lucks = (Luck("high", args.high), Luck("low", args.low))
+    started = time.perf_counter()
+    report: dict[str, list[Score]] = {}
+    seasons: dict[str, Season] = {}
+    fitted: dict[str, dict[str, RatingSystem]] = {}
+    with Progress(console=console, transient=True) as progress:
+        for luck in lucks:
+            tuned: dict[str, RatingSystem] = {}
+            if args.no_fit:
+                tuned = {name: SYSTEMS[name] for name in TUNED}
+            else:
+                fit_season = simulate(args.players, args.games, luck, args.fit_seed)
+                for name in TUNED:
+                    task = progress.add_task(f"{luck.name} luck: fitting {name} (games)",
+                                             total=None)
+                    tuned[name] = fit(name, fit_season,
+                                      lambda n, task=task: progress.advance(task, n))
+                    progress.remove_task(task)
+            fitted[luck.name] = tuned
+            season = seasons[luck.name] = simulate(args.players, args.games, luck, args.seed)
+            systems = [tuned.get(name, system) for name, system in SYSTEMS.items()]
+            task = progress.add_task(f"{luck.name} luck: rating {len(systems)} systems",
+                                     total=len(systems) * args.games)
+            report[luck.name] = [score(s, season, lambda n, task=task: progress.advance(task, n))
+                                 for s in systems]
+
+    for luck in lucks:
+        console.print(table(luck, report[luck.name], seasons[luck.name]))
+        console.print("  tuned constants: " + "; ".join(
+            f"{name} {describe(system)}" for name, system in fitted[luck.name].items()))
+    console.print(f"{args.players} players, {args.games} games per season "
+                  f"({4 * args.games // args.players} per player); tuned constants fitted on "
+                  f"seed {args.fit_seed}, reported on seed {args.seed}; "
+                  f"{time.perf_counter() - started:.0f} s", soft_wrap=True)
+
+    by_name = {luck.name: {s.system: s for s in report[luck.name]} for luck in lucks}
+    best = max(SYSTEMS, key=lambda n: by_name["high"][n].gain + by_name["low"][n].gain)
+    high, low = by_name["high"][best], by_name["low"][best]
+    calib = max((high.calib, low.calib), key=lambda c: abs(c - 1.0))
+    print(f"ratings best={best} oracle_gain_high_luck={high.gain:.2f} "
+          f"oracle_gain_low_luck={low.gain:.2f} calibration={calib:.2f}")
+
+
+if __name__ == "__main__":
+    main()
