@@ -184,7 +184,7 @@ class App:
                     conn.strikes += 1
                     conn.error(ProtocolError("rate_limited", "too many messages; slow down"))
                     if conn.strikes > 50:
-                        await ws.close(1008, "message flood")
+                        conn.closing = True  # a flood: stop reading and close (below)
                         break
                     continue
                 try:
@@ -198,6 +198,9 @@ class App:
         except ConnectionClosed:
             pass
         finally:
+            writer.cancel()
+            if conn.closing:
+                await ws.close(1008, "message flood or slow consumer")
             self.per_ip[ip] -= 1
             METRICS.connections.dec()
             self.lobby.unsubscribe(conn)
@@ -205,7 +208,6 @@ class App:
                 table = self.lobby.tables.get(table_id)
                 if table is not None:
                     await table.call(table.do_disconnect, conn)
-            writer.cancel()
 
     async def dispatch(self, conn: Connection, msg: Any) -> None:
         rid = msg.id

@@ -322,8 +322,8 @@ class Pong(Reply):
 
 
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
-    Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent, Prompt,
-    ChatMessage, Pong,
+    Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
+    Prompt, ChatMessage, Pong,
 )
 
 

@@ -15,6 +15,7 @@ the same text is sent to every client.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import secrets
@@ -106,10 +107,8 @@ class Table:
             handle.cancel()
         if self._task:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except asyncio.CancelledError:
-                pass
 
     async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run ``fn(*args)`` in the table's task and return its result (or raise its error)."""

@@ -1,0 +1,136 @@
+"""Bad input gets a typed error (or a clean close) and never changes a table."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import AsyncExitStack
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from server.client import ServerError, TrickroomClient
+from tests.server.conftest import seat_four, url, wait_for
+from tests.server.test_seats import solo_table
+
+
+async def raw_reply(ws, text):
+    await ws.send(text)
+    return json.loads(await asyncio.wait_for(ws.recv(), 5))
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "words"),
+    [
+        ("{not json", "bad_json", "not valid JSON"),
+        ("[1, 2]", "bad_json", "JSON object"),
+        ('{"type": "teleport", "id": 4}', "unknown_type", "unknown message type 'teleport'"),
+        ('{"type": "sit", "table": "t", "seat": 9, "id": 5}', "invalid_field", "'seat'"),
+        ('{"type": "sit", "id": 6}', "invalid_field", "'table'"),
+        ('{"type": "list_tables", "room": "x", "id": 7}', "not_authorized", "log in"),
+    ],
+)
+async def test_malformed_messages_get_a_typed_error_naming_the_problem(app, text, code, words):
+    async with connect(url(app)) as ws:
+        reply = await raw_reply(ws, text)
+        assert reply["type"] == "error" and reply["code"] == code and words in reply["message"]
+        if '"id"' in text:
+            assert reply["id"] == json.loads(text)["id"]
+
+
+async def test_illegal_and_out_of_turn_actions_change_nothing(app):
+    async with TrickroomClient.connect(url(app)) as client, \
+            TrickroomClient.connect(url(app)) as stranger:
+        table_id, _ = await solo_table(client, rules={"target": 500})
+        table = app.lobby.tables[table_id]
+        table.settings = type(table.settings)(**{**table.settings.__dict__, "robot_delay": 5})
+        await wait_for(lambda: table.game.phase in ("bid", "play"))
+        cases = [
+            ({"type": "play", "card": "ZZ"}, "invalid_field"),
+            ({"type": "bid", "value": 14}, None),
+            ({"type": "dance"}, "invalid_field"),
+        ]
+        for action, code in cases:
+            before = (len(table.game.actions), repr(table.game.view(None)))
+            with pytest.raises(ServerError) as err:
+                await client.act(table_id, action)
+            if code:
+                assert err.value.code == code
+            else:
+                assert err.value.code in ("illegal_action", "not_your_turn", "wrong_phase")
+            assert (len(table.game.actions), repr(table.game.view(None))) == before
+        await stranger.request({"type": "guest"})
+        with pytest.raises(ServerError) as err:
+            await stranger.act(table_id, {"type": "bid", "value": 3})
+        assert err.value.code == "not_seated"
+        with pytest.raises(ServerError) as err:
+            await stranger.act("nosuchtable", {"type": "bid", "value": 3})
+        assert err.value.code == "not_found"
+
+
+async def test_acting_out_of_turn_is_refused_and_changes_nothing(app):
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(4)]
+        table_id, _ = await seat_four(app, "spades", {}, clients)
+        table = app.lobby.tables[table_id]
+        to_act = table.game.to_act
+        wrong = clients[(to_act + 1) % 4]
+        before = (len(table.game.actions), repr(table.game.view(None)))
+        with pytest.raises(ServerError) as err:
+            await wrong.act(table_id, {"type": "bid", "value": 3})
+        assert err.value.code == "not_your_turn" and "is to act" in str(err.value)
+        assert (len(table.game.actions), repr(table.game.view(None))) == before
+
+
+async def test_an_oversized_frame_closes_the_connection_cleanly(app):
+    async with connect(url(app), max_size=None) as ws:
+        await ws.send("x" * (app.config.settings.max_frame_bytes + 10))
+        with pytest.raises(ConnectionClosed) as err:
+            await asyncio.wait_for(ws.recv(), 5)
+        assert err.value.rcvd.code == 1009
+
+
+async def test_a_burst_beyond_the_limit_is_rate_limited_and_the_server_stays_up(app):
+    burst = app.config.settings.message_burst
+    async with connect(url(app)) as ws:
+        for _ in range(burst + 40):
+            await ws.send('{"type": "ping"}')
+        replies = [json.loads(await asyncio.wait_for(ws.recv(), 5)) for _ in range(burst + 40)]
+        kinds = [r.get("code") or r["type"] for r in replies]
+        assert kinds.count("pong") >= burst and "rate_limited" in kinds
+    async with connect(url(app)) as ws:  # the server is fine
+        assert (await raw_reply(ws, '{"type": "ping", "id": 1}'))["type"] == "pong"
+
+
+async def test_too_many_connections_from_one_address_are_refused(app):
+    limit = app.config.settings.connections_per_ip
+    sockets = [await connect(url(app)) for _ in range(limit)]
+    try:
+        await wait_for(lambda: app.per_ip["127.0.0.1"] >= limit)
+        with pytest.raises(InvalidStatus) as err:
+            await connect(url(app))
+        assert err.value.response.status_code == 429
+    finally:
+        for ws in sockets:
+            await ws.close()
+
+
+async def test_wrong_password_and_taken_names(app):
+    async with TrickroomClient.connect(url(app)) as a, TrickroomClient.connect(url(app)) as b:
+        await a.request({"type": "register", "name": "alice", "password": "s3cret-pw"})
+        with pytest.raises(ServerError) as err:
+            await b.request({"type": "register", "name": "Alice", "password": "another1"})
+        assert err.value.code == "name_taken"
+        with pytest.raises(ServerError) as err:
+            await b.request({"type": "login", "name": "alice", "password": "wrong-pw"})
+        assert err.value.code == "bad_credentials"
+        with pytest.raises(ServerError) as err:
+            await b.request({"type": "login", "name": "nobody", "password": "wrong-pw"})
+        assert err.value.code == "bad_credentials"
+        welcome = await b.request({"type": "login", "name": "alice", "password": "s3cret-pw"})
+        assert welcome["name"] == "alice" and not welcome["guest"]
+        with pytest.raises(ServerError) as err:
+            await b.request({"type": "register", "name": "bad name!", "password": "s3cret-pw"})
+        assert err.value.code == "invalid_field"
