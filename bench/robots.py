@@ -1,0 +1,461 @@
+"""Robots against robots on duplicate deals, so that the luck of the cards cancels.
+
+Every game is played from a seed, and a seed fixes every deal of the game
+whatever is played (each engine deals from its own RNG), so hand ``k`` of
+game ``seed`` is the same deal in every replay of that seed:
+
+* Spades: each game is played twice, the tested robot holding seats 0 and 2,
+  then seats 1 and 3;
+* Hearts: each game is played four times, the tested robot in seat 0, 1, 2
+  and 3 in turn against three copies of the opponent.
+
+A *deal* is one (seed, hand) pair; its value is the tested robot's mean margin
+over the replays that reached it: in Spades its side's points minus the
+other side's, in Hearts the opponents' average points minus its own (positive
+is better for the tested robot in both). The 95% interval is over deals.
+
+Pairings: heuristic vs random, search vs heuristic (both games) and, in
+Hearts, search vs OpenSpiel's ISMCTS bot (``pyspiel.ISMCTSBot``, 1000
+simulations, random roll-outs; it passes with our heuristic, since its
+resampler fails during the pass, and its play is checked against our engine
+card for card).
+
+Run: ``python bench/robots.py`` (a short run, a few minutes). Full size, as
+the issue asks: ``nice python bench/robots.py --deals 300 --jobs 2``. The
+search gets ``--budget-ms`` of wall clock per decision (default 200), or a
+fixed ``--simulations`` count for a run that repeats exactly. The last line is::
+
+    robots hearts_search_vs_heuristic=<x.xx> hearts_search_vs_ismcts=<y.yy> \
+spades_search_vs_heuristic=<z.zz> heuristic_p99_ms=<a.a> search_p99_ms=<b.b>
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from game.actions import PLAYS, Action
+from game.cards import CARD_TEXT
+from game.hearts import HeartsGame, HeartsRules
+from game.robots import HeuristicRobot, RandomRobot, SearchRobot
+from game.robots.heuristic import heuristic_action
+from game.spades import SpadesGame, SpadesRules
+from game.trickgame import TrickGame
+
+QUEEN_OF_SPADES = 49
+OPENSPIEL_DIRECTIONS = {"hold": 0, "left": 1, "across": 2, "right": 3}
+
+
+# -- OpenSpiel's ISMCTS, seated at our table -----------------------------------------------
+
+
+def to_openspiel(card: int) -> int:
+    """Our card (suit * 13 + rank) as OpenSpiel's Hearts action (rank * 4 + suit)."""
+    return (card % 13) * 4 + card // 13
+
+
+def from_openspiel(action: int) -> int:
+    return (action % 4) * 13 + action // 4
+
+
+def check_card_mapping(os_game: Any) -> None:
+    """Every card maps both ways and OpenSpiel names it as we do (raises if not)."""
+    state = os_game.new_initial_state()
+    state.apply_action(0)  # pass direction: the deal's chance actions are cards
+    for card in range(52):
+        action = to_openspiel(card)
+        assert from_openspiel(action) == card
+        assert state.action_to_string(action) == CARD_TEXT[card], (card, action)
+
+
+class IsmctsPlayer:
+    """OpenSpiel's ISMCTS bot playing one Hearts seat of our engine.
+
+    Before each decision the OpenSpiel state is rebuilt from our game (deal,
+    passes, cards played), then checked: same seat to act, same legal cards.
+    Passing and the moon choice are our heuristic's.
+    """
+
+    name = "ismcts"
+    needs_game = True
+
+    def __init__(self, seed: int, simulations: int, os_game: Any) -> None:
+        import pyspiel
+
+        self.os_game = os_game
+        evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+        self.bot = pyspiel.ISMCTSBot(seed, evaluator, 2.0, simulations, -1,
+                                     pyspiel.ISMCTSFinalPolicyType.NORMALIZED_VISIT_COUNT,
+                                     False, False)
+
+    def choose_in(self, game: HeartsGame, seat: int) -> Action:
+        if game.phase != "play":
+            return heuristic_action(game.view(seat))
+        state = self.mirror(game)
+        assert state.current_player() == seat, (state.current_player(), seat)
+        legal = {from_openspiel(a) for a in state.legal_actions()}
+        ours = {a.card for a in game.legal_actions()}  # type: ignore[union-attr]
+        assert legal == ours, (sorted(legal), sorted(ours))
+        if len(ours) == 1:
+            return PLAYS[ours.pop()]
+        return PLAYS[from_openspiel(self.bot.step(state))]
+
+    def mirror(self, game: HeartsGame) -> Any:
+        """Our hand in play as an OpenSpiel state: same deal, same passes, same cards."""
+        state = self.os_game.new_initial_state()
+        direction = game.pass_direction
+        state.apply_action(OPENSPIEL_DIRECTIONS[direction])
+        before = []
+        for seat in range(4):
+            hand = game.dealt[seat]
+            if direction != "hold":
+                for c in game.received[seat]:
+                    hand &= ~(1 << c)
+                for c in game.passes[seat] or ():
+                    hand |= 1 << c
+            before.append([c for c in range(52) if hand >> c & 1])
+        for i in range(13):
+            for seat in range(4):
+                state.apply_action(to_openspiel(before[seat][i]))
+        if direction != "hold":
+            for seat in range(4):
+                for c in game.passes[seat] or ():
+                    state.apply_action(to_openspiel(c))
+        for t in game.tricks:
+            for c in t.cards:
+                state.apply_action(to_openspiel(c))
+        for c in game.trick:
+            state.apply_action(to_openspiel(c))
+        return state
+
+
+# -- playing the games ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pairing:
+    key: str
+    game: str  # "spades" | "hearts"
+    tested: str
+    opponent: str
+
+
+PAIRINGS = (
+    Pairing("hearts_heuristic_vs_random", "hearts", "heuristic", "random"),
+    Pairing("spades_heuristic_vs_random", "spades", "heuristic", "random"),
+    Pairing("hearts_search_vs_heuristic", "hearts", "search", "heuristic"),
+    Pairing("spades_search_vs_heuristic", "spades", "search", "heuristic"),
+    Pairing("hearts_search_vs_ismcts", "hearts", "search", "ismcts"),
+)
+
+
+@dataclass
+class GameRecord:
+    """What one seed's replays gave: per-hand margins and the counts behind the rates."""
+
+    seed: int
+    margins: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    wins: float = 0.0
+    games: int = 0
+    counts: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+
+@dataclass(frozen=True)
+class Settings:
+    budget_ms: float
+    simulations: int | None
+    ismcts_simulations: int
+
+
+def make_player(level: str, seed: int, settings: Settings, os_game: Any) -> Any:
+    if level == "random":
+        return RandomRobot(seed)
+    if level == "heuristic":
+        return HeuristicRobot(seed)
+    if level == "search":
+        if settings.simulations is not None:
+            return SearchRobot(seed, simulations=settings.simulations)
+        return SearchRobot(seed, simulations=10**9, budget_ms=settings.budget_ms,
+                           clock=time.perf_counter)
+    if level == "ismcts":
+        return IsmctsPlayer(seed, settings.ismcts_simulations, os_game)
+    raise ValueError(level)
+
+
+def play_seed(pairing: Pairing, seed: int, settings: Settings) -> GameRecord:
+    """Every replay of game ``seed`` for ``pairing``: 2 in Spades, 4 in Hearts."""
+    os_game = None
+    if "ismcts" in (pairing.tested, pairing.opponent):
+        import pyspiel
+
+        os_game = pyspiel.load_game("hearts", {"qs_breaks_hearts": False})
+        check_card_mapping(os_game)
+    record = GameRecord(seed)
+    rotations = (0, 1) if pairing.game == "spades" else (0, 1, 2, 3)
+    for rot in rotations:
+        if pairing.game == "spades":
+            tested = {rot, rot + 2}
+            game: TrickGame = SpadesGame(SpadesRules(), seed=seed)
+        else:
+            tested = {rot}
+            game = HeartsGame(HeartsRules(), seed=seed)
+        players = [make_player(pairing.tested if s in tested else pairing.opponent,
+                               seed * 16 + rot * 4 + s, settings, os_game) for s in range(4)]
+        _play_game(game, players, tested, record)
+    return record
+
+
+def _play_game(game: TrickGame, players: list[Any], tested: set[int],
+               record: GameRecord) -> None:
+    clock = time.perf_counter
+    while True:
+        while game.phase in ("bid", "pass", "play", "moon"):
+            seat = game.awaiting[0]
+            player = players[seat]
+            start = clock()
+            if getattr(player, "needs_game", False):
+                action = player.choose_in(game, seat)
+                choices = 2
+            else:
+                view = game.view(seat)
+                choices = len(view.legal)
+                action = player.choose(view)
+            elapsed = clock() - start
+            if choices > 1:
+                record.times[player.name].append(elapsed)
+            game.apply(action, seat)
+        _score_hand(game, tested, record)
+        if game.phase == "game_over":
+            break
+        game.next_hand()
+    record.games += 1
+    winners = game.winners
+    record.wins += sum(1 for s in winners if s in tested) / len(winners)
+
+
+def _score_hand(game: TrickGame, tested: set[int], record: GameRecord) -> None:
+    result = game.hand_results[-1]
+    counts = record.counts
+    if isinstance(game, SpadesGame):
+        side = min(tested) % 2
+        ours, theirs = result.sides[side], result.sides[1 - side]
+        record.margins[result.hand_no].append(float(ours.points - theirs.points))
+        counts["hands"] += 1
+        for sc, who in ((ours, "t"), (theirs, "o")):
+            if sc.made is not None:
+                counts[f"{who}_contracts"] += 1
+                counts[f"{who}_set"] += not sc.made
+            counts[f"{who}_bags"] += sc.bags
+        for seat in range(4):
+            if result.bids[seat] == 0:
+                who = "t" if seat in tested else "o"
+                counts[f"{who}_nils"] += 1
+                counts[f"{who}_nils_made"] += result.tricks_won[seat] == 0
+        return
+    seat = min(tested)
+    points = result.points
+    others = [points[s] for s in range(4) if s != seat]
+    record.margins[result.hand_no].append(sum(others) / 3 - points[seat])
+    counts["hands"] += 1
+    if result.moon is not None:
+        counts["t_moon" if result.moon == seat else "o_moon"] += 1
+    for t in game.tricks:
+        if QUEEN_OF_SPADES in t.cards:
+            counts["t_queen"] += t.seat == seat
+
+
+# -- summing up ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    pairing: Pairing
+    deals: int = 0
+    games: int = 0
+    mean: float = math.nan
+    half_width: float = math.nan
+    win_rate: float = math.nan
+    counts: dict[str, float] = field(default_factory=dict)
+    times: dict[str, list[float]] = field(default_factory=dict)
+
+
+def summarise(pairing: Pairing, records: list[GameRecord]) -> Summary:
+    units = [statistics.fmean(m) for r in records for m in r.margins.values()]
+    counts: dict[str, float] = defaultdict(float)
+    times: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        for k, v in r.counts.items():
+            counts[k] += v
+        for k, ts in r.times.items():
+            times[k].extend(ts)
+    games = sum(r.games for r in records)
+    s = Summary(pairing, len(units), games, counts=counts, times=times)
+    if units:
+        s.mean = statistics.fmean(units)
+        s.half_width = 1.96 * statistics.stdev(units) / math.sqrt(len(units)) if len(
+            units) > 1 else math.inf
+    if games:
+        s.win_rate = sum(r.wins for r in records) / games
+    return s
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def rate(counts: dict[str, float], num: str, den: str) -> str:
+    d = counts.get(den, 0.0)
+    return f"{100 * counts.get(num, 0.0) / d:.1f}%" if d else "-"
+
+
+def print_tables(console: Console, summaries: list[Summary]) -> None:
+    table = Table(title="robots on duplicate deals (margin: tested robot's points per hand "
+                        "over the opponents', positive is better)")
+    for col in ("pairing", "deals", "games", "margin / hand", "95% CI", "game wins"):
+        table.add_column(col, justify="right")
+    for s in summaries:
+        lo, hi = s.mean - s.half_width, s.mean + s.half_width
+        table.add_row(s.pairing.key, str(s.deals), str(s.games), f"{s.mean:+.2f}",
+                      f"[{lo:+.2f}, {hi:+.2f}]", f"{100 * s.win_rate:.1f}%")
+    console.print(table)
+    spades = [s for s in summaries if s.pairing.game == "spades"]
+    if spades:
+        t = Table(title="Spades: tested side / opponents")
+        for col in ("pairing", "set rate", "nil bids / hand", "nil made", "bags / hand"):
+            t.add_column(col, justify="right")
+        for s in spades:
+            c = s.counts
+            hands = c.get("hands", 0) or 1
+            t.add_row(
+                s.pairing.key,
+                f"{rate(c, 't_set', 't_contracts')} / {rate(c, 'o_set', 'o_contracts')}",
+                f"{c.get('t_nils', 0) / hands:.3f} / {c.get('o_nils', 0) / hands:.3f}",
+                f"{rate(c, 't_nils_made', 't_nils')} / {rate(c, 'o_nils_made', 'o_nils')}",
+                f"{c.get('t_bags', 0) / hands:.2f} / {c.get('o_bags', 0) / hands:.2f}")
+        console.print(t)
+        console.print("  nil set = 100% - nil made; a side's nil set is the other side's "
+                      "nil-setting rate.")
+    hearts = [s for s in summaries if s.pairing.game == "hearts"]
+    if hearts:
+        t = Table(title="Hearts: tested robot (one seat of four)")
+        for col in ("pairing", "moons shot", "moons against", "took Q♠ (fair share 25%)"):
+            t.add_column(col, justify="right")
+        for s in hearts:
+            c = s.counts
+            t.add_row(s.pairing.key, rate(c, "t_moon", "hands"), rate(c, "o_moon", "hands"),
+                      rate(c, "t_queen", "hands"))
+        console.print(t)
+    t = Table(title="decision time (decisions with a choice), ms")
+    for col in ("pairing", "robot", "decisions", "p50", "p99", "max"):
+        t.add_column(col, justify="right")
+    for s in summaries:
+        for name, ts in sorted(s.times.items()):
+            t.add_row(s.pairing.key, name, str(len(ts)), f"{1000 * percentile(ts, 0.5):.2f}",
+                      f"{1000 * percentile(ts, 0.99):.2f}", f"{1000 * max(ts):.2f}")
+    console.print(t)
+
+
+# -- main --------------------------------------------------------------------------------------
+
+
+def run(pairings: list[Pairing], deals: dict[str, int], settings: Settings, jobs: int,
+        first_seed: int, console: Console) -> list[Summary]:
+    summaries = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("deals"), TimeElapsedColumn())
+    with Progress(*columns, console=console) as progress, ProcessPoolExecutor(jobs) as pool:
+        for pairing in pairings:
+            target = deals[pairing.key]
+            task = progress.add_task(pairing.key, total=target)
+            records: list[GameRecord] = []
+            have = 0
+            seed = first_seed
+            pending: list[Any] = []
+            while have < target or pending:
+                while have + len(pending) * _deals_guess(pairing) < target and len(
+                        pending) < jobs:
+                    pending.append(pool.submit(play_seed, pairing, seed, settings))
+                    seed += 1
+                done = pending.pop(0).result()
+                records.append(done)
+                have += len(done.margins)
+                progress.update(task, completed=min(have, target))
+            summaries.append(summarise(pairing, records))
+    return summaries
+
+
+def _deals_guess(pairing: Pairing) -> int:
+    """Roughly how many deals one seed gives, to keep the workers busy without overshooting."""
+    return 6 if pairing.game == "hearts" else 10
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=24,
+                        help="deals (Spades: deal pairs) per search pairing")
+    parser.add_argument("--baseline-deals", type=int, default=300,
+                        help="deals per heuristic-vs-random pairing")
+    parser.add_argument("--budget-ms", type=float, default=200.0,
+                        help="wall clock per search decision")
+    parser.add_argument("--simulations", type=int, default=None,
+                        help="fixed play-outs per search decision instead of a time budget")
+    parser.add_argument("--ismcts-simulations", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--seed", type=int, default=1, help="first game seed")
+    parser.add_argument("--pairings", default=",".join(p.key for p in PAIRINGS),
+                        help="comma-separated pairing keys to run")
+    args = parser.parse_args(argv)
+    console = Console()
+    wanted = set(args.pairings.split(","))
+    unknown = wanted - {p.key for p in PAIRINGS}
+    if unknown:
+        raise SystemExit(f"unknown pairings: {sorted(unknown)}")
+    pairings = [p for p in PAIRINGS if p.key in wanted]
+    if any(p.opponent == "ismcts" for p in pairings):
+        try:
+            import pyspiel  # noqa: F401
+        except ImportError:
+            raise SystemExit("OpenSpiel is missing: pip install -e '.[bench]'") from None
+    deals = {p.key: args.baseline_deals if p.opponent == "random" else args.deals
+             for p in pairings}
+    settings = Settings(args.budget_ms, args.simulations, args.ismcts_simulations)
+    budget = (f"{args.simulations} play-outs" if args.simulations is not None
+              else f"{args.budget_ms:.0f} ms")
+    console.print(f"search budget: {budget} per decision; ISMCTS: "
+                  f"{args.ismcts_simulations} simulations; jobs: {args.jobs}")
+    started = time.perf_counter()
+    summaries = run(pairings, deals, settings, args.jobs, args.seed, console)
+    print_tables(console, summaries)
+    console.print(f"took {time.perf_counter() - started:.0f} s")
+    by_key = {s.pairing.key: s for s in summaries}
+
+    def margin(key: str) -> str:
+        s = by_key.get(key)
+        return f"{s.mean:.2f}" if s else "nan"
+
+    def p99(name: str) -> str:
+        ts = [t for s in summaries for t in s.times.get(name, [])]
+        return f"{1000 * percentile(ts, 0.99):.1f}"
+
+    print(f"robots hearts_search_vs_heuristic={margin('hearts_search_vs_heuristic')} "
+          f"hearts_search_vs_ismcts={margin('hearts_search_vs_ismcts')} "
+          f"spades_search_vs_heuristic={margin('spades_search_vs_heuristic')} "
+          f"heuristic_p99_ms={p99('heuristic')} search_p99_ms={p99('search')}")
+
+
+if __name__ == "__main__":
+    main()
