@@ -101,11 +101,11 @@ def simulate(players: int, games: int, luck: Luck, seed: int) -> Season:
     skills = tuple(rng.gauss(0.0, 1.0) for _ in range(players))
     played = []
     for _ in range(games):
-        seats = tuple(rng.sample(range(players), 4))
-        gap = (skills[seats[0]] + skills[seats[2]] - skills[seats[1]] - skills[seats[3]]) / 2
+        north, east, south, west = rng.sample(range(players), 4)
+        gap = (skills[north] + skills[south] - skills[east] - skills[west]) / 2
         p = 1.0 / (1.0 + math.exp(-gap / luck.scale))
-        played.append((seats, p, rng.random() < p))
-    return Season(skills, tuple(played))  # type: ignore[arg-type]
+        played.append(((north, east, south, west), p, rng.random() < p))
+    return Season(skills, tuple(played))
 
 
 @dataclass(frozen=True)
@@ -122,14 +122,23 @@ class Score:
     drift: float
 
 
+@dataclass(frozen=True)
+class Run:
+    """What one system did on one season: its predictions and its ratings' course."""
+
+    predictions: list[float]
+    rho: tuple[float, ...]  # at each of CHECKPOINTS
+    drift: float  # mean rating change per 1000 games
+
+
 def play(system: RatingSystem, season: Season, tick: Callable[[int], None] | None = None
-         ) -> tuple[list[float], list[float]]:
-    """Predict then rate every game in order; the predictions and the rho checkpoints."""
+         ) -> Run:
+    """Predict, then rate, every game in order."""
     names = [f"p{i}" for i in range(len(season.skills))]
     ratings: dict[str, Rating] = dict.fromkeys(names, system.start_rating)
     predictions: list[float] = []
     rho: list[float] = []
-    marks = [m * len(names) / 4 for m in CHECKPOINTS]
+    marks = [m * len(names) / 4 for m in CHECKPOINTS]  # games at which players average m
     for n, (seats, _, won) in enumerate(season.games, start=1):
         players = [names[s] for s in seats]
         predictions.append(system.win_probability("spades", players, ratings)[0])
@@ -142,32 +151,29 @@ def play(system: RatingSystem, season: Season, tick: Callable[[int], None] | Non
         if tick is not None and n % 500 == 0:
             tick(500)
     rho += [math.nan] * (len(CHECKPOINTS) - len(rho))
-    mean_start = system.start_rating.value
     mean_end = sum(r.value for r in ratings.values()) / len(names)
-    drift = (mean_end - mean_start) / len(season.games) * 1000
-    return predictions, [*rho, drift]
+    drift = (mean_end - system.start_rating.value) / len(season.games) * 1000
+    return Run(predictions, tuple(rho), drift)
 
 
 def score(system: RatingSystem, season: Season, tick: Callable[[int], None] | None = None
           ) -> Score:
-    predictions, extra = play(system, season, tick)
+    run = play(system, season, tick)
     truth = [p for _, p, _ in season.games]
     results = [1.0 if won else 0.0 for _, _, won in season.games]
     coin = math.log(2)
-    oracle_exp = cross_entropy(truth, truth)
-    oracle_obs = cross_entropy(results, truth)
-    exp = cross_entropy(truth, predictions)
-    obs = cross_entropy(results, predictions)
-    brier = sum((p - y) ** 2 for p, y in zip(predictions, results, strict=True)) / len(results)
+    expected = cross_entropy(truth, run.predictions)
+    observed = cross_entropy(results, run.predictions)
+    brier = sum((p - y) ** 2 for p, y in zip(run.predictions, results, strict=True))
     return Score(
         system=system.name,
-        logloss=obs,
-        brier=brier,
-        gain=(coin - exp) / (coin - oracle_exp),
-        gain_obs=(coin - obs) / (coin - oracle_obs),
-        calib=calibration_slope(predictions, truth),
-        rho=tuple(extra[:-1]),
-        drift=extra[-1],
+        logloss=observed,
+        brier=brier / len(results),
+        gain=(coin - expected) / (coin - cross_entropy(truth, truth)),
+        gain_obs=(coin - observed) / (coin - cross_entropy(results, truth)),
+        calib=calibration_slope(run.predictions, truth),
+        rho=run.rho,
+        drift=run.drift,
     )
 
 
@@ -249,8 +255,7 @@ def fitter(season: Season, tick: Callable[[int], None]) -> Fit:
 
     def loss(system: RatingSystem) -> float:
         if system not in seen:
-            predictions, _ = play(system, season)
-            seen[system] = cross_entropy(results, predictions)
+            seen[system] = cross_entropy(results, play(system, season).predictions)
             tick(len(season.games))
         return seen[system]
 
@@ -268,7 +273,7 @@ def walk(best: RatingSystem, field: str, grid: Sequence[object], loss: Fit) -> R
         i = values.index(getattr(best, field))
         for direction in (-1, 1):
             while 0 <= i + direction * stride < len(values):
-                candidate = replace(best, **{field: values[i + direction * stride]})  # type: ignore[type-var]
+                candidate = replace(best, **{field: values[i + direction * stride]})
                 if loss(candidate) >= loss(best):
                     break
                 best, i = candidate, i + direction * stride
@@ -278,7 +283,7 @@ def walk(best: RatingSystem, field: str, grid: Sequence[object], loss: Fit) -> R
 def choose(best: RatingSystem, field: str, options: Sequence[object], loss: Fit
            ) -> RatingSystem:
     """The best of a few unordered options (a model name)."""
-    candidates = [replace(best, **{field: o}) for o in options]  # type: ignore[type-var]
+    candidates = [replace(best, **{field: o}) for o in options]
     return min(candidates, key=loss)
 
 

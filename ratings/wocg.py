@@ -10,11 +10,13 @@ two opponents once, with the same expectation each time::
 so the seed's A (1512, partner 1484) beating B and D (1562, 1417) expects
 1.02 and gains 25 × (2 − 1.02): 1536.
 
-Quits. A quitter is rated at once (:meth:`Wocg.rate_quit`) as losing to both
-opponents, and is not rated again at the end. When the game finishes, the
-players still seated are rated with the quitter counted as beaten, and the
-quitter's partner on the real result against the opponents; expectations use
-everyone's ratings from the start of the game. In the seed's example all four
+Quits. Either kind of departure is a quit here: WoCG treats a player not
+back within the reconnect window as having quit. A quitter is rated at once
+(:meth:`Wocg.rate_quit`) as losing to both opponents, and is not rated again
+at the end. When the game finishes, the players still seated are rated with
+the quitter counted as beaten, and the quitter's partner on the real result
+against the opponents; expectations use everyone's ratings from the start of
+the game. In the seed's example all four
 are at 1500: Peter quits (1475); John, his partner, goes on to win, so Mary and
 Sue beat Peter and lose to John, S = E = 1, and stay at 1500.
 
