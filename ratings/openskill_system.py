@@ -67,6 +67,7 @@ class WengLin:
         return _MODELS[self.model](mu=self.mu, sigma=self.sigma, beta=self.beta, tau=self.tau)
 
     def _skill(self, rating: Rating) -> Any:
+        """openskill's rating for ours; a rating without an uncertainty gets the prior's."""
         return self._model.rating(mu=rating.value, sigma=rating.sigma or self.sigma)
 
     # Rating a game
