@@ -383,10 +383,11 @@ def main() -> None:
         console.print(table(luck, report[luck.name], seasons[luck.name]))
         console.print("  tuned constants: " + "; ".join(
             f"{name} {describe(system)}" for name, system in fitted[luck.name].items()))
+    how = ("tuned constants are the registry's presets" if args.no_fit else
+           f"tuned constants fitted on seed {args.fit_seed}")
     console.print(f"{args.players} players, {args.games} games per season "
-                  f"({4 * args.games // args.players} per player); tuned constants fitted on "
-                  f"seed {args.fit_seed}, reported on seed {args.seed}; "
-                  f"{time.perf_counter() - started:.0f} s", soft_wrap=True)
+                  f"({4 * args.games // args.players} per player); {how}, reported on seed "
+                  f"{args.seed}; {time.perf_counter() - started:.0f} s", soft_wrap=True)
 
     by_name = {luck.name: {s.system: s for s in report[luck.name]} for luck in lucks}
     best = max(SYSTEMS, key=lambda n: by_name["high"][n].gain + by_name["low"][n].gain)
