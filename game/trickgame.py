@@ -140,7 +140,8 @@ class TrickView:
             "tricks_won": list(self.tricks_won),
             "scores": list(self.scores),
             "hand_results": [r.to_wire() for r in self.hand_results],
-            "legal": [a.to_wire() for a in self.legal],
+            # A pass has hundreds of legal choices: the rules' pass_count says how many to pick.
+            "legal": [] if self.phase == "pass" else [a.to_wire() for a in self.legal],
             **self._extra_wire(),
         }
 

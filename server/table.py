@@ -426,9 +426,15 @@ class Table:
             return
         if self.seq != seq and not self.seats[index].robot_plays:
             return  # a stale turn timer: the human has acted since
-        robot = self.seats[index].robot
-        assert robot is not None
-        action = robot.choose(game.view(index))
+        seat = self.seats[index]
+        assert seat.robot is not None
+        view = game.view(index)
+        if seat.robot_level == "search":
+            # Search thinks for ~200 ms: off the event loop, so other tables keep moving.
+            # The table's task waits for it, so its game cannot change meanwhile.
+            action = await asyncio.to_thread(seat.robot.choose, view)
+        else:
+            action = seat.robot.choose(view)
         if isinstance(action, Pass) and action not in game.legal_actions(index):
             return
         await self._apply(index, action)

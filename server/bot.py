@@ -1,0 +1,129 @@
+"""``trickroom bot``: a robot that plays through the socket like any outside program.
+
+It uses only the documented protocol (docs/protocol.md) through the SDK in
+``server/client.py``. Each prompt carries the seat's view; :func:`view_from_wire`
+turns it back into the engine's view type so the same robots that run inside
+the server can choose the action.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+from typing import Any
+
+from rich.console import Console
+
+from game.actions import action_from_wire
+from game.cards import parse_card, parse_cards
+from game.events import TrickWon
+from game.hearts import HeartsRules, HeartsView, PassOptions
+from game.robots import make_robot
+from game.spades import SpadesRules, SpadesView
+from game.trickgame import TrickView
+from server.client import ServerError, TrickroomClient
+
+
+def view_from_wire(data: dict[str, Any]) -> TrickView:
+    """Rebuild a seat's view from its JSON form (a prompt's ``view``)."""
+    hand = parse_cards(data["hand"])
+    rules_data = {k: tuple(v) if isinstance(v, list) else v for k, v in data["rules"].items()}
+    if data["phase"] == "pass" and data["seat"] in data["awaiting"]:
+        legal: tuple[Any, ...] = tuple(PassOptions(hand, rules_data["pass_count"]))
+    else:
+        legal = tuple(action_from_wire(a) for a in data.get("legal", []))
+    common: dict[str, Any] = {
+        "game": data["game"],
+        "seat": data["seat"],
+        "phase": data["phase"],
+        "hand_no": data["hand_no"],
+        "dealer": data["dealer"],
+        "to_act": data["to_act"],
+        "awaiting": tuple(data["awaiting"]),
+        "hand": hand,
+        "hand_sizes": tuple(data["hand_sizes"]),
+        "leader": data["leader"],
+        "trick": tuple((t["seat"], parse_card(t["card"])) for t in data["trick"]),
+        "tricks": tuple(TrickWon(t["seat"], t["trick"], tuple(parse_card(c) for c in t["cards"]),
+                                 t["leader"], t["points"]) for t in data["tricks"]),
+        "tricks_won": tuple(data["tricks_won"]),
+        "scores": tuple(data["scores"]),
+        "hand_results": tuple(data["hand_results"]),
+        "legal": legal,
+    }
+    if data["game"] == "spades":
+        return SpadesView(**common, rules=SpadesRules(**rules_data), bids=tuple(data["bids"]),
+                          blind=tuple(data["blind"]), bags=tuple(data["bags"]),
+                          spades_broken=data["spades_broken"], sees_hand=data["sees_hand"])
+    return HeartsView(**common, rules=HeartsRules(**rules_data),
+                      pass_direction=data["pass_direction"],
+                      passed=tuple(parse_card(c) for c in data["passed"]),
+                      received=tuple(parse_card(c) for c in data["received"]),
+                      pass_chosen=tuple(data["pass_chosen"]),
+                      points_taken=tuple(data["points_taken"]),
+                      hearts_broken=data["hearts_broken"])
+
+
+async def find_or_create_table(client: TrickroomClient, room: str) -> str:
+    """A waiting table of the room with a free seat, or a new one."""
+    listing = await client.request({"type": "list_tables", "room": room})
+    for table in listing["tables"]:
+        if table["state"] == "waiting" and any(s["kind"] == "empty" for s in table["seats"]):
+            return str(table["id"])
+    created = await client.request({"type": "create_table", "room": room})
+    return str(created["table"]["id"])
+
+
+async def play_games(client: TrickroomClient, table: str, robot_level: str, games: int,
+                     seed: int, console: Console | None = None) -> list[dict[str, Any]]:
+    """Answer every prompt with the robot's choice until ``games`` games are over."""
+    robot = make_robot(robot_level, seed)
+    results: list[dict[str, Any]] = []
+    async for message in client.messages():
+        kind = message.get("type")
+        if kind == "prompt" and message["table"] == table:
+            view = view_from_wire(message["view"])
+            action = await asyncio.to_thread(robot.choose, view)
+            try:
+                await client.act(table, action.to_wire())
+            except ServerError as exc:
+                if exc.code not in ("not_your_turn", "wrong_phase"):
+                    raise  # a stale prompt (a timer played for us) is fine; anything else is not
+        elif kind == "event" and message["event"]["type"] == "game_over":
+            results.append(message["event"])
+            if console:
+                console.print(f"game {len(results)} over: scores {message['event']['scores']}, "
+                              f"winners {message['event']['winners']}")
+            if len(results) >= games:
+                break
+            await client.request({"type": "play_again", "table": table})
+    return results
+
+
+async def run_bot(args: argparse.Namespace) -> None:
+    console = Console()
+    room = args.room or args.game
+    async with TrickroomClient.connect(args.url) as client:
+        if args.name and args.password:
+            try:
+                welcome = await client.request({"type": "login", "name": args.name,
+                                                "password": args.password})
+            except ServerError as exc:
+                if exc.code != "bad_credentials":
+                    raise
+                welcome = await client.request({"type": "register", "name": args.name,
+                                                "password": args.password})
+        else:
+            welcome = await client.request({"type": "guest", "name": args.name})
+        table = await find_or_create_table(client, room)
+        seated = await client.request({"type": "sit", "table": table})
+        console.print(f"[bold]{welcome['name']}[/bold] sits at table {table} seat "
+                      f"{seated['seat']} in room {room} ({args.robot} robot)")
+        if args.fill:
+            await client.request({"type": "fill_robots", "table": table, "level": "heuristic"})
+        with console.status("playing"):
+            results = await play_games(client, table, args.robot, args.games,
+                                       random.randrange(2**32), console)
+        won = sum(1 for r in results if seated["seat"] in r["winners"])
+        console.print(f"[bold]summary[/bold]: {len(results)} game(s), {won} won")
