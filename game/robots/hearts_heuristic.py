@@ -103,23 +103,25 @@ def sure_winners(hand: int, outstanding: int) -> int:
 
 def moon_state(pos: Position, seat: int) -> tuple[bool, int]:
     """(whether ``seat`` should run for the moon, the seat to stop or -1)."""
-    counts = [(pos.taken[s] & POINT_CARDS).bit_count() for s in range(4)]
-    total = counts[0] + counts[1] + counts[2] + counts[3]
-    owners = [s for s in range(4) if counts[s]]
+    taken = pos.taken
+    owner = -1
+    for s in range(4):
+        if taken[s] & POINT_CARDS:
+            if owner >= 0:
+                return False, -1  # points are shared: no moon for anyone
+            owner = s
     hand = pos.hands[seat]
-    if not owners or owners == [seat]:
-        if hand and counts[seat] + (hand & POINT_CARDS).bit_count() >= 8:
+    if owner < 0 or owner == seat:
+        mine = (taken[seat] & POINT_CARDS).bit_count() + (hand & POINT_CARDS).bit_count()
+        if hand and mine >= 8:
             out = pos.outstanding(seat)
-            won = sure_winners(hand, out)
-            if won >= hand.bit_count() - 1 and (
+            if sure_winners(hand, out) >= hand.bit_count() - 1 and (
                     hand & HEARTS_MASK or not out & HEARTS_MASK):
                 return True, -1
         return False, -1
-    if len(owners) == 1:
-        threat = owners[0]
-        qs = bool(pos.taken[threat] & QS_BIT)
-        if total >= 8 or (qs and total >= 4):
-            return False, threat
+    total = (taken[owner] & POINT_CARDS).bit_count()
+    if total >= 8 or (taken[owner] & QS_BIT and total >= 4):
+        return False, owner
     return False, -1
 
 

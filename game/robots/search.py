@@ -4,10 +4,13 @@ For a card to play, it samples the other seats' hands consistently with the
 view (:mod:`game.robots.sampling`), and in each sampled deal plays every
 candidate card and then the rest of the hand with the heuristic for all four
 seats, scoring the result for its own side: in Spades its side's points for
-the hand minus the opponents' (bags and nil included), in Hearts the other
-seats' average points minus its own (the moon included). The candidate with
-the best total over the same deals wins; comparing candidates on the same
-deals cancels most of the luck of the sample.
+the hand minus the opponents' (nil included, a bag at its long-run cost), in
+Hearts the other seats' average points minus its own (the moon included). The
+candidate with the best total over the same deals wins; comparing candidates
+on the same deals cancels most of the luck of the sample. Every few deals a
+candidate clearly beaten on the deals so far is dropped, so the close calls
+get the rest of the budget. In Spades a deal counts in proportion to how well
+it fits the bids: a sampled hand far from what its seat bid weighs little.
 
 Candidates are the legal cards with equivalent ones merged (cards of one suit
 with no card still out between them take the same tricks); a single candidate
@@ -24,6 +27,7 @@ heuristic's card. ``game/`` itself never reads a clock.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 
@@ -35,8 +39,11 @@ from game.robots.sampling import DealSampler, known_cards
 from game.spades import score_hand
 from game.trickgame import TrickView
 
-DEFAULT_SIMULATIONS = 600
+DEFAULT_SIMULATIONS = 800
 """Play-outs per decision when no clock is given (about 200 ms early in a hand)."""
+
+PRUNE_EVERY = 10
+"""Deals between two looks at which candidates are clearly beaten."""
 
 
 def candidates(pos: Position, seat: int, legal: int) -> list[int]:
@@ -68,16 +75,58 @@ def play_out(pos: Position) -> None:
 
 
 def hand_value(pos: Position, seat: int) -> float:
-    """What the finished hand in ``pos`` is worth to ``seat``: its margin over the others."""
+    """What the finished hand in ``pos`` is worth to ``seat``: its margin over the others.
+
+    In Spades a bag is valued at what it costs in the long run (``bag_penalty``
+    every ``bag_limit`` bags, less the point it scores) rather than at the one
+    point it scores now.
+    """
     if pos.hearts:
         scores = pos.hearts_scores()
         own = scores[seat]
         return (scores[0] + scores[1] + scores[2] + scores[3] - own) / 3.0 - own
+    rules = pos.rules
     bids = [b if b >= 0 else 0 for b in pos.bids]
-    result = score_hand(pos.rules, 0, 0, bids, pos.blind, pos.tricks_won,
-                        pos.scores, pos.bags)
-    side = seat & 1
-    return float(result.sides[side].points - result.sides[1 - side].points)
+    result = score_hand(rules, 0, 0, bids, pos.blind, pos.tricks_won, pos.scores, pos.bags)
+    bag = 1.0 - rules.bag_penalty / rules.bag_limit if rules.bag_limit else 1.0
+    ours, theirs = result.sides[seat & 1], result.sides[1 - (seat & 1)]
+    return (ours.contract_points + ours.nil_points + bag * ours.bags
+            - theirs.contract_points - theirs.nil_points - bag * theirs.bags)
+
+
+def bid_weight(view: TrickView, seat: int) -> Callable[[list[int]], float] | None:
+    """Spades: how well a sampled deal fits the other seats' bids (None in Hearts).
+
+    Each seat's hand as dealt (its cards now and those it has played) is
+    valued as the heuristic would bid it; a bid far from that makes the deal
+    less likely, a nil from a hand with winners much less.
+    """
+    if view.game != "spades":
+        return None
+    bids = getattr(view, "bids", ())
+    blind = getattr(view, "blind", ())
+    played = [0, 0, 0, 0]
+    for t in view.tricks:
+        for k, c in enumerate(t.cards):
+            played[(t.leader + k) & 3] |= 1 << c
+    for s, c in view.trick:
+        played[s] |= 1 << c
+    seats = [s for s in range(4) if s != seat and bids[s] is not None and not blind[s]]
+
+    def weight(hands: list[int]) -> float:
+        w = 1.0
+        for s in seats:
+            dealt = hands[s] | played[s]
+            bid = bids[s]
+            if bid == 0:
+                if not spades_heuristic.nil_worthy(dealt):
+                    w *= 0.3 if spades_heuristic.sure_tricks(dealt) <= 2.5 else 0.08
+            else:
+                gap = bid - spades_heuristic.sure_tricks(dealt)
+                w *= math.exp(-gap * gap / 4.5)
+        return w
+
+    return weight
 
 
 class SearchRobot:
@@ -125,30 +174,64 @@ class SearchRobot:
                 cands.insert(0, cands.pop(i))
                 break
         sampler = DealSampler(pos, seat, view.hand_sizes, known_cards(view, pos))
+        weigh = bid_weight(view, seat)
         n = len(cands)
         totals = [0.0] * n
-        worlds = 0
-        budget = self.simulations
+        values: list[list[float]] = [[] for _ in range(n)]
+        weights: list[float] = []
+        active = list(range(n))
+        playouts = 0
         rng = self.rng
-        while (worlds + 1) * n <= budget:
+        while playouts + len(active) <= self.simulations:
             if clock is not None and clock() >= deadline:
                 break
             hands = sampler.sample(rng)
-            for i, c in enumerate(cands):
+            w = weigh(hands) if weigh is not None else 1.0
+            weights.append(w)
+            for i in active:
                 p = pos.copy()
                 p.hands = list(hands)
-                p.play(c)
+                p.play(cands[i])
                 play_out(p)
-                totals[i] += hand_value(p, seat)
-            worlds += 1
-        self.last_playouts = worlds * n
-        if not worlds:
+                v = hand_value(p, seat)
+                values[i].append(v)
+                totals[i] += w * v
+            playouts += len(active)
+            if len(active) > 2 and len(weights) % PRUNE_EVERY == 0:
+                active = _prune(active, totals, values, weights)
+        self.last_playouts = playouts
+        if not weights:
             return preferred
-        best = 0
-        for i in range(1, n):
+        best = active[0]
+        for i in active[1:]:
             if totals[i] > totals[best] + 1e-9:
                 best = i
         return cands[best]
+
+
+def _prune(active: list[int], totals: list[float], values: list[list[float]],
+           weights: list[float]) -> list[int]:
+    """Drop the candidates clearly worse than the best on the same deals.
+
+    A candidate goes when its mean loss to the leader over the deals so far
+    exceeds three standard errors; the budget it frees buys more deals for
+    the close calls.
+    """
+    best = max(active, key=lambda i: totals[i])
+    mean_w = sum(weights) / len(weights) or 1.0
+    top = values[best]
+    kept = []
+    k = len(weights)
+    for i in active:
+        if i == best:
+            kept.append(i)
+            continue
+        diffs = [w * (a - b) / mean_w for w, a, b in zip(weights, top, values[i], strict=True)]
+        mean = sum(diffs) / k
+        var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+        if mean <= 3.0 * math.sqrt(var / k) + 0.05:
+            kept.append(i)
+    return kept
 
 
 def _same_group(cands: list[int], i: int, card: int) -> bool:

@@ -110,7 +110,7 @@ def choose_bid(view: SpadesView) -> Action:
     if BIDS[0] in legal and partner != 0 and nil_worthy(hand):
         return BIDS[0]
     estimate = sure_tricks(hand)
-    value = int(estimate + 0.35)
+    value = int(estimate - 0.2 * max(0.0, estimate - 4.0) - 0.2)
     values = [b.value for b in legal if isinstance(b, Bid) and not b.blind and b.value > 0]
     if not values:
         return legal[0]
@@ -150,16 +150,23 @@ def _side_need(pos: Position, side: int) -> int:
 
 
 def _wants_tricks(pos: Position, seat: int) -> bool:
-    if _side_need(pos, seat & 1) > 0:
-        return True
-    remaining = 13 - pos.tricks_done
-    their_need = _side_need(pos, (seat + 1) & 1)
-    if their_need > 0 and remaining - their_need <= 1:
+    """Whether the seat plays to win this trick (no nil in play).
+
+    Until the contract is made, yes. After it, each overtrick is a bag: with
+    no bag limit a bag is a free point, so yes; otherwise duck, except to set
+    an opposing contract within reach while the side's bags are not near the
+    limit.
+    """
+    need = _side_need(pos, seat & 1)
+    if need > 0:
         return True
     limit = pos.rules.bag_limit
     if limit is None:
-        return their_need > 0
-    return False
+        return True
+    remaining = 13 - pos.tricks_done
+    their_need = _side_need(pos, (seat + 1) & 1)
+    near_limit = pos.bags[seat & 1] - need >= limit - 3
+    return their_need > 0 and remaining - their_need <= 1 and not near_limit
 
 
 def _beats(card: int, win: int) -> bool:
