@@ -405,7 +405,7 @@ def _deals_guess(pairing: Pairing) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=16,
+    parser.add_argument("--deals", type=int, default=12,
                         help="deals (Spades: deal pairs) per search pairing")
     parser.add_argument("--baseline-deals", type=int, default=300,
                         help="deals per heuristic-vs-random pairing")
