@@ -196,7 +196,13 @@ client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 # -- server to client ---------------------------------------------------------------------------
 
 
-class Reply(BaseModel):
+class ServerMessage(BaseModel):
+    """Base of what the server sends; unknown fields are an error, so the docs stay exact."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Reply(ServerMessage):
     id: RequestId = None
 
 
@@ -219,7 +225,7 @@ class Ok(Reply):
     type: Literal["ok"] = "ok"
 
 
-class RoomInfo(BaseModel):
+class RoomInfo(ServerMessage):
     name: str
     game: str
     rated: bool
@@ -233,14 +239,14 @@ class Rooms(Reply):
     rooms: list[RoomInfo]
 
 
-class SeatInfo(BaseModel):
+class SeatInfo(ServerMessage):
     seat: int
     name: str | None
     kind: Literal["empty", "human", "robot"]
     away: bool = False
 
 
-class TableInfo(BaseModel):
+class TableInfo(ServerMessage):
     id: str
     room: str
     game: str
@@ -256,7 +262,7 @@ class Tables(Reply):
     tables: list[TableInfo]
 
 
-class TableUpdate(BaseModel):
+class TableUpdate(ServerMessage):
     """Pushed to a room's subscribers when one of its tables changes."""
 
     type: Literal["table_update"] = "table_update"
@@ -288,7 +294,7 @@ class Snapshot(Reply):
     view: dict[str, Any] | None
 
 
-class TableEvent(BaseModel):
+class TableEvent(ServerMessage):
     """One numbered table event (a game event or a seat change)."""
 
     type: Literal["event"] = "event"
@@ -297,7 +303,7 @@ class TableEvent(BaseModel):
     event: dict[str, Any]
 
 
-class Prompt(BaseModel):
+class Prompt(ServerMessage):
     """Your turn: the legal actions, so a bot needs no rules engine, and the time allowed."""
 
     type: Literal["prompt"] = "prompt"
@@ -307,9 +313,12 @@ class Prompt(BaseModel):
     phase: str
     legal: list[dict[str, Any]]
     seconds: float | None
+    hand: list[str]  # the seat's cards now (empty before a blind-nil decision)
+    view: dict[str, Any]  # the seat's whole view, as in a snapshot
+    pass_count: int | None = None  # Hearts pass: how many cards to choose
 
 
-class ChatMessage(BaseModel):
+class ChatMessage(ServerMessage):
     type: Literal["chat"] = "chat"
     name: str
     text: str

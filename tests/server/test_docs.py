@@ -1,0 +1,43 @@
+"""docs/protocol.md teaches the protocol: every example in it must be a valid message."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from server.protocol import CLIENT_TYPES, ERROR_CODES, SERVER_MODELS, parse_client_message
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+BLOCK = re.compile(r"```json (client|server)\n(.*?)\n```", re.S)
+SERVER_BY_TYPE = {m.model_fields["type"].default: m for m in SERVER_MODELS}
+
+
+def examples(side: str) -> list[dict]:
+    return [json.loads(body) for kind, body in BLOCK.findall(DOC.read_text()) if kind == side]
+
+
+@pytest.mark.parametrize("message", examples("client"), ids=lambda m: m["type"])
+def test_every_client_example_is_a_valid_request(message):
+    parsed = parse_client_message(json.dumps(message))
+    assert parsed.type == message["type"]
+
+
+@pytest.mark.parametrize("message", examples("server"), ids=lambda m: m["type"])
+def test_every_server_example_matches_its_model(message):
+    model = SERVER_BY_TYPE[message["type"]]
+    model.model_validate(message)
+
+
+def test_the_doc_names_every_request_type_and_error_code():
+    text = DOC.read_text()
+    for kind in CLIENT_TYPES:
+        assert f'"{kind}"' in text or f"`{kind}`" in text, kind
+    for code in ERROR_CODES:
+        assert f"`{code}`" in text, code
+
+
+def test_a_session_example_covers_both_directions():
+    assert len(examples("client")) >= 10 and len(examples("server")) >= 10
