@@ -1,0 +1,101 @@
+"""The HTTP side of the one port, and lobby behaviour players rely on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from contextlib import AsyncExitStack
+
+from server.app import App
+from server.client import TrickroomClient
+from server.config import load_config
+from tests.server.conftest import FAST, play_until_over, seat_four, url, wait_for
+from tests.server.test_seats import solo_table
+
+
+async def http_get(app: App, path: str) -> tuple[int, dict[str, str], bytes]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", app.port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
+    await writer.drain()
+    raw = await reader.read()
+    writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return status, headers, body
+
+
+async def test_health_page_rooms_and_metrics_share_the_port(app):
+    status, _, body = await http_get(app, "/healthz")
+    assert status == 200 and body == b"ok\n"
+    status, headers, body = await http_get(app, "/")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert b"trickroom" in body
+    status, _, body = await http_get(app, "/api/rooms")
+    assert {r["name"] for r in json.loads(body)["rooms"]} == {"spades", "hearts"}
+    status, _, body = await http_get(app, "/metrics")
+    assert status == 200 and b"trickroom_connections" in body
+    assert (await http_get(app, "/../pyproject.toml"))[0] == 404
+    assert (await http_get(app, "/api/games/nope"))[0] == 404
+
+
+async def test_a_finished_games_record_is_served_and_replays(app):
+    async with TrickroomClient.connect(url(app)) as client:
+        table_id, _ = await solo_table(client, rules={"target": 100, "mercy": 50})
+        await asyncio.wait_for(play_until_over(client, table_id, random.Random(3)), 120)
+        table = app.lobby.tables[table_id]
+        await wait_for(lambda: table.state == "over")
+        status, _, body = await http_get(app, f"/api/games/{table.game_id}")
+        record = json.loads(body)
+        assert status == 200 and record["result"]["finished"]
+        assert record["record"]["actions"] == table.game.record()["actions"]
+        assert all("token_hash" not in seat for seat in record["seats"])
+        status, _, body = await http_get(app, "/api/tables?room=spades")
+        assert any(t["id"] == table_id for t in json.loads(body)["tables"])
+
+
+async def test_a_human_who_does_not_act_in_time_gets_one_robot_move(tmp_path):
+    app = App(load_config(**{**FAST, "turn_seconds": 0.3}), tmp_path / "db.sqlite3")
+    await app.start("127.0.0.1", 0)
+    try:
+        async with TrickroomClient.connect(url(app)) as client:
+            table_id, _ = await solo_table(client, rules={"target": 500})
+            table = app.lobby.tables[table_id]
+            await wait_for(lambda: table.game.to_act == 0)
+            before = len(table.game.actions)
+            await wait_for(lambda: len(table.game.actions) > before)
+            assert table.game.actions[before][0] == 0  # the robot acted for seat 0
+            assert table.seats[0].kind == "human" and table.seats[0].client is not None
+    finally:
+        await app.stop()
+
+
+async def test_the_lobby_pushes_seat_changes_to_the_rooms_subscribers(app):
+    async with TrickroomClient.connect(url(app)) as watcher, \
+            TrickroomClient.connect(url(app)) as player:
+        await watcher.request({"type": "guest"})
+        await watcher.request({"type": "list_tables", "room": "hearts"})
+        await player.request({"type": "guest", "name": "p"})
+        created = await player.request({"type": "create_table", "room": "hearts"})
+        await player.request({"type": "sit", "table": created["table"]["id"], "seat": 2})
+        await wait_for(lambda: any(
+            m.get("type") == "table_update" and m["table"]["seats"][2]["name"] == "guest-p"
+            for m in watcher.received))
+
+
+async def test_play_again_starts_a_new_game_with_the_same_seats(app):
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(4)]
+        table_id, _ = await seat_four(app, "hearts", {"target": 30}, clients)
+        await asyncio.wait_for(asyncio.gather(
+            *(play_until_over(c, table_id, random.Random(i)) for i, c in enumerate(clients))), 120)
+        table = app.lobby.tables[table_id]
+        await wait_for(lambda: table.state == "over")
+        first_game = table.game_id
+        for client in clients:
+            await client.request({"type": "play_again", "table": table_id})
+        await wait_for(lambda: table.state == "playing" and table.game_id != first_game)
+        assert [s.name for s in table.seats] == [f"guest-p{i}" for i in range(4)]
