@@ -34,7 +34,6 @@ from server.store import NameTaken, SqliteStore
 
 log = logging.getLogger("trickroom.server")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
-OUTBOX_LIMIT = 2000  # messages queued for one client before it counts as a slow consumer
 
 
 def default_db_path() -> Path:
@@ -79,7 +78,7 @@ class Connection:
     def send_text(self, text: str) -> None:
         if self.closing:
             return
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
+        if self.outbox.qsize() >= self.app.config.settings.outbox_limit:
             self.closing = True
             log.warning("closing slow consumer %s", self.name or self.ws.remote_address)
             asyncio.get_running_loop().create_task(self.ws.close(1008, "slow consumer"))

@@ -29,6 +29,7 @@ class ServerSettings:
     message_burst: int = 100
     connections_per_ip: int = 32
     chat_max_chars: int = 300
+    outbox_limit: int = 2000
 
 
 @dataclass(frozen=True)

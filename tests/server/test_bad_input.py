@@ -134,3 +134,57 @@ async def test_wrong_password_and_taken_names(app):
         with pytest.raises(ServerError) as err:
             await b.request({"type": "register", "name": "bad name!", "password": "s3cret-pw"})
         assert err.value.code == "invalid_field"
+
+
+class StuckSocket:
+    """A socket whose reader never reads: what the server sees of a slow consumer."""
+
+    remote_address = ("127.0.0.1", 9)
+
+    def __init__(self):
+        self.closed_with = None
+
+    async def close(self, code, reason):
+        self.closed_with = (code, reason)
+
+
+async def test_a_client_that_stops_reading_is_cut_off_not_buffered_for_ever(app):
+    from server.app import Connection
+
+    ws = StuckSocket()
+    conn = Connection(ws, app)  # its writer task is never started: nothing drains the outbox
+    limit = app.config.settings.outbox_limit
+    for i in range(limit + 500):
+        conn.send_text(f'{{"n": {i}}}')
+    await asyncio.sleep(0)
+    assert conn.outbox.qsize() == limit
+    assert ws.closed_with == (1008, "slow consumer")
+
+
+async def test_a_session_token_logs_back_in_and_a_bad_one_is_refused(app):
+    async with TrickroomClient.connect(url(app)) as first:
+        welcome = await first.request({"type": "register", "name": "bob", "password": "pw-123456"})
+    async with TrickroomClient.connect(url(app)) as again:
+        back = await again.request({"type": "resume", "token": welcome["session"]})
+        assert back["name"] == "bob" and not back["guest"]
+        with pytest.raises(ServerError) as err:
+            await again.request({"type": "resume", "token": "x" * 32})
+        assert err.value.code == "not_authorized"
+
+
+async def test_room_chat_respects_ignore(app):
+    async with TrickroomClient.connect(url(app)) as a, TrickroomClient.connect(url(app)) as b:
+        name_a = (await a.request({"type": "guest", "name": "a"}))["name"]
+        await b.request({"type": "guest", "name": "b"})
+        for client in (a, b):
+            await client.request({"type": "list_tables", "room": "spades"})
+        await a.request({"type": "chat", "room": "spades", "text": "anyone for spades?"})
+        await wait_for(lambda: any(m.get("type") == "chat" for m in b.received))
+        await b.request({"type": "ignore", "name": name_a})
+        await a.request({"type": "chat", "room": "spades", "text": "hello?"})
+        await asyncio.sleep(0.1)
+        texts = [m["text"] for m in b.received if m.get("type") == "chat"]
+        assert texts == ["anyone for spades?"]
+        with pytest.raises(ServerError) as err:
+            await a.request({"type": "chat", "room": "nowhere", "text": "hi"})
+        assert err.value.code == "not_found"
