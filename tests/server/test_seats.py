@@ -101,9 +101,13 @@ async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_act
         clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
                    for _ in range(4)]
         table_id, tokens = await seat_four(app, "spades", rules, clients)
-        await asyncio.gather(*(play_until_over(c, table_id, random.Random(i), stop_after=4)
-                               for i, c in enumerate(clients)))
-        acked = len(app.lobby.tables[table_id].game.actions)
+        players = [asyncio.create_task(play_until_over(c, table_id, random.Random(i)))
+                   for i, c in enumerate(clients)]
+        await wait_for(lambda: len(app.lobby.tables[table_id].game.actions) >= 20)
+        for task in players:
+            task.cancel()
+        await asyncio.gather(*players, return_exceptions=True)
+        acked = sum(1 for c in clients for m in c.received if m.get("type") == "ok")
         state = app.lobby.tables[table_id].game.view(None)
         await app.stop()
     app = App(load_config(**FAST), db)
