@@ -58,7 +58,35 @@ CREATE TABLE IF NOT EXISTS actions (
     PRIMARY KEY (game_id, idx)
 );
 CREATE INDEX IF NOT EXISTS games_unfinished ON games (finished) WHERE finished IS NULL;
+CREATE TABLE IF NOT EXISTS ratings (
+    player TEXT NOT NULL COLLATE NOCASE,
+    kind TEXT NOT NULL,
+    system TEXT NOT NULL,
+    value REAL NOT NULL,
+    sigma REAL NOT NULL,
+    stats TEXT NOT NULL,
+    PRIMARY KEY (player, kind, system)
+);
+CREATE TABLE IF NOT EXISTS rating_history (
+    player TEXT NOT NULL COLLATE NOCASE,
+    kind TEXT NOT NULL,
+    system TEXT NOT NULL,
+    game_id TEXT NOT NULL,
+    time REAL NOT NULL,
+    value REAL NOT NULL,
+    delta REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rating_history_player ON rating_history (player, kind, system, time);
 """
+
+# Columns added after the first release: (table, column, declaration).
+MIGRATIONS = (
+    ("users", "rank_me", "INTEGER NOT NULL DEFAULT 1"),
+    ("users", "banned_until", "REAL NOT NULL DEFAULT 0"),
+    ("users", "ban_reason", "TEXT"),
+    ("users", "casual_games", "INTEGER NOT NULL DEFAULT 0"),
+    ("games", "ratings", "TEXT"),
+)
 
 
 class NameTaken(Exception):
@@ -86,8 +114,8 @@ class SqliteStore:
         self.path = str(path)
         self.commit_interval = commit_interval
         self._db: aiosqlite.Connection | None = None
-        self._queue: asyncio.Queue[tuple[str, Sequence[Any], asyncio.Future[None]] | None] = (
-            asyncio.Queue())
+        self._queue: asyncio.Queue[tuple[list[tuple[str, Sequence[Any]]],
+                                         asyncio.Future[None]] | None] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self.commits = 0
         self.writes = 0
@@ -100,6 +128,11 @@ class SqliteStore:
         await self._db.execute("PRAGMA journal_mode=WAL")
         await self._db.execute("PRAGMA synchronous=FULL")
         await self._db.executescript(SCHEMA)
+        for table, column, declaration in MIGRATIONS:
+            async with self._db.execute(f"PRAGMA table_info({table})") as cur:
+                have = {row[1] for row in await cur.fetchall()}
+            if column not in have:
+                await self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
         await self._db.commit()
         self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
 
@@ -122,8 +155,12 @@ class SqliteStore:
     # -- the group-commit writer ----------------------------------------------------------
 
     async def _write(self, sql: str, params: Sequence[Any]) -> None:
+        await self._write_all([(sql, params)])
+
+    async def _write_all(self, statements: list[tuple[str, Sequence[Any]]]) -> None:
+        """Write statements that must land together: they always share one transaction."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put((sql, params, future))
+        await self._queue.put((statements, future))
         await future
 
     async def _write_loop(self) -> None:
@@ -142,21 +179,37 @@ class SqliteStore:
                     break
                 batch.append(nxt)
             try:
-                for sql, params, _ in batch:
-                    await self.db.execute(sql, params)
+                for statements, _ in batch:
+                    for sql, params in statements:
+                        await self.db.execute(sql, params)
                 await self.db.commit()
-            except Exception as exc:  # a failed batch fails each waiter; nothing is acked
-                log.exception("write batch failed")
+            except Exception:
+                # One bad item must not sink the others: roll back and retry each alone.
                 await self.db.rollback()
-                for _, _, fut in batch:
-                    if not fut.done():
-                        fut.set_exception(exc)
+                await self._write_one_by_one(batch)
                 continue
             self.commits += 1
             self.writes += len(batch)
-            for _, _, fut in batch:
+            for _, fut in batch:
                 if not fut.done():
                     fut.set_result(None)
+
+    async def _write_one_by_one(self, batch: list[tuple[list[tuple[str, Sequence[Any]]],
+                                                        asyncio.Future[None]]]) -> None:
+        for statements, fut in batch:
+            try:
+                for sql, params in statements:
+                    await self.db.execute(sql, params)
+                await self.db.commit()
+            except Exception as exc:  # this item fails alone; nothing of it is acked
+                await self.db.rollback()
+                if not fut.done():
+                    fut.set_exception(exc)
+                continue
+            self.commits += 1
+            self.writes += 1
+            if not fut.done():
+                fut.set_result(None)
 
     # -- accounts ----------------------------------------------------------------------------
 
@@ -242,6 +295,7 @@ class SqliteStore:
             "finished": row["finished"],
             "result": json.loads(row["result"]),
             "record": json.loads(row["record"]),
+            "ratings": json.loads(row["ratings"]) if row["ratings"] else [],
         }
 
     async def action_count(self, game_id: str) -> int:
@@ -249,3 +303,127 @@ class SqliteStore:
                                    (game_id,)) as cur:
             row = await cur.fetchone()
         return int(row["n"]) if row else 0
+
+    # -- accounts for ranked play ---------------------------------------------------------------
+
+    async def account(self, name: str) -> dict[str, Any] | None:
+        """A registered player's ranked settings: rank_me, banned_until, casual_games."""
+        async with self.db.execute(
+                "SELECT name, rank_me, banned_until, ban_reason, casual_games FROM users "
+                "WHERE name = ?", (name,)) as cur:
+            row = await cur.fetchone()
+        return dict(row) if row else None
+
+    async def count_casual_games(self, names: Sequence[str]) -> None:
+        await self._write_all([("UPDATE users SET casual_games = casual_games + 1 WHERE name = ?",
+                                (n,)) for n in names])
+
+    async def set_casual_games(self, name: str, games: int) -> None:
+        await self._write("UPDATE users SET casual_games = ? WHERE name = ?", (games, name))
+
+    async def ban(self, name: str, until: float, reason: str) -> None:
+        await self._write("UPDATE users SET banned_until = MAX(banned_until, ?), ban_reason = ? "
+                          "WHERE name = ?", (until, reason, name))
+
+    async def set_rank_me(self, name: str, on: bool, ban_until: float | None) -> None:
+        """Turn "rank me" on or off; off resets the player's ratings and bans until then."""
+        statements: list[tuple[str, Sequence[Any]]] = [
+            ("UPDATE users SET rank_me = ? WHERE name = ?", (int(on), name))]
+        if not on and ban_until is not None:
+            statements += [
+                ("UPDATE users SET banned_until = MAX(banned_until, ?), ban_reason = ? "
+                 "WHERE name = ?", (ban_until, "turned rank me off", name)),
+                ("DELETE FROM ratings WHERE player = ?", (name,)),
+            ]
+        await self._write_all(statements)
+
+    # -- ratings --------------------------------------------------------------------------------------
+
+    async def standings(self, players: Sequence[str], kind: str,
+                        system: str) -> dict[str, tuple[float, float, dict[str, Any]]]:
+        """(value, sigma, stats) for the players who have a rating in this game and system."""
+        out: dict[str, tuple[float, float, dict[str, Any]]] = {}
+        for player in players:
+            async with self.db.execute(
+                    "SELECT player, value, sigma, stats FROM ratings WHERE player = ? AND "
+                    "kind = ? AND system = ?", (player, kind, system)) as cur:
+                row = await cur.fetchone()
+            if row:
+                out[player] = (row["value"], row["sigma"], json.loads(row["stats"]))
+        return out
+
+    def rating_statements(self, game_id: str, kind: str, system: str,
+                          updates: dict[str, tuple[float, float, dict[str, Any]]],
+                          changes: list[dict[str, Any]]) -> list[tuple[str, Sequence[Any]]]:
+        now = time.time()
+        statements: list[tuple[str, Sequence[Any]]] = [
+            ("INSERT INTO ratings (player, kind, system, value, sigma, stats) VALUES "
+             "(?, ?, ?, ?, ?, ?) ON CONFLICT (player, kind, system) DO UPDATE SET "
+             "value = excluded.value, sigma = excluded.sigma, stats = excluded.stats",
+             (player, kind, system, value, sigma, json.dumps(stats)))
+            for player, (value, sigma, stats) in updates.items()]
+        statements += [
+            ("INSERT INTO rating_history (player, kind, system, game_id, time, value, delta) "
+             "VALUES (?, ?, ?, ?, ?, ?, ?)",
+             (c["player"], kind, system, game_id, now, c["after"]["value"], c["delta"]))
+            for c in changes if c["rated"]]
+        return statements
+
+    async def save_ratings(self, game_id: str, kind: str, system: str,
+                           updates: dict[str, tuple[float, float, dict[str, Any]]],
+                           changes: list[dict[str, Any]]) -> None:
+        await self._write_all(self.rating_statements(game_id, kind, system, updates, changes))
+
+    async def finish_ranked_game(self, game_id: str, result: dict[str, Any],
+                                 record: dict[str, Any], kind: str, system: str,
+                                 updates: dict[str, tuple[float, float, dict[str, Any]]],
+                                 changes: list[dict[str, Any]]) -> None:
+        """The game's end and its rating changes, in one transaction."""
+        await self._write_all([
+            ("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ? WHERE id = ?",
+             (time.time(), json.dumps(result), json.dumps(record), json.dumps(changes),
+              game_id)),
+            *self.rating_statements(game_id, kind, system, updates, changes)])
+
+    async def leaderboard(self, kind: str, system: str, min_games: int,
+                          limit: int = 100) -> list[dict[str, Any]]:
+        async with self.db.execute(
+                "SELECT player, value, sigma, stats FROM ratings WHERE kind = ? AND system = ? "
+                "ORDER BY value DESC", (kind, system)) as cur:
+            rows = await cur.fetchall()
+        board = []
+        for row in rows:
+            stats = json.loads(row["stats"])
+            if stats.get("games", 0) < min_games:
+                continue
+            board.append({"player": row["player"], "rating": row["value"],
+                          "sigma": row["sigma"], "games": stats.get("games", 0),
+                          "win_rate": stats["wins"] / stats["games"] if stats.get("games") else None,
+                          "skill_ratio": (stats["nil_set"] / stats["nil_faced"]
+                                          if stats.get("nil_faced") else None)})
+        return board[:limit]
+
+    async def player(self, name: str) -> dict[str, Any] | None:
+        account = await self.account(name)
+        if account is None:
+            return None
+        async with self.db.execute("SELECT kind, system, value, sigma, stats FROM ratings "
+                                   "WHERE player = ? ORDER BY kind, system", (name,)) as cur:
+            rows = await cur.fetchall()
+        async with self.db.execute("SELECT kind, system, game_id, time, value, delta FROM "
+                                   "rating_history WHERE player = ? ORDER BY time",
+                                   (name,)) as cur:
+            history = [dict(r) for r in await cur.fetchall()]
+        ratings = []
+        for row in rows:
+            stats = json.loads(row["stats"])
+            stats.pop("history", None)
+            faced = stats.get("nil_faced", 0)
+            ratings.append({"game": row["kind"], "system": row["system"], "rating": row["value"],
+                            "sigma": row["sigma"], "stats": stats,
+                            "skill_ratio": stats.get("nil_set", 0) / faced if faced else None,
+                            "history": [h for h in history if h["kind"] == row["kind"]
+                                        and h["system"] == row["system"]]})
+        return {"name": account["name"], "rank_me": bool(account["rank_me"]),
+                "banned_until": account["banned_until"] or None,
+                "casual_games": account["casual_games"], "ratings": ratings}
