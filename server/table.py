@@ -45,6 +45,7 @@ class Client(Protocol):
     """What a table needs of a connection."""
 
     name: str
+    guest: bool
 
     def send_text(self, text: str) -> None: ...
 
@@ -60,6 +61,8 @@ class Seat:
     robot_level: str = "heuristic"
     robot: Robot | None = None
     again: bool = False
+    starter: str | None = None  # who sat here when the game started
+    substitute: bool = False  # a human who took a quitter's seat, unrated
 
     @property
     def robot_plays(self) -> bool:
@@ -68,7 +71,8 @@ class Seat:
 
     def stored(self) -> dict[str, Any]:
         return {"seat": self.index, "name": self.name, "kind": self.kind,
-                "token_hash": self.token_hash, "robot_level": self.robot_level}
+                "token_hash": self.token_hash, "robot_level": self.robot_level,
+                "starter": self.starter, "substitute": self.substitute}
 
 
 class Table:
@@ -96,6 +100,7 @@ class Table:
                                         asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self.paused: str | None = None  # why the game waits (a ranked vote), or None
 
     # -- the task and its inbox ------------------------------------------------------------
 
@@ -196,18 +201,23 @@ class Table:
     async def do_sit(self, client: Client, wanted: int | None) -> tuple[int, str]:
         if self.seat_of(client) is not None:
             raise ProtocolError("invalid_field", "you already sit at this table")
+        if self.state == "playing":
+            return await self._substitute(client, wanted)
         if self.state != "waiting":
             raise ProtocolError("table_full", "the game has started; watch it, or rejoin "
                                               "your own seat with its seat token")
         free = [s for s in self.seats if s.kind == "empty"]
         if not free:
             raise ProtocolError("table_full", "every seat at this table is taken")
-        if wanted is None:
-            seat = free[0] if self.seating == "fixed_seating" else secrets.choice(free)
+        if self.seating == "random_seating":
+            seat = secrets.choice(free)  # seats are drawn, whatever was asked
+        elif wanted is None:
+            seat = free[0]
         else:
             seat = self.seats[wanted]
             if seat.kind != "empty":
                 raise ProtocolError("seat_taken", f"seat {wanted} is taken by {seat.name}")
+        await self._check_sit(client)
         token = new_token()
         seat.name, seat.kind, seat.client = client.name, "human", client
         seat.token_hash, seat.away_since = token_hash(token), None
@@ -221,11 +231,7 @@ class Table:
         if seat is None:
             raise ProtocolError("not_seated", "you do not sit at this table")
         if self.state == "playing":
-            # Leaving a casual game on purpose: a robot keeps the seat for the rest of it.
-            seat.kind, seat.client, seat.token_hash = "robot", None, None
-            seat.name = f"{seat.name} (robot)"
-            self._changed()
-            self._after_change()
+            await self._on_leave(seat)
             return
         seat.name, seat.kind, seat.client, seat.token_hash = None, "empty", None, None
         self._changed()
@@ -282,15 +288,56 @@ class Table:
         self._changed()
         self._later(f"window-{seat.index}", self.settings.reconnect_seconds,
                     self.do_window_over, seat.index)
-        self._after_change()  # the robot plays the seat at once if it is its turn
+        await self._on_drop(seat)
 
     async def do_window_over(self, index: int) -> None:
         seat = self.seats[index]
         if seat.kind == "human" and seat.client is None and self.state == "playing":
-            seat.kind, seat.token_hash = "robot", None
-            seat.name = f"{seat.name} (robot)"
-            await self._save_seats()
-            self._changed()
+            await self._on_window_over(seat)
+
+    # -- what a room's policy decides (casual here; ranked rooms override) ------------------
+
+    async def _check_sit(self, client: Client) -> None:
+        """Raise if ``client`` may not sit here (ranked eligibility)."""
+
+    async def _substitute(self, client: Client, wanted: int | None) -> tuple[int, str]:
+        raise ProtocolError("table_full", "the game has started; watch it, or rejoin "
+                                          "your own seat with its seat token")
+
+    async def _on_drop(self, seat: Seat) -> None:
+        """A casual seat's robot plays at once, while the player may come back."""
+        self._after_change()
+
+    async def _on_window_over(self, seat: Seat) -> None:
+        await self._robot_keeps(seat)
+
+    async def _on_leave(self, seat: Seat) -> None:
+        """Leaving a casual game on purpose: a robot keeps the seat for the rest of it."""
+        await self._robot_keeps(seat)
+        self._after_change()
+
+    async def _on_rejoin(self, seat: Seat) -> None:
+        """Nothing more in a casual room: the seat is simply the player's again."""
+
+    async def _robot_keeps(self, seat: Seat) -> None:
+        seat.kind, seat.token_hash, seat.client = "robot", None, None
+        seat.name = f"{seat.starter or seat.name} (robot)"
+        await self._save_seats()
+        self._changed()
+
+    def _ends_after_hand(self) -> bool:
+        """Whether the game stops when this hand is over (points rooms after a drop)."""
+        return False
+
+    async def _end_records(self, outcome: dict[str, Any],
+                           record: dict[str, Any]) -> list[dict[str, Any]]:
+        """Store the finished game; returns rating changes (none in a casual room)."""
+        assert self.game_id is not None
+        await self.store.finish_game(self.game_id, outcome, record)
+        humans = [s.name for s in self.seats
+                  if s.kind == "human" and s.client is not None and s.name]
+        await self.store.count_casual_games(humans)
+        return []
 
     async def do_rejoin(self, client: Client, token: str, last_seq: int,
                         request_id: Any) -> int:
@@ -309,6 +356,7 @@ class Table:
         timer = self._timers.pop(f"window-{seat.index}", None)
         if timer:
             timer.cancel()
+        await self._on_rejoin(seat)
         first = self.log[0][0] if self.log else self.seq + 1
         if last_seq >= first - 1 and last_seq <= self.seq:
             client.send_text(json.dumps({"type": "ok", "id": request_id}))
@@ -332,17 +380,23 @@ class Table:
         engine = ENGINES[self.room.game]
         game = engine(self.rules, seed)
         game_id = f"{self.id}-{secrets.token_hex(4)}"
+        for seat in self.seats:
+            seat.starter, seat.substitute = seat.name, False
         await self.store.create_game(game_id, self.id, self.room.name, self.room.game,
                                      json.loads(json.dumps(game.record()["rules"])), seed,
                                      game.first_dealer, [s.stored() for s in self.seats],
                                      self.seating)
         self.game, self.game_id, self.state = game, game_id, "playing"
+        await self._game_starting()
         self._robots()
         self._changed()
         self._emit({"type": "game_started", "game_id": game_id, "rules": game.record()["rules"]})
         self._emit_game_events(game.opening_events())
         METRICS.games_started.inc()
         self._after_change()
+
+    async def _game_starting(self) -> None:
+        """Before the first deal is sent (ranked rooms read everyone's ratings here)."""
 
     def _robots(self) -> None:
         """A robot for every seat: it plays robot seats, away seats and timed-out turns."""
@@ -358,6 +412,8 @@ class Table:
             raise ProtocolError("not_seated", "you do not sit at this table")
         if self.game is None or self.state != "playing":
             raise ProtocolError("wrong_phase", "no game is being played at this table")
+        if self.paused:
+            raise ProtocolError("wrong_phase", f"the game is paused: {self.paused}")
         try:
             action = action_from_wire(wire_action)
         except ActionParseError as exc:
@@ -374,7 +430,18 @@ class Table:
         seat, wire = self.game.actions[-1]
         await self.store.append_action(self.game_id, len(self.game.actions) - 1, seat,
                                        wire.to_wire())
-        self._emit_game_events(events)
+        if self.game.phase == "game_over":
+            # The game's end (and any rating changes) is stored before anyone hears of it,
+            # and the game-over message carries the changes with how they were calculated.
+            ratings = await self._finish()
+            for e in events:
+                wire_event = e.to_wire()
+                if e.kind == "game_over":
+                    wire_event["ratings"] = ratings
+                self._emit(wire_event, e.to)
+            self._game_finished()
+        else:
+            self._emit_game_events(events)
         METRICS.actions.inc()
         METRICS.action_seconds.observe(time.perf_counter() - started)
         self._after_change()
@@ -382,13 +449,13 @@ class Table:
     def _after_change(self) -> None:
         """Whatever follows a change: the next deal, the end, prompts, robots and timers."""
         game = self.game
-        if game is None or self.state != "playing":
+        if game is None or self.state != "playing" or self.paused:
             return
         if game.phase == "hand_over":
-            self._later("deal", self.settings.hand_pause, self.do_next_hand, self.seq)
-            return
-        if game.phase == "game_over":
-            self.post(self.do_finish)
+            if self._ends_after_hand():
+                self.post(self.do_abandon)
+            else:
+                self._later("deal", self.settings.hand_pause, self.do_next_hand, self.seq)
             return
         for index in game.awaiting:
             seat = self.seats[index]
@@ -445,18 +512,29 @@ class Table:
         self._emit_game_events(self.game.next_hand())
         self._after_change()
 
-    async def do_finish(self) -> None:
-        game = self.game
-        if game is None or self.state != "playing" or game.phase != "game_over":
-            return
-        assert self.game_id is not None
-        result = game.result().to_wire()
-        await self.store.finish_game(self.game_id, result, game.record())
+    async def _finish(self) -> list[dict[str, Any]]:
+        """Store the game's end (finished or abandoned); returns its rating changes."""
+        assert self.game is not None
+        return await self._end_records(self.game.result().to_wire(), self.game.record())
+
+    def _game_finished(self) -> None:
         self.state = "over"
+        self.paused = None
         for key in list(self._timers):
             self._timers.pop(key).cancel()
         METRICS.games_finished.inc()
         self._changed()
+
+    async def do_abandon(self) -> None:
+        """End the game now, on the score so far (a points room after a drop)."""
+        game = self.game
+        if game is None or self.state != "playing":
+            return
+        ratings = await self._finish()
+        outcome = game.result()
+        self._emit({"type": "game_over", "scores": list(outcome.scores), "winners": [],
+                    "abandoned": True, "ratings": ratings})
+        self._game_finished()
 
     async def do_chat(self, client: Client, text: str, ignores: dict[str, set[str]]) -> None:
         if self.seat_of(client) is None and client not in self.watchers:
@@ -481,6 +559,7 @@ class Table:
             seat = self.seats[stored["seat"]]
             seat.name, seat.kind = stored["name"], stored["kind"]
             seat.token_hash, seat.robot_level = stored.get("token_hash"), stored["robot_level"]
+            seat.starter, seat.substitute = stored.get("starter"), stored.get("substitute", False)
             if seat.kind == "human":
                 seat.away_since = now
         self._robots()
