@@ -337,7 +337,7 @@ class SqliteStore:
             ]
         await self._write_all(statements)
 
-    # -- ratings --------------------------------------------------------------------------------------
+    # -- ratings ---------------------------------------------------------------------------
 
     async def standings(self, players: Sequence[str], kind: str,
                         system: str) -> dict[str, tuple[float, float, dict[str, Any]]]:
@@ -394,11 +394,12 @@ class SqliteStore:
         board = []
         for row in rows:
             stats = json.loads(row["stats"])
-            if stats.get("games", 0) < min_games:
+            games = stats.get("games", 0)
+            if games < min_games:
                 continue
             board.append({"player": row["player"], "rating": row["value"],
-                          "sigma": row["sigma"], "games": stats.get("games", 0),
-                          "win_rate": stats["wins"] / stats["games"] if stats.get("games") else None,
+                          "sigma": row["sigma"], "games": games,
+                          "win_rate": stats["wins"] / games if games else None,
                           "skill_ratio": (stats["nil_set"] / stats["nil_faced"]
                                           if stats.get("nil_faced") else None)})
         return board[:limit]
