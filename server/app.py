@@ -16,20 +16,26 @@ import mimetypes
 import os
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from ratings import SYSTEMS
 from server import auth
 from server.config import Config
 from server.lobby import Lobby
 from server.metrics import METRICS
 from server.protocol import ProtocolError, parse_client_message
+from server.ranked import Ranked, when
+from server.ranked_table import RankedTable
+from server.review import review
 from server.store import NameTaken, SqliteStore
 
 log = logging.getLogger("trickroom.server")
@@ -99,10 +105,12 @@ class Connection:
 
 
 class App:
-    def __init__(self, config: Config, db_path: str | Path) -> None:
+    def __init__(self, config: Config, db_path: str | Path,
+                 wall_clock: Callable[[], float] = time.time) -> None:
         self.config = config
         self.store = SqliteStore(db_path)
-        self.lobby = Lobby(config, self.store)
+        self.ranked = Ranked(self.store, config.settings.min_games, wall_clock)
+        self.lobby = Lobby(config, self.store, self.ranked)
         self.server: Server | None = None
         self.per_ip: dict[str, int] = defaultdict(int)
         self.guest_names: set[str] = set()
@@ -149,16 +157,32 @@ class App:
         return self.static(path)
 
     async def api(self, path: str, query: str) -> Response:
-        params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+        params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&")
+                                             if "=" in p)}
         if path == "/api/rooms":
             return _json({"rooms": self.lobby.rooms_info()})
         if path == "/api/tables":
             return _json({"tables": self.lobby.tables_info(params.get("room", ""))})
         if path.startswith("/api/games/"):
-            record = await self.store.game(path.removeprefix("/api/games/"))
+            record = await self.store.game(unquote(path.removeprefix("/api/games/")))
             if record is None:
                 return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
+            record["hands"] = review(record["record"])
             return _json(record)
+        if path == "/api/leaderboard":
+            game, system = params.get("game", ""), params.get("system", "")
+            if game not in ("spades", "hearts") or system not in SYSTEMS:
+                return _json({"error": "give game=spades|hearts and system="
+                                       + "|".join(sorted(SYSTEMS))}, HTTPStatus.BAD_REQUEST)
+            board = await self.store.leaderboard(game, system,
+                                                 self.config.settings.leaderboard_min_games)
+            return _json({"game": game, "system": system, "players": board})
+        if path.startswith("/api/players/"):
+            player = await self.store.player(unquote(path.removeprefix("/api/players/")))
+            if player is None:
+                return _json({"error": "no registered player by that name"},
+                             HTTPStatus.NOT_FOUND)
+            return _json(player)
         return _json({"error": f"no API path {path}"}, HTTPStatus.NOT_FOUND)
 
     def static(self, path: str) -> Response:
@@ -279,6 +303,27 @@ class App:
             else:
                 raise ProtocolError("invalid_field", "chat needs a 'table' or a 'room'")
             conn.send({"type": "ok", "id": rid})
+        elif kind == "queue":
+            await lobby.queue_join(conn, msg.room, rid)
+        elif kind == "unqueue":
+            lobby.queue_leave(conn, msg.room, rid)
+        elif kind == "vote":
+            table = lobby.table(msg.table)
+            if not isinstance(table, RankedTable):
+                raise ProtocolError("wrong_phase", "casual tables have no votes")
+            await table.call(table.do_vote, conn, msg.vote, msg.choice)
+            conn.send({"type": "ok", "id": rid})
+        elif kind == "settings":
+            if conn.guest:
+                raise ProtocolError("not_authorized", "guests have no settings; register first")
+            if not msg.rank_me and not msg.confirm:
+                raise ProtocolError(
+                    "confirm_required",
+                    "turning \"rank me\" off bans you from ranked play for a week and resets "
+                    "your ratings to the start value: send again with \"confirm\": true")
+            until = await self.ranked.set_rank_me(conn.name, msg.rank_me)
+            conn.send({"type": "settings", "id": rid, "rank_me": msg.rank_me,
+                       "banned_until": when(until) if until else None})
         elif kind == "ignore":
             if msg.on:
                 lobby.ignores[conn.name].add(msg.name)

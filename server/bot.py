@@ -80,9 +80,13 @@ async def play_games(client: TrickroomClient, table: str, robot_level: str, game
     """Answer every prompt with the robot's choice until ``games`` games are over."""
     robot = make_robot(robot_level, seed)
     results: list[dict[str, Any]] = []
+    answered = -1  # the seq of the last prompt answered: a repeat of it is stale
     async for message in client.messages():
         kind = message.get("type")
         if kind == "prompt" and message["table"] == table:
+            if message["seq"] <= answered:
+                continue
+            answered = message["seq"]
             view = view_from_wire(message["view"])
             action = await asyncio.to_thread(robot.choose, view)
             try:

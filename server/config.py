@@ -9,6 +9,7 @@ from typing import Any
 
 from game.hearts import HeartsRules
 from game.spades import SpadesRules
+from ratings import SYSTEMS
 
 DEFAULT_CONFIG = Path(__file__).with_name("rooms.toml")
 RULES_TYPES: dict[str, type] = {"spades": SpadesRules, "hearts": HeartsRules}
@@ -30,6 +31,9 @@ class ServerSettings:
     connections_per_ip: int = 32
     chat_max_chars: int = 300
     outbox_limit: int = 2000
+    vote_seconds: float = 30.0
+    min_games: int = 5
+    leaderboard_min_games: int = 1
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,9 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
             raise ConfigError(f"a room needs a {exc.args[0]!r}") from None
         if room.game not in RULES_TYPES:
             raise ConfigError(f"room {room.name!r}: game must be spades or hearts")
+        if room.rated and room.system not in SYSTEMS:
+            raise ConfigError(f"ranked room {room.name!r}: system must be one of "
+                              f"{', '.join(sorted(SYSTEMS))}")
         room.make_rules()  # validate now, not when the first table opens
         rooms[room.name] = room
     if not rooms:

@@ -38,6 +38,8 @@ ERROR_CODES = (
     "bad_credentials",
     "too_long",
     "not_seated",
+    "not_eligible",
+    "confirm_required",
     "internal",
 )
 
@@ -180,15 +182,47 @@ class Ping(Request):
     type: Literal["ping"]
 
 
+class Queue(Request):
+    """Join a ranked room's random queue: the server seats four eligible players at random."""
+
+    type: Literal["queue"]
+    room: Name
+
+
+class Unqueue(Request):
+    type: Literal["unqueue"]
+    room: Name
+
+
+class CastVote(Request):
+    """Answer a vote prompt: ``wait``/``dont_wait`` (Zone) or ``yes``/``no`` (invite a robot)."""
+
+    type: Literal["vote"]
+    table: TableId
+    vote: Annotated[str, Field(min_length=1, max_length=20)]
+    choice: Annotated[str, Field(min_length=1, max_length=20)]
+
+
+class Settings(Request):
+    """Player settings. Turning "rank me" off bans ranked play for a week and resets
+    ratings, so it needs ``confirm: true``."""
+
+    type: Literal["settings"]
+    rank_me: bool
+    confirm: bool = False
+
+
 ClientMessage = Annotated[
     Register | Login | Guest | Resume | ListRooms | ListTables | CreateTable | Sit | Stand
-    | Watch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping,
+    | Watch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
+    | Unqueue | CastVote | Settings,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = tuple(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in (Register, Login, Guest, Resume, ListRooms, ListTables, CreateTable, Sit, Stand,
-              Watch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping)
+              Watch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
+              Unqueue, CastVote, Settings)
 )
 client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
@@ -330,9 +364,25 @@ class Pong(Reply):
     type: Literal["pong"] = "pong"
 
 
+class QueueStatus(Reply):
+    """Where you stand in a random queue; ``expected_wait`` in seconds, when it can be told."""
+
+    type: Literal["queue_status"] = "queue_status"
+    room: str
+    queued: bool
+    length: int
+    expected_wait: float | None
+
+
+class SettingsSaved(Reply):
+    type: Literal["settings"] = "settings"
+    rank_me: bool
+    banned_until: str | None
+
+
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
-    Prompt, ChatMessage, Pong,
+    Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved,
 )
 
 

@@ -94,7 +94,7 @@ class Ranked:
     async def current(self, players: list[str], kind: str,
                       system: str) -> dict[str, Standing]:
         """Each player's standing now; a player without one starts at the system's start."""
-        start = Rating(system_named(system).start_rating)
+        start = system_named(system).start_rating
         stored = await self.store.standings(players, kind, system)
         out = {}
         for player in players:

@@ -101,6 +101,7 @@ class Table:
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self.paused: str | None = None  # why the game waits (a ranked vote), or None
+        self._prompted: dict[int, int] = {}  # seat -> seq of the last prompt sent
 
     # -- the task and its inbox ------------------------------------------------------------
 
@@ -225,6 +226,18 @@ class Table:
         self._changed()
         await self._maybe_start()
         return seat.index, token
+
+    async def do_sit_reserved(self, client: Client, index: int) -> tuple[int, str]:
+        """The random queue seats a matched player; the game starts once all four sit."""
+        seat = self.seats[index]
+        token = new_token()
+        seat.name, seat.kind, seat.client = client.name, "human", client
+        seat.token_hash, seat.away_since = token_hash(token), None
+        self._changed()
+        return index, token
+
+    async def do_start_if_full(self) -> None:
+        await self._maybe_start()
 
     async def do_stand(self, client: Client) -> None:
         seat = self.seat_of(client)
@@ -366,7 +379,7 @@ class Table:
         else:
             client.send_text(self.snapshot(seat.index, request_id))
         self._changed()
-        self._prompt(seat)
+        self._prompt(seat, again=True)
         return seat.index
 
     # -- the game ----------------------------------------------------------------------------------
@@ -467,10 +480,14 @@ class Table:
                 self._later(f"turn-{index}", self.settings.turn_seconds, self.do_robot_move,
                             index, self.seq)
 
-    def _prompt(self, seat: Seat) -> None:
+    def _prompt(self, seat: Seat, again: bool = False) -> None:
+        """Send the seat its turn: once per turn (``again`` for a rejoining connection)."""
         game = self.game
         if game is None or seat.client is None or seat.index not in game.awaiting:
             return
+        if self._prompted.get(seat.index) == self.seq and not again:
+            return
+        self._prompted[seat.index] = self.seq
         legal = game.legal_actions(seat.index)
         prompt: dict[str, Any] = {
             "type": "prompt", "table": self.id, "seq": self.seq, "seat": seat.index,

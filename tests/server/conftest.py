@@ -38,10 +38,14 @@ async def play_until_over(client: TrickroomClient, table: str, rng: random.Rando
                           stop_after: int | None = None) -> dict[str, Any]:
     """Answer prompts with random legal actions until the game_over event (returned)."""
     acted = 0
+    answered = -1
     async for message in client.messages():
         if message["type"] == "event" and message["event"]["type"] == "game_over":
             return message
         if message["type"] == "prompt" and message["table"] == table:
+            if message["seq"] <= answered:
+                continue  # a repeated prompt for a turn already answered
+            answered = message["seq"]
             if stop_after is not None and acted >= stop_after:
                 return message
             try:

@@ -34,7 +34,11 @@ async def test_health_page_rooms_and_metrics_share_the_port(app):
     assert status == 200 and headers["Content-Type"].startswith("text/html")
     assert b"trickroom" in body
     status, _, body = await http_get(app, "/api/rooms")
-    assert {r["name"] for r in json.loads(body)["rooms"]} == {"spades", "hearts"}
+    rooms = {r["name"]: r for r in json.loads(body)["rooms"]}
+    assert not rooms["spades"]["rated"] and not rooms["hearts"]["rated"]
+    ranked = {(r["game"], r["system"]) for r in rooms.values() if r["rated"]}
+    for game in ("spades", "hearts"):
+        assert {(game, s) for s in ("zone", "wocg", "points_en")} <= ranked
     status, _, body = await http_get(app, "/metrics")
     assert status == 200 and b"trickroom_connections" in body
     assert (await http_get(app, "/../pyproject.toml"))[0] == 404

@@ -1,0 +1,426 @@
+"""Ranked rooms end to end: eligibility, the queue, each drop policy, and the ratings hand-off.
+
+A real server, real socket clients, and a wall clock the test moves, so bans
+do not take real hours; windows and votes use short settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from contextlib import AsyncExitStack
+from typing import Any
+
+import pytest
+
+from game.outcome import NilStats, Outcome
+from ratings import Rating, rate, system_named
+from server.app import App
+from server.client import ServerError, TrickroomClient
+from server.config import load_config
+from server.ranked import game_result, when
+from tests.server.conftest import FAST, choose, url, wait_for
+from tests.server.test_http import http_get
+
+RANKED = {**FAST, "vote_seconds": 5.0, "reconnect_seconds": 5.0, "min_games": 5}
+SHORT_SPADES = {"target": 100, "mercy": 100}
+
+
+class Clock:
+    """Wall time the test controls (bans are an hour or a week)."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+async def ranked_app(tmp_path, clock):
+    server = App(load_config(**RANKED), tmp_path / "ranked.sqlite3", wall_clock=clock)
+    await server.start("127.0.0.1", 0)
+    yield server
+    await server.stop()
+
+
+async def players(app: App, stack: AsyncExitStack, names: list[str],
+                  experienced: bool = True) -> list[TrickroomClient]:
+    clients = []
+    for name in names:
+        client = await stack.enter_async_context(TrickroomClient.connect(url(app)))
+        await client.request({"type": "register", "name": name, "password": "secret-" + name})
+        if experienced:
+            await app.store.set_casual_games(name, 5)
+        clients.append(client)
+    return clients
+
+
+async def seat(clients, room: str, rules: dict[str, Any] | None = None) -> str:
+    created = await clients[0].request({"type": "create_table", "room": room,
+                                        "rules": rules or {}})
+    table = created["table"]["id"]
+    for i, client in enumerate(clients):
+        reply = await client.request({"type": "sit", "table": table, "seat": i})
+        client.token = reply["seat_token"]  # type: ignore[attr-defined]
+    return table
+
+
+async def autoplay(client: TrickroomClient, table: str, seed: int,
+                   votes: dict[str, str] | None = None) -> dict[str, Any]:
+    """Answer prompts at random and votes as told, until game over (returned)."""
+    rng = random.Random(seed)
+    answered = -1
+    async for message in client.messages():
+        if message.get("type") == "event":
+            event = message["event"]
+            if event["type"] == "game_over":
+                return event
+            if event["type"] == "vote_started" and votes and event["kind"] in votes:
+                try:
+                    await client.request({"type": "vote", "table": table,
+                                          "vote": event["vote"], "choice": votes[event["kind"]]})
+                except ServerError as exc:
+                    assert exc.code in ("not_authorized", "wrong_phase"), exc.reply
+        elif message.get("type") == "prompt" and message["table"] == table:
+            if message["seq"] <= answered:
+                continue  # a repeated prompt for a turn already answered
+            answered = message["seq"]
+            try:
+                await client.act(table, choose(message, rng))
+            except ServerError as exc:
+                assert exc.code in ("not_your_turn", "wrong_phase"), exc.reply
+    raise AssertionError("closed before the game ended")
+
+
+def expected_changes(stored: dict[str, Any], system: str, start: float | None = None):
+    """Recompute the rating changes from the stored game with the ratings module."""
+    out = stored["result"]
+    outcome = Outcome(out["game"], out["finished"], tuple(out["scores"]),
+                      tuple(out["seat_scores"]), tuple(out["winners"]), out["hands_played"],
+                      out["target"], out["progress"], tuple(NilStats(**n) for n in out["nil"]))
+    starters = [s["starter"] for s in stored["seats"]]
+    result = game_result(stored["game"], system, stored["seating"], starters, [], outcome, [],
+                         None)
+    rating = Rating(start) if start is not None else system_named(system).start_rating
+    return [c.to_wire() for c in rate(result, {p: rating for p in starters})]
+
+
+def game_id_of(client: TrickroomClient) -> str:
+    return next(m["event"]["game_id"] for m in reversed(client.received)
+                if m.get("type") == "event" and m["event"]["type"] == "game_started")
+
+
+@pytest.mark.parametrize(("room", "system", "rules"), [
+    ("spades-zone", "zone", SHORT_SPADES),
+    ("spades-wocg", "wocg", SHORT_SPADES),
+    ("spades-points", "points_en", SHORT_SPADES),
+    ("spades-openskill", "openskill_tuned", SHORT_SPADES),
+    ("hearts-zone", "zone", {"target": 30}),
+])
+async def test_a_complete_ranked_game_is_rated_as_the_ratings_module_says(
+        ranked_app, room, system, rules):
+    names = ["ann", "bob", "cat", "dan"]
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, names)
+        table = await seat(clients, room, rules)
+        ends = await asyncio.wait_for(asyncio.gather(
+            *(autoplay(c, table, i) for i, c in enumerate(clients))), 120)
+        stored = await ranked_app.store.game(game_id_of(clients[0]))
+    assert stored is not None and stored["seating"] == "fixed_seating"
+    shown = ends[0]["ratings"]
+    assert shown == stored["ratings"]
+    assert shown == expected_changes(stored, system)
+    assert {c["player"] for c in shown} == set(names) and all(c["rated"] for c in shown)
+    assert all(c["breakdown"] for c in shown)
+    status, _, body = await http_get(ranked_app, f"/api/leaderboard?game={stored['game']}"
+                                                 f"&system={system}")
+    import json
+
+    board = json.loads(body)["players"]
+    assert status == 200 and {p["player"] for p in board} == set(names)
+    profile = json.loads((await http_get(ranked_app, "/api/players/ann"))[2])
+    entry = next(r for r in profile["ratings"] if r["system"] == system)
+    mine = next(c for c in shown if c["player"] == "ann")
+    assert entry["rating"] == pytest.approx(mine["after"]["value"])
+    assert entry["stats"]["games"] == 1 and len(entry["history"]) == 1
+    record = json.loads((await http_get(ranked_app, f"/api/games/{stored['id']}"))[2])
+    assert record["ratings"] == shown
+    assert len(record["hands"]) == record["result"]["hands_played"]
+    assert all(len(h["tricks"]) == 13 for h in record["hands"])
+
+
+# -- eligibility ----------------------------------------------------------------------------
+
+
+async def test_guests_and_inexperienced_players_are_refused_with_the_reason(ranked_app):
+    async with AsyncExitStack() as stack:
+        guest = await stack.enter_async_context(TrickroomClient.connect(url(ranked_app)))
+        await guest.request({"type": "guest"})
+        [novice] = await players(ranked_app, stack, ["newbie"], experienced=False)
+        await ranked_app.store.set_casual_games("newbie", 2)
+        created = await novice.request({"type": "create_table", "room": "spades-zone"})
+        table = created["table"]["id"]
+        for client, words in ((guest, "registered"), (novice, "finish 5 casual games first "
+                                                              "(2 so far)")):
+            with pytest.raises(ServerError) as err:
+                await client.request({"type": "sit", "table": table})
+            assert err.value.code == "not_eligible" and words in str(err.value)
+            with pytest.raises(ServerError) as err:
+                await client.request({"type": "queue", "room": "spades-zone"})
+            assert err.value.code == "not_eligible"
+        assert all(s["kind"] == "empty" for s in ranked_app.lobby.tables[table].info()["seats"])
+
+
+async def test_turning_rank_me_off_needs_confirming_then_bans_for_a_week(ranked_app, clock):
+    async with AsyncExitStack() as stack:
+        [eve] = await players(ranked_app, stack, ["eve"])
+        with pytest.raises(ServerError) as err:
+            await eve.request({"type": "settings", "rank_me": False})
+        assert err.value.code == "confirm_required"
+        assert (await ranked_app.store.account("eve"))["rank_me"] == 1
+        saved = await eve.request({"type": "settings", "rank_me": False, "confirm": True})
+        assert saved["banned_until"] == when(clock.now + 7 * 24 * 3600)
+        await eve.request({"type": "settings", "rank_me": True})
+        created = await eve.request({"type": "create_table", "room": "hearts-zone"})
+        with pytest.raises(ServerError) as err:
+            await eve.request({"type": "sit", "table": created["table"]["id"]})
+        assert err.value.code == "not_eligible" and saved["banned_until"] in str(err.value)
+        clock.now += 8 * 24 * 3600
+        await eve.request({"type": "sit", "table": created["table"]["id"]})
+
+
+async def test_robots_may_not_sit_at_a_ranked_table(ranked_app):
+    async with AsyncExitStack() as stack:
+        [ann] = await players(ranked_app, stack, ["ann"])
+        created = await ann.request({"type": "create_table", "room": "spades-wocg"})
+        with pytest.raises(ServerError) as err:
+            await ann.request({"type": "fill_robots", "table": created["table"]["id"]})
+        assert err.value.code == "not_authorized"
+
+
+# -- the random queue -------------------------------------------------------------------------
+
+
+async def test_the_random_queue_seats_four_distinct_players_and_records_it(ranked_app):
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, ["q1", "q2", "q3", "q4", "q5"])
+        for client in clients[:3]:
+            status = await client.request({"type": "queue", "room": "hearts-zone"})
+            assert status["queued"]
+        assert status["length"] == 3
+        with pytest.raises(ServerError) as err:
+            await clients[0].request({"type": "queue", "room": "hearts-zone"})
+        assert "already in this queue" in str(err.value)
+        await clients[3].request({"type": "queue", "room": "hearts-zone"})
+        await wait_for(lambda: all(any(m.get("type") == "seated" for m in c.received)
+                                   for c in clients[:4]))
+        seated = [next(m for m in c.received if m.get("type") == "seated") for c in clients[:4]]
+        assert len({s["table"] for s in seated}) == 1
+        assert sorted(s["seat"] for s in seated) == [0, 1, 2, 3]
+        table = ranked_app.lobby.tables[seated[0]["table"]]
+        assert sorted(s.name for s in table.seats) == ["q1", "q2", "q3", "q4"]
+        assert table.seating == "random_queue" and table.state == "playing"
+        assert ranked_app.lobby.queues["hearts-zone"] == []
+        stored = await ranked_app.store.unfinished_games()
+        assert [g.seating for g in stored] == ["random_queue"]
+
+
+# -- drops, votes and quits -------------------------------------------------------------------
+
+
+async def drop_mid_game(app, clients, table, who: int, plays: int = 8):
+    """Everyone plays until ``plays`` actions are in; then ``who`` drops (socket closed)."""
+    tasks = [asyncio.create_task(autoplay(c, table, i, {"wait": "wait"}))
+             for i, c in enumerate(clients)]
+    t = app.lobby.tables[table]
+    await wait_for(lambda: len(t.game.actions) >= plays)
+    tasks[who].cancel()
+    await clients[who].ws.close()
+    await wait_for(lambda: t.seats[who].client is None)
+    return tasks
+
+
+async def rejoin(app, name: str, table: str, token: str, stack) -> TrickroomClient:
+    client = await stack.enter_async_context(TrickroomClient.connect(url(app)))
+    await client.request({"type": "login", "name": name, "password": "secret-" + name})
+    await client.request({"type": "rejoin", "table": table, "seat_token": token,
+                          "last_seq": 0})
+    return client
+
+
+async def test_zone_all_wait_pauses_until_the_player_returns(ranked_app):
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
+        table = await seat(clients, "spades-zone", SHORT_SPADES)
+        tasks = await drop_mid_game(ranked_app, clients, table, who=1)
+        t = ranked_app.lobby.tables[table]
+        await wait_for(lambda: any(m.get("type") == "event" and m["event"]["type"] ==
+                                   "vote_result" for m in clients[0].received))
+        result = next(m["event"] for m in clients[0].received if m.get("type") == "event"
+                      and m["event"]["type"] == "vote_result")
+        assert result["outcome"] == "wait" and t.paused
+        paused_at = len(t.game.actions)
+        await asyncio.sleep(0.2)
+        assert len(t.game.actions) == paused_at  # nobody plays while everyone waits
+        back = await rejoin(ranked_app, "bob", table, clients[1].token, stack)
+        await wait_for(lambda: not t.paused)
+        tasks[1] = asyncio.create_task(autoplay(back, table, 9))
+        ends = await asyncio.wait_for(asyncio.gather(*tasks), 120)
+        assert all(c["rated"] for c in ends[0]["ratings"])
+
+
+async def test_zone_dont_wait_hands_the_seat_to_a_robot_unrated_and_charges_the_leaver(
+        ranked_app):
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
+        table = await seat(clients, "spades-zone", SHORT_SPADES)
+        t = ranked_app.lobby.tables[table]
+        tasks = [asyncio.create_task(autoplay(c, table, i, {"wait": "dont_wait"}))
+                 for i, c in enumerate(clients)]
+        await wait_for(lambda: len(t.game.actions) >= 8)
+        tasks[2].cancel()
+        await clients[2].ws.close()
+        await wait_for(lambda: t.seats[2].kind == "robot")
+        assert t.seats[2].name == "cat (robot)" and not t.paused
+        ends = await asyncio.wait_for(asyncio.gather(*(tasks[i] for i in (0, 1, 3))), 120)
+        changes = {c["player"]: c for c in ends[0]["ratings"]}
+        assert not any(c["rated"] for c in changes.values())
+        profile = await ranked_app.store.player("cat")
+        stats = next(r["stats"] for r in profile["ratings"] if r["system"] == "zone")
+        assert stats["incomplete"] == 1
+
+
+async def test_wocg_quit_is_rated_at_once_banned_and_a_substitute_plays_unrated(
+        ranked_app, clock):
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, ["mary", "john", "sue", "peter"])
+        [sub] = await players(ranked_app, stack, ["subby"], experienced=False)
+        table = await seat(clients, "spades-wocg", SHORT_SPADES)
+        t = ranked_app.lobby.tables[table]
+        tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "no"}))
+                 for i, c in enumerate(clients)]
+        await wait_for(lambda: len(t.game.actions) >= 8)
+        tasks[3].cancel()
+        await clients[3].request({"type": "stand", "table": table})
+        await wait_for(lambda: any(m.get("type") == "event" and m["event"]["type"] == "quit"
+                                   for m in clients[0].received))
+        quit_event = next(m["event"] for m in clients[0].received if m.get("type") == "event"
+                          and m["event"]["type"] == "quit")
+        assert quit_event["rating"]["after"]["value"] == pytest.approx(1475.0)
+        with pytest.raises(ServerError) as err:
+            await clients[3].request({"type": "sit", "table": table})
+        assert err.value.code in ("not_eligible", "invalid_field")
+        reply = await sub.request({"type": "sit", "table": table})
+        assert reply["seat"] == 3 and t.seats[3].substitute
+        tasks[3] = asyncio.create_task(autoplay(sub, table, 7))
+        ends = await asyncio.wait_for(asyncio.gather(*tasks), 120)
+        changes = {c["player"]: c for c in ends[0]["ratings"]}
+        assert "subby" not in changes or not changes["subby"]["rated"]
+        assert "peter" not in changes  # rated once, when he quit
+        stored = await ranked_app.store.player("peter")
+        assert stored["ratings"][0]["rating"] == pytest.approx(1475.0)
+        created = await clients[3].request({"type": "create_table", "room": "spades-wocg"})
+        with pytest.raises(ServerError) as err:
+            await clients[3].request({"type": "sit", "table": created["table"]["id"]})
+        assert err.value.code == "not_eligible" and "quit a ranked game" in str(err.value)
+        clock.now += 3601
+        await clients[3].request({"type": "sit", "table": created["table"]["id"]})
+
+
+async def test_wocg_players_may_invite_a_robot_into_a_quitters_seat(ranked_app):
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
+        [late] = await players(ranked_app, stack, ["late"])
+        table = await seat(clients, "spades-wocg", SHORT_SPADES)
+        t = ranked_app.lobby.tables[table]
+        tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "yes"}))
+                 for i, c in enumerate(clients)]
+        await wait_for(lambda: len(t.game.actions) >= 8)
+        tasks[0].cancel()
+        await clients[0].request({"type": "stand", "table": table})
+        await wait_for(lambda: not t.open_seats)
+        with pytest.raises(ServerError) as err:
+            await late.request({"type": "sit", "table": table})
+        assert err.value.code == "table_full"
+        await asyncio.wait_for(asyncio.gather(*tasks[1:]), 120)
+
+
+async def test_wocg_a_drop_and_return_inside_the_window_is_no_quit(ranked_app):
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
+        table = await seat(clients, "spades-wocg", SHORT_SPADES)
+        t = ranked_app.lobby.tables[table]
+        tasks = await drop_mid_game(ranked_app, clients, table, who=2)
+        back = await rejoin(ranked_app, "cat", table, clients[2].token, stack)
+        assert t.seats[2].client is not None and not t.departures
+        tasks[2] = asyncio.create_task(autoplay(back, table, 5))
+        ends = await asyncio.wait_for(asyncio.gather(*tasks), 120)
+        assert {c["player"] for c in ends[0]["ratings"] if c["rated"]} == {
+            "ann", "bob", "cat", "dan"}
+
+
+async def test_points_a_drop_ends_the_game_after_the_hand_with_the_multipliers(ranked_app):
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
+        table = await seat(clients, "spades-points", {"target": 500})
+        t = ranked_app.lobby.tables[table]
+        tasks = await drop_mid_game(ranked_app, clients, table, who=1)
+        ends = await asyncio.wait_for(asyncio.gather(*(tasks[i] for i in (0, 2, 3))), 120)
+        end = ends[0]
+        assert end["abandoned"] and len(t.game.hand_results) == 1
+        changes = {c["player"]: c for c in end["ratings"]}
+        assert sum(c["delta"] for c in changes.values()) == pytest.approx(0.0)
+        # The side that dropped (bob, dan) against (ann, cat): the table of seed 003.
+        bob, dan, ann = changes["bob"]["delta"], changes["dan"]["delta"], changes["ann"]["delta"]
+        if ann > 0:  # bob's side lost: opponents 1, disconnected -3/2, partner -1/2
+            assert bob == pytest.approx(-1.5 * ann) and dan == pytest.approx(-0.5 * ann)
+        else:  # bob's side won: disconnected 0, partner 1/2, opponents -1/4
+            assert bob == pytest.approx(0.0) and ann == pytest.approx(-0.5 * dan)
+
+
+# -- votes: bad input ---------------------------------------------------------------------------
+
+
+async def test_a_vote_from_a_non_voter_a_second_vote_and_a_late_vote_are_refused(ranked_app):
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
+        table = await seat(clients, "spades-zone", SHORT_SPADES)
+        t = ranked_app.lobby.tables[table]
+        tasks = [asyncio.create_task(autoplay(c, table, i)) for i, c in enumerate(clients)]
+        await wait_for(lambda: len(t.game.actions) >= 6)
+        for task in tasks:
+            task.cancel()
+        await clients[1].ws.close()
+        await wait_for(lambda: t.vote is not None)
+        vote = t.vote.id
+        [outsider] = await players(ranked_app, stack, ["zed"])
+        with pytest.raises(ServerError) as err:
+            await outsider.request({"type": "vote", "table": table, "vote": vote,
+                                    "choice": "wait"})
+        assert err.value.code == "not_seated"
+        with pytest.raises(ServerError) as err:
+            await clients[0].request({"type": "vote", "table": table, "vote": vote,
+                                      "choice": "maybe"})
+        assert err.value.code == "invalid_field"
+        await clients[0].request({"type": "vote", "table": table, "vote": vote,
+                                  "choice": "wait"})
+        with pytest.raises(ServerError) as err:
+            await clients[0].request({"type": "vote", "table": table, "vote": vote,
+                                      "choice": "dont_wait"})
+        assert "already voted" in str(err.value) and t.vote is not None
+        await clients[2].request({"type": "vote", "table": table, "vote": vote,
+                                  "choice": "wait"})
+        await clients[3].request({"type": "vote", "table": table, "vote": vote,
+                                  "choice": "wait"})
+        assert t.vote is None and t.paused
+        with pytest.raises(ServerError) as err:
+            await clients[3].request({"type": "vote", "table": table, "vote": vote,
+                                      "choice": "dont_wait"})
+        assert err.value.code == "wrong_phase"
+        assert t.seats[1].kind == "human"  # the late "Don't wait" changed nothing
