@@ -43,6 +43,7 @@ class Room:
     rated: bool = False
     system: str | None = None
     rules: dict[str, Any] = field(default_factory=dict)
+    turn_seconds: float | None = None  # this room's turn timer; None: the server's
 
     def make_rules(self, overrides: dict[str, Any] | None = None) -> Any:
         """The room's rules with a table's overrides, validated by the rules dataclass."""
@@ -81,7 +82,8 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
     for entry in data.get("rooms", []):
         try:
             room = Room(name=entry["name"], game=entry["game"], rated=entry.get("rated", False),
-                        system=entry.get("system"), rules=dict(entry.get("rules", {})))
+                        system=entry.get("system"), rules=dict(entry.get("rules", {})),
+                        turn_seconds=entry.get("turn_seconds"))
         except KeyError as exc:
             raise ConfigError(f"a room needs a {exc.args[0]!r}") from None
         if room.game not in RULES_TYPES:

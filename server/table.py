@@ -102,6 +102,7 @@ class Table:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self.paused: str | None = None  # why the game waits (a ranked vote), or None
         self._prompted: dict[int, int] = {}  # seat -> seq of the last prompt sent
+        self.turn_seconds = room.turn_seconds or settings.turn_seconds
 
     # -- the task and its inbox ------------------------------------------------------------
 
@@ -477,7 +478,7 @@ class Table:
                             index, self.seq)
             else:
                 self._prompt(seat)
-                self._later(f"turn-{index}", self.settings.turn_seconds, self.do_robot_move,
+                self._later(f"turn-{index}", self.turn_seconds, self.do_robot_move,
                             index, self.seq)
 
     def _prompt(self, seat: Seat, again: bool = False) -> None:
@@ -491,7 +492,7 @@ class Table:
         legal = game.legal_actions(seat.index)
         prompt: dict[str, Any] = {
             "type": "prompt", "table": self.id, "seq": self.seq, "seat": seat.index,
-            "phase": game.phase, "seconds": self.settings.turn_seconds,
+            "phase": game.phase, "seconds": self.turn_seconds,
             "hand": texts_of(game.hands[seat.index]) if getattr(
                 game.view(seat.index), "sees_hand", True) else [],
         }

@@ -76,6 +76,23 @@ async def test_a_human_who_does_not_act_in_time_gets_one_robot_move(tmp_path):
         await app.stop()
 
 
+async def test_a_room_may_set_its_own_turn_timer(tmp_path):
+    config = tmp_path / "rooms.toml"
+    config.write_text('[server]\nturn_seconds = 30\n[[rooms]]\nname = "blitz"\n'
+                      'game = "hearts"\nturn_seconds = 5\n[[rooms]]\nname = "slow"\n'
+                      'game = "spades"\n')
+    loaded = load_config(config)
+    assert loaded.rooms["blitz"].turn_seconds == 5
+    assert loaded.rooms["slow"].turn_seconds is None
+    server = App(loaded, tmp_path / "db.sqlite3")
+    await server.start("127.0.0.1", 0)
+    try:
+        assert server.lobby.new_table("blitz", {}, "fixed_seating").turn_seconds == 5
+        assert server.lobby.new_table("slow", {}, "fixed_seating").turn_seconds == 30
+    finally:
+        await server.stop()
+
+
 async def test_the_lobby_pushes_seat_changes_to_the_rooms_subscribers(app):
     async with TrickroomClient.connect(url(app)) as watcher, \
             TrickroomClient.connect(url(app)) as player:
