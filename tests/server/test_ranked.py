@@ -24,6 +24,7 @@ from tests.server.test_http import http_get
 
 RANKED = {**FAST, "vote_seconds": 5.0, "reconnect_seconds": 5.0, "min_games": 5}
 SHORT_SPADES = {"target": 100, "mercy": 100}
+LONG_SPADES = {"target": 500, "mercy": 500}
 
 
 class Clock:
@@ -301,7 +302,7 @@ async def test_wocg_quit_is_rated_at_once_banned_and_a_substitute_plays_unrated(
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["mary", "john", "sue", "peter"])
         [sub] = await players(ranked_app, stack, ["subby"], experienced=False)
-        table = await seat(clients, "spades-wocg", SHORT_SPADES)
+        table = await seat(clients, "spades-wocg", LONG_SPADES)  # still going when subby sits
         t = ranked_app.lobby.tables[table]
         tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "no"}))
                  for i, c in enumerate(clients)]
@@ -337,7 +338,7 @@ async def test_wocg_players_may_invite_a_robot_into_a_quitters_seat(ranked_app):
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
         [late] = await players(ranked_app, stack, ["late"])
-        table = await seat(clients, "spades-wocg", SHORT_SPADES)
+        table = await seat(clients, "spades-wocg", LONG_SPADES)
         t = ranked_app.lobby.tables[table]
         tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "yes"}))
                  for i, c in enumerate(clients)]
