@@ -82,6 +82,18 @@ def unrated_reason(result: GameResult) -> str | None:
     return None
 
 
+def chances_from_pairs(name: str, kind: GameKind, players: Sequence[str],
+                       ratings: Mapping[str, Rating],
+                       pair: Callable[[float, float], float]) -> tuple[float, ...]:
+    """Win chances from a two-player rule ``pair(own, opponent)``: in Spades between the
+    sides' average ratings (North-South first), in Hearts from every pair of seats."""
+    r = [x.value for x in lineup_ratings(name, kind, players, ratings)]
+    if kind == "spades":
+        north_south = pair((r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
+        return (north_south, 1.0 - north_south)
+    return hearts_from_pairs(lambda a, b: pair(r[a], r[b]))
+
+
 def hearts_from_pairs(pair: Callable[[int, int], float]) -> tuple[float, ...]:
     """Four win chances from pairwise ones: each seat's mean chance, normalised to sum 1.
 

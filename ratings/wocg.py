@@ -37,7 +37,7 @@ from ratings import elo
 from ratings.change import Rating, RatingChange, Term, num, signed, unrated
 from ratings.result import SIDES, GameKind, GameResult, PlayerOutcome
 from ratings.stats import skill_ratio
-from ratings.system import check_rateable, hearts_from_pairs, lineup_ratings, unrated_reason
+from ratings.system import chances_from_pairs, check_rateable, unrated_reason
 
 __all__ = ["WOCG", "Wocg", "skill_ratio"]
 
@@ -177,11 +177,8 @@ class Wocg:
     def win_probability(self, kind: GameKind, players: Sequence[str],
                         ratings: Mapping[str, Rating]) -> tuple[float, ...]:
         """Elo's logistic expectation: side averages in Spades, pairs in Hearts."""
-        r = [x.value for x in lineup_ratings(self.name, kind, players, ratings)]
-        if kind == "spades":
-            north_south = elo.expected((r[0] + r[2]) / 2, (r[1] + r[3]) / 2, self.scale)
-            return (north_south, 1.0 - north_south)
-        return hearts_from_pairs(lambda a, b: elo.expected(r[a], r[b], self.scale))
+        return chances_from_pairs(self.name, kind, players, ratings,
+                                  lambda own, opp: elo.expected(own, opp, self.scale))
 
 
 WOCG = Wocg()

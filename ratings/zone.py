@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ratings.change import Rating, RatingChange, Term, num, signed, unrated
 from ratings.result import GameKind, GameResult, PlayerOutcome
-from ratings.system import check_rateable, hearts_from_pairs, lineup_ratings, unrated_reason
+from ratings.system import chances_from_pairs, check_rateable, unrated_reason
 
 _OUTCOME: dict[float, PlayerOutcome] = {1.0: "win", 0.5: "tie", 0.0: "loss"}
 
@@ -165,11 +165,7 @@ class Zone:
     def win_probability(self, kind: GameKind, players: Sequence[str],
                         ratings: Mapping[str, Rating]) -> tuple[float, ...]:
         """Zone's linear expectation: per side in Spades (team averages), per seat in Hearts."""
-        r = [x.value for x in lineup_ratings(self.name, kind, players, ratings)]
-        if kind == "spades":
-            north_south = self.pair_probability((r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
-            return (north_south, 1.0 - north_south)
-        return hearts_from_pairs(lambda a, b: self.pair_probability(r[a], r[b]))
+        return chances_from_pairs(self.name, kind, players, ratings, self.pair_probability)
 
 
 ZONE = Zone()
