@@ -1,0 +1,93 @@
+"""Playing at a table in the browser the way a person does: dialogs and clicks on legal cards."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+TURN_OR_OVER = """() => {
+  const t = document.querySelector('.table-page');
+  return t && (t.dataset.phase === 'game_over' || t.dataset.myTurn === 'true');
+}"""
+
+
+async def guest_signs_in(page: Any, name: str | None = None) -> str:
+    if name:
+        await page.get_by_label("Name (optional)").fill(name)
+    await page.get_by_role("button", name="Play as guest").click()
+    await page.locator(".me-name").wait_for()
+    return (await page.locator(".me-name").inner_text()).removesuffix(" (guest)")
+
+
+async def create_table(page: Any, room: str, rules: dict[str, str], shot: Any = None) -> str:
+    """Create a table from the lobby's dialog, filling the rule fields by label; returns its id."""
+    await page.locator(".room-link", has_text=room).first.click()
+    await page.get_by_role("button", name="Create table").click()
+    dialog = page.locator("dialog.create-dialog")
+    await dialog.wait_for()
+    for label, value in rules.items():
+        await dialog.get_by_label(label).fill(value)
+    if shot:
+        await shot("create-dialog")
+    await dialog.get_by_role("button", name="Create and sit").click()
+    await page.locator(".table-page").wait_for()
+    return page.url.rsplit("/", 1)[1]
+
+
+async def play_turn(page: Any, counts: dict[str, int], bid: int = 3) -> None:
+    """Answer the prompt on screen: a bid, a pass of three cards, or a legal card."""
+    bid_dialog = page.locator(".bid-dialog")
+    pass_dialog = page.locator(".pass-dialog")
+    moon = page.locator(".moon-dialog")
+    if await bid_dialog.count():
+        if await bid_dialog.locator('[data-bid="look"]').count():
+            await bid_dialog.locator('[data-bid="look"]').click()
+            return
+        enabled = bid_dialog.locator("button.bid-btn:enabled")
+        wanted = bid_dialog.locator(f'button[data-bid="{bid}"]:enabled')
+        await (wanted if await wanted.count() else enabled.last).click()
+        counts["bids"] += 1
+    elif await pass_dialog.count():
+        cards = page.locator(".hand .card.legal:not(.chosen)")
+        while await page.locator(".hand .card.chosen").count() < 3:
+            await cards.first.click()
+        await pass_dialog.get_by_role("button", name="Pass these cards").click()
+        counts["passes"] += 1
+    elif await moon.count():
+        await moon.locator("button").first.click()
+    else:
+        legal = page.locator(".hand .card.legal")
+        if await legal.count():
+            # The legal cards are the only playable ones: every other card is marked so.
+            marks = await page.evaluate("""() => [...document.querySelectorAll('.hand .card')].map(
+                c => c.classList.contains('legal') !== (c.getAttribute('aria-disabled') === 'true'))""")
+            assert all(marks), marks
+            await legal.first.click(timeout=5000)
+            counts["plays"] += 1
+            return
+    await page.wait_for_timeout(20)
+
+
+async def play_to_game_over(page: Any, limit: float = 200.0, shots: dict[str, Any] | None = None,
+                            bid: int = 3) -> dict[str, int]:
+    """Play every turn the prompt gives until the game-over screen; returns what was done."""
+    counts = {"bids": 0, "passes": 0, "plays": 0}
+    shots = dict(shots or {})
+    deadline = time.monotonic() + limit
+    while True:
+        assert time.monotonic() < deadline, f"the game did not end in {limit}s: {counts}"
+        await page.wait_for_function(TURN_OR_OVER, timeout=60_000)
+        phase = await page.locator(".table-page").get_attribute("data-phase")
+        if phase == "game_over":
+            return counts
+        for key in list(shots):
+            if key == "bid" and await page.locator(".bid-dialog").count() or \
+                    key == "pass" and await page.locator(".pass-dialog").count() or \
+                    key.startswith("play") and counts["plays"] >= int(key[4:] or 0) and \
+                    await page.locator(".hand .card.legal").count():
+                await shots.pop(key)()
+        try:
+            await play_turn(page, counts, bid)
+        except Exception as exc:  # the table moved on between looking and clicking: look again
+            if "Timeout" not in type(exc).__name__ and "detached" not in str(exc):
+                raise

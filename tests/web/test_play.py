@@ -1,0 +1,103 @@
+"""A guest plays whole games in the browser: Spades with bids, Hearts with the pass."""
+
+from __future__ import annotations
+
+import json
+
+from tests.web.conftest import PHONE
+from tests.web.play import create_table, guest_signs_in, play_to_game_over
+
+
+async def test_guest_plays_spades_to_game_over(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await page.shot("signin")
+    await page.shot("signin-phone", phone=True)
+    name = await guest_signs_in(p, "ada")
+    assert name.startswith("guest-ada")
+    await p.locator(".table-list, .empty-note").first.wait_for()
+    await page.shot("lobby")
+    await page.shot("lobby-phone", phone=True)
+
+    table = await create_table(p, "spades", {"Play to (points)": "120",
+                                             "Mercy: end when a side falls to minus (empty: off)": "100"},
+                               shot=page.shot)
+    await p.get_by_text("Waiting for four players").wait_for()
+    await page.shot("waiting")
+    await p.get_by_role("button", name="Fill with robots").click()
+    await p.locator(".seat .badge.robot").nth(2).wait_for()
+
+    async def bid_shot():
+        await page.shot("bid")
+        await page.shot("bid-phone", phone=True)
+
+    async def keyboard_play():
+        # Keyboard play: arrows move along the legal cards, Enter plays the focused one.
+        await page.shot("play")
+        await page.shot("play-phone", phone=True)
+        await p.locator("body").press("ArrowRight")
+        focused = await p.evaluate("document.activeElement.dataset.card")
+        assert focused and await p.locator(f'.hand .card.legal[data-card="{focused}"]').count()
+        await p.keyboard.press("End")
+        focused = await p.evaluate("document.activeElement.dataset.card")
+        await p.keyboard.press("Enter")
+        await p.locator(f'.trick .card[data-card="{focused}"], .hand:not(:has([data-card="{focused}"]))').first.wait_for()
+
+    async def reload_mid_game():
+        # Reloading the page drops the socket: a robot plays the seat meanwhile, and the
+        # session and the seat come back from localStorage with the table as it is.
+        held = await p.locator(".hand .card").count()
+        await p.reload()
+        await p.locator(".hand .card").first.wait_for()
+        assert await p.locator(".me-name").inner_text() == f"{name} (guest)"
+        assert 0 < await p.locator(".hand .card").count() <= held
+        assert await p.locator(".seat.me").count() == 1
+        await page.shot("after-reload")
+
+    counts = await play_to_game_over(p, shots={"bid": bid_shot, "play": keyboard_play,
+                                                 "play6": reload_mid_game})
+    assert counts["bids"] >= 1 and counts["plays"] >= 6, counts
+    over = p.locator("dialog.game-over")
+    await over.wait_for()
+    assert "Game over" in await over.inner_text()
+    await page.shot("game-over")
+    await page.shot("game-over-phone", phone=True)
+    scores = await over.locator(".final-scores td.num").all_inner_texts()
+    assert len(scores) == 2
+    await over.get_by_role("button", name="Look at the table").click()
+    await p.get_by_role("button", name="Last trick").click()
+    await p.locator(".last-trick .card").nth(3).wait_for()
+    await page.shot("last-trick-and-sheet")
+    rows = await p.locator(".sheet tbody tr").count()
+    assert rows >= 1
+    game_id = await p.evaluate("() => document.querySelector('.table-page') && "
+                               "window.trickroom && location.hash")
+    assert table in game_id
+
+
+async def test_guest_plays_hearts_with_the_pass_to_game_over(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await guest_signs_in(p)
+    await create_table(p, "hearts", {"Play to (points)": "14"})
+    await p.get_by_role("button", name="Fill with robots").click()
+
+    async def pass_shot():
+        await p.locator(".hand .card.legal").nth(0).click()
+        await page.shot("pass")
+        await page.shot("pass-phone", phone=True)
+
+    async def play_shot():
+        await page.shot("play")
+        await page.shot("play-phone", phone=True)
+
+    counts = await play_to_game_over(p, shots={"pass": pass_shot, "play3": play_shot})
+    assert counts["passes"] >= 1 and counts["plays"] >= 13, counts
+    over = p.locator("dialog.game-over")
+    assert len(await over.locator(".final-scores td.num").all_inner_texts()) == 4
+    await page.shot("game-over")
+    review = over.get_by_role("link", name="Review the game")
+    await review.click()
+    await p.locator(".review .where").wait_for()
+    assert "the deal" in await p.locator(".review .where").inner_text()
+    json.dumps(counts)

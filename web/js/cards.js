@@ -1,0 +1,64 @@
+// Cards as the wire writes them ("QS", "TH", "2C") and as people read them.
+
+import { h } from "./dom.js";
+
+export const SEAT_NAMES = ["North", "East", "South", "West"];
+export const SUITS = {
+  C: { symbol: "♣", name: "clubs", red: false },
+  D: { symbol: "♦", name: "diamonds", red: true },
+  H: { symbol: "♥", name: "hearts", red: true },
+  S: { symbol: "♠", name: "spades", red: false },
+};
+const RANKS = "23456789TJQKA";
+const RANK_NAMES = {
+  2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine",
+  T: "Ten", J: "Jack", Q: "Queen", K: "King", A: "Ace",
+};
+// Suits in the hand alternate colours: clubs, diamonds, spades, hearts.
+const SUIT_ORDER = { C: 0, D: 1, S: 2, H: 3 };
+
+export const rankOf = (card) => RANKS.indexOf(card[0]);
+export const suitOf = (card) => card[1];
+export const rankText = (card) => (card[0] === "T" ? "10" : card[0]);
+export const cardName = (card) => `${RANK_NAMES[card[0]]} of ${SUITS[card[1]].name}`;
+export const cardShort = (card) => `${rankText(card)}${SUITS[card[1]].symbol}`;
+
+export function sortHand(cards) {
+  return [...cards].sort((a, b) => SUIT_ORDER[a[1]] - SUIT_ORDER[b[1]] || rankOf(a) - rankOf(b));
+}
+
+/** The seat that wins a trick of {seat, card} in play order; spades trump in Spades. */
+export function trickWinner(trick, spadesTrump) {
+  let best = trick[0];
+  for (const play of trick.slice(1)) {
+    const a = best.card, b = play.card;
+    if (b[1] === a[1] ? rankOf(b) > rankOf(a) : spadesTrump && b[1] === "S") best = play;
+  }
+  return best.seat;
+}
+
+/**
+ * A card face. With onclick it is a button (the hand); otherwise a labelled image
+ * (the trick, the review). The corner index stays visible when cards overlap.
+ */
+export function cardEl(card, { onclick, cls = "", disabled = false, pressed, tag } = {}) {
+  const suit = SUITS[card[1]];
+  const face = [
+    h("span", { class: "corner", "aria-hidden": "true" },
+      h("span", { class: "rank" }, rankText(card)), h("span", { class: "suit" }, suit.symbol)),
+    h("span", { class: "pip", "aria-hidden": "true" }, suit.symbol),
+  ];
+  const classes = `card ${suit.red ? "red" : "black"} ${cls}`;
+  if (onclick || tag === "button") {
+    return h("button", {
+      type: "button", class: classes, "data-card": card, "aria-label": cardName(card),
+      "aria-disabled": disabled ? "true" : null, "aria-pressed": pressed == null ? null : String(pressed),
+      onclick,
+    }, face);
+  }
+  return h("div", { class: classes, "data-card": card, role: "img", "aria-label": cardName(card) }, face);
+}
+
+export function cardBack(cls = "") {
+  return h("div", { class: `card back ${cls}`, "aria-hidden": "true" });
+}

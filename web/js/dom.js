@@ -1,0 +1,66 @@
+// The only way this client builds DOM: elements and text nodes, never HTML strings.
+// Player names and chat come from other people; h() puts them in as text, so a
+// name like "<script>" shows as those characters and nothing runs.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function setProps(el, props) {
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value == null || value === false) continue;
+    if (key === "class") el.setAttribute("class", value);
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style" && typeof value === "object") Object.assign(el.style, value);
+    else if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value);
+    } else if (key === "value" && "value" in el) el.value = value;
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child == null || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** An HTML element: h("button", {class: "x", onclick: fn}, "text", otherNode). */
+export function h(tag, props, ...children) {
+  const el = document.createElement(tag);
+  setProps(el, props);
+  append(el, children);
+  return el;
+}
+
+/** An SVG element, same calling convention as h(). */
+export function s(tag, props, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  setProps(el, props);
+  append(el, children);
+  return el;
+}
+
+/** Replace an element's children. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+let toastBox = null;
+
+/** A short message at the bottom of the screen, read out by screen readers. */
+export function toast(text, kind = "info", ms = 4000) {
+  if (!toastBox) {
+    toastBox = h("div", { class: "toasts", role: "status", "aria-live": "polite" });
+    document.body.append(toastBox);
+  }
+  const item = h("div", { class: `toast ${kind}` }, text);
+  toastBox.append(item);
+  setTimeout(() => item.remove(), ms);
+}
+
+export function seconds(n) {
+  n = Math.max(0, Math.round(n));
+  return n >= 60 ? `${Math.floor(n / 60)}:${String(n % 60).padStart(2, "0")}` : `${n}s`;
+}

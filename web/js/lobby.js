@@ -1,0 +1,277 @@
+// The lobby: rooms, a room's tables and seats, creating a table, joining,
+// watching, robots, the ranked random queue, and the room's chat.
+
+import { h, fill, toast, seconds } from "./dom.js";
+import { SEAT_NAMES } from "./cards.js";
+import { chatPanel } from "./chat.js";
+
+const SYSTEM_NAMES = {
+  zone: "Zone", zone_tuned: "Zone (tuned)", wocg: "WoCG Elo", wocg_tuned: "WoCG (tuned)",
+  points_en: "Ranking points", points_el: "Ranking points (el)", openskill: "OpenSkill",
+};
+export const systemName = (s) => SYSTEM_NAMES[s] || s;
+const gameName = (g) => (g === "hearts" ? "Hearts" : "Spades");
+
+export function mount(main, ctx, params) {
+  let room = null; // the RoomInfo on screen
+  const tables = new Map();
+  let queue = null; // the last queue_status for this room
+  let chat = null;
+
+  const alert = h("div", { class: "refusal", role: "alert", hidden: true });
+  const roomNav = h("nav", { class: "rooms", "aria-label": "Rooms" });
+  const roomHead = h("div", { class: "room-head" });
+  const queueBox = h("div", { class: "queue" });
+  const tableList = h("ul", { class: "table-list", "aria-label": "Tables" });
+  const chatBox = h("div", { class: "room-chat" });
+  const dialog = createDialog();
+
+  fill(main, h("section", { class: "lobby" },
+    h("h1", { class: "sr-only" }, "Lobby"),
+    roomNav,
+    h("div", { class: "room" }, alert, roomHead, queueBox, tableList),
+    chatBox, dialog.el));
+
+  function refuse(err) {
+    alert.hidden = false;
+    const why = err.code === "not_eligible" ? "You may not sit at a ranked table yet: " : "";
+    fill(alert, h("strong", {}, why || "Refused: "), err.message,
+      h("button", { type: "button", class: "link", onclick: () => { alert.hidden = true; } }, "Dismiss"));
+  }
+
+  async function loadRooms() {
+    const reply = await ctx.conn.request({ type: "list_rooms" });
+    ctx.rooms = reply.rooms;
+    const wanted = reply.rooms.find((r) => r.name === params.room) || reply.rooms[0];
+    renderRooms(wanted);
+    if (wanted) await openRoom(wanted);
+  }
+
+  function renderRooms(current) {
+    fill(roomNav, h("h2", {}, "Rooms"), h("ul", {}, ctx.rooms.map((r) =>
+      h("li", {}, h("a", {
+        href: `#/room/${encodeURIComponent(r.name)}`, class: "room-link",
+        "aria-current": r.name === current?.name ? "page" : null,
+        onclick: (e) => { e.preventDefault(); history.replaceState(null, "", `#/room/${encodeURIComponent(r.name)}`); openRoom(r); },
+      },
+      h("span", { class: "room-name" }, r.name),
+      h("span", { class: `badge ${r.rated ? "ranked" : "casual"}` }, r.rated ? `Ranked · ${systemName(r.system)}` : "Casual"),
+      h("span", { class: "room-game" }, `${gameName(r.game)} · ${r.tables} table${r.tables === 1 ? "" : "s"}`))))));
+  }
+
+  async function openRoom(r) {
+    room = r;
+    queue = null;
+    alert.hidden = true;
+    renderRooms(r);
+    const reply = await ctx.conn.request({ type: "list_tables", room: r.name });
+    tables.clear();
+    for (const t of reply.tables) tables.set(t.id, t);
+    renderRoom();
+    chat?.destroy();
+    chat = chatPanel(ctx, { key: `room:${r.name}`, title: `Room chat: ${r.name}`,
+      send: (text) => ctx.conn.request({ type: "chat", room: r.name, text }) });
+    fill(chatBox, h("h2", {}, "Room chat"), chat.el);
+  }
+
+  function renderRoom() {
+    if (!room) return;
+    const rules = Object.entries(room.rules || {}).filter(([k]) => ["target", "mercy", "blind_nil", "moon"].includes(k))
+      .map(([k, v]) => `${k.replace("_", " ")} ${v === null ? "off" : v}`).join(" · ");
+    fill(roomHead,
+      h("h2", {}, room.name, " ", h("span", { class: `badge ${room.rated ? "ranked" : "casual"}` },
+        room.rated ? `Ranked · ${systemName(room.system)}` : "Casual")),
+      h("p", { class: "hint" }, `${gameName(room.game)}${rules ? ` · ${rules}` : ""}`),
+      h("div", { class: "room-actions" },
+        h("button", { type: "button", class: "primary", onclick: () => dialog.open(room) }, "Create table")));
+    renderQueue();
+    renderTables();
+  }
+
+  function renderQueue() {
+    if (!room?.rated) { fill(queueBox); queueBox.hidden = true; return; }
+    queueBox.hidden = false;
+    const inQueue = queue?.queued;
+    fill(queueBox,
+      h("h3", {}, "Random queue"),
+      h("p", { class: "queue-status", "aria-live": "polite" }, queue
+        ? `${queue.length} player${queue.length === 1 ? "" : "s"} waiting` +
+          (queue.expected_wait != null ? ` · expected wait about ${seconds(queue.expected_wait)}` : "") +
+          (inQueue ? " · you are in the queue" : "")
+        : "Join the queue to be seated at random with three other players (this weighs most in ratings)."),
+      h("button", { type: "button", class: inQueue ? "" : "primary",
+        onclick: () => ctx.conn.request({ type: inQueue ? "unqueue" : "queue", room: room.name })
+          .then((reply) => { if (reply.type === "queue_status") { queue = reply; renderQueue(); } })
+          .catch(refuse) },
+      inQueue ? "Leave the queue" : "Join the queue"));
+  }
+
+  function mySeatAt(t) {
+    return t.seats.find((s) => s.kind === "human" && s.name === ctx.me?.name);
+  }
+
+  async function sit(t, seat) {
+    try {
+      const reply = await ctx.conn.request({ type: "sit", table: t.id, ...(seat == null ? {} : { seat }) });
+      ctx.rememberSeat(t.id, reply.seat, reply.seat_token, t.room);
+      ctx.navigate(`/table/${t.id}`);
+    } catch (err) { refuse(err); }
+  }
+
+  function renderTables() {
+    const list = [...tables.values()];
+    if (!list.length) {
+      fill(tableList, h("li", { class: "empty-note" }, "No tables yet. Create one, then sit and (in casual rooms) fill the other seats with robots."));
+      return;
+    }
+    const order = { waiting: 0, playing: 1, over: 2 };
+    list.sort((a, b) => order[a.state] - order[b.state]);
+    fill(tableList, list.map((t) => {
+      const mine = mySeatAt(t);
+      const empty = t.seats.some((s) => s.kind === "empty");
+      const waiting = t.state === "waiting";
+      return h("li", { class: `table-card ${t.state}`, "data-table": t.id },
+        h("div", { class: "tc-head" },
+          h("strong", {}, `Table ${t.id}`),
+          h("span", { class: `state ${t.state}` }, { waiting: "waiting for players", playing: "playing", over: "game over" }[t.state]),
+          h("span", { class: "hint" }, t.seating === "random_seating" ? "random seats" : "pick your seat"),
+          t.watchers ? h("span", { class: "hint" }, `${t.watchers} watching`) : null),
+        h("ul", { class: "tc-seats" }, t.seats.map((s) => h("li", { class: `seat-line ${s.kind}` },
+          h("span", { class: "seat-dir" }, SEAT_NAMES[s.seat]),
+          s.kind === "empty"
+            ? (waiting && !mine && t.seating !== "random_seating"
+              ? h("button", { type: "button", class: "small", onclick: () => sit(t, s.seat) }, "Sit here")
+              : h("span", { class: "hint" }, "empty"))
+            : h("span", { class: "seat-who" }, s.name,
+              s.kind === "robot" ? h("span", { class: "badge robot" }, "robot") : null,
+              s.away ? h("span", { class: "badge away" }, "away") : null)))),
+        h("div", { class: "tc-actions" },
+          mine ? h("button", { type: "button", class: "primary", onclick: () => ctx.navigate(`/table/${t.id}`) }, "Back to my seat")
+            : waiting && empty ? h("button", { type: "button", class: "primary", onclick: () => sit(t, null) }, "Join") : null,
+          h("button", { type: "button", onclick: () => ctx.navigate(`/table/${t.id}`) }, "Watch"),
+          !room.rated && waiting && empty ? h("button", { type: "button",
+            onclick: () => ctx.conn.request({ type: "fill_robots", table: t.id }).catch(refuse) }, "Fill with robots") : null));
+    }));
+  }
+
+  function createDialog() {
+    const el = h("dialog", { class: "create-dialog", "aria-labelledby": "create-h" });
+    let forRoom = null;
+    const form = h("form", { method: "dialog" });
+    el.append(form);
+
+    function rulesFields(r) {
+      const rules = r.rules || {};
+      const num = (label, name, value, extra = {}) => h("label", { class: "field" }, h("span", {}, label),
+        h("input", { type: "number", name, value: value ?? "", ...extra }));
+      const check = (label, name, on) => h("label", { class: "check" },
+        h("input", { type: "checkbox", name, checked: on ? true : null }), label);
+      if (r.game === "hearts") {
+        return [
+          num("Play to (points)", "target", rules.target ?? 100, { min: 1, max: 1000, required: true }),
+          h("label", { class: "field" }, h("span", {}, "Passing"), h("select", { name: "pass_cycle" },
+            h("option", { value: "left,right,across,hold" }, "left, right, across, hold"),
+            h("option", { value: "left,right,across" }, "left, right, across"),
+            h("option", { value: "left" }, "always left"),
+            h("option", { value: "hold" }, "no passing"))),
+          h("label", { class: "field" }, h("span", {}, "Shooting the moon"), h("select", { name: "moon" },
+            ["add_to_others", "subtract_from_shooter", "shooter_chooses"].map((m) =>
+              h("option", { value: m, selected: rules.moon === m ? true : null }, m.replaceAll("_", " "))))),
+          check("Jack of diamonds scores −10", "jack_of_diamonds", rules.jack_of_diamonds),
+          check("Points allowed on the first trick", "blood_on_first_trick", rules.blood_on_first_trick),
+        ];
+      }
+      return [
+        num("Play to (points)", "target", rules.target ?? 500, { min: 1, max: 2000, required: true }),
+        num("Mercy: end when a side falls to minus (empty: off)", "mercy", rules.mercy, { min: 1, max: 2000 }),
+        num("Bags before a penalty (empty: no penalty)", "bag_limit", rules.bag_limit === undefined ? 10 : rules.bag_limit, { min: 1, max: 50 }),
+        check("Blind nil allowed", "blind_nil", rules.blind_nil),
+        check("Two of clubs leads", "two_of_clubs_leads", rules.two_of_clubs_leads),
+      ];
+    }
+
+    function render(r) {
+      forRoom = r;
+      const sameGame = ctx.rooms;
+      fill(form,
+        h("h2", { id: "create-h" }, "Create a table"),
+        h("label", { class: "field" }, h("span", {}, "Game and room"),
+          h("select", { name: "room", onchange: (e) => render(ctx.rooms.find((x) => x.name === e.target.value)) },
+            sameGame.map((x) => h("option", { value: x.name, selected: x.name === r.name ? true : null },
+              `${gameName(x.game)} — ${x.name} (${x.rated ? `ranked, ${systemName(x.system)}` : "casual"})`)))),
+        h("fieldset", {}, h("legend", {}, "Rules"), rulesFields(r)),
+        h("fieldset", {}, h("legend", {}, "Seating"),
+          h("label", { class: "check" }, h("input", { type: "radio", name: "seating", value: "fixed_seating", checked: true }),
+            "Players pick their seats and partners"),
+          h("label", { class: "check" }, h("input", { type: "radio", name: "seating", value: "random_seating" }),
+            "Seats are drawn at random")),
+        h("p", { class: "error", role: "alert" }),
+        h("div", { class: "dialog-actions" },
+          h("button", { type: "button", onclick: () => el.close() }, "Cancel"),
+          h("button", { type: "submit", class: "primary", value: "create" }, "Create and sit")));
+    }
+
+    function rulesFrom(data, r) {
+      const base = r.rules || {};
+      const out = {};
+      const put = (key, value) => { if (JSON.stringify(base[key]) !== JSON.stringify(value)) out[key] = value; };
+      put("target", Number(data.get("target")));
+      if (r.game === "hearts") {
+        put("pass_cycle", data.get("pass_cycle").split(","));
+        put("moon", data.get("moon"));
+        put("jack_of_diamonds", data.has("jack_of_diamonds"));
+        put("blood_on_first_trick", data.has("blood_on_first_trick"));
+      } else {
+        put("mercy", data.get("mercy") ? Number(data.get("mercy")) : null);
+        put("bag_limit", data.get("bag_limit") ? Number(data.get("bag_limit")) : null);
+        put("blind_nil", data.has("blind_nil"));
+        put("two_of_clubs_leads", data.has("two_of_clubs_leads"));
+      }
+      return out;
+    }
+
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const data = new FormData(form);
+      const r = forRoom;
+      const errorEl = form.querySelector(".error");
+      try {
+        const created = await ctx.conn.request({ type: "create_table", room: r.name, rules: rulesFrom(data, r),
+          seating: data.get("seating") });
+        const t = created.table;
+        try {
+          const seated = await ctx.conn.request({ type: "sit", table: t.id });
+          ctx.rememberSeat(t.id, seated.seat, seated.seat_token, r.name);
+          el.close();
+          ctx.navigate(`/table/${t.id}`);
+        } catch (err) {
+          el.close();
+          refuse(err);
+        }
+      } catch (err) {
+        errorEl.textContent = err.message;
+      }
+    });
+
+    return { el, open: (r) => { render(r); el.showModal(); form.querySelector("input,select")?.focus(); } };
+  }
+
+  const unmounted = { done: false };
+  loadRooms().catch((err) => refuse(err));
+
+  return {
+    unmount() { unmounted.done = true; chat?.destroy(); },
+    onReconnect() { if (room) openRoom(room).catch(refuse); },
+    onMessage(msg) {
+      if (msg.type === "table_update" && room && msg.table.room === room.name) {
+        if (msg.removed) tables.delete(msg.table.id); else tables.set(msg.table.id, msg.table);
+        renderTables();
+      } else if (msg.type === "queue_status" && room && msg.room === room.name) {
+        queue = msg;
+        renderQueue();
+      } else if (msg.type === "error" && msg.id == null) {
+        refuse(msg);
+      }
+    },
+  };
+}

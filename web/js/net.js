@@ -1,0 +1,119 @@
+// The socket: requests with ids and their replies, pushed messages, and reconnects.
+//
+// request() resolves with the reply that echoes its id, or rejects with a
+// ServerError carrying the wire error's code. Everything else (table events,
+// prompts, chat, lobby pushes, unsolicited errors) goes to the listeners given
+// to onMessage. When the socket closes the connection retries with backoff and
+// tells onStatus listeners, so the app can log in again and rejoin its table.
+
+export class ServerError extends Error {
+  constructor(reply) {
+    super(reply.message || reply.code);
+    this.code = reply.code;
+    this.reply = reply;
+  }
+}
+
+export class Connection {
+  constructor(url) {
+    this.url = url;
+    this.ws = null;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.listeners = new Set();
+    this.statusListeners = new Set();
+    this.queue = [];
+    this.retry = 0;
+    this.opened = false;
+    this.status = "connecting";
+  }
+
+  onMessage(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
+  onStatus(fn) { this.statusListeners.add(fn); return () => this.statusListeners.delete(fn); }
+
+  setStatus(status) {
+    this.status = status;
+    for (const fn of this.statusListeners) fn(status);
+  }
+
+  connect() {
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      const reconnected = this.opened;
+      this.opened = true;
+      const queued = this.queue.splice(0);
+      // Listeners log in again first (the server reads a socket's frames in order).
+      this.setStatus(reconnected ? "reconnected" : "open");
+      for (const text of queued) ws.send(text);
+    };
+    ws.onmessage = (e) => this.receive(e.data);
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      for (const [, p] of this.pending) p.reject(new ServerError({ code: "disconnected", message: "the connection was lost" }));
+      this.pending.clear();
+      this.setStatus("closed");
+      const delay = Math.min(8000, 300 * 2 ** this.retry++);
+      setTimeout(() => this.connect(), delay);
+    };
+  }
+
+  /** Drop the socket on purpose (tests and "sign out"); it reconnects by itself. */
+  drop() { this.ws?.close(); }
+
+  receive(text) {
+    let msg;
+    try { msg = JSON.parse(text); } catch { return; }
+    const waiting = msg.id != null ? this.pending.get(msg.id) : null;
+    if (waiting) {
+      this.pending.delete(msg.id);
+      if (msg.type === "error") waiting.reject(new ServerError(msg));
+      else waiting.resolve(msg);
+      // A rejoin answered by a snapshot, and a watch's snapshot, are also table state.
+      if (msg.type !== "snapshot") return;
+    }
+    for (const fn of this.listeners) fn(msg);
+  }
+
+  send(message) {
+    const text = JSON.stringify(message);
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(text);
+    else this.queue.push(text);
+  }
+
+  /** Send a request and wait for its reply; a rate-limited request is sent again. */
+  async request(message, { timeout = 15000 } = {}) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(message, timeout);
+      } catch (err) {
+        if (err.code !== "rate_limited" || attempt > 20) throw err;
+        await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
+      }
+    }
+  }
+
+  once(message, timeout) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new ServerError({ code: "timeout", message: "the server did not answer in time" }));
+      }, timeout);
+      this.pending.set(id, {
+        resolve: (m) => { clearTimeout(timer); resolve(m); },
+        reject: (e) => { clearTimeout(timer); reject(e); },
+      });
+      this.send({ ...message, id });
+    });
+  }
+}
+
+/** GET a JSON API path; resolves to null on 404 so pages can say "not found". */
+export async function getJSON(path) {
+  const response = await fetch(path, { headers: { Accept: "application/json" } });
+  if (response.status === 404) return null;
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  return response.json();
+}

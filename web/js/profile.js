@@ -1,0 +1,158 @@
+// Profiles (ratings per game and system, stats, the rating history chart drawn
+// here as SVG) and leaderboards per game and system.
+
+import { h, s, fill } from "./dom.js";
+import { getJSON } from "./net.js";
+import { systemName } from "./lobby.js";
+
+const gameName = (g) => (g === "hearts" ? "Hearts" : "Spades");
+const round = (x) => (x == null || Number.isNaN(Number(x)) ? "—" : String(Math.round(Number(x))));
+const listOf = (x) => (Array.isArray(x) ? x : x && typeof x === "object"
+  ? Object.entries(x).flatMap(([k, v]) => (Array.isArray(v) ? v : [{ key: k, ...v }])) : []);
+
+/** Split "spades/zone" style keys when entries come as an object keyed by game and system. */
+function normaliseRating(r) {
+  if ((!r.game || !r.system) && r.key) {
+    const [game, system] = r.key.split(/[/:|]/);
+    return { game, system, ...r };
+  }
+  return r;
+}
+
+export function mount(main, ctx, params) {
+  return params.page === "leaders" ? leaders(main, ctx, params) : player(main, ctx, params);
+}
+
+// -- the chart ---------------------------------------------------------------------------------
+
+/** An SVG line chart of one rating series: points are {time, rating, game_id}. */
+export function ratingChart(points, { width = 640, height = 240, label = "Rating history" } = {}) {
+  const pad = { l: 44, r: 12, t: 12, b: 28 };
+  const w = width - pad.l - pad.r;
+  const hgt = height - pad.t - pad.b;
+  const values = points.map((p) => Number(p.rating));
+  let lo = Math.min(...values), hi = Math.max(...values);
+  if (hi - lo < 20) { lo -= 10; hi += 10; }
+  const span = hi - lo;
+  lo -= span * 0.08; hi += span * 0.08;
+  const x = (i) => pad.l + (points.length === 1 ? w / 2 : (i / (points.length - 1)) * w);
+  const y = (v) => pad.t + hgt - ((v - lo) / (hi - lo)) * hgt;
+  const step = niceStep((hi - lo) / 4);
+  const ticks = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) ticks.push(v);
+  const path = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(values[i]).toFixed(1)}`).join(" ");
+  const last = points.at(-1);
+  return s("svg", { class: "rating-chart", viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-label": `${label}: ${points.length} games, from ${round(values[0])} to ${round(last.rating)}`,
+    preserveAspectRatio: "xMidYMid meet" },
+  s("title", {}, label),
+  ticks.map((v) => s("g", { class: "tick" },
+    s("line", { x1: pad.l, x2: width - pad.r, y1: y(v), y2: y(v) }),
+    s("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end" }, round(v)))),
+  s("text", { class: "axis-label", x: pad.l, y: height - 8 }, "game 1"),
+  s("text", { class: "axis-label", x: width - pad.r, y: height - 8, "text-anchor": "end" }, `game ${points.length}`),
+  s("path", { class: "line", d: path }),
+  points.map((p, i) => {
+    const dot = s("circle", { class: "dot", cx: x(i), cy: y(values[i]), r: points.length > 60 ? 2 : 3.5 },
+      s("title", {}, `${round(p.rating)}${p.time ? ` · ${new Date(p.time * 1000).toLocaleString()}` : ""}`));
+    return p.game_id ? s("a", { href: `#/review/${encodeURIComponent(p.game_id)}` }, dot) : dot;
+  }));
+}
+
+function niceStep(raw) {
+  const mag = 10 ** Math.floor(Math.log10(Math.max(raw, 1e-9)));
+  for (const m of [1, 2, 5, 10]) if (m * mag >= raw) return m * mag;
+  return 10 * mag;
+}
+
+// -- a player's page -----------------------------------------------------------------------------
+
+function player(main, ctx, params) {
+  const root = h("section", { class: "profile" }, h("h1", {}, params.name), h("p", {}, "Loading…"));
+  fill(main, root);
+  getJSON(`/api/players/${encodeURIComponent(params.name)}`).then((data) => {
+    if (!data) {
+      fill(root, h("h1", {}, params.name), h("p", {}, "No profile for this name yet: profiles are kept for registered players who have played a rated game."));
+      return;
+    }
+    const ratings = listOf(data.ratings).map(normaliseRating);
+    const history = listOf(data.history || data.rating_history);
+    const series = new Map();
+    for (const p of history) {
+      const key = `${p.game}/${p.system}`;
+      if (!series.has(key)) series.set(key, []);
+      series.get(key).push(p);
+    }
+    for (const list of series.values()) list.sort((a, b) => (a.time ?? 0) - (b.time ?? 0));
+    const chartBox = h("div", { class: "chart-box" });
+    const keys = [...series.keys()];
+    const pick = h("select", { "aria-label": "Rating history of", onchange: () => drawChart(pick.value) },
+      keys.map((k) => { const [g, sys] = k.split("/"); return h("option", { value: k }, `${gameName(g)} · ${systemName(sys)}`); }));
+    function drawChart(key) {
+      const points = series.get(key) || [];
+      const [g, sys] = (key || "/").split("/");
+      fill(chartBox, points.length ? ratingChart(points, { label: `${gameName(g)} rating history, ${systemName(sys)}` })
+        : h("p", { class: "hint" }, "No rated games yet, so no chart."));
+    }
+    const stat = (label, value) => h("div", { class: "stat" }, h("dt", {}, label), h("dd", {}, value ?? "—"));
+    const ratio = (r) => (r.skill_ratio != null ? Number(r.skill_ratio).toFixed(2)
+      : r.nil_faced ? `${(r.nil_set / r.nil_faced).toFixed(2)}` : null);
+    fill(root,
+      h("h1", {}, data.name || params.name),
+      data.banned_until ? h("p", { class: "refusal" }, `Banned from ranked play until ${new Date(data.banned_until * 1000).toLocaleString()}`) : null,
+      h("section", { class: "rating-cards", "aria-label": "Ratings" }, ratings.length ? ratings.map((r) =>
+        h("article", { class: "rating-card" },
+          h("h2", {}, `${gameName(r.game)} · ${systemName(r.system)}`),
+          h("p", { class: "big-rating" }, round(r.rating ?? r.mu ?? r.value)),
+          h("dl", { class: "stats" },
+            stat("games", r.games), stat("wins", r.wins), stat("losses", r.losses),
+            r.ties != null ? stat("ties", r.ties) : null,
+            stat("incomplete", r.incomplete ?? r.incomplete_games), r.quits != null ? stat("quits", r.quits) : null,
+            r.game === "spades" ? stat("skill ratio", ratio(r)) : null)))
+        : h("p", { class: "hint" }, "No ratings yet.")),
+      h("section", { class: "history", "aria-label": "Rating history" },
+        h("h2", {}, "Rating history"), keys.length > 1 ? pick : null, chartBox,
+        history.length ? h("details", {}, h("summary", {}, "Rated games"),
+          h("ol", { class: "games-list" }, [...history].reverse().slice(0, 50).map((p) => h("li", {},
+            p.game_id ? h("a", { href: `#/review/${encodeURIComponent(p.game_id)}` }, `${gameName(p.game)} game`) : `${gameName(p.game)} game`,
+            ` · ${systemName(p.system)} · ${round(p.rating)}`, p.time ? h("span", { class: "hint" }, ` · ${new Date(p.time * 1000).toLocaleString()}`) : null))))
+          : null));
+    drawChart(keys[0]);
+  }).catch((err) => fill(root, h("h1", {}, params.name), h("p", { class: "error" }, err.message)));
+  return {};
+}
+
+// -- leaderboards --------------------------------------------------------------------------------
+
+function leaders(main, ctx, params) {
+  const systems = new Set(["zone", "wocg", "points_en"]);
+  for (const r of ctx.rooms || []) if (r.system) systems.add(r.system);
+  const game = params.game || "spades";
+  const system = params.system || [...(ctx.rooms || [])].find((r) => r.rated && r.game === game)?.system || "zone";
+  systems.add(system);
+  const board = h("div", { class: "board" }, h("p", {}, "Loading…"));
+  const change = () => {
+    const form = new FormData(controls);
+    location.hash = `/leaders?game=${form.get("game")}&system=${form.get("system")}`;
+  };
+  const controls = h("form", { class: "board-controls", onchange: change, onsubmit: (e) => e.preventDefault() },
+    h("label", { class: "field" }, h("span", {}, "Game"), h("select", { name: "game" },
+      ["spades", "hearts"].map((g) => h("option", { value: g, selected: g === game ? true : null }, gameName(g))))),
+    h("label", { class: "field" }, h("span", {}, "Rating system"), h("select", { name: "system" },
+      [...systems].map((x) => h("option", { value: x, selected: x === system ? true : null }, systemName(x))))));
+  fill(main, h("section", { class: "leaders" }, h("h1", {}, "Leaderboards"), controls, board));
+  getJSON(`/api/leaderboard?game=${encodeURIComponent(game)}&system=${encodeURIComponent(system)}`).then((data) => {
+    const rows = data ? listOf(data.players || data.leaderboard || data.leaders || data.rows || data) : [];
+    if (!rows.length) { fill(board, h("p", { class: "hint" }, "No rated players yet for this game and system.")); return; }
+    fill(board, h("table", { class: "leaderboard" },
+      h("caption", {}, `${gameName(game)} · ${systemName(system)}`),
+      h("thead", {}, h("tr", {}, ["#", "Player", "Rating", "Games", "Wins"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, rows.map((r, i) => h("tr", {},
+        h("td", { class: "num" }, String(r.rank ?? i + 1)),
+        h("td", {}, h("a", { href: `#/player/${encodeURIComponent(r.player ?? r.name)}` }, r.player ?? r.name)),
+        h("td", { class: "num" }, round(r.rating)),
+        h("td", { class: "num" }, r.games ?? "—"),
+        h("td", { class: "num" }, r.wins ?? "—"))))));
+  }).catch((err) => fill(board, h("p", { class: "error" }, err.message)));
+  return {};
+}

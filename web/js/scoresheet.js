@@ -1,0 +1,68 @@
+// The score sheet: one row per hand, as the engine scored it (a hand_scored
+// event, a view's hand_results, or the review's own replay; the same shape).
+
+import { h } from "./dom.js";
+import { SEAT_NAMES } from "./cards.js";
+
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
+
+export function sideName(names, side) {
+  return `${names[side] || SEAT_NAMES[side]} & ${names[side + 2] || SEAT_NAMES[side + 2]}`;
+}
+
+function spadesCell(sideScore, result, side) {
+  const seats = [side, side + 2];
+  const nils = seats.filter((s) => result.bids?.[s] === 0)
+    .map((s) => `${result.blind?.[s] ? "blind nil" : "nil"} ${result.tricks_won?.[s] === 0 ? "made" : "set"}`);
+  const notes = [];
+  if (sideScore.nil_points) notes.push(`nil ${signed(sideScore.nil_points)}`);
+  if (sideScore.bag_penalty) notes.push(`bag penalty ${signed(sideScore.bag_penalty)}`);
+  return h("td", {},
+    h("div", {}, `bid ${sideScore.contract}${nils.length ? ` (${nils.join(", ")})` : ""}, took ${sideScore.tricks}`,
+      sideScore.made === false ? h("span", { class: "set" }, " set") : null),
+    h("div", { class: "pts" }, h("b", {}, signed(sideScore.points)), ` → ${sideScore.score}`,
+      h("span", { class: "hint" }, ` · bags ${sideScore.bags_total}`)),
+    notes.length ? h("div", { class: "hint" }, notes.join(" · ")) : null);
+}
+
+/** A score sheet table for `game` ("spades" | "hearts") from hand results. */
+export function scoreSheet(game, results, names, { target, current } = {}) {
+  if (game === "spades") {
+    return h("table", { class: "sheet spades" },
+      h("caption", {}, `Score sheet${target ? ` · game to ${target}` : ""}`),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"),
+        h("th", { scope: "col" }, sideName(names, 0)), h("th", { scope: "col" }, sideName(names, 1)))),
+      h("tbody", {}, results.length ? results.map((r, i) => h("tr", { class: i === current ? "current" : null },
+        h("th", { scope: "row" }, String(i + 1)), spadesCell(r.sides[0], r, 0), spadesCell(r.sides[1], r, 1)))
+        : h("tr", {}, h("td", { colspan: 3, class: "hint" }, "No hand scored yet."))));
+  }
+  let totals = [0, 0, 0, 0];
+  return h("table", { class: "sheet hearts" },
+    h("caption", {}, `Score sheet${target ? ` · game to ${target}, lowest wins` : ""}`),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"),
+      [0, 1, 2, 3].map((s) => h("th", { scope: "col" }, names[s] || SEAT_NAMES[s])))),
+    h("tbody", {}, results.length ? results.map((r, i) => {
+      totals = r.scores || totals.map((t, s) => t + r.points[s]);
+      return h("tr", { class: i === current ? "current" : null },
+        h("th", { scope: "row" }, String(i + 1), h("div", { class: "hint" }, r.pass_direction === "hold" ? "no pass" : `pass ${r.pass_direction}`)),
+        [0, 1, 2, 3].map((s) => h("td", {},
+          h("b", {}, signed(r.points[s])), ` → ${totals[s]}`,
+          r.moon === s ? h("div", { class: "hint" }, "shot the moon") : null)));
+    }) : h("tr", {}, h("td", { colspan: 5, class: "hint" }, "No hand scored yet."))));
+}
+
+/** A rating change with its breakdown ("how the points were calculated"). */
+export function ratingChange(change) {
+  const delta = Number(change.delta ?? (change.after - change.before));
+  const round = (x) => (Math.abs(x) >= 10 || Number.isInteger(x) ? Math.round(x * 10) / 10 : Math.round(x * 100) / 100);
+  return h("li", { class: "rating-change" },
+    h("div", { class: "rc-head" },
+      h("a", { href: `#/player/${encodeURIComponent(change.player)}` }, change.player),
+      h("span", { class: `delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}` }, signed(round(delta))),
+      h("span", { class: "hint" }, `${round(change.before)} → ${round(change.after)}`)),
+    change.breakdown?.length ? h("details", {},
+      h("summary", {}, "How the points were calculated"),
+      h("table", { class: "breakdown" }, h("tbody", {}, change.breakdown.map((term) =>
+        h("tr", {}, h("td", {}, term.text), h("td", { class: "num" }, String(round(Number(term.value)))))))))
+      : null);
+}

@@ -1,0 +1,252 @@
+// A table as this client knows it: the server's view of our seat, kept current
+// from numbered events between the full views that snapshots and prompts carry.
+//
+// The server sends a whole view with every prompt and snapshot; between them
+// this reducer applies each event the way the engine did, closely enough to
+// draw the table (whose turn, the trick, bids, tricks won, scores). When a
+// detail cannot be known from the events (who holds the 2 of clubs), the
+// field is left null until the next event or view says.
+
+import { sortHand, trickWinner } from "./cards.js";
+
+export function freshView(game, rules, seat) {
+  const base = {
+    game, seat, phase: "waiting", rules: rules || {}, hand_no: -1, dealer: 0, to_act: null,
+    awaiting: [], hand: [], hand_sizes: [0, 0, 0, 0], leader: null, trick: [], tricks: [],
+    tricks_won: [0, 0, 0, 0], scores: game === "spades" ? [0, 0] : [0, 0, 0, 0],
+    hand_results: [], legal: [],
+  };
+  if (game === "spades") {
+    Object.assign(base, { bids: [null, null, null, null], blind: [false, false, false, false],
+      bags: [0, 0], spades_broken: false, sees_hand: true });
+  } else {
+    Object.assign(base, { pass_direction: "left", passed: [], received: [],
+      pass_chosen: [false, false, false, false], points_taken: [0, 0, 0, 0], hearts_broken: false });
+  }
+  return base;
+}
+
+export class TableState {
+  constructor(id) {
+    this.id = id;
+    this.info = null; // TableInfo: seats, state, room
+    this.seat = null; // our seat, or null when watching
+    this.seq = 0;
+    this.view = null;
+    this.prompt = null; // {phase, legal, pass_count, deadline}
+    this.gameId = null;
+    this.gameOver = null; // the game_over event
+    this.lastTrick = null; // the last completed trick {seat, cards, leader, points}
+    this.turnStarted = null; // {seat, at} for the countdown of whoever is to act
+    this.turnSeconds = 30;
+    this.votes = new Map(); // vote id -> {kind, seat, voters, cast, deadline, outcome}
+    this.announcements = []; // short lines for the table's activity log
+  }
+
+  get game() { return this.view?.game || this.info?.game; }
+
+  applySnapshot(msg) {
+    this.info = msg.info;
+    this.seq = msg.seq;
+    if (msg.view) {
+      this.view = { ...msg.view, hand: sortHand(msg.view.hand || []) };
+      if (this.view.seat != null) this.seat = this.view.seat;
+      if (this.view.tricks?.length) this.lastTrick = this.view.tricks.at(-1);
+      this.gameOver = this.view.phase === "game_over"
+        ? { scores: this.view.scores, winners: winnersOf(this.view) } : null;
+      this.markTurn();
+    }
+  }
+
+  applyPrompt(msg) {
+    this.view = { ...msg.view, hand: sortHand(msg.view.hand || []) };
+    this.seat = msg.seat;
+    this.turnSeconds = msg.seconds || this.turnSeconds;
+    this.prompt = {
+      phase: msg.phase, legal: msg.legal, pass_count: msg.pass_count,
+      deadline: msg.seconds ? Date.now() + msg.seconds * 1000 : null,
+    };
+    this.turnStarted = { seat: msg.seat, at: Date.now(), deadline: this.prompt.deadline };
+  }
+
+  /** Apply one numbered event; returns false for an event already seen. */
+  applyEvent(seq, ev) {
+    if (seq <= this.seq) return false;
+    this.seq = seq;
+    const handler = HANDLERS[ev.type];
+    if (handler) handler(this, ev);
+    if (this.prompt && !this.ourTurn()) this.prompt = null;
+    return true;
+  }
+
+  /** Whether the game is waiting for our seat. */
+  ourTurn() {
+    const v = this.view;
+    if (!v || this.seat == null) return false;
+    if (v.phase === "pass") return !v.pass_chosen?.[this.seat];
+    return v.to_act === this.seat && ["bid", "play", "moon"].includes(v.phase);
+  }
+
+  markTurn() {
+    const v = this.view;
+    const seat = v && ["bid", "play", "moon"].includes(v.phase) ? v.to_act : null;
+    if (seat == null) { this.turnStarted = null; return; }
+    if (this.turnStarted?.seat === seat) return;
+    this.turnStarted = { seat, at: Date.now(), deadline: Date.now() + this.turnSeconds * 1000 };
+  }
+
+  seatName(seat) {
+    return this.info?.seats?.[seat]?.name || ["North", "East", "South", "West"][seat];
+  }
+}
+
+function winnersOf(view) {
+  if (view.game === "spades") {
+    const side = view.scores[0] > view.scores[1] ? 0 : 1;
+    return [side, side + 2];
+  }
+  const low = Math.min(...view.scores);
+  return [0, 1, 2, 3].filter((s) => view.scores[s] === low);
+}
+
+const HANDLERS = {
+  table(t, ev) { t.info = ev.info; },
+
+  game_started(t, ev) {
+    t.gameId = ev.game_id;
+    t.view = freshView(t.info?.game || (ev.rules && "pass_cycle" in ev.rules ? "hearts" : "spades"),
+      ev.rules, t.seat);
+    t.gameOver = null;
+    t.lastTrick = null;
+    t.votes.clear();
+  },
+
+  hand_started(t, ev) {
+    const v = t.view || (t.view = freshView(t.info?.game, {}, t.seat));
+    Object.assign(v, {
+      hand_no: ev.hand, dealer: ev.dealer, hand: [], hand_sizes: [13, 13, 13, 13], trick: [],
+      tricks: [], tricks_won: [0, 0, 0, 0], leader: null,
+    });
+    t.lastTrick = null;
+    if (v.game === "spades") {
+      Object.assign(v, { phase: "bid", to_act: (ev.dealer + 1) % 4, bids: [null, null, null, null],
+        blind: [false, false, false, false], spades_broken: false });
+    } else {
+      const direction = ev.pass_direction || "left";
+      Object.assign(v, { pass_direction: direction, passed: [], received: [],
+        pass_chosen: [false, false, false, false], points_taken: [0, 0, 0, 0], hearts_broken: false,
+        phase: direction === "hold" ? "play" : "pass", to_act: null });
+    }
+    t.markTurn();
+  },
+
+  dealt(t, ev) {
+    if (ev.seat === t.seat && t.view) {
+      t.view.hand = sortHand(ev.cards);
+      t.view.sees_hand = true;
+      if (t.view.game === "hearts" && t.view.phase === "play" && ev.cards.includes("2C")) {
+        t.view.to_act = t.view.leader = t.seat; // a hand without a pass: the 2 of clubs leads
+      }
+    }
+  },
+
+  bid(t, ev) {
+    const v = t.view;
+    v.bids[ev.seat] = ev.value;
+    v.blind[ev.seat] = !!ev.blind;
+    if (v.bids.every((b) => b !== null)) {
+      v.phase = "play";
+      v.to_act = v.leader = v.rules?.two_of_clubs_leads ? null : (v.dealer + 1) % 4;
+    } else {
+      v.to_act = (ev.seat + 1) % 4;
+    }
+    t.markTurn();
+  },
+
+  passed(t, ev) {
+    const v = t.view;
+    v.passed = ev.cards;
+    v.hand = v.hand.filter((c) => !ev.cards.includes(c));
+  },
+
+  pass_chosen(t, ev) {
+    const v = t.view;
+    v.pass_chosen[ev.seat] = true;
+    if (v.pass_chosen.every(Boolean)) { v.phase = "play"; v.to_act = null; }
+  },
+
+  received(t, ev) {
+    const v = t.view;
+    v.received = ev.cards;
+    v.hand = sortHand([...v.hand, ...ev.cards]);
+    v.phase = "play";
+    v.to_act = v.leader = v.hand.includes("2C") ? t.seat : null;
+    t.markTurn();
+  },
+
+  played(t, ev) {
+    const v = t.view;
+    if (v.phase !== "play") v.phase = "play";
+    if (!v.trick.length) v.leader = ev.seat;
+    v.trick.push({ seat: ev.seat, card: ev.card });
+    v.hand_sizes[ev.seat] = Math.max(0, v.hand_sizes[ev.seat] - 1);
+    if (ev.seat === t.seat) v.hand = v.hand.filter((c) => c !== ev.card);
+    if (ev.card[1] === "S") v.spades_broken = true;
+    if (ev.card[1] === "H") v.hearts_broken = true;
+    v.to_act = (ev.seat + 1) % 4;
+    t.markTurn();
+  },
+
+  trick_won(t, ev) {
+    const v = t.view;
+    const trick = { seat: ev.seat, trick: ev.trick, leader: ev.leader, cards: ev.cards, points: ev.points };
+    v.tricks.push(trick);
+    v.tricks_won[ev.seat] += 1;
+    if (v.points_taken) v.points_taken[ev.seat] += ev.points || 0;
+    t.lastTrick = trick;
+    t.justWon = { ...trick, plays: v.trick.slice(), at: Date.now() };
+    v.trick = [];
+    v.to_act = v.leader = v.tricks.length < 13 ? ev.seat : null;
+    t.markTurn();
+  },
+
+  hand_scored(t, ev) {
+    const v = t.view;
+    const { type, hand, scores, ...result } = ev;
+    v.hand_results.push({ ...result, scores });
+    v.scores = scores;
+    if (v.game === "spades") v.bags = ev.sides.map((s) => s.bags_total);
+    v.phase = "hand_over";
+    v.to_act = null;
+    t.markTurn();
+  },
+
+  moon_pending(t, ev) {
+    t.view.phase = "moon";
+    t.view.to_act = ev.seat;
+    t.markTurn();
+  },
+
+  game_over(t, ev) {
+    t.view.phase = "game_over";
+    t.view.to_act = null;
+    t.gameOver = ev;
+    t.markTurn();
+  },
+
+  vote_started(t, ev) {
+    t.votes.set(ev.vote, { ...ev, cast: {}, deadline: Date.now() + (ev.seconds || 30) * 1000, outcome: null });
+  },
+
+  vote_cast(t, ev) {
+    const vote = t.votes.get(ev.vote);
+    if (vote) vote.cast[ev.seat] = ev.choice;
+  },
+
+  vote_result(t, ev) {
+    const vote = t.votes.get(ev.vote);
+    if (vote) { vote.outcome = ev.outcome; vote.closedAt = Date.now(); }
+  },
+};
+
+export { trickWinner };

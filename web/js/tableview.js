@@ -1,0 +1,574 @@
+// The table page: seats around the felt, the trick in the middle, our hand at
+// the bottom, and the dialogs for bidding, passing, the moon, votes and game over.
+//
+// State lives in TableState (table.js); this module turns it into DOM and
+// user input into requests. Every render rebuilds the regions from state, so
+// what is drawn is always what the state says; focus in the hand is kept.
+
+import { h, fill, toast, seconds } from "./dom.js";
+import { SEAT_NAMES, SUITS, cardEl, cardBack, cardName, cardShort } from "./cards.js";
+import { TableState } from "./table.js";
+import { chatPanel } from "./chat.js";
+import { scoreSheet, sideName, ratingChange } from "./scoresheet.js";
+
+const POSITIONS = ["bottom", "left", "top", "right"];
+const DIRECTION_OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
+const TRICK_LINGER_MS = 1200;
+
+export function mount(main, ctx, params) {
+  const id = params.id;
+  const st = new TableState(id);
+  let selected = new Set(); // cards chosen for a Hearts pass
+  let showLast = false;
+  let gameOverClosed = false;
+  let votedFor = new Map(); // vote id -> our choice
+  let acting = false;
+  let mounted = true;
+  let renderQueued = false;
+  let focusCard = null;
+
+  const root = h("section", { class: "table-page", "aria-label": `Table ${id}` });
+  const bar = h("header", { class: "table-bar" });
+  const statusLine = h("p", { class: "turn-status", role: "status", "aria-live": "polite" });
+  const felt = h("div", { class: "felt" });
+  const seatEls = POSITIONS.map((pos) => h("div", { class: `seat pos-${pos}` }));
+  const center = h("div", { class: "center" });
+  const promptBox = h("div", { class: "prompt-box" });
+  const handEl = h("div", { class: "hand", role: "toolbar", "aria-label": "Your hand", "aria-orientation": "horizontal" });
+  const handNote = h("p", { class: "hand-note hint", "aria-live": "polite" });
+  const sheetEl = h("div", { class: "sheet-box" });
+  const chatBox = h("div", { class: "table-chat" });
+  const voteEl = h("div", { class: "vote-box", role: "alertdialog", "aria-labelledby": "vote-h", hidden: true });
+  const overEl = h("dialog", { class: "game-over", "aria-labelledby": "over-h" });
+  felt.append(...seatEls, center, promptBox);
+  fill(main, root);
+  root.append(bar, statusLine,
+    h("div", { class: "table-main" }, felt, handNote, handEl),
+    h("aside", { class: "table-side" }, h("h2", {}, "Scores"), sheetEl, h("h2", {}, "Table chat"), chatBox),
+    voteEl, overEl);
+
+  const chat = chatPanel(ctx, { key: `table:${id}`, title: "Table chat",
+    send: (text) => ctx.conn.request({ type: "chat", table: id, text }) });
+  chatBox.append(chat.el);
+
+  // -- seats and names -----------------------------------------------------------------
+
+  const viewpoint = () => (st.seat ?? 2); // watchers sit South's way round: North at the top
+  const posOf = (seat) => (seat - viewpoint() + 4) % 4;
+  const seatAt = (pos) => (viewpoint() + pos) % 4;
+  const names = () => [0, 1, 2, 3].map((s) => st.info?.seats?.[s]?.name || SEAT_NAMES[s]);
+  const who = (seat) => (seat === st.seat ? "You" : st.seatName(seat));
+
+  // -- requests ---------------------------------------------------------------------------
+
+  async function act(action) {
+    if (acting) return;
+    acting = true;
+    try {
+      await ctx.conn.request({ type: "act", table: id, action });
+    } catch (err) {
+      if (!["not_your_turn", "wrong_phase"].includes(err.code)) toast(err.message, "bad");
+    } finally {
+      acting = false;
+      schedule();
+    }
+  }
+
+  async function join() {
+    const mine = ctx.seatAt(id);
+    try {
+      if (mine) {
+        try {
+          const reply = await ctx.conn.request({ type: "rejoin", table: id, seat_token: mine.token, last_seq: st.seq });
+          st.seat = mine.seat;
+          if (reply.type === "snapshot") st.applySnapshot(reply);
+          schedule();
+          return;
+        } catch (err) {
+          if (err.code !== "not_authorized") throw err;
+          ctx.forgetSeat(id); // the window passed, or the seat is gone: watch instead
+          st.seat = null;
+        }
+      }
+      const snap = await ctx.conn.request({ type: "watch", table: id });
+      st.applySnapshot(snap);
+      schedule();
+    } catch (err) {
+      fill(root, h("div", { class: "panel" }, h("h1", {}, "Table not found"), h("p", {}, err.message),
+        h("a", { href: "#/" }, "Back to the lobby")));
+      mounted = false;
+    }
+  }
+
+  async function sit(seat) {
+    try {
+      const reply = await ctx.conn.request({ type: "sit", table: id, seat });
+      ctx.rememberSeat(id, reply.seat, reply.seat_token, st.info?.room);
+      st.seat = reply.seat;
+      schedule();
+    } catch (err) { toast(err.message, "bad"); }
+  }
+
+  async function leave() {
+    if (st.seat != null && st.info?.state === "playing" &&
+        !confirm("Leave this game? A robot plays your seat for the rest of it.")) return;
+    if (st.seat != null && st.info?.state !== "over") {
+      await ctx.conn.request({ type: "stand", table: id }).catch(() => {});
+    }
+    ctx.forgetSeat(id);
+    ctx.navigate(st.info?.room ? `/room/${encodeURIComponent(st.info.room)}` : "/");
+  }
+
+  // -- rendering ------------------------------------------------------------------------------
+
+  function schedule() {
+    if (renderQueued || !mounted) return;
+    renderQueued = true;
+    requestAnimationFrame(() => { renderQueued = false; if (mounted) render(); });
+  }
+
+  function render() {
+    const v = st.view;
+    root.dataset.phase = v?.phase || st.info?.state || "loading";
+    root.dataset.myTurn = String(st.ourTurn() && !!st.prompt);
+    root.dataset.seat = st.seat ?? "watching";
+    renderBar();
+    renderStatus();
+    seatEls.forEach((el, pos) => renderSeat(el, seatAt(pos)));
+    renderCenter();
+    renderHand();
+    renderSheet();
+    renderVotes();
+    renderGameOver();
+  }
+
+  function renderBar() {
+    const info = st.info;
+    const v = st.view;
+    const rules = v?.rules || {};
+    let scores = null;
+    if (v && v.game === "spades" && v.hand_no >= 0) {
+      scores = [0, 1].map((side) => h("span", { class: "team-score" },
+        h("span", { class: "hint" }, side === 0 ? "N+S " : "E+W "), h("b", {}, String(v.scores[side])),
+        h("span", { class: "hint" }, ` (${v.bags?.[side] ?? 0} bags)`)));
+    }
+    fill(bar,
+      h("div", { class: "bar-title" },
+        h("h1", {}, `${info?.game === "hearts" ? "Hearts" : "Spades"} · table ${id}`),
+        h("span", { class: "hint" }, [info?.room, rules.target ? `to ${rules.target}` : null,
+          v?.hand_no >= 0 ? `hand ${v.hand_no + 1}` : null, st.seat == null ? "watching" : null].filter(Boolean).join(" · "))),
+      scores ? h("div", { class: "bar-scores" }, scores) : null,
+      h("div", { class: "bar-actions" },
+        h("button", { type: "button", "aria-pressed": String(showLast), disabled: st.lastTrick ? null : true,
+          onclick: () => { showLast = !showLast; schedule(); } }, "Last trick"),
+        st.gameOver && gameOverClosed ? h("button", { type: "button", onclick: () => { gameOverClosed = false; schedule(); } }, "Results") : null,
+        h("button", { type: "button", onclick: leave }, st.seat == null ? "Back to lobby" : "Leave table")));
+  }
+
+  function turnText() {
+    const v = st.view;
+    if (!st.info) return "Loading the table…";
+    if (st.info.state === "waiting" || !v) {
+      const empty = st.info.seats.filter((s) => s.kind === "empty").length;
+      return `Waiting for players: ${empty} seat${empty === 1 ? "" : "s"} free. The game starts when all four are filled.`;
+    }
+    if (v.phase === "game_over") return "Game over.";
+    if (v.phase === "hand_over") return "Hand over; the next deal is coming.";
+    if (v.phase === "pass") {
+      const waiting = v.pass_chosen.filter((x) => !x).length;
+      if (st.ourTurn()) return `Your turn: choose ${st.prompt?.pass_count || v.rules.pass_count || 3} cards to pass ${v.pass_direction}.`;
+      return `Passing ${v.pass_direction}: waiting for ${waiting} player${waiting === 1 ? "" : "s"}.`;
+    }
+    if (v.to_act == null) return v.game === "hearts" ? "The 2♣ leads." : "";
+    const verb = { bid: "bid", play: "play", moon: "choose how the moon scores" }[v.phase] || "act";
+    if (v.to_act === st.seat) return `Your turn to ${verb}.`;
+    return `${st.seatName(v.to_act)} to ${verb}.`;
+  }
+
+  function renderStatus() {
+    const left = st.turnStarted?.deadline ? (st.turnStarted.deadline - Date.now()) / 1000 : null;
+    fill(statusLine, turnText(),
+      left != null && st.view?.phase !== "pass" ? h("span", { class: `countdown ${left < 8 ? "low" : ""}` }, ` ${seconds(left)}`) : null);
+  }
+
+  function renderSeat(el, seat) {
+    const info = st.info?.seats?.[seat];
+    const v = st.view;
+    const pos = posOf(seat);
+    const turn = v && (v.phase === "pass" ? !v.pass_chosen?.[seat] && v.phase === "pass" : v.to_act === seat);
+    el.className = `seat pos-${POSITIONS[pos]}${turn ? " turn" : ""}${seat === st.seat ? " me" : ""}${info?.away ? " away" : ""}`;
+    el.dataset.seat = seat;
+    const badges = [];
+    if (info?.kind === "robot") badges.push(h("span", { class: "badge robot" }, "robot"));
+    if (info?.away) badges.push(h("span", { class: "badge away", title: "Dropped: a robot plays this seat until they come back" }, "away · robot playing"));
+    if (v && v.hand_no >= 0 && v.dealer === seat) badges.push(h("span", { class: "badge dealer", title: "Dealer" }, "D"));
+    const stats = [];
+    if (v && v.hand_no >= 0) {
+      if (v.game === "spades") {
+        const bid = v.bids?.[seat];
+        stats.push(h("span", { class: "bid" }, bid == null ? "bid —" : bid === 0 ? (v.blind?.[seat] ? "blind nil" : "nil") : `bid ${bid}`));
+        stats.push(h("span", { class: "won" }, `won ${v.tricks_won[seat]}`));
+      } else {
+        stats.push(h("span", { class: "pts" }, `${v.points_taken?.[seat] ?? 0} pts`));
+        stats.push(h("span", { class: "won" }, `${v.tricks_won[seat]} tricks`));
+        stats.push(h("span", { class: "total hint" }, `total ${v.scores[seat]}`));
+      }
+    }
+    const left = turn && st.turnStarted?.seat === seat && st.turnStarted.deadline
+      ? (st.turnStarted.deadline - Date.now()) / 1000 : null;
+    const canSit = st.info?.state === "waiting" && info?.kind === "empty" && st.seat == null && st.info.seating !== "random_seating";
+    fill(el,
+      h("div", { class: "seat-name" }, h("span", { class: "dir", "aria-hidden": "true" }, SEAT_NAMES[seat][0]),
+        h("span", { class: "nm" }, info?.kind === "empty" ? "empty seat" : (info?.name || SEAT_NAMES[seat])),
+        seat === st.seat ? h("span", { class: "hint" }, " (you)") : null),
+      badges.length ? h("div", { class: "badges" }, badges) : null,
+      stats.length ? h("div", { class: "seat-stats" }, stats) : null,
+      left != null && v.phase !== "pass" ? h("div", { class: `timer ${left < 8 ? "low" : ""}`, "aria-label": `${Math.round(left)} seconds left` }, `${seconds(left)} left`) : null,
+      v && v.phase === "pass" && v.pass_chosen?.[seat] ? h("div", { class: "hint" }, "passed ✓") : null,
+      canSit ? h("button", { type: "button", class: "small", onclick: () => sit(seat) }, "Sit here") : null);
+    el.setAttribute("aria-label", `${SEAT_NAMES[seat]}: ${info?.name || "empty"}${turn ? ", to act" : ""}`);
+  }
+
+  function trickCards(plays, winner) {
+    return h("div", { class: "trick" }, plays.map(({ seat, card }) =>
+      h("div", { class: `played pos-${POSITIONS[posOf(seat)]}${winner === seat ? " winner" : ""}` },
+        cardEl(card), h("span", { class: "played-by" }, who(seat)))));
+  }
+
+  function renderCenter() {
+    const v = st.view;
+    const info = st.info;
+    const parts = [];
+    if (!info) {
+      parts.push(h("p", {}, "Loading…"));
+    } else if (info.state === "waiting" || !v) {
+      const rated = ctx.rooms.find((r) => r.name === info.room)?.rated;
+      parts.push(h("div", { class: "center-note" },
+        h("p", {}, "Waiting for four players."),
+        st.seat != null && !rated && info.seats.some((s) => s.kind === "empty")
+          ? h("button", { type: "button", class: "primary", onclick: () =>
+            ctx.conn.request({ type: "fill_robots", table: id }).catch((err) => toast(err.message, "bad")) }, "Fill with robots")
+          : null,
+        st.seat == null && info.seats.some((s) => s.kind === "empty")
+          ? h("button", { type: "button", class: "primary", onclick: () => sit(null) }, "Join this table") : null));
+    } else if (showLast && st.lastTrick) {
+      const t = st.lastTrick;
+      const plays = t.cards.map((card, i) => ({ seat: (t.leader + i) % 4, card }));
+      parts.push(h("div", { class: "last-trick", "aria-label": "The last trick" },
+        trickCards(plays, t.seat),
+        h("p", { class: "center-caption" }, `Last trick: ${who(t.seat)} won`, t.points ? ` (${t.points} pts)` : "")));
+    } else {
+      const recent = st.justWon && !v.trick.length && Date.now() - st.justWon.at < TRICK_LINGER_MS;
+      if (recent) {
+        parts.push(trickCards(st.justWon.plays, st.justWon.seat));
+        parts.push(h("p", { class: "center-caption" }, `${who(st.justWon.seat)} won the trick`));
+        setTimeout(schedule, TRICK_LINGER_MS);
+      } else {
+        parts.push(trickCards(v.trick, null));
+      }
+    }
+    const dialog = promptPanel();
+    fill(promptBox, dialog);
+    if (dialog) { /* drawn over the felt */ } else if (v?.phase === "pass" && st.seat != null && v.pass_chosen?.[st.seat]) {
+      parts.push(h("div", { class: "center-note" }, h("p", {}, "Passed ",
+        (v.passed || []).map(cardShort).join(" "), ` to ${st.seatName((st.seat + DIRECTION_OFFSET[v.pass_direction]) % 4)}.`),
+      h("p", { class: "hint" }, "Waiting for the others to pass.")));
+    } else if (v?.phase === "hand_over" && v.hand_results.length) {
+      parts.push(handSummary(v.hand_results.at(-1)));
+    }
+    fill(center, parts);
+  }
+
+  function handSummary(r) {
+    const n = names();
+    if (st.view.game === "spades") {
+      return h("div", { class: "center-note" }, h("p", {}, h("b", {}, `Hand ${st.view.hand_results.length} scored`)),
+        r.sides.map((s) => h("p", {}, `${sideName(n, s.side)}: ${s.points >= 0 ? "+" : ""}${s.points} → ${s.score}`)));
+    }
+    return h("div", { class: "center-note" }, h("p", {}, h("b", {}, `Hand ${st.view.hand_results.length} scored`)),
+      h("p", {}, [0, 1, 2, 3].map((s) => `${n[s]} +${r.points[s]}`).join(" · ")));
+  }
+
+  function promptPanel() {
+    const p = st.prompt;
+    const v = st.view;
+    if (!p || !st.ourTurn()) return null;
+    if (p.phase === "bid") {
+      const legal = p.legal;
+      const has = (value, blind = false) => legal.some((a) => a.type === "bid" && a.value === value && !!a.blind === blind);
+      const blindOffer = legal.some((a) => a.blind);
+      const partner = (st.seat + 2) % 4;
+      const partnerBid = v.bids?.[partner];
+      const bidButton = (value) => h("button", { type: "button", class: `bid-btn${value === 0 ? " nil" : ""}`,
+        disabled: has(value) ? null : true, "data-bid": value,
+        onclick: () => act({ type: "bid", value }) }, value === 0 ? "Nil" : String(value));
+      return h("div", { class: "prompt-panel bid-dialog", role: "dialog", "aria-label": "Your bid" },
+        h("h2", {}, "Your bid"),
+        blindOffer ? [
+          h("p", {}, "Your side trails: you may bid blind nil before looking at your cards."),
+          h("div", { class: "bid-row" },
+            h("button", { type: "button", class: "primary", "data-bid": "blind",
+              onclick: () => act({ type: "bid", value: 0, blind: true }) }, "Blind nil"),
+            h("button", { type: "button", "data-bid": "look", onclick: () => act({ type: "look" }) }, "Look at my cards")),
+        ] : [
+          h("p", { class: "hint" }, partnerBid == null ? "Your partner has not bid yet." :
+            `Your partner ${st.seatName(partner)} bid ${partnerBid === 0 ? "nil" : partnerBid}.`),
+          h("div", { class: "bid-grid" }, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13].map(bidButton)),
+        ]);
+    }
+    if (p.phase === "pass") {
+      const count = p.pass_count || 3;
+      const to = (st.seat + DIRECTION_OFFSET[v.pass_direction]) % 4;
+      return h("div", { class: "prompt-panel pass-dialog", role: "dialog", "aria-label": "Pass cards" },
+        h("h2", {}, `Pass ${count} cards ${v.pass_direction}`),
+        h("p", {}, `to ${st.seatName(to)}. Choose them in your hand: ${selected.size} of ${count} chosen.`),
+        h("p", {}, [...selected].map(cardShort).join(" ") || "\u00a0"),
+        h("button", { type: "button", class: "primary pass-go", disabled: selected.size === count ? null : true,
+          onclick: () => { const cards = [...selected]; selected = new Set(); act({ type: "pass", cards }); } },
+        "Pass these cards"));
+    }
+    if (p.phase === "moon") {
+      return h("div", { class: "prompt-panel moon-dialog", role: "dialog", "aria-label": "Shooting the moon" },
+        h("h2", {}, "You shot the moon!"),
+        h("div", { class: "bid-row" },
+          h("button", { type: "button", class: "primary", onclick: () => act({ type: "moon", choice: "add" }) }, "Add 26 to everyone else"),
+          h("button", { type: "button", onclick: () => act({ type: "moon", choice: "subtract" }) }, "Take 26 off my score")));
+    }
+    return null;
+  }
+
+  // -- the hand and keyboard play ---------------------------------------------------------------
+
+  function legalCards() {
+    const p = st.prompt;
+    if (!p || !st.ourTurn()) return null;
+    if (p.phase === "play") return new Set(p.legal.filter((a) => a.type === "play").map((a) => a.card));
+    if (p.phase === "pass") return new Set(st.view.hand);
+    return new Set();
+  }
+
+  function whyNot(card) {
+    const v = st.view;
+    if (!st.prompt || !st.ourTurn()) return "It is not your turn.";
+    if (st.prompt.phase !== "play") return "Finish the dialog first.";
+    if (v.trick.length) {
+      const led = v.trick[0].card[1];
+      if (card[1] !== led) return `Follow suit: ${SUITS[led].name} were led.`;
+    }
+    if (!v.tricks.length && v.game === "hearts") return "The first trick: 2♣ leads, and no points on it.";
+    if (v.game === "spades" && card[1] === "S") return "Spades are not broken yet.";
+    if (v.game === "hearts" && card[1] === "H") return "Hearts are not broken yet.";
+    return `${cardName(card)} may not be played now.`;
+  }
+
+  function clickCard(card) {
+    const legal = legalCards();
+    const p = st.prompt;
+    focusCard = card;
+    if (!legal || !legal.has(card)) { handNote.textContent = whyNot(card); return; }
+    handNote.textContent = "";
+    if (p.phase === "pass") {
+      if (selected.has(card)) selected.delete(card);
+      else if (selected.size < (p.pass_count || 3)) selected.add(card);
+      schedule();
+      return;
+    }
+    if (p.phase === "play") act({ type: "play", card });
+  }
+
+  function renderHand() {
+    const v = st.view;
+    const hadFocus = handEl.contains(document.activeElement);
+    const focused = hadFocus ? document.activeElement.dataset.card : focusCard;
+    if (st.seat == null || !v || st.info?.state === "waiting") {
+      fill(handEl, st.seat == null ? h("p", { class: "hint" }, "You are watching. Players' cards are hidden.") : null);
+      handEl.hidden = st.seat == null ? false : true;
+      return;
+    }
+    handEl.hidden = false;
+    if (v.game === "spades" && v.sees_hand === false && !v.hand.length) {
+      fill(handEl, Array.from({ length: 13 }, () => cardBack("in-hand")));
+      return;
+    }
+    const legal = legalCards();
+    const passing = st.prompt?.phase === "pass" && st.ourTurn();
+    const received = new Set(v.tricks.length === 0 && !v.trick.length ? v.received || [] : []);
+    const cards = v.hand.map((card) => {
+      const ok = legal?.has(card);
+      const cls = [ok ? "legal" : "not-legal", selected.has(card) ? "chosen" : "", received.has(card) ? "received" : ""].join(" ");
+      const el = cardEl(card, { onclick: () => clickCard(card), cls, disabled: !ok,
+        pressed: passing ? selected.has(card) : undefined });
+      el.tabIndex = -1;
+      return el;
+    });
+    fill(handEl, cards);
+    if (!cards.length) return;
+    const target = cards.find((c) => c.dataset.card === focused) ||
+      cards.find((c) => c.classList.contains("legal")) || cards[0];
+    target.tabIndex = 0;
+    if (hadFocus) target.focus();
+  }
+
+  handEl.addEventListener("keydown", (e) => {
+    const cards = [...handEl.querySelectorAll(".card")];
+    const i = cards.indexOf(document.activeElement);
+    if (i < 0) return;
+    const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: 1, ArrowDown: -1 }[e.key];
+    const onlyLegal = st.prompt?.phase === "play" && st.ourTurn();
+    let next = null;
+    if (step) {
+      for (let j = i + step; j >= 0 && j < cards.length; j += step) {
+        if (!onlyLegal || cards[j].classList.contains("legal")) { next = cards[j]; break; }
+      }
+    } else if (e.key === "Home") next = cards.find((c) => !onlyLegal || c.classList.contains("legal"));
+    else if (e.key === "End") next = cards.findLast((c) => !onlyLegal || c.classList.contains("legal"));
+    else if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      clickCard(cards[i].dataset.card);
+      return;
+    } else return;
+    e.preventDefault();
+    if (next) {
+      cards.forEach((c) => { c.tabIndex = -1; });
+      next.tabIndex = 0;
+      next.focus();
+      focusCard = next.dataset.card;
+    }
+  });
+
+  // Arrow keys anywhere on the page (outside text fields) bring focus to the hand.
+  const pageKeys = (e) => {
+    if (!["ArrowLeft", "ArrowRight"].includes(e.key)) return;
+    const t = e.target;
+    if (t.closest?.("input, textarea, select, dialog, .hand")) return;
+    const first = handEl.querySelector('.card[tabindex="0"]');
+    if (first) { e.preventDefault(); first.focus(); }
+  };
+  document.addEventListener("keydown", pageKeys);
+
+  // -- the score sheet, votes and game over ---------------------------------------------------------
+
+  function renderSheet() {
+    const v = st.view;
+    if (!v || v.hand_no < 0) { fill(sheetEl, h("p", { class: "hint" }, "Scores appear after the first hand.")); return; }
+    fill(sheetEl, scoreSheet(v.game, v.hand_results, names(), { target: v.rules?.target }));
+  }
+
+  function renderVotes() {
+    const open = [...st.votes.values()].filter((vote) => !vote.outcome || Date.now() - vote.closedAt < 4000);
+    const vote = open.at(-1);
+    if (!vote) { voteEl.hidden = true; fill(voteEl); return; }
+    voteEl.hidden = false;
+    const mine = votedFor.get(vote.vote) ?? (st.seat != null ? vote.cast[st.seat] : undefined);
+    const canVote = !vote.outcome && st.seat != null && vote.voters?.includes(st.seat) && mine === undefined;
+    const choices = vote.kind === "invite_robot"
+      ? [["yes", "Invite a robot"], ["no", "Keep waiting"]]
+      : [["wait", "Wait"], ["dont_wait", "Don't wait"]];
+    const label = Object.fromEntries(choices);
+    const left = Math.max(0, (vote.deadline - Date.now()) / 1000);
+    fill(voteEl,
+      h("h2", { id: "vote-h" }, vote.kind === "invite_robot"
+        ? `${st.seatName(vote.seat)} has left. Invite a robot to their seat?`
+        : `${st.seatName(vote.seat)} has dropped. Wait for them?`),
+      vote.outcome
+        ? h("p", { class: "vote-outcome" }, `Decided: ${label[vote.outcome] || vote.outcome}.`)
+        : h("p", {}, vote.kind === "invite_robot" ? "A robot plays the seat until a substitute comes." :
+          "Wait: the game pauses until they are back. Don't wait: a robot plays their seat and the game goes on unrated.",
+        h("span", { class: `countdown ${left < 8 ? "low" : ""}` }, ` ${seconds(left)} left`)),
+      h("ul", { class: "vote-list" }, (vote.voters || []).map((seat) => h("li", {},
+        `${who(seat)}: `, vote.cast[seat] ? h("b", {}, label[vote.cast[seat]] || vote.cast[seat]) : h("span", { class: "hint" }, "not yet")))),
+      canVote ? h("div", { class: "bid-row" }, choices.map(([value, text]) =>
+        h("button", { type: "button", class: value === choices[0][0] ? "primary" : "", "data-vote": value,
+          onclick: async () => {
+            votedFor.set(vote.vote, value);
+            schedule();
+            try { await ctx.conn.request({ type: "vote", table: id, vote: vote.vote, choice: value }); }
+            catch (err) { votedFor.delete(vote.vote); toast(err.message, "bad"); schedule(); }
+          } }, text)))
+        : mine !== undefined && !vote.outcome ? h("p", { class: "hint" }, `You voted: ${label[mine] || mine}.`) : null);
+  }
+
+  function renderGameOver() {
+    const over = st.gameOver;
+    if (!over || gameOverClosed) { if (overEl.open) overEl.close(); return; }
+    const n = names();
+    const v = st.view;
+    const winners = over.winners || [];
+    const youWon = st.seat != null && winners.includes(st.seat);
+    let scoreRows;
+    if ((v?.game || st.info?.game) === "spades") {
+      scoreRows = [0, 1].map((side) => h("tr", { class: winners.includes(side) ? "won" : null },
+        h("th", { scope: "row" }, sideName(n, side)), h("td", { class: "num" }, String(over.scores[side])),
+        h("td", {}, winners.includes(side) ? "winners" : "")));
+    } else {
+      scoreRows = [0, 1, 2, 3].sort((a, b) => over.scores[a] - over.scores[b]).map((seat) =>
+        h("tr", { class: winners.includes(seat) ? "won" : null }, h("th", { scope: "row" }, n[seat]),
+          h("td", { class: "num" }, String(over.scores[seat])), h("td", {}, winners.includes(seat) ? "winner" : "")));
+    }
+    const winnerNames = winners.map((s) => (s === st.seat ? "you" : n[s]));
+    fill(overEl,
+      h("h2", { id: "over-h" }, "Game over"),
+      h("p", { class: "over-headline" }, st.seat == null ? `${winnerNames.join(" and ")} won.`
+        : youWon ? "You won!" : `${winnerNames.join(" and ")} won.`),
+      h("table", { class: "final-scores" }, h("caption", {}, "Final scores"), h("tbody", {}, scoreRows)),
+      over.ratings?.length ? h("section", { class: "ratings" }, h("h3", {}, "Rating changes"),
+        h("ul", {}, over.ratings.map(ratingChange))) : null,
+      h("div", { class: "dialog-actions" },
+        st.seat != null ? h("button", { type: "button", class: "primary", onclick: async () => {
+          try { await ctx.conn.request({ type: "play_again", table: id }); toast("Waiting for the others to play again"); }
+          catch (err) { toast(err.message, "bad"); }
+        } }, "Play again") : null,
+        st.gameId ? h("a", { class: "button", href: `#/review/${encodeURIComponent(st.gameId)}` }, "Review the game") : null,
+        h("button", { type: "button", onclick: () => { gameOverClosed = true; schedule(); } }, "Look at the table"),
+        h("button", { type: "button", onclick: leave }, "Back to lobby")));
+    if (!overEl.open) overEl.showModal();
+  }
+
+  // -- messages ----------------------------------------------------------------------------------
+
+  const ticker = setInterval(() => {
+    if (st.turnStarted || [...st.votes.values()].some((x) => !x.outcome || Date.now() - x.closedAt < 4500)) {
+      renderStatus();
+      seatEls.forEach((el, pos) => renderSeat(el, seatAt(pos)));
+      renderVotes();
+    }
+  }, 1000);
+
+  join();
+
+  return {
+    unmount() {
+      mounted = false;
+      clearInterval(ticker);
+      chat.destroy();
+      document.removeEventListener("keydown", pageKeys);
+      if (overEl.open) overEl.close();
+    },
+    onReconnect() { join(); },
+    onMessage(msg) {
+      if (msg.table !== id) return;
+      if (msg.type === "event") {
+        const before = st.view?.hand_no;
+        if (!st.applyEvent(msg.seq, msg.event)) return;
+        const type = msg.event.type;
+        if (type === "game_started") { gameOverClosed = false; votedFor = new Map(); }
+        if (type === "hand_started" || (type === "hand_started" && before !== st.view?.hand_no)) selected = new Set();
+        if (type === "trick_won") showLast = false;
+        if (type === "vote_result") {
+          const vote = st.votes.get(msg.event.vote);
+          toast(`Vote decided: ${msg.event.outcome}`);
+          if (vote) setTimeout(schedule, 4100);
+        }
+        schedule();
+      } else if (msg.type === "prompt") {
+        if (msg.seq < st.seq) return;
+        if (msg.phase !== "pass") selected = new Set();
+        st.applyPrompt(msg);
+        schedule();
+      } else if (msg.type === "snapshot") {
+        st.applySnapshot(msg);
+        schedule();
+      }
+    },
+  };
+}
