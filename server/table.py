@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from game.actions import ActionParseError, IllegalAction, Pass, action_from_wire
-from game.cards import texts_of
 from game.events import Event
 from game.hearts import HeartsGame
 from game.robots import Robot, make_robot
@@ -489,19 +488,14 @@ class Table:
         if self._prompted.get(seat.index) == self.seq and not again:
             return
         self._prompted[seat.index] = self.seq
-        legal = game.legal_actions(seat.index)
+        view = game.view(seat.index).to_wire()  # hand and legal actions come from the view
         prompt: dict[str, Any] = {
             "type": "prompt", "table": self.id, "seq": self.seq, "seat": seat.index,
-            "phase": game.phase, "seconds": self.turn_seconds,
-            "hand": texts_of(game.hands[seat.index]) if getattr(
-                game.view(seat.index), "sees_hand", True) else [],
+            "phase": game.phase, "seconds": self.turn_seconds, "hand": view["hand"],
+            "legal": view["legal"], "view": view,
         }
         if game.phase == "pass":
-            prompt["legal"] = []
             prompt["pass_count"] = game.rules.pass_count
-        else:
-            prompt["legal"] = [a.to_wire() for a in legal]
-        prompt["view"] = game.view(seat.index).to_wire()
         seat.client.send_text(json.dumps(prompt))
 
     async def do_robot_move(self, index: int, seq: int) -> None:
