@@ -205,7 +205,8 @@ class App:
             async for frame in ws:
                 if not conn.bucket.take():
                     conn.strikes += 1
-                    conn.error(ProtocolError("rate_limited", "too many messages; slow down"))
+                    conn.error(ProtocolError("rate_limited", "too many messages; slow down",
+                                             _request_id(frame)))
                     if conn.strikes > 50:
                         conn.closing = True  # a flood: stop reading and close (below)
                         break
@@ -373,6 +374,16 @@ class App:
                 self.guest_names.add(name)
                 return name
         raise ProtocolError("name_taken", "no guest name is free")
+
+
+def _request_id(frame: str | bytes) -> Any:
+    """The ``id`` of a refused frame, so the sender's request gets its answer (or None)."""
+    try:
+        data = json.loads(frame)
+    except ValueError:
+        return None
+    rid = data.get("id") if isinstance(data, dict) else None
+    return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:

@@ -110,7 +110,7 @@ class StoredGame:
 class SqliteStore:
     """The embedded store: one SQLite file in WAL mode, writes group-committed."""
 
-    def __init__(self, path: str | Path, commit_interval: float = 0.002) -> None:
+    def __init__(self, path: str | Path, commit_interval: float = 0.0) -> None:
         self.path = str(path)
         self.commit_interval = commit_interval
         self._db: aiosqlite.Connection | None = None
@@ -179,13 +179,9 @@ class SqliteStore:
                     break
                 batch.append(nxt)
             try:
-                for statements, _ in batch:
-                    for sql, params in statements:
-                        await self.db.execute(sql, params)
-                await self.db.commit()
+                await self._in_thread(self._commit_sync, [s for s, _ in batch])
             except Exception:
-                # One bad item must not sink the others: roll back and retry each alone.
-                await self.db.rollback()
+                # One bad item must not sink the others: retry each alone.
                 await self._write_one_by_one(batch)
                 continue
             self.commits += 1
@@ -194,15 +190,29 @@ class SqliteStore:
                 if not fut.done():
                     fut.set_result(None)
 
+    async def _in_thread(self, fn: Any, *args: Any) -> Any:
+        """Run ``fn`` on the connection's own thread: one hop for a whole batch, not one a
+        statement (aiosqlite's queue, so reads stay ordered with the writes)."""
+        return await self.db._execute(fn, *args)
+
+    def _commit_sync(self, batches: list[list[tuple[str, Sequence[Any]]]]) -> None:
+        """In the connection's thread: every statement, then one commit (one fsync)."""
+        conn = self.db._conn
+        try:
+            for statements in batches:
+                for sql, params in statements:
+                    conn.execute(sql, params)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+
     async def _write_one_by_one(self, batch: list[tuple[list[tuple[str, Sequence[Any]]],
                                                         asyncio.Future[None]]]) -> None:
         for statements, fut in batch:
             try:
-                for sql, params in statements:
-                    await self.db.execute(sql, params)
-                await self.db.commit()
+                await self._in_thread(self._commit_sync, [statements])
             except Exception as exc:  # this item fails alone; nothing of it is acked
-                await self.db.rollback()
                 if not fut.done():
                     fut.set_exception(exc)
                 continue

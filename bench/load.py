@@ -1,0 +1,482 @@
+"""Load: how many tables one server process carries, beside the socket library's own limit.
+
+The server runs in its own process (``python -m server.cli serve``) on a temporary
+database, with a room file that has no robot delay, no pause between hands and
+rate limits out of the way. In this process, N tables of four socket bots play
+Spades as fast as prompts come (a random legal action per prompt; a prompt whose
+``seq`` was already answered is skipped) and start a new game when one ends.
+
+Per load level it prints: tables, sockets, actions/s, action latency p50/p99/max
+(a bot sends ``act`` -> all four seats have received the action's event; both
+stamps taken in this process), the raw ``websockets`` echo round trip p50/p99/max
+measured in the same run (an echo server in its own process, one client), their
+ratio, errors, server CPU and RSS (from /proc), and this client's own CPU (one
+process drives every socket: at high load it, not the server, may be the limit).
+Memory per connection is measured on its own: K idle authenticated sockets on a
+fresh server, RSS delta / K. Targets 127.0.0.1 only; every level is bounded in
+time. Ends with::
+
+    load tables=<n> p99_ms=<x.x> ratio_p50_vs_echo=<y.y> actions_per_s=<z> kib_per_conn=<k.k> errors=<e>
+
+for the largest level run (the ratio is that level's; the one-table ratio is in
+the table above it). ``make bench`` runs the short default (about a minute);
+``--tables 1,100,500 --duration 30`` for more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import random
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+ACTION_EVENTS = ("bid", "played", "passed", "looked")
+LOAD_CONFIG = """\
+[server]
+robot_delay = 0
+hand_pause = 0
+turn_seconds = 600
+reconnect_seconds = 600
+messages_per_second = 1000000
+message_burst = 1000000
+connections_per_ip = 1000000
+
+[[rooms]]
+name = "spades"
+game = "spades"
+rules = { mercy = 200 }
+"""
+
+
+def raise_fd_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before listening")
+        with contextlib.suppress(OSError), socket.create_connection((HOST, port), 0.2):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listening on {port} after {timeout}s")
+
+
+class Server:
+    """``trickroom serve`` in its own process on ``db`` with room file ``config``."""
+
+    def __init__(self, db: Path, config: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.db, self.config = db, config
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "import resource as r; s, h = r.getrlimit(r.RLIMIT_NOFILE); "
+             "r.setrlimit(r.RLIMIT_NOFILE, (h, h)); from server.cli import main; "
+             f"main(['--log-level', 'error', 'serve', '--port', '{self.port}', "
+             f"'--db', {str(self.db)!r}, '--config', {str(self.config)!r}])"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wait_port(self.port, self.proc)
+
+    @property
+    def url(self) -> str:
+        return f"ws://{HOST}:{self.port}/ws"
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def choose(prompt: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    if prompt["phase"] == "pass":
+        return {"type": "pass", "cards": rng.sample(prompt["hand"], prompt["pass_count"])}
+    return dict(rng.choice(prompt["legal"]))
+
+
+# -- the bots ------------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    actions: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    games: int = 0
+    measuring: bool = False
+
+    def error(self, code: str) -> None:
+        self.errors[code] = self.errors.get(code, 0) + 1
+
+
+@dataclass
+class TableTrack:
+    """Who is waiting for which action's event at one table, to time the fan-out."""
+
+    id: str = ""
+    sent: dict[int, float] = field(default_factory=dict)  # seat -> when its act was sent
+    seen: dict[int, int] = field(default_factory=dict)  # seat -> seats that got its event
+
+
+class Bot:
+    """One seat: answers each new prompt with a random legal action, at once."""
+
+    ids = itertools.count(1)
+
+    def __init__(self, ws: ClientConnection, seat: int, track: TableTrack, stats: Stats,
+                 rng: random.Random) -> None:
+        self.ws, self.seat, self.track, self.stats, self.rng = ws, seat, track, stats, rng
+        self.answered = -1
+        self.last_seq = 0
+        self.token = ""
+        self.acked: list[tuple[str, int]] = []  # (game id, seq) of events seen: crash.py
+        self.game_id = ""
+        self.finished: set[str] = set()
+        self.stop_after_games: int | None = None
+        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        rid = next(self.ids)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.replies[rid] = fut
+        await self.ws.send(json.dumps({**message, "id": rid}))
+        reply = await asyncio.wait_for(fut, 30)
+        if reply.get("type") == "error":
+            raise RuntimeError(f"{message['type']}: {reply['code']}: {reply['message']}")
+        return reply
+
+    async def run(self) -> None:
+        try:
+            async for frame in self.ws:
+                await self.handle(json.loads(frame))
+        except ConnectionClosed:
+            pass
+
+    async def handle(self, msg: dict[str, Any]) -> None:
+        kind = msg["type"]
+        rid = msg.get("id")
+        if rid is not None and rid in self.replies:
+            fut = self.replies.pop(rid)
+            if not fut.done():
+                fut.set_result(msg)
+            if kind != "error":
+                return
+        if kind == "event":
+            self.last_seq = msg["seq"]
+            event = msg["event"]
+            etype = event["type"]
+            if etype in ACTION_EVENTS:
+                self.on_action_event(event)
+            elif etype == "game_started":
+                self.game_id = event["game_id"]
+            elif etype == "game_over":
+                self.finished.add(self.game_id)
+                if self.seat == 0:
+                    self.stats.games += 1
+                if self.stop_after_games is None or len(self.finished) < self.stop_after_games:
+                    await self.ws.send(json.dumps({"type": "play_again",
+                                                   "table": self.track.id}))
+        elif kind == "prompt":
+            if msg["seq"] <= self.answered:
+                return
+            self.answered = msg["seq"]
+            action = choose(msg, self.rng)
+            self.track.sent[self.seat] = time.perf_counter()
+            self.track.seen[self.seat] = 0
+            await self.ws.send(json.dumps({"type": "act", "table": self.track.id,
+                                           "action": action, "id": next(self.ids)}))
+        elif kind == "error":
+            if self.stats.measuring:
+                self.stats.error(msg.get("code", "?"))
+
+    def on_action_event(self, event: dict[str, Any]) -> None:
+        seat = event.get("seat")
+        track = self.track
+        if seat not in track.sent:
+            return
+        track.seen[seat] += 1
+        if track.seen[seat] == 4:
+            elapsed = time.perf_counter() - track.sent.pop(seat)
+            if self.stats.measuring:
+                self.stats.latencies.append(elapsed)
+                self.stats.actions += 1
+
+
+async def open_bot(url: str, seat: int, track: TableTrack, stats: Stats,
+                   rng: random.Random) -> tuple[Bot, asyncio.Task[None]]:
+    ws = await connect(url, max_size=2**22, compression=None, open_timeout=60)
+    bot = Bot(ws, seat, track, stats, rng)
+    task = asyncio.create_task(bot.run())
+    await bot.request({"type": "guest", "name": f"b{seat}"})
+    return bot, task
+
+
+async def open_table(url: str, stats: Stats, rng: random.Random,
+                     rules: dict[str, Any] | None = None) -> list[tuple[Bot, asyncio.Task[None]]]:
+    track = TableTrack()
+    bots = [await open_bot(url, seat, track, stats, rng) for seat in range(4)]
+    reply = await bots[0][0].request({"type": "create_table", "room": "spades",
+                                      "rules": rules or {}})
+    track.id = reply["table"]["id"]
+    for bot, _ in bots:
+        seated = await bot.request({"type": "sit", "table": track.id, "seat": bot.seat})
+        bot.token = seated["seat_token"]
+    return bots
+
+
+async def close_all(bots: list[tuple[Bot, asyncio.Task[None]]]) -> None:
+    async def close(bot: Bot, task: asyncio.Task[None]) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(bot.ws.close(), 5)
+        task.cancel()
+
+    await asyncio.gather(*(close(b, t) for b, t in bots))
+
+
+# -- the echo baseline ---------------------------------------------------------------------
+
+
+def echo_server_main(port: int) -> None:
+    from websockets.asyncio.server import serve
+
+    async def echo(ws: Any) -> None:
+        async for message in ws:
+            await ws.send(message)
+
+    async def main() -> None:
+        async with serve(echo, HOST, port, compression=None):
+            await asyncio.Future()
+
+    asyncio.run(main())
+
+
+async def echo_round_trips(port: int, count: int) -> list[float]:
+    message = json.dumps({"type": "act", "table": "abcdef", "action": {"type": "play",
+                                                                       "card": "QS"}, "id": 1})
+    out = []
+    async with connect(f"ws://{HOST}:{port}/", compression=None) as ws:
+        for _ in range(count):
+            t0 = time.perf_counter()
+            await ws.send(message)
+            await ws.recv()
+            out.append(time.perf_counter() - t0)
+    return out[count // 10:]
+
+
+# -- levels --------------------------------------------------------------------------------
+
+
+@dataclass
+class Level:
+    tables: int
+    sockets: int
+    actions_per_s: float
+    p50: float
+    p99: float
+    max: float
+    echo_p50: float
+    echo_p99: float
+    echo_max: float
+    errors: int
+    error_codes: dict[str, int]
+    server_cpu: float
+    server_rss_mib: float
+    client_cpu: float
+    games: int
+
+    @property
+    def ratio(self) -> float:
+        return self.p50 / self.echo_p50 if self.echo_p50 else float("nan")
+
+
+async def run_level(tables: int, duration: float, workdir: Path, config: Path,
+                    echo_port: int, seed: int) -> Level:
+    server = Server(workdir / f"load-{tables}.sqlite3", config)
+    server.start()
+    stats = Stats()
+    rng = random.Random(seed)
+    bots: list[tuple[Bot, asyncio.Task[None]]] = []
+    try:
+        echo = await echo_round_trips(echo_port, 1000)
+        sem = asyncio.Semaphore(50)
+
+        async def one() -> None:
+            async with sem:
+                bots.extend(await open_table(server.url, stats, rng))
+
+        await asyncio.gather(*(one() for _ in range(tables)))
+        await asyncio.sleep(min(2.0, duration / 5))  # warm up
+        cpu0, client0, t0 = cpu_seconds(server.pid), time.process_time(), time.perf_counter()
+        stats.measuring = True
+        await asyncio.sleep(duration)
+        stats.measuring = False
+        wall = time.perf_counter() - t0
+        cpu1, client1 = cpu_seconds(server.pid), time.process_time()
+        rss = rss_kib(server.pid)
+        if server.proc is not None and server.proc.poll() is not None:
+            stats.error("server_died")
+    finally:
+        await close_all(bots)
+        server.stop()
+    lat = stats.latencies
+    return Level(
+        tables=tables, sockets=4 * tables, actions_per_s=stats.actions / wall,
+        p50=pct(lat, 0.5) * 1e3, p99=pct(lat, 0.99) * 1e3, max=max(lat, default=0) * 1e3,
+        echo_p50=pct(echo, 0.5) * 1e3, echo_p99=pct(echo, 0.99) * 1e3,
+        echo_max=max(echo) * 1e3, errors=sum(stats.errors.values()), error_codes=stats.errors,
+        server_cpu=100 * (cpu1 - cpu0) / wall, server_rss_mib=rss / 1024,
+        client_cpu=100 * (client1 - client0) / wall, games=stats.games)
+
+
+async def idle_memory(count: int, workdir: Path, config: Path) -> float:
+    """KiB of server RSS per idle, authenticated connection (K sockets on a fresh server)."""
+    server = Server(workdir / "idle.sqlite3", config)
+    server.start()
+    sockets: list[ClientConnection] = []
+    try:
+        async def guest(i: int) -> ClientConnection:
+            ws = await connect(server.url, compression=None, open_timeout=60)
+            await ws.send(json.dumps({"type": "guest", "name": f"idle{i}", "id": 1}))
+            await ws.recv()
+            return ws
+
+        warm = [await guest(i) for i in range(20)]  # first-use allocations, not per socket
+        await asyncio.sleep(0.5)
+        before = rss_kib(server.pid)
+        sem = asyncio.Semaphore(100)
+
+        async def one(i: int) -> None:
+            async with sem:
+                sockets.append(await guest(i))
+
+        await asyncio.gather(*(one(i) for i in range(20, 20 + count)))
+        await asyncio.sleep(1.0)
+        after = rss_kib(server.pid)
+        sockets.extend(warm)
+        return (after - before) / count
+    finally:
+        await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+        server.stop()
+
+
+def print_level(lv: Level) -> None:
+    codes = ",".join(f"{k}:{v}" for k, v in sorted(lv.error_codes.items())) or "-"
+    print(f"{lv.tables:>6} {lv.sockets:>7} {lv.actions_per_s:>9.0f} "
+          f"{lv.p50:>7.2f} {lv.p99:>7.2f} {lv.max:>8.1f}   "
+          f"{lv.echo_p50:>6.3f} {lv.echo_p99:>6.3f} {lv.echo_max:>6.2f} {lv.ratio:>6.1f} "
+          f"{lv.errors:>6} {lv.server_cpu:>5.0f}% {lv.server_rss_mib:>7.1f} "
+          f"{lv.client_cpu:>5.0f}% {lv.games:>5}  {codes}", flush=True)
+
+
+async def main(args: argparse.Namespace) -> int:
+    raise_fd_limit()
+    levels = [int(x) for x in args.tables.split(",")]
+    with tempfile.TemporaryDirectory(prefix="trickroom-load-") as tmp:
+        workdir = Path(tmp)
+        config = workdir / "load.toml"
+        config.write_text(LOAD_CONFIG)
+        echo_port = free_port()
+        echo = subprocess.Popen([sys.executable, str(Path(__file__).resolve()),
+                                 "--echo-server", str(echo_port)], cwd=ROOT)
+        try:
+            wait_port(echo_port, echo)
+            print(f"load: Spades, 4 socket bots a table, {args.duration:.0f} s a level, "
+                  f"server and echo server each in their own process ({os.cpu_count()} cores)")
+            print(f"{'tables':>6} {'sockets':>7} {'act/s':>9} {'p50ms':>7} {'p99ms':>7} "
+                  f"{'maxms':>8}   {'echo50':>6} {'echo99':>6} {'echomx':>6} {'ratio':>6} "
+                  f"{'errors':>6} {'s.cpu':>6} {'rssMiB':>7} {'c.cpu':>6} {'games':>5}")
+            results = []
+            for i, n in enumerate(levels):
+                lv = await run_level(n, args.duration, workdir, config, echo_port, args.seed + i)
+                print_level(lv)
+                results.append(lv)
+            kib = await idle_memory(args.idle, workdir, config)
+            print(f"idle: {args.idle} authenticated sockets on a fresh server: "
+                  f"{kib:.1f} KiB of server RSS each")
+        finally:
+            echo.terminate()
+            echo.wait()
+    good = [lv for lv in results if lv.p99 < 50 and lv.errors == 0]
+    print("largest level with p99 < 50 ms and no errors: "
+          + (f"{max(lv.tables for lv in good)} tables" if good else "none"))
+    last = results[-1]
+    print(f"load tables={last.tables} p99_ms={last.p99:.1f} ratio_p50_vs_echo={last.ratio:.1f} "
+          f"actions_per_s={last.actions_per_s:.0f} kib_per_conn={kib:.1f} errors={last.errors}")
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", default="1,20,100",
+                        help="comma-separated load levels, in tables (default 1,20,100)")
+    parser.add_argument("--duration", type=float, default=12.0,
+                        help="seconds measured per level (default 12)")
+    parser.add_argument("--idle", type=int, default=1000,
+                        help="idle sockets for the memory-per-connection figure")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
+    ns = parser.parse_args()
+    if ns.echo_server:
+        echo_server_main(ns.echo_server)
+    else:
+        sys.exit(asyncio.run(main(ns)))
