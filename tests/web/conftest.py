@@ -98,7 +98,10 @@ class Page:
             await self.page.set_viewport_size(PHONE)
             await self.page.wait_for_timeout(150)
             await self.page.screenshot(path=str(path), full_page=True)
+            # No layout break at phone width: nothing makes the page scroll sideways.
+            wide = await self.page.evaluate("document.documentElement.scrollWidth")
             await self.page.set_viewport_size(before)
+            assert wide <= PHONE["width"], f"{label}: the page is {wide}px wide at 360px"
         else:
             await self.page.screenshot(path=str(path), full_page=True)
         print(f"screenshot: {path}")

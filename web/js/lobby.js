@@ -77,7 +77,7 @@ export function mount(main, ctx, params) {
   function renderRoom() {
     if (!room) return;
     const rules = Object.entries(room.rules || {}).filter(([k]) => ["target", "mercy", "blind_nil", "moon"].includes(k))
-      .map(([k, v]) => `${k.replace("_", " ")} ${v === null ? "off" : v}`).join(" · ");
+      .map(([k, v]) => `${k.replace("_", " ")} ${v === null || v === false ? "off" : v === true ? "on" : String(v).replaceAll("_", " ")}`).join(" · ");
     fill(roomHead,
       h("h2", {}, room.name, " ", h("span", { class: `badge ${room.rated ? "ranked" : "casual"}` },
         room.rated ? `Ranked · ${systemName(room.system)}` : "Casual")),

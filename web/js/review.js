@@ -149,7 +149,11 @@ export function mount(main, ctx, params) {
     render();
   }).catch((err) => fill(root, h("h1", {}, "Could not load the game"), h("p", {}, err.message)));
 
-  const names = () => [0, 1, 2, 3].map((s) => state.data.seats?.find((x) => x.seat === s)?.name || SEAT_NAMES[s]);
+  const names = () => {
+    const raw = [0, 1, 2, 3].map((s) => state.data.seats?.find((x) => x.seat === s)?.name || SEAT_NAMES[s]);
+    // Robots share a name: tell them apart by seat.
+    return raw.map((n, s) => (raw.filter((x) => x === n).length > 1 ? `${n} (${SEAT_NAMES[s][0]})` : n));
+  };
 
   function go(delta) {
     const { hands } = state;

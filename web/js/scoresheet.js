@@ -7,7 +7,7 @@ import { SEAT_NAMES } from "./cards.js";
 const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
 
 export function sideName(names, side) {
-  return `${names[side] || SEAT_NAMES[side]} & ${names[side + 2] || SEAT_NAMES[side + 2]}`;
+  return `${side ? "E+W" : "N+S"}: ${names[side] || SEAT_NAMES[side]} & ${names[side + 2] || SEAT_NAMES[side + 2]}`;
 }
 
 function spadesCell(sideScore, result, side) {
@@ -40,7 +40,7 @@ export function scoreSheet(game, results, names, { target, current } = {}) {
   return h("table", { class: "sheet hearts" },
     h("caption", {}, `Score sheet${target ? ` · game to ${target}, lowest wins` : ""}`),
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"),
-      [0, 1, 2, 3].map((s) => h("th", { scope: "col" }, names[s] || SEAT_NAMES[s])))),
+      [0, 1, 2, 3].map((s) => h("th", { scope: "col" }, `${SEAT_NAMES[s][0]} ${names[s] || SEAT_NAMES[s]}`)))),
     h("tbody", {}, results.length ? results.map((r, i) => {
       totals = r.scores || totals.map((t, s) => t + r.points[s]);
       return h("tr", { class: i === current ? "current" : null },

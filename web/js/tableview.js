@@ -56,7 +56,10 @@ export function mount(main, ctx, params) {
   const viewpoint = () => (st.seat ?? 2); // watchers sit South's way round: North at the top
   const posOf = (seat) => (seat - viewpoint() + 4) % 4;
   const seatAt = (pos) => (viewpoint() + pos) % 4;
-  const names = () => [0, 1, 2, 3].map((s) => st.info?.seats?.[s]?.name || SEAT_NAMES[s]);
+  const names = () => {
+    const raw = [0, 1, 2, 3].map((s) => st.info?.seats?.[s]?.name || SEAT_NAMES[s]);
+    return raw.map((n, s) => (raw.filter((x) => x === n).length > 1 ? `${n} (${SEAT_NAMES[s][0]})` : n));
+  };
   const who = (seat) => (seat === st.seat ? "You" : st.seatName(seat));
 
   // -- requests ---------------------------------------------------------------------------

@@ -1,0 +1,181 @@
+"""Chat with ignore and names as text; the review of a finished game, trick by trick; accounts."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from server.client import TrickroomClient
+from tests.server.conftest import play_until_over
+from tests.web.conftest import ws_url
+from tests.web.play import create_table, guest_signs_in
+
+HOSTILE = "<script>window.pwned = 1</script><img src=x onerror='window.pwned = 2'>"
+
+
+async def test_chat_shows_names_and_text_as_text_and_ignore_hides_a_player(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    me = await guest_signs_in(p, "reader")
+    await p.locator(".room-link", has_text="spades").first.click()
+    async with TrickroomClient.connect(ws_url(web_app)) as noisy:
+        await noisy.request({"type": "guest", "name": "noisy"})
+        await noisy.request({"type": "list_tables", "room": "spades"})
+        await noisy.request({"type": "chat", "room": "spades", "text": f"hello {HOSTILE}"})
+        line = p.locator(".chat-msg", has_text="hello")
+        await line.wait_for()
+        assert await line.locator(".chat-text").inner_text() == f"hello {HOSTILE}"
+        assert await line.locator(".chat-name").inner_text() == "guest-noisy"
+
+        # A name with markup in it (the server refuses such names; the client must not care).
+        await p.evaluate("""(hostile) => {
+          const ctx = window.trickroom;
+          ctx.chatLog('room:spades').push({name: '<script>alert(1)</script>', text: hostile});
+          for (const fn of ctx.chatListeners) fn('room:spades');
+        }""", HOSTILE)
+        odd = p.locator(".chat-msg .chat-name", has_text="<script>alert(1)</script>")
+        await odd.wait_for()
+        assert await p.evaluate("window.pwned") is None
+        assert await p.locator(".chat script, .chat img").count() == 0
+
+        await p.get_by_role("textbox", name="Room chat: spades message").fill("hi from the browser")
+        await p.get_by_role("button", name="Send").click()
+        heard = await asyncio.wait_for(_next_chat(noisy), 10)
+        assert heard == {"type": "chat", "name": me, "text": "hi from the browser", "room": "spades"}
+        await page.shot("room-chat")
+
+        await line.locator(".chat-name").click()
+        await line.get_by_role("button", name="Ignore guest-noisy").click()
+        await line.wait_for(state="detached")
+        assert "Ignoring: guest-noisy" in await p.locator(".chat .ignored").inner_text()
+        await noisy.request({"type": "chat", "room": "spades", "text": "can you hear me"})
+        await p.wait_for_timeout(400)
+        assert await p.locator(".chat-msg", has_text="can you hear me").count() == 0
+        await page.shot("room-chat-ignoring")
+        await page.shot("room-chat-ignoring-phone", phone=True)
+
+        # At a table: the ignored player's table chat does not show either; others' does.
+        table = await create_table(p, "spades", {})
+        await noisy.request({"type": "watch", "table": table})
+        await noisy.request({"type": "chat", "table": table, "text": "still ignored"})
+        async with TrickroomClient.connect(ws_url(web_app)) as friend:
+            await friend.request({"type": "guest", "name": "friend"})
+            await friend.request({"type": "sit", "table": table})
+            await friend.request({"type": "chat", "table": table, "text": f"glhf {HOSTILE}"})
+            await p.locator(".table-chat .chat-msg", has_text="glhf").wait_for()
+        assert await p.locator(".chat-msg", has_text="still ignored").count() == 0
+        assert await p.evaluate("window.pwned") is None
+        await page.shot("table-chat")
+
+
+async def _next_chat(client: TrickroomClient) -> dict:
+    async for message in client.messages():
+        if message["type"] == "chat" and message["name"] != "guest-noisy":
+            return message
+    raise AssertionError("closed")
+
+
+async def finished_game(app, room: str, rules: dict) -> str:
+    """A game played to the end over the socket: one guest and three robots."""
+    async with TrickroomClient.connect(ws_url(app)) as client:
+        await client.request({"type": "guest", "name": "reviewed"})
+        reply = await client.request({"type": "create_table", "room": room, "rules": rules})
+        table = reply["table"]["id"]
+        await client.request({"type": "sit", "table": table})
+        await client.request({"type": "fill_robots", "table": table, "level": "random"})
+        await asyncio.wait_for(play_until_over(client, table, random.Random(7)), 120)
+        game_id = next(m["event"]["game_id"] for m in client.received
+                       if m.get("type") == "event" and m["event"]["type"] == "game_started")
+    for _ in range(100):
+        if await app.store.game(game_id):
+            return game_id
+        await asyncio.sleep(0.05)
+    raise AssertionError("the game was not stored")
+
+
+async def test_review_steps_through_every_trick_of_every_hand(web_app, open_page):
+    game_id = await finished_game(web_app, "hearts", {"target": 30})
+    record = await web_app.store.game(game_id)
+    hands = record["result"]["hands_played"]
+    page = await open_page(web_app)
+    p = page.page
+    await p.goto(f"{p.url.split('#')[0]}#/review/{game_id}")
+    where = p.locator(".review .where")
+    await where.wait_for()
+    await page.shot("deal")
+    await page.shot("deal-phone", phone=True)
+    seen = [await where.inner_text()]
+    next_button = p.get_by_role("button", name="Next ▶")
+    while await next_button.is_enabled():
+        await next_button.click()
+        text = await where.inner_text()
+        assert text != seen[-1]
+        seen.append(text)
+        if text == "Hand 1 of %d · trick 5 of 13" % hands:
+            assert await p.locator(".review-center .card").count() == 4
+            assert await p.locator(".review-center .played.winner").count() == 1
+            await page.shot("trick")
+            await page.shot("trick-phone", phone=True)
+    expected = [f"Hand {h + 1} of {hands} · " + ("the deal" if t == 0 else f"trick {t} of 13")
+                for h in range(hands) for t in range(14)]
+    assert seen == expected
+    # All four hands are shown, every card of the last hand is played by now, and the
+    # scores worked out in the browser match the stored result.
+    assert await p.locator(".review-seat").count() == 4
+    assert await p.locator(".mini-hand .card").count() == 52
+    assert await p.locator(".mini-hand .card.gone").count() == 52
+    final_row = p.locator(".sheet tbody tr").last
+    totals = [int(x.split("→")[1]) for x in await final_row.locator("td").all_inner_texts()]
+    assert totals == record["result"]["scores"]
+    assert await p.locator(".review-head .hint", has_text="differ").count() == 0
+    await page.shot("end")
+    # Arrow keys step too.
+    await p.keyboard.press("ArrowLeft")
+    assert await where.inner_text() == expected[-2]
+
+
+async def test_spades_review_scores_match_the_stored_result(web_app, open_page):
+    game_id = await finished_game(web_app, "spades", {"target": 150, "mercy": 100})
+    record = await web_app.store.game(game_id)
+    page = await open_page(web_app, label="spades")
+    p = page.page
+    await p.goto(f"{p.url.split('#')[0]}#/review/{game_id}")
+    await p.locator(".review .where").wait_for()
+    await p.get_by_role("button", name=f"Hand {record['result']['hands_played']}", exact=True).click()
+    for _ in range(13):
+        await p.get_by_role("button", name="Next ▶").click()
+    cells = await p.locator(".sheet tbody tr").last.locator("td .pts").all_inner_texts()
+    totals = [int(c.split("→")[1].split("·")[0]) for c in cells]
+    assert totals == record["result"]["scores"]
+    await page.shot("end")
+
+
+async def test_register_reload_sign_out_and_log_in(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    register = p.locator("form", has=p.get_by_role("heading", name="Register"))
+    await register.get_by_label("Name").fill("<script>")
+    await register.get_by_label("Password (6 or more characters)").fill("secret-pw")
+    await register.get_by_role("button", name="Register").click()
+    await p.get_by_role("alert").filter(has_text="letters, digits").wait_for()
+    await register.get_by_label("Name").fill("grace")
+    await register.get_by_role("button", name="Register").click()
+    await p.locator(".me-name", has_text="grace").wait_for()
+    await p.reload()
+    await p.locator(".me-name", has_text="grace").wait_for()
+    assert "(guest)" not in await p.locator(".me-name").inner_text()
+    await p.get_by_role("link", name="Profile").click()
+    await p.locator(".profile h1", has_text="grace").wait_for()
+    await page.shot("profile-empty")
+    await p.get_by_role("button", name="Sign out").click()
+    login = p.locator("form", has=p.get_by_role("heading", name="Log in"))
+    await login.get_by_label("Name").fill("grace")
+    await login.get_by_label("Password").fill("wrong-pw")
+    await login.get_by_role("button", name="Log in").click()
+    await p.get_by_role("alert").filter(has_text="wrong name or password").wait_for()
+    await login.get_by_label("Password").fill("secret-pw")
+    await login.get_by_role("button", name="Log in").click()
+    await p.locator(".me-name", has_text="grace").wait_for()
+    await p.get_by_role("link", name="Leaderboards").click()
+    await p.locator(".leaders .board").wait_for()
+    await page.shot("leaderboards")
