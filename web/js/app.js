@@ -60,6 +60,7 @@ const ctx = {
     this.me = { name: welcome.name, guest: welcome.guest };
     save(SESSION_KEY, { token: welcome.session, name: welcome.name, guest: welcome.guest });
     renderHeader();
+    this.conn.request({ type: "list_rooms" }).then((r) => { this.rooms = r.rooms; }).catch(() => {});
     // The server forgets ignores when it restarts; tell it again.
     for (const name of this.ignored()) this.conn.send({ type: "ignore", name, on: true });
   },

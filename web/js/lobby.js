@@ -8,6 +8,7 @@ import { chatPanel } from "./chat.js";
 const SYSTEM_NAMES = {
   zone: "Zone", zone_tuned: "Zone (tuned)", wocg: "WoCG Elo", wocg_tuned: "WoCG (tuned)",
   points_en: "Ranking points", points_el: "Ranking points (el)", openskill: "OpenSkill",
+  openskill_tuned: "OpenSkill (tuned)",
 };
 export const systemName = (s) => SYSTEM_NAMES[s] || s;
 const gameName = (g) => (g === "hearts" ? "Hearts" : "Spades");
@@ -134,7 +135,7 @@ export function mount(main, ctx, params) {
         h("div", { class: "tc-head" },
           h("strong", {}, `Table ${t.id}`),
           h("span", { class: `state ${t.state}` }, { waiting: "waiting for players", playing: "playing", over: "game over" }[t.state]),
-          h("span", { class: "hint" }, t.seating === "random_seating" ? "random seats" : "pick your seat"),
+          h("span", { class: "hint" }, { random_seating: "random seats", random_queue: "from the queue" }[t.seating] || "pick your seat"),
           t.watchers ? h("span", { class: "hint" }, `${t.watchers} watching`) : null),
         h("ul", { class: "tc-seats" }, t.seats.map((s) => h("li", { class: `seat-line ${s.kind}` },
           h("span", { class: "seat-dir" }, SEAT_NAMES[s.seat]),

@@ -70,62 +70,82 @@ function niceStep(raw) {
 function player(main, ctx, params) {
   const root = h("section", { class: "profile" }, h("h1", {}, params.name), h("p", {}, "Loading…"));
   fill(main, root);
-  getJSON(`/api/players/${encodeURIComponent(params.name)}`).then((data) => {
+  const load = () => getJSON(`/api/players/${encodeURIComponent(params.name)}`).then((data) => {
     if (!data) {
-      fill(root, h("h1", {}, params.name), h("p", {}, "No profile for this name yet: profiles are kept for registered players who have played a rated game."));
+      fill(root, h("h1", {}, params.name), h("p", {}, "No profile for this name: profiles are kept for registered players."));
       return;
     }
     const ratings = listOf(data.ratings).map(normaliseRating);
-    const history = listOf(data.history || data.rating_history);
-    const series = new Map();
-    for (const p of history) {
-      const key = `${p.game}/${p.system}`;
-      if (!series.has(key)) series.set(key, []);
-      series.get(key).push(p);
-    }
-    for (const list of series.values()) list.sort((a, b) => (a.time ?? 0) - (b.time ?? 0));
+    const key = (r) => `${r.game}/${r.system}`;
     const chartBox = h("div", { class: "chart-box" });
-    const keys = [...series.keys()];
+    const withHistory = ratings.filter((r) => (r.history || []).length);
     const pick = h("select", { "aria-label": "Rating history of", onchange: () => drawChart(pick.value) },
-      keys.map((k) => { const [g, sys] = k.split("/"); return h("option", { value: k }, `${gameName(g)} · ${systemName(sys)}`); }));
-    function drawChart(key) {
-      const points = series.get(key) || [];
-      const [g, sys] = (key || "/").split("/");
-      fill(chartBox, points.length ? ratingChart(points, { label: `${gameName(g)} rating history, ${systemName(sys)}` })
+      withHistory.map((r) => h("option", { value: key(r) }, `${gameName(r.game)} · ${systemName(r.system)}`)));
+    function drawChart(wanted) {
+      const r = withHistory.find((x) => key(x) === wanted);
+      const points = (r?.history || []).map((p) => ({ ...p, rating: p.value ?? p.rating }));
+      fill(chartBox, points.length
+        ? ratingChart(points, { label: `${gameName(r.game)} rating history, ${systemName(r.system)}` })
         : h("p", { class: "hint" }, "No rated games yet, so no chart."));
     }
     const stat = (label, value) => h("div", { class: "stat" }, h("dt", {}, label), h("dd", {}, value ?? "—"));
-    const ratio = (r) => (r.skill_ratio != null ? Number(r.skill_ratio).toFixed(2)
-      : r.nil_faced ? `${(r.nil_set / r.nil_faced).toFixed(2)}` : null);
+    const mine = ctx.me && !ctx.me.guest && ctx.me.name.toLowerCase() === (data.name || "").toLowerCase();
     fill(root,
       h("h1", {}, data.name || params.name),
-      data.banned_until ? h("p", { class: "refusal" }, `Banned from ranked play until ${new Date(data.banned_until * 1000).toLocaleString()}`) : null,
-      h("section", { class: "rating-cards", "aria-label": "Ratings" }, ratings.length ? ratings.map((r) =>
-        h("article", { class: "rating-card" },
+      h("p", { class: "hint" }, `${data.casual_games ?? 0} casual games finished · rank me ${data.rank_me === false ? "off" : "on"}`),
+      data.banned_until ? h("p", { class: "refusal" }, `Banned from ranked play until ${
+        typeof data.banned_until === "number" ? new Date(data.banned_until * 1000).toLocaleString() : data.banned_until}`) : null,
+      mine ? rankMe(ctx, data, load) : null,
+      h("section", { class: "rating-cards", "aria-label": "Ratings" }, ratings.length ? ratings.map((r) => {
+        const st = r.stats || r;
+        return h("article", { class: "rating-card" },
           h("h2", {}, `${gameName(r.game)} · ${systemName(r.system)}`),
-          h("p", { class: "big-rating" }, round(r.rating ?? r.mu ?? r.value)),
+          h("p", { class: "big-rating" }, round(r.rating), r.sigma ? h("span", { class: "hint" }, ` ± ${round(r.sigma)}`) : null),
           h("dl", { class: "stats" },
-            stat("games", r.games), stat("wins", r.wins), stat("losses", r.losses),
-            r.ties != null ? stat("ties", r.ties) : null,
-            stat("incomplete", r.incomplete ?? r.incomplete_games), r.quits != null ? stat("quits", r.quits) : null,
-            r.game === "spades" ? stat("skill ratio", ratio(r)) : null)))
-        : h("p", { class: "hint" }, "No ratings yet.")),
+            stat("games", st.games), stat("wins", st.wins), stat("losses", st.losses), stat("ties", st.ties),
+            stat("incomplete", st.incomplete), stat("quits", st.quits),
+            r.game === "spades" ? stat("skill ratio", r.skill_ratio == null ? "—" : Number(r.skill_ratio).toFixed(2)) : null,
+            r.game === "spades" ? stat("nils made", st.nil_bid ? `${st.nil_made}/${st.nil_bid}` : "—") : null));
+      }) : h("p", { class: "hint" }, "No rated games yet.")),
       h("section", { class: "history", "aria-label": "Rating history" },
-        h("h2", {}, "Rating history"), keys.length > 1 ? pick : null, chartBox,
-        history.length ? h("details", {}, h("summary", {}, "Rated games"),
-          h("ol", { class: "games-list" }, [...history].reverse().slice(0, 50).map((p) => h("li", {},
-            p.game_id ? h("a", { href: `#/review/${encodeURIComponent(p.game_id)}` }, `${gameName(p.game)} game`) : `${gameName(p.game)} game`,
-            ` · ${systemName(p.system)} · ${round(p.rating)}`, p.time ? h("span", { class: "hint" }, ` · ${new Date(p.time * 1000).toLocaleString()}`) : null))))
+        h("h2", {}, "Rating history"), withHistory.length > 1 ? pick : null, chartBox,
+        withHistory.length ? h("details", {}, h("summary", {}, "Rated games"),
+          h("ol", { class: "games-list" }, withHistory.flatMap((r) => r.history.map((p) => ({ ...p, r })))
+            .sort((a, b) => (b.time ?? 0) - (a.time ?? 0)).slice(0, 50).map((p) => h("li", {},
+              h("a", { href: `#/review/${encodeURIComponent(p.game_id)}` }, `${gameName(p.r.game)} game`),
+              ` · ${systemName(p.r.system)} · ${round(p.value)}`,
+              p.delta != null ? ` (${p.delta >= 0 ? "+" : ""}${Math.round(p.delta * 10) / 10})` : "",
+              p.time ? h("span", { class: "hint" }, ` · ${new Date(p.time * 1000).toLocaleString()}`) : null))))
           : null));
-    drawChart(keys[0]);
+    drawChart(withHistory[0] ? key(withHistory[0]) : "");
   }).catch((err) => fill(root, h("h1", {}, params.name), h("p", { class: "error" }, err.message)));
+  load();
   return {};
+}
+
+/** "Rank me": turning it off bans ranked play for a week and resets ratings, so it asks first. */
+function rankMe(ctx, data, reload) {
+  const on = data.rank_me !== false;
+  const error = h("span", { class: "error", role: "alert" });
+  return h("div", { class: "rank-me panel" },
+    h("label", { class: "check" }, h("input", { type: "checkbox", checked: on ? true : null,
+      onchange: async (e) => {
+        const want = e.target.checked;
+        if (!want && !confirm("Turn \"rank me\" off? You may not play ranked games for a week, and your ratings go back to the start.")) {
+          e.target.checked = true;
+          return;
+        }
+        try {
+          await ctx.conn.request({ type: "settings", rank_me: want, confirm: !want });
+          reload();
+        } catch (err) { error.textContent = err.message; e.target.checked = !want; }
+      } }), "Rank me (play rated games)"), error);
 }
 
 // -- leaderboards --------------------------------------------------------------------------------
 
 function leaders(main, ctx, params) {
-  const systems = new Set(["zone", "wocg", "points_en"]);
+  const systems = new Set(["zone", "wocg", "points_en", "points_el", "zone_tuned", "wocg_tuned", "openskill", "openskill_tuned"]);
   for (const r of ctx.rooms || []) if (r.system) systems.add(r.system);
   const game = params.game || "spades";
   const system = params.system || [...(ctx.rooms || [])].find((r) => r.rated && r.game === game)?.system || "zone";
@@ -146,13 +166,15 @@ function leaders(main, ctx, params) {
     if (!rows.length) { fill(board, h("p", { class: "hint" }, "No rated players yet for this game and system.")); return; }
     fill(board, h("table", { class: "leaderboard" },
       h("caption", {}, `${gameName(game)} · ${systemName(system)}`),
-      h("thead", {}, h("tr", {}, ["#", "Player", "Rating", "Games", "Wins"].map((t) => h("th", { scope: "col" }, t)))),
+      h("thead", {}, h("tr", {}, ["#", "Player", "Rating", "Games", "Won", game === "spades" ? "Skill ratio" : null]
+        .filter(Boolean).map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, rows.map((r, i) => h("tr", {},
         h("td", { class: "num" }, String(r.rank ?? i + 1)),
         h("td", {}, h("a", { href: `#/player/${encodeURIComponent(r.player ?? r.name)}` }, r.player ?? r.name)),
-        h("td", { class: "num" }, round(r.rating)),
-        h("td", { class: "num" }, r.games ?? "—"),
-        h("td", { class: "num" }, r.wins ?? "—"))))));
+        h("td", { class: "num" }, round(r.rating), r.sigma ? h("span", { class: "hint" }, ` ±${round(r.sigma)}`) : null),
+        h("td", { class: "num" }, String(r.games ?? "—")),
+        h("td", { class: "num" }, r.win_rate == null ? String(r.wins ?? "—") : `${Math.round(r.win_rate * 100)}%`),
+        game === "spades" ? h("td", { class: "num" }, r.skill_ratio == null ? "—" : Number(r.skill_ratio).toFixed(2)) : null)))));
   }).catch((err) => fill(board, h("p", { class: "error" }, err.message)));
   return {};
 }

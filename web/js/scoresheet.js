@@ -53,13 +53,18 @@ export function scoreSheet(game, results, names, { target, current } = {}) {
 
 /** A rating change with its breakdown ("how the points were calculated"). */
 export function ratingChange(change) {
-  const delta = Number(change.delta ?? (change.after - change.before));
+  // before/after are {value, sigma} on the wire (plain numbers are accepted too).
+  const value = (x) => Number(x && typeof x === "object" ? x.value : x);
+  const delta = Number(change.delta ?? (value(change.after) - value(change.before)));
   const round = (x) => (Math.abs(x) >= 10 || Number.isInteger(x) ? Math.round(x * 10) / 10 : Math.round(x * 100) / 100);
+  const outcome = { win: "won", loss: "lost", tie: "tie", quit: "quit" }[change.outcome] || change.outcome;
   return h("li", { class: "rating-change" },
     h("div", { class: "rc-head" },
       h("a", { href: `#/player/${encodeURIComponent(change.player)}` }, change.player),
       h("span", { class: `delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}` }, signed(round(delta))),
-      h("span", { class: "hint" }, `${round(change.before)} → ${round(change.after)}`)),
+      h("span", { class: "hint" }, `${round(value(change.before))} → ${round(value(change.after))}`),
+      outcome ? h("span", { class: "hint" }, outcome) : null,
+      change.rated === false ? h("span", { class: "badge" }, "not rated") : null),
     change.breakdown?.length ? h("details", {},
       h("summary", {}, "How the points were calculated"),
       h("table", { class: "breakdown" }, h("tbody", {}, change.breakdown.map((term) =>

@@ -40,8 +40,12 @@ export class TableState {
     this.turnStarted = null; // {seat, at} for the countdown of whoever is to act
     this.turnSeconds = 30;
     this.votes = new Map(); // vote id -> {kind, seat, voters, cast, deadline, outcome}
-    this.announcements = []; // short lines for the table's activity log
+    this.announcements = []; // [{text, rating, at}]: quits and substitutes, shown briefly
+    this.paused = null; // why a ranked game waits (a vote on a dropped player), or null
+    this.openSeats = new Set(); // WoCG: seats a substitute may take
   }
+
+  announce(text, rating = null) { this.announcements.push({ text, rating, at: Date.now() }); }
 
   get game() { return this.view?.game || this.info?.game; }
 
@@ -119,6 +123,8 @@ const HANDLERS = {
     t.gameOver = null;
     t.lastTrick = null;
     t.votes.clear();
+    t.paused = null;
+    t.openSeats.clear();
   },
 
   hand_started(t, ev) {
@@ -236,7 +242,19 @@ const HANDLERS = {
 
   vote_started(t, ev) {
     t.votes.set(ev.vote, { ...ev, cast: {}, deadline: Date.now() + (ev.seconds || 30) * 1000, outcome: null });
+    if (ev.kind === "wait") t.paused = `voting on waiting for ${ev.player || t.seatName(ev.seat)}`;
   },
+
+  // Ranked rooms: a quit (rated at once in WoCG rooms), a substitute, a game resumed.
+  quit(t, ev) {
+    t.openSeats.add(ev.seat);
+    t.announce(`${ev.player || t.seatName(ev.seat)} left the game${ev.banned_until ? ` (banned from ranked play until ${ev.banned_until})` : ""}.`, ev.rating);
+  },
+  substitute(t, ev) {
+    t.openSeats.delete(ev.seat);
+    t.announce(`${ev.name} sits in for ${["North", "East", "South", "West"][ev.seat]} as a substitute.`);
+  },
+  resumed(t) { t.paused = null; },
 
   vote_cast(t, ev) {
     const vote = t.votes.get(ev.vote);
@@ -246,6 +264,11 @@ const HANDLERS = {
   vote_result(t, ev) {
     const vote = t.votes.get(ev.vote);
     if (vote) { vote.outcome = ev.outcome; vote.closedAt = Date.now(); }
+    if (ev.kind === "wait" || vote?.kind === "wait") {
+      const who = vote?.player || t.seatName(ev.seat);
+      t.paused = ev.outcome === "wait" ? `waiting for ${who} to come back` : null;
+    }
+    if (ev.outcome === "robot") t.openSeats.delete(ev.seat);
   },
 };
 

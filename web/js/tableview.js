@@ -171,6 +171,7 @@ export function mount(main, ctx, params) {
   function turnText() {
     const v = st.view;
     if (!st.info) return "Loading the table…";
+    if (st.paused && v?.phase !== "game_over") return `Paused: ${st.paused}.`;
     if (st.info.state === "waiting" || !v) {
       const empty = st.info.seats.filter((s) => s.kind === "empty").length;
       return `Waiting for players: ${empty} seat${empty === 1 ? "" : "s"} free. The game starts when all four are filled.`;
@@ -219,7 +220,8 @@ export function mount(main, ctx, params) {
     }
     const left = turn && st.turnStarted?.seat === seat && st.turnStarted.deadline
       ? (st.turnStarted.deadline - Date.now()) / 1000 : null;
-    const canSit = st.info?.state === "waiting" && info?.kind === "empty" && st.seat == null && st.info.seating !== "random_seating";
+    const canSit = st.seat == null && ((st.info?.state === "waiting" && info?.kind === "empty" && st.info.seating !== "random_seating")
+      || (st.info?.state === "playing" && st.openSeats.has(seat)));
     fill(el,
       h("div", { class: "seat-name" }, h("span", { class: "dir", "aria-hidden": "true" }, SEAT_NAMES[seat][0]),
         h("span", { class: "nm" }, info?.kind === "empty" ? "empty seat" : (info?.name || SEAT_NAMES[seat])),
@@ -228,7 +230,8 @@ export function mount(main, ctx, params) {
       stats.length ? h("div", { class: "seat-stats" }, stats) : null,
       left != null && v.phase !== "pass" ? h("div", { class: `timer ${left < 8 ? "low" : ""}`, "aria-label": `${Math.round(left)} seconds left` }, `${seconds(left)} left`) : null,
       v && v.phase === "pass" && v.pass_chosen?.[seat] ? h("div", { class: "hint" }, "passed ✓") : null,
-      canSit ? h("button", { type: "button", class: "small", onclick: () => sit(seat) }, "Sit here") : null);
+      canSit ? h("button", { type: "button", class: "small", onclick: () => sit(seat) },
+        st.info?.state === "playing" ? "Sit in as substitute" : "Sit here") : null);
     el.setAttribute("aria-label", `${SEAT_NAMES[seat]}: ${info?.name || "empty"}${turn ? ", to act" : ""}`);
   }
 
@@ -511,6 +514,7 @@ export function mount(main, ctx, params) {
     const winnerNames = winners.map((s) => (s === st.seat ? "you" : n[s]));
     fill(overEl,
       h("h2", { id: "over-h" }, "Game over"),
+      over.abandoned ? h("p", {}, "The game ended early after a disconnection; it is scored as it stood.") : null,
       h("p", { class: "over-headline" }, st.seat == null ? `${winnerNames.join(" and ")} won.`
         : youWon ? "You won!" : `${winnerNames.join(" and ")} won.`),
       h("table", { class: "final-scores" }, h("caption", {}, "Final scores"), h("tbody", {}, scoreRows)),
@@ -557,6 +561,10 @@ export function mount(main, ctx, params) {
         if (type === "game_started") { gameOverClosed = false; votedFor = new Map(); }
         if (type === "hand_started" || (type === "hand_started" && before !== st.view?.hand_no)) selected = new Set();
         if (type === "trick_won") showLast = false;
+        for (const note of st.announcements.splice(0)) {
+          toast(note.text, "info", 7000);
+          if (note.rating) toast(`${note.rating.player}: rating ${note.rating.delta >= 0 ? "+" : ""}${Math.round(note.rating.delta * 10) / 10}`, "info", 7000);
+        }
         if (type === "vote_result") {
           const vote = st.votes.get(msg.event.vote);
           toast(`Vote decided: ${msg.event.outcome}`);
@@ -571,6 +579,8 @@ export function mount(main, ctx, params) {
       } else if (msg.type === "snapshot") {
         st.applySnapshot(msg);
         schedule();
+      } else if (msg.type === "error" && msg.id == null) {
+        toast(msg.message, "bad", 7000);
       }
     },
   };
