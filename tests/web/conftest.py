@@ -58,7 +58,8 @@ async def browser():
 
 
 async def start_app(tmp_path: Path, config: Path | None = None, **settings: Any) -> App:
-    server = App(load_config(config, **{**WEB_SETTINGS, **settings}), tmp_path / "trickroom.sqlite3")
+    config_ = load_config(config, **{**WEB_SETTINGS, **settings})
+    server = App(config_, tmp_path / "trickroom.sqlite3")
     await server.start("127.0.0.1", 0)
     return server
 

@@ -59,13 +59,23 @@ async def play_turn(page: Any, counts: dict[str, int], bid: int = 3) -> None:
         legal = page.locator(".hand .card.legal")
         if await legal.count():
             # The legal cards are the only playable ones: every other card is marked so.
-            marks = await page.evaluate("""() => [...document.querySelectorAll('.hand .card')].map(
-                c => c.classList.contains('legal') !== (c.getAttribute('aria-disabled') === 'true'))""")
+            marks = await page.evaluate("""() => [...document.querySelectorAll('.hand .card')]
+                .map(c => c.classList.contains('legal') !== (c.ariaDisabled === 'true'))""")
             assert all(marks), marks
             await legal.first.click(timeout=5000)
             counts["plays"] += 1
             return
     await page.wait_for_timeout(20)
+
+
+async def _shot_due(page: Any, key: str, counts: dict[str, int]) -> bool:
+    """Whether a screenshot hook is due: "bid", "pass", or "playN" (after N cards played)."""
+    if key == "bid":
+        return bool(await page.locator(".bid-dialog").count())
+    if key == "pass":
+        return bool(await page.locator(".pass-dialog").count())
+    return counts["plays"] >= int(key[4:] or 0) and bool(
+        await page.locator(".hand .card.legal").count())
 
 
 async def play_to_game_over(page: Any, limit: float = 200.0, shots: dict[str, Any] | None = None,
@@ -81,10 +91,7 @@ async def play_to_game_over(page: Any, limit: float = 200.0, shots: dict[str, An
         if phase == "game_over":
             return counts
         for key in list(shots):
-            if key == "bid" and await page.locator(".bid-dialog").count() or \
-                    key == "pass" and await page.locator(".pass-dialog").count() or \
-                    key.startswith("play") and counts["plays"] >= int(key[4:] or 0) and \
-                    await page.locator(".hand .card.legal").count():
+            if await _shot_due(page, key, counts):
                 await shots.pop(key)()
         try:
             await play_turn(page, counts, bid)

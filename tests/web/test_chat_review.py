@@ -41,7 +41,8 @@ async def test_chat_shows_names_and_text_as_text_and_ignore_hides_a_player(web_a
         await p.get_by_role("textbox", name="Room chat: spades message").fill("hi from the browser")
         await p.get_by_role("button", name="Send").click()
         heard = await asyncio.wait_for(_next_chat(noisy), 10)
-        assert heard == {"type": "chat", "name": me, "text": "hi from the browser", "room": "spades"}
+        assert heard == {"type": "chat", "name": me, "text": "hi from the browser",
+                         "room": "spades"}
         await page.shot("room-chat")
 
         await line.locator(".chat-name").click()
@@ -111,7 +112,7 @@ async def test_review_steps_through_every_trick_of_every_hand(web_app, open_page
         text = await where.inner_text()
         assert text != seen[-1]
         seen.append(text)
-        if text == "Hand 1 of %d · trick 5 of 13" % hands:
+        if text == f"Hand 1 of {hands} · trick 5 of 13":
             assert await p.locator(".review-center .card").count() == 4
             assert await p.locator(".review-center .played.winner").count() == 1
             await page.shot("trick")
@@ -141,7 +142,8 @@ async def test_spades_review_scores_match_the_stored_result(web_app, open_page):
     p = page.page
     await p.goto(f"{p.url.split('#')[0]}#/review/{game_id}")
     await p.locator(".review .where").wait_for()
-    await p.get_by_role("button", name=f"Hand {record['result']['hands_played']}", exact=True).click()
+    last_hand = f"Hand {record['result']['hands_played']}"
+    await p.get_by_role("button", name=last_hand, exact=True).click()
     for _ in range(13):
         await p.get_by_role("button", name="Next ▶").click()
     cells = await p.locator(".sheet tbody tr").last.locator("td .pts").all_inner_texts()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from tests.web.conftest import PHONE
 from tests.web.play import create_table, guest_signs_in, play_to_game_over
 
 
@@ -19,9 +18,8 @@ async def test_guest_plays_spades_to_game_over(web_app, open_page):
     await page.shot("lobby")
     await page.shot("lobby-phone", phone=True)
 
-    table = await create_table(p, "spades", {"Play to (points)": "120",
-                                             "Mercy: end when a side falls to minus (empty: off)": "100"},
-                               shot=page.shot)
+    rules = {"Play to (points)": "120", "Mercy: end when a side falls to minus (empty: off)": "100"}
+    table = await create_table(p, "spades", rules, shot=page.shot)
     await p.get_by_text("Waiting for four players").wait_for()
     await page.shot("waiting")
     await p.get_by_role("button", name="Fill with robots").click()
@@ -41,7 +39,8 @@ async def test_guest_plays_spades_to_game_over(web_app, open_page):
         await p.keyboard.press("End")
         focused = await p.evaluate("document.activeElement.dataset.card")
         await p.keyboard.press("Enter")
-        await p.locator(f'.trick .card[data-card="{focused}"], .hand:not(:has([data-card="{focused}"]))').first.wait_for()
+        gone = f'.trick [data-card="{focused}"], .hand:not(:has([data-card="{focused}"]))'
+        await p.locator(gone).first.wait_for()
 
     async def reload_mid_game():
         # Reloading the page drops the socket: a robot plays the seat meanwhile, and the

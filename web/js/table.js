@@ -86,7 +86,7 @@ export class TableState {
   /** Whether the game is waiting for our seat. */
   ourTurn() {
     const v = this.view;
-    if (!v || this.seat == null) return false;
+    if (!v || this.seat == null || this.paused) return false;
     if (v.phase === "pass") return !v.pass_chosen?.[this.seat];
     return v.to_act === this.seat && ["bid", "play", "moon"].includes(v.phase);
   }

@@ -1,0 +1,166 @@
+"""Ranked rooms in the browser: the Zone vote prompt on a drop, rating changes, the profile chart.
+
+The browser player is registered; the other three seats are socket bots from
+the test (tests/server's ``autoplay``), which vote as told.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from contextlib import AsyncExitStack
+
+import pytest
+
+from server.client import TrickroomClient
+from tests.server.conftest import play_until_over, wait_for
+from tests.server.test_ranked import autoplay
+from tests.web.conftest import start_app, ws_url
+from tests.web.play import play_to_game_over
+
+PASSWORD = "secret-pw"
+
+
+@pytest.fixture
+async def ranked_app(tmp_path):
+    server = await start_app(tmp_path, vote_seconds=60.0, reconnect_seconds=120.0, min_games=5)
+    yield server
+    await server.stop()
+
+
+async def bots(app, stack: AsyncExitStack, names: list[str]) -> list[TrickroomClient]:
+    clients = []
+    for name in names:
+        client = await stack.enter_async_context(TrickroomClient.connect(ws_url(app)))
+        await client.request({"type": "register", "name": name, "password": PASSWORD})
+        await app.store.set_casual_games(name, 5)
+        clients.append(client)
+    return clients
+
+
+async def register_in_browser(page, app, name: str) -> None:
+    register = page.locator("form", has=page.get_by_role("heading", name="Register"))
+    await register.get_by_label("Name").fill(name)
+    await register.get_by_label("Password (6 or more characters)").fill(PASSWORD)
+    await register.get_by_role("button", name="Register").click()
+    await page.locator(".me-name", has_text=name).wait_for()
+
+
+async def browser_creates_ranked_table(page, room: str, rules: dict[str, str]) -> str:
+    await page.locator(".room-link", has_text=room).first.click()
+    await page.get_by_role("button", name="Create table").click()
+    dialog = page.locator("dialog.create-dialog")
+    for label, value in rules.items():
+        await dialog.get_by_label(label).fill(value)
+    await dialog.get_by_role("button", name="Create and sit").click()
+    await page.locator(".table-page").wait_for()
+    return page.url.rsplit("/", 1)[1]
+
+
+async def test_zone_vote_prompt_on_a_drop_then_the_game_goes_on(ranked_app, open_page):
+    page = await open_page(ranked_app)
+    p = page.page
+    await register_in_browser(p, ranked_app, "ann")
+    # Not experienced yet: the lobby says why the seat is refused.
+    await p.locator(".room-link", has_text="spades-zone").first.click()
+    await p.get_by_role("button", name="Create table").click()
+    await p.locator("dialog.create-dialog").get_by_role("button", name="Create and sit").click()
+    refusal = p.locator(".refusal")
+    await refusal.filter(has_text="not experienced yet").wait_for()
+    await page.shot("refused")
+    await ranked_app.store.set_casual_games("ann", 5)
+
+    async with AsyncExitStack() as stack:
+        bob, cat, dan = await bots(ranked_app, stack, ["bob", "cat", "dan"])
+        await p.get_by_role("button", name="Dismiss").click()
+        table = await browser_creates_ranked_table(
+            p, "spades-zone", {"Play to (points)": "100",
+                               "Mercy: end when a side falls to minus (empty: off)": "100"})
+        tokens = {}
+        for client in (bob, cat, dan):
+            reply = await client.request({"type": "sit", "table": table})
+            tokens[client] = reply["seat_token"]
+        t = ranked_app.lobby.tables[table]
+        tasks = {c: asyncio.create_task(autoplay(c, table, i, {"wait": "wait"}))
+                 for i, c in enumerate((bob, cat, dan))}
+        browser = asyncio.create_task(play_to_game_over(p, limit=240))
+
+        await wait_for(lambda: t.game is not None and len(t.game.actions) >= 10, 60)
+        tasks[bob].cancel()
+        await bob.ws.close()
+        box = p.get_by_role("alertdialog")
+        await box.filter(has_text="bob has dropped. Wait for them?").wait_for()
+        assert "left" in await box.locator(".countdown").inner_text()
+        await page.shot("vote")
+        await page.shot("vote-phone", phone=True)
+        await box.get_by_role("button", name="Wait", exact=True).click()
+        await box.filter(has_text="Decided: Wait").wait_for()
+        await p.locator(".turn-status", has_text="Paused: waiting for bob").wait_for()
+        assert t.paused
+        await page.shot("paused")
+        # bob comes back with the seat token: the game goes on.
+        back = await stack.enter_async_context(TrickroomClient.connect(ws_url(ranked_app)))
+        await back.request({"type": "login", "name": "bob", "password": PASSWORD})
+        await back.request({"type": "rejoin", "table": table, "seat_token": tokens[bob],
+                            "last_seq": 0})
+        tasks[bob] = asyncio.create_task(autoplay(back, table, 9))
+        await wait_for(lambda: not t.paused)
+        counts = await asyncio.wait_for(browser, 240)
+        await asyncio.wait_for(asyncio.gather(*tasks.values()), 60)
+    assert counts["plays"] >= 5
+
+    over = p.locator("dialog.game-over")
+    await over.wait_for()
+    changes = over.locator(".rating-change")
+    assert await changes.count() == 4
+    await changes.first.locator("summary").click()
+    assert await changes.first.locator(".breakdown tr").count() >= 2
+    await page.shot("game-over-ratings")
+    await page.shot("game-over-ratings-phone", phone=True)
+
+
+async def test_profile_chart_and_leaderboard_after_ranked_games(ranked_app, open_page):
+    async with AsyncExitStack() as stack:
+        eve, *others = await bots(ranked_app, stack, ["eve", "fay", "gus", "hal"])
+        # A first ranked game, all over the socket, so the chart has two points.
+        created = await eve.request({"type": "create_table", "room": "hearts-zone",
+                                     "rules": {"target": 20}})
+        first = created["table"]["id"]
+        for client in (eve, *others):
+            await client.request({"type": "sit", "table": first})
+        await asyncio.wait_for(asyncio.gather(*(
+            play_until_over(c, first, random.Random(i)) for i, c in enumerate((eve, *others)))), 60)
+        await eve.ws.close()
+
+        page = await open_page(ranked_app)
+        p = page.page
+        login = p.locator("form", has=p.get_by_role("heading", name="Log in"))
+        await login.get_by_label("Name").fill("eve")
+        await login.get_by_label("Password").fill(PASSWORD)
+        await login.get_by_role("button", name="Log in").click()
+        await p.locator(".me-name", has_text="eve").wait_for()
+        table = await browser_creates_ranked_table(p, "hearts-zone", {"Play to (points)": "14"})
+        for client in others:
+            await client.request({"type": "sit", "table": table})
+        tasks = [asyncio.create_task(autoplay(c, table, i)) for i, c in enumerate(others)]
+        counts = await play_to_game_over(p, limit=240)
+        await asyncio.wait_for(asyncio.gather(*tasks), 60)
+    assert counts["passes"] >= 1
+
+    over = p.locator("dialog.game-over")
+    assert await over.locator(".rating-change").count() == 4
+    await page.shot("game-over")
+    await over.locator(".rating-change a", has_text="eve").click()
+    chart = p.locator("svg.rating-chart")
+    await chart.wait_for()
+    assert await chart.locator("circle.dot").count() == 2
+    assert await chart.locator("path.line").count() == 1
+    assert "Hearts" in await p.locator(".rating-card h2").first.inner_text()
+    await page.shot("profile")
+    await page.shot("profile-phone", phone=True)
+    await p.get_by_role("link", name="Leaderboards").click()
+    await p.locator(".leaders").wait_for()
+    await p.locator('.leaders select[name="game"]').select_option("hearts")
+    await p.locator(".leaderboard caption", has_text="Hearts").wait_for()
+    assert await p.locator(".leaderboard tbody tr").count() == 4
+    await page.shot("leaderboard")
