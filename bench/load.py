@@ -16,7 +16,8 @@ Memory per connection is measured on its own: K idle authenticated sockets on a
 fresh server, RSS delta / K. Targets 127.0.0.1 only; every level is bounded in
 time. Ends with::
 
-    load tables=<n> p99_ms=<x.x> ratio_p50_vs_echo=<y.y> actions_per_s=<z> kib_per_conn=<k.k> errors=<e>
+    load tables=<n> p99_ms=<x.x> ratio_p50_vs_echo=<y.y> actions_per_s=<z>
+        kib_per_conn=<k.k> errors=<e>          (one line)
 
 for the largest level run (the ratio is that level's; the one-table ratio is in
 the table above it). ``make bench`` runs the short default (about a minute);
@@ -66,7 +67,7 @@ rules = { mercy = 200 }
 
 
 def raise_fd_limit() -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
@@ -245,9 +246,8 @@ class Bot:
             self.track.seen[self.seat] = 0
             await self.ws.send(json.dumps({"type": "act", "table": self.track.id,
                                            "action": action, "id": next(self.ids)}))
-        elif kind == "error":
-            if self.stats.measuring:
-                self.stats.error(msg.get("code", "?"))
+        elif kind == "error" and self.stats.measuring:
+            self.stats.error(msg.get("code", "?"))
 
     def on_action_event(self, event: dict[str, Any]) -> None:
         seat = event.get("seat")

@@ -1,0 +1,301 @@
+"""Crashes: SIGKILL the server under load, again and again; nothing acknowledged is lost.
+
+The server runs in its own process on one database (the room file of
+``bench/load.py``: no robot delay, no pause between hands). In this process,
+``--tables`` tables of four socket bots play Spades as fast as prompts come and
+start a new game when one ends. At random moments the server is killed with
+SIGKILL and started again on the same database; every bot logs in again and
+rejoins its seat with its seat token (a table whose game had just ended is gone
+after a restart: its bots open a new one). After the last kill the bots finish
+the games they are in and stop.
+
+Every action a bot saw acknowledged (the ``ok`` to its own ``act``, or the
+broadcast event of anyone's action) is counted per game and per (seat, action);
+the database must hold at least as many of each. Every game that a kill
+interrupted must resume and finish. Prints::
+
+    crash kills=<n> acked_lost=<m> games_resumed=<r>/<t>
+
+``--kills 20 --tables 20`` is the full run (about a minute and a half).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import signal
+import sqlite3
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load import LOAD_CONFIG, Server, choose, raise_fd_limit
+
+Key = tuple[int, str, Any]
+
+
+def action_key(seat: int, kind: str, data: dict[str, Any]) -> Key | None:
+    """The same key for an action as stored (``{"type": "bid", ...}``) and as an event."""
+    if kind == "bid":
+        return (seat, "bid", (data.get("value"), bool(data.get("blind"))))
+    if kind in ("play", "played"):
+        return (seat, "play", data.get("card"))
+    return None
+
+
+class Run:
+    """What every bot saw acknowledged, and which games were cut by a kill."""
+
+    def __init__(self) -> None:
+        self.acked: dict[str, Counter[Key]] = defaultdict(Counter)
+        self.games: set[str] = set()
+        self.interrupted: set[str] = set()
+        self.finished_seen: set[str] = set()
+        self.stopping = False
+        self.errors: Counter[str] = Counter()
+
+
+class Seat:
+    def __init__(self, run: Run, index: int, rng: random.Random) -> None:
+        self.run, self.index, self.rng = run, index, rng
+        self.ws: ClientConnection | None = None
+        self.table = ""
+        self.token = ""
+        self.last_seq = 0
+        self.answered = -1
+        self.game_id = ""
+        self.seen: dict[str, Counter[Key]] = defaultdict(Counter)
+        self.acts: dict[int, tuple[str, Key | None]] = {}
+        self.oks: dict[str, Counter[Key]] = defaultdict(Counter)
+        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.ids = 0
+        self.done = asyncio.Event()
+
+    def fold(self) -> None:
+        for source in (self.seen, self.oks):
+            for game, counts in source.items():
+                for key, n in counts.items():
+                    self.run.acked[game][key] = max(self.run.acked[game][key], n)
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        assert self.ws is not None
+        self.ids += 1
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.replies[self.ids] = fut
+        await self.ws.send(json.dumps({**message, "id": self.ids}))
+        return await asyncio.wait_for(fut, 20)
+
+    async def read(self) -> None:
+        assert self.ws is not None
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in self.ws:
+                await self.handle(json.loads(frame))
+        for fut in self.replies.values():
+            if not fut.done():
+                fut.set_exception(ConnectionError("closed"))
+        self.replies.clear()
+
+    async def handle(self, msg: dict[str, Any]) -> None:
+        assert self.ws is not None
+        kind = msg["type"]
+        rid = msg.get("id")
+        if rid in self.acts:
+            game, key = self.acts.pop(rid)
+            if kind == "ok" and key is not None:
+                self.oks[game][key] += 1
+            elif kind == "error":
+                self.run.errors[msg["code"]] += 1
+        if rid is not None and rid in self.replies:
+            fut = self.replies.pop(rid)
+            if not fut.done():
+                fut.set_result(msg)
+        if kind == "snapshot" and msg.get("seq") is not None:
+            self.last_seq = msg["seq"]
+        if kind == "event":
+            self.last_seq = msg["seq"]
+            event = msg["event"]
+            if event["type"] == "game_started":
+                self.game_id = event["game_id"]
+                self.run.games.add(self.game_id)
+            elif event["type"] == "game_over":
+                self.run.finished_seen.add(self.game_id)
+                if self.run.stopping:
+                    self.done.set()
+                else:
+                    await self.ws.send(json.dumps({"type": "play_again", "table": self.table}))
+            elif self.game_id and "seat" in event:
+                key = action_key(event["seat"], event["type"], event)
+                if key is not None:
+                    self.seen[self.game_id][key] += 1
+        elif kind == "prompt" and msg["table"] == self.table:
+            if msg["seq"] <= self.answered:
+                return
+            self.answered = msg["seq"]
+            action = choose(msg, self.rng)
+            self.ids += 1
+            self.acts[self.ids] = (self.game_id, action_key(self.index, action["type"], action))
+            await self.ws.send(json.dumps({"type": "act", "table": self.table, "action": action,
+                                           "id": self.ids}))
+
+
+async def connect_seat(url: str, seat: Seat) -> asyncio.Task[None]:
+    seat.ws = await connect(url, max_size=2**22, compression=None, open_timeout=10)
+    task = asyncio.create_task(seat.read())
+    reply = await seat.request({"type": "guest", "name": f"c{seat.index}"})
+    assert reply["type"] == "welcome", reply
+    return task
+
+
+async def all_done(seats: list[Seat]) -> None:
+    for s in seats:
+        await s.done.wait()
+
+
+async def table_runner(url_of: Any, up: asyncio.Event, run: Run, rng: random.Random) -> None:
+    """Four seats at one table, through every kill, until their last game is over."""
+    seats = [Seat(run, i, rng) for i in range(4)]
+    fresh = True
+    while True:
+        await up.wait()
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            tasks = [await connect_seat(url_of(), s) for s in seats]
+            if not fresh:
+                for s in seats:
+                    reply = await s.request({"type": "rejoin", "table": s.table,
+                                             "seat_token": s.token, "last_seq": s.last_seq})
+                    over = reply["type"] == "snapshot" and reply["info"]["state"] != "playing"
+                    if reply["type"] == "error" or over:
+                        # The game ended while the seats were away (robots play them at
+                        # once), and a restart forgets finished tables: start another.
+                        run.finished_seen.add(s.game_id)
+                        fresh = True
+                        break
+                if fresh and run.stopping:
+                    for s in seats:
+                        s.done.set()
+                    return
+            if fresh:
+                for s in seats:
+                    s.answered, s.game_id = -1, ""
+                created = await seats[0].request({"type": "create_table", "room": "spades"})
+                table = created["table"]["id"]
+                for s in seats:
+                    s.table = table
+                    seated = await s.request({"type": "sit", "table": table, "seat": s.index})
+                    s.token = seated["seat_token"]
+                fresh = False
+            finished = asyncio.create_task(all_done(seats))
+            await asyncio.wait([finished, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            if finished.done():
+                return
+            finished.cancel()
+        except (TimeoutError, ConnectionError, OSError, ConnectionClosed):
+            pass
+        finally:
+            for s in seats:
+                s.fold()
+                if s.ws is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(s.ws.close(), 1)
+            for t in tasks:
+                t.cancel()
+        if all(s.done.is_set() for s in seats):
+            return
+        await asyncio.sleep(0.05)
+
+
+def stored(db: Path) -> tuple[dict[str, Counter[Key]], set[str], set[str]]:
+    con = sqlite3.connect(db)
+    actions: dict[str, Counter[Key]] = defaultdict(Counter)
+    for game_id, seat, text in con.execute("SELECT game_id, seat, action FROM actions"):
+        data = json.loads(text)
+        key = action_key(seat, data["type"], data)
+        if key is not None:
+            actions[game_id][key] += 1
+    games = {r[0] for r in con.execute("SELECT id FROM games")}
+    finished = {r[0] for r in con.execute("SELECT id FROM games WHERE finished IS NOT NULL")}
+    con.close()
+    return actions, games, finished
+
+
+async def crash_run(tables: int, kills: int, seed: int, workdir: Path,
+                    gap: tuple[float, float] = (0.4, 1.6), quiet: bool = False) -> dict[str, Any]:
+    """Run the whole experiment; returns the figures (the test calls this too)."""
+    rng = random.Random(seed)
+    config = workdir / "crash.toml"
+    config.write_text(LOAD_CONFIG)
+    db = workdir / "crash.sqlite3"
+    server = Server(db, config)
+    server.start()
+    run = Run()
+    up = asyncio.Event()
+    up.set()
+    runners = [asyncio.create_task(table_runner(lambda: server.url, up, run, rng))
+               for _ in range(tables)]
+    done_kills = 0
+    try:
+        await asyncio.sleep(1.0)
+        for _ in range(kills):
+            await asyncio.sleep(rng.uniform(*gap))
+            up.clear()
+            in_flight = run.games - run.finished_seen
+            server.proc.send_signal(signal.SIGKILL)  # type: ignore[union-attr]
+            server.proc.wait()  # type: ignore[union-attr]
+            done_kills += 1
+            run.interrupted |= in_flight
+            server.start()
+            up.set()
+            if not quiet:
+                print(f"  kill {done_kills}: {len(in_flight)} game(s) in flight", flush=True)
+        run.stopping = True
+        # Games that end between now and the bots noticing may start another: finish those.
+        await asyncio.wait_for(asyncio.gather(*runners), 120)
+    finally:
+        for r in runners:
+            r.cancel()
+        server.stop()
+    actions, games, finished = stored(db)
+    lost = 0
+    for game, counts in run.acked.items():
+        for key, n in counts.items():
+            lost += max(0, n - actions[game][key])
+    interrupted = run.interrupted & games
+    resumed = len(interrupted & finished)
+    return {"kills": done_kills, "acked_lost": lost, "resumed": resumed,
+            "interrupted": len(interrupted), "games": len(games),
+            "unfinished": len(games - finished),
+            "acked": sum(sum(c.values()) for c in run.acked.values()),
+            "errors": dict(run.errors)}
+
+
+async def main(args: argparse.Namespace) -> int:
+    raise_fd_limit()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="trickroom-crash-") as tmp:
+        print(f"crash: {args.tables} Spades tables of 4 socket bots, {args.kills} SIGKILLs")
+        out = await crash_run(args.tables, args.kills, args.seed, Path(tmp))
+    print(f"games {out['games']}, unfinished at the end {out['unfinished']}, acknowledged "
+          f"actions checked {out['acked']}, act errors {out['errors'] or '-'}, "
+          f"{time.perf_counter() - started:.0f} s")
+    print(f"crash kills={out['kills']} acked_lost={out['acked_lost']} "
+          f"games_resumed={out['resumed']}/{out['interrupted']}")
+    return 0 if out["acked_lost"] == 0 and out["resumed"] == out["interrupted"] else 1
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    sys.exit(asyncio.run(main(parser.parse_args())))
