@@ -164,3 +164,26 @@ async def test_profile_chart_and_leaderboard_after_ranked_games(ranked_app, open
     await p.locator(".leaderboard caption", has_text="Hearts").wait_for()
     assert await p.locator(".leaderboard tbody tr").count() == 4
     await page.shot("leaderboard")
+
+
+async def test_random_queue_shows_its_length_and_seats_the_browser_player(ranked_app, open_page):
+    page = await open_page(ranked_app)
+    p = page.page
+    await register_in_browser(p, ranked_app, "ivy")
+    await ranked_app.store.set_casual_games("ivy", 5)
+    async with AsyncExitStack() as stack:
+        others = await bots(ranked_app, stack, ["jon", "kim", "lee"])
+        await p.locator(".room-link", has_text="spades-zone").first.click()
+        await p.get_by_role("button", name="Join the queue").click()
+        status = p.locator(".queue-status")
+        await status.filter(has_text="1 player waiting").wait_for()
+        await others[0].request({"type": "queue", "room": "spades-zone"})
+        await status.filter(has_text="2 players waiting").wait_for()
+        await page.shot("queue")
+        await page.shot("queue-phone", phone=True)
+        for client in others[1:]:
+            await client.request({"type": "queue", "room": "spades-zone"})
+        # Four are matched: the server seats the browser player, who lands on the table.
+        await p.locator(".table-page .seat.me").wait_for()
+        assert await p.locator(".seat .badge.robot").count() == 0
+        await page.shot("seated-from-queue")

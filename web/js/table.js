@@ -43,6 +43,12 @@ export class TableState {
     this.announcements = []; // [{text, rating, at}]: quits and substitutes, shown briefly
     this.paused = null; // why a ranked game waits (a vote on a dropped player), or null
     this.openSeats = new Set(); // WoCG: seats a substitute may take
+    this.names = [null, null, null, null]; // the last name seen in each seat
+  }
+
+  /** Remember who sat where, so the results still name players who have left the table. */
+  noteNames() {
+    this.info?.seats?.forEach((s) => { if (s.name) this.names[s.seat] = s.name; });
   }
 
   announce(text, rating = null) { this.announcements.push({ text, rating, at: Date.now() }); }
@@ -51,6 +57,7 @@ export class TableState {
 
   applySnapshot(msg) {
     this.info = msg.info;
+    this.noteNames();
     this.seq = msg.seq;
     if (msg.view) {
       this.view = { ...msg.view, hand: sortHand(msg.view.hand || []) };
@@ -100,7 +107,7 @@ export class TableState {
   }
 
   seatName(seat) {
-    return this.info?.seats?.[seat]?.name || ["North", "East", "South", "West"][seat];
+    return this.info?.seats?.[seat]?.name || this.names[seat] || ["North", "East", "South", "West"][seat];
   }
 }
 
@@ -114,7 +121,7 @@ function winnersOf(view) {
 }
 
 const HANDLERS = {
-  table(t, ev) { t.info = ev.info; },
+  table(t, ev) { t.info = ev.info; t.noteNames(); },
 
   game_started(t, ev) {
     t.gameId = ev.game_id;

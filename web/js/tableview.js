@@ -57,7 +57,7 @@ export function mount(main, ctx, params) {
   const posOf = (seat) => (seat - viewpoint() + 4) % 4;
   const seatAt = (pos) => (viewpoint() + pos) % 4;
   const names = () => {
-    const raw = [0, 1, 2, 3].map((s) => st.info?.seats?.[s]?.name || SEAT_NAMES[s]);
+    const raw = [0, 1, 2, 3].map((s) => st.seatName(s));
     return raw.map((n, s) => (raw.filter((x) => x === n).length > 1 ? `${n} (${SEAT_NAMES[s][0]})` : n));
   };
   const who = (seat) => (seat === st.seat ? "You" : st.seatName(seat));
