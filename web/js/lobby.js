@@ -97,7 +97,7 @@ export function mount(main, ctx, params) {
       h("h3", {}, "Random queue"),
       h("p", { class: "queue-status", "aria-live": "polite" }, queue
         ? `${queue.length} player${queue.length === 1 ? "" : "s"} waiting` +
-          (queue.expected_wait != null ? ` · expected wait about ${seconds(queue.expected_wait)}` : "") +
+          (queue.expected_wait != null ? ` · expected wait ${queue.expected_wait < 5 ? "a few seconds" : `about ${seconds(queue.expected_wait)}`}` : "") +
           (inQueue ? " · you are in the queue" : "")
         : "Join the queue to be seated at random with three other players (this weighs most in ratings)."),
       h("button", { type: "button", class: inQueue ? "" : "primary",
