@@ -10,6 +10,7 @@ cut off instead of growing the server's memory).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import mimetypes
@@ -224,7 +225,15 @@ class App:
         finally:
             writer.cancel()
             if conn.closing:
-                await ws.close(1008, "message flood or slow consumer")
+                # Keep reading (and dropping) frames while the close handshake runs: a
+                # flooder's frames fill the receive queue, and a server that stops reading
+                # never sees the client's answering close frame, so the client would only
+                # learn of the 1008 when the close timeout aborts the connection.
+                closer = asyncio.create_task(ws.close(1008, "message flood or slow consumer"))
+                with contextlib.suppress(ConnectionClosed):
+                    async for _ in ws:
+                        pass
+                await closer
             self.per_ip[ip] -= 1
             METRICS.connections.dec()
             self.lobby.unsubscribe(conn)
