@@ -287,6 +287,11 @@ class App:
             table = lobby.table(msg.table)
             conn.tables.add(table.id)
             await table.call(table.do_watch, conn, rid)
+        elif kind == "unwatch":
+            table = lobby.table(msg.table)
+            conn.tables.discard(table.id)
+            await table.call(table.do_unwatch, conn)
+            conn.send({"type": "ok", "id": rid})
         elif kind in ("stand", "fill_robots", "start", "play_again", "act"):
             table = lobby.table(msg.table)
             if kind == "stand":

@@ -121,6 +121,13 @@ class Watch(Request):
     table: TableId
 
 
+class Unwatch(Request):
+    """Stop watching a table (its events stop coming)."""
+
+    type: Literal["unwatch"]
+    table: TableId
+
+
 class FillRobots(Request):
     """Seat robots in every empty seat (casual rooms only)."""
 
@@ -214,14 +221,14 @@ class Settings(Request):
 
 ClientMessage = Annotated[
     Register | Login | Guest | Resume | ListRooms | ListTables | CreateTable | Sit | Stand
-    | Watch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
+    | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
     | Unqueue | CastVote | Settings,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = tuple(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in (Register, Login, Guest, Resume, ListRooms, ListTables, CreateTable, Sit, Stand,
-              Watch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
+              Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
               Unqueue, CastVote, Settings)
 )
 client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -288,6 +295,7 @@ class TableInfo(ServerMessage):
     seating: str
     seats: list[SeatInfo]
     watchers: int
+    game_id: str | None = None  # the game being (or last) played, for its review
 
 
 class Tables(Reply):
@@ -326,6 +334,8 @@ class Snapshot(Reply):
     seq: int
     info: TableInfo
     view: dict[str, Any] | None
+    paused: str | None = None  # why the game waits (ranked votes), if it does
+    vote: dict[str, Any] | None = None  # the open vote, as its vote_started event put it
 
 
 class TableEvent(ServerMessage):

@@ -184,6 +184,15 @@ class RankedTable(Table):
             return
         self._later("vote", self.settings.vote_seconds, self.do_vote_timeout, self.vote.id)
 
+    def vote_info(self) -> dict[str, Any] | None:
+        vote = self.vote
+        if vote is None:
+            return None
+        return {"type": "vote_started", "vote": vote.id, "kind": vote.kind, "seat": vote.seat,
+                "player": self.seats[vote.seat].starter, "seconds": self.settings.vote_seconds,
+                "voters": sorted(vote.voters), "choices": list(CHOICES[vote.kind]),
+                "cast": {str(s): c for s, c in vote.choices.items()}}
+
     async def do_vote(self, client: Client, vote_id: str, choice: str) -> None:
         seat = self.seat_of(client)
         if seat is None:

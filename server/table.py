@@ -186,12 +186,18 @@ class Table:
             "seats": [{"seat": s.index, "name": s.name, "kind": s.kind,
                        "away": s.kind == "human" and s.client is None} for s in self.seats],
             "watchers": len(self.watchers),
+            "game_id": self.game_id,
         }
 
     def snapshot(self, seat: int | None, request_id: Any = None) -> str:
         view = self.game.view(seat).to_wire() if self.game else None
         return json.dumps({"type": "snapshot", "id": request_id, "table": self.id,
-                           "seq": self.seq, "info": self.info(), "view": view})
+                           "seq": self.seq, "info": self.info(), "view": view,
+                           "paused": self.paused, "vote": self.vote_info()})
+
+    def vote_info(self) -> dict[str, Any] | None:
+        """The open vote, if any (ranked rooms)."""
+        return None
 
     def _changed(self) -> None:
         self._emit({"type": "table", "info": self.info()})
@@ -252,6 +258,10 @@ class Table:
     async def do_watch(self, client: Client, request_id: Any) -> None:
         self.watchers.add(client)
         client.send_text(self.snapshot(None, request_id))
+        self.on_change(self)
+
+    async def do_unwatch(self, client: Client) -> None:
+        self.watchers.discard(client)
         self.on_change(self)
 
     async def do_fill(self, client: Client, level: str) -> None:
@@ -371,7 +381,8 @@ class Table:
             timer.cancel()
         await self._on_rejoin(seat)
         first = self.log[0][0] if self.log else self.seq + 1
-        if last_seq >= first - 1 and last_seq <= self.seq:
+        # A client that saw nothing (last_seq 0) gets a snapshot, not the whole log.
+        if last_seq and last_seq >= first - 1 and last_seq <= self.seq:
             client.send_text(json.dumps({"type": "ok", "id": request_id}))
             for seq, to, text in self.log:
                 if seq > last_seq and (to is None or to == seat.index):

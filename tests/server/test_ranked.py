@@ -401,6 +401,9 @@ async def test_a_vote_from_a_non_voter_a_second_vote_and_a_late_vote_are_refused
         await wait_for(lambda: t.vote is not None)
         vote = t.vote.id
         [outsider] = await players(ranked_app, stack, ["zed"])
+        snapshot = await outsider.request({"type": "watch", "table": table})
+        assert snapshot["paused"] and snapshot["vote"]["vote"] == vote
+        assert snapshot["vote"]["voters"] == [0, 2, 3]
         with pytest.raises(ServerError) as err:
             await outsider.request({"type": "vote", "table": table, "vote": vote,
                                     "choice": "wait"})

@@ -159,3 +159,30 @@ async def test_table_chat_reaches_everyone_but_those_who_ignore_the_speaker(app)
         with pytest.raises(ServerError) as err:
             await clients[0].request({"type": "chat", "table": table, "text": "x" * 301})
         assert err.value.code == "too_long"
+
+
+async def test_a_watcher_who_unwatches_gets_no_more_events(app):
+    async with TrickroomClient.connect(url(app)) as player, \
+            TrickroomClient.connect(url(app)) as watcher:
+        table_id, _ = await solo_table(player, rules={"target": 500})
+        await watcher.request({"type": "guest"})
+        snapshot = await watcher.request({"type": "watch", "table": table_id})
+        assert snapshot["info"]["game_id"] and snapshot["paused"] is None
+        await watcher.request({"type": "unwatch", "table": table_id})
+        table = app.lobby.tables[table_id]
+        assert watcher not in table.watchers
+        seen = len(watcher.received)
+        await play_until_over(player, table_id, random.Random(4), stop_after=3)
+        await asyncio.sleep(0.1)
+        assert len(watcher.received) == seen
+
+
+async def test_rejoining_with_last_seq_zero_gets_a_snapshot_not_the_log(app):
+    async with TrickroomClient.connect(url(app)) as first:
+        table_id, token = await solo_table(first)
+        await play_until_over(first, table_id, random.Random(2), stop_after=2)
+    async with TrickroomClient.connect(url(app)) as back:
+        await back.request({"type": "guest"})
+        reply = await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
+                                    "last_seq": 0})
+        assert reply["type"] == "snapshot" and reply["view"]["seat"] == 0
