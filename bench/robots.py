@@ -20,8 +20,9 @@ simulations, random roll-outs; it passes with our heuristic, since its
 resampler fails during the pass, and its play is checked against our engine
 card for card).
 
-Run: ``python bench/robots.py`` (a short run, a few minutes). Full size, as
-the issue asks: ``nice python bench/robots.py --deals 300 --jobs 2``. The
+Run: ``python bench/robots.py`` (a short run: 12 deals per search pairing,
+about six minutes on one core). Full size, as the issue asks (300 deals, about
+an hour on two cores): ``nice python bench/robots.py --deals 300 --jobs 2``. The
 search gets ``--budget-ms`` of wall clock per decision (default 200), or a
 fixed ``--simulations`` count for a run that repeats exactly. The last line is::
 
