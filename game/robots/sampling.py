@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from game.cards import SUIT_MASKS
+from game.cards import SUIT_MASKS, cards_of
 from game.robots.position import Position
 from game.trickgame import TrickView
 
@@ -58,7 +58,7 @@ class DealSampler:
         others = [s for s in range(4) if s != seat]
         groups = []
         for suit, suit_mask in enumerate(SUIT_MASKS):
-            cards = _cards(pool & suit_mask)
+            cards = cards_of(pool & suit_mask)
             if cards:
                 eligible = [s for s in others if not pos.voids[s] >> suit & 1]
                 groups.append((eligible, cards))
@@ -142,10 +142,3 @@ class DealSampler:
         return hands
 
 
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

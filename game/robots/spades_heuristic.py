@@ -20,7 +20,7 @@ In play each seat decides, trick by trick, whether it wants the trick:
 from __future__ import annotations
 
 from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
-from game.cards import SPADES, SUIT_MASKS
+from game.cards import SPADES, SUIT_MASKS, cards_of
 from game.robots.position import (
     SPADES_MASK,
     Position,
@@ -245,7 +245,7 @@ def _contract_play(pos: Position, seat: int, legal: int, want: bool) -> int:
             return lowest(legal) if following else _cheap_discard(pos, seat, legal)
         if len(pos.trick) == 3:
             return lowest(winners)
-        sure = [c for c in _cards(winners) if _top(pos, seat, c)]
+        sure = [c for c in cards_of(winners) if _top(pos, seat, c)]
         if following:
             if sure:
                 return sure[0]
@@ -267,20 +267,11 @@ def _duck(pos: Position, legal: int, following: bool, winners: int) -> int:
     return lowest(legal)
 
 
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def _lead_for(pos: Position, seat: int, legal: int) -> int:
     """Lead to take tricks: a sure winner, else low from a short side suit."""
     out = pos.outstanding(seat)
     best = -1
-    for c in _cards(legal):
+    for c in cards_of(legal):
         if above(c) & out or c % 13 < 8:
             continue
         suit_out = (out & SUIT_MASKS[c // 13]).bit_count()

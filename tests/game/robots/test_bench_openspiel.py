@@ -4,12 +4,11 @@ import importlib.util
 import pathlib
 import sys
 
+import pyspiel  # in the test extra: this test guards the robot benchmark's card mapping
 import pytest
 
 from game.hearts import HeartsGame, HeartsRules
 from game.robots import make_robot
-
-pyspiel = pytest.importorskip("pyspiel")
 
 BENCH = pathlib.Path(__file__).resolve().parents[3] / "bench" / "robots.py"
 
