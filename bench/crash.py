@@ -63,6 +63,8 @@ class Run:
         self.finished_seen: set[str] = set()
         self.stopping = False
         self.errors: Counter[str] = Counter()
+        self.tables: list[list[Seat]] = []
+        self.db = Path()
 
 
 class Seat:
@@ -80,6 +82,9 @@ class Seat:
         self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.ids = 0
         self.done = asyncio.Event()
+
+    def game_over(self) -> bool:
+        return self.done.is_set() or self.game_id in self.run.finished_seen
 
     def fold(self) -> None:
         for source in (self.seen, self.oks):
@@ -157,13 +162,18 @@ async def connect_seat(url: str, seat: Seat) -> asyncio.Task[None]:
 
 
 async def all_done(seats: list[Seat]) -> None:
+    """Once stopping: every seat has seen its game end. (A seat that asked to play again
+    just before the stop waits for a game that its partners, stopping, never start.)"""
+    while not (seats[0].run.stopping and all(s.game_over() for s in seats)):
+        await asyncio.sleep(0.05)
     for s in seats:
-        await s.done.wait()
+        s.done.set()
 
 
 async def table_runner(url_of: Any, up: asyncio.Event, run: Run, rng: random.Random) -> None:
     """Four seats at one table, through every kill, until their last game is over."""
     seats = [Seat(run, i, rng) for i in range(4)]
+    run.tables.append(seats)
     fresh = True
     while True:
         await up.wait()
@@ -181,6 +191,13 @@ async def table_runner(url_of: Any, up: asyncio.Event, run: Run, rng: random.Ran
                         run.finished_seen.add(s.game_id)
                         fresh = True
                         break
+                if not fresh:
+                    # The game the table resumed: a kill between one game's end and the next
+                    # one's start leaves the seats without that game's game_started event.
+                    resumed = unfinished_game(run.db, seats[0].table)
+                    for s in seats:
+                        s.game_id = resumed or s.game_id
+                        run.games.add(s.game_id)
                 if fresh and run.stopping:
                     for s in seats:
                         s.done.set()
@@ -215,6 +232,32 @@ async def table_runner(url_of: Any, up: asyncio.Event, run: Run, rng: random.Ran
         await asyncio.sleep(0.05)
 
 
+def unfinished_game(db: Path, table: str) -> str | None:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT id FROM games WHERE table_id = ? AND finished IS NULL",
+                          (table,)).fetchone()
+    finally:
+        con.close()
+    return row[0] if row else None
+
+
+def report_stuck(run: Run, port: int) -> None:
+    """What the bots of unfinished tables last saw, and what the server says of them."""
+    import urllib.request
+
+    url = f"http://127.0.0.1:{port}/api/tables?room=spades"
+    tables = {t["id"]: t for t in json.loads(urllib.request.urlopen(url, timeout=5).read())[
+        "tables"]}
+    for seats in run.tables:
+        if all(s.done.is_set() for s in seats):
+            continue
+        s0 = seats[0]
+        print(f"stuck table {s0.table} game {s0.game_id}: last seq "
+              f"{[s.last_seq for s in seats]}, answered {[s.answered for s in seats]}; "
+              f"server: {tables.get(s0.table)}", flush=True)
+
+
 def stored(db: Path) -> tuple[dict[str, Counter[Key]], set[str], set[str]]:
     con = sqlite3.connect(db)
     actions: dict[str, Counter[Key]] = defaultdict(Counter)
@@ -239,6 +282,7 @@ async def crash_run(tables: int, kills: int, seed: int, workdir: Path,
     server = Server(db, config)
     server.start()
     run = Run()
+    run.db = db
     up = asyncio.Event()
     up.set()
     runners = [asyncio.create_task(table_runner(lambda: server.url, up, run, rng))
@@ -260,7 +304,11 @@ async def crash_run(tables: int, kills: int, seed: int, workdir: Path,
                 print(f"  kill {done_kills}: {len(in_flight)} game(s) in flight", flush=True)
         run.stopping = True
         # Games that end between now and the bots noticing may start another: finish those.
-        await asyncio.wait_for(asyncio.gather(*runners), 120)
+        try:
+            await asyncio.wait_for(asyncio.gather(*runners), 120)
+        except TimeoutError:
+            report_stuck(run, server.port)
+            raise
     finally:
         for r in runners:
             r.cancel()
@@ -269,7 +317,10 @@ async def crash_run(tables: int, kills: int, seed: int, workdir: Path,
     lost = 0
     for game, counts in run.acked.items():
         for key, n in counts.items():
-            lost += max(0, n - actions[game][key])
+            if n > actions[game][key]:
+                lost += n - actions[game][key]
+                print(f"  lost? game {game} {key}: acknowledged {n}, stored "
+                      f"{actions[game][key]}", flush=True)
     interrupted = run.interrupted & games
     resumed = len(interrupted & finished)
     return {"kills": done_kills, "acked_lost": lost, "resumed": resumed,

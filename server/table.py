@@ -586,7 +586,12 @@ class Table:
             if seat.kind == "human":
                 seat.away_since = now
         self._robots()
-        self.seq = 10 * len(game.actions) + 1000  # past any seq issued before the restart
+        # Past any seq issued before the restart. A table's seq runs on across its games and
+        # counts unstored events (deals, drops, rejoins), so this game's actions alone are no
+        # bound: a second game resumed below the first's seqs, and clients skipped its
+        # prompts as already answered. The wall clock in milliseconds outruns any table's
+        # event rate (under 1,000 a second).
+        self.seq = max(10 * len(game.actions) + 1000, int(time.time() * 1000))
 
     def resume(self) -> None:
         for seat in self.seats:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
+from server.app import App
+from server.client import TrickroomClient
+from server.config import load_config
 from tests.load.conftest import bench_module
+from tests.server.conftest import FAST, play_until_over, url, wait_for
+from tests.server.test_seats import solo_table
 
 
 async def test_sigkills_under_load_lose_no_acknowledged_action_and_every_game_resumes(tmp_path):
@@ -13,3 +20,24 @@ async def test_sigkills_under_load_lose_no_acknowledged_action_and_every_game_re
     assert out["acked_lost"] == 0, out
     assert out["interrupted"] > 0 and out["resumed"] == out["interrupted"], out
     assert out["unfinished"] == 0, out
+
+
+async def test_a_resumed_table_numbers_events_past_every_earlier_game(tmp_path):
+    """A table's second game, resumed after a restart, must not reuse the first's seqs."""
+    db = tmp_path / "seq.sqlite3"
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    async with TrickroomClient.connect(url(app)) as client:
+        table_id, _ = await solo_table(client, rules={"target": 100, "mercy": 100})
+        await play_until_over(client, table_id, random.Random(3))
+        app.lobby.tables[table_id].seq += 5000  # as after a few more games at this table
+        await client.request({"type": "play_again", "table": table_id})
+        await wait_for(lambda: app.lobby.tables[table_id].state == "playing")
+        issued = app.lobby.tables[table_id].seq
+    await app.stop()
+    again = App(load_config(**FAST), db)
+    await again.start("127.0.0.1", 0)
+    try:
+        assert again.lobby.tables[table_id].seq > issued
+    finally:
+        await again.stop()
