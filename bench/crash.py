@@ -11,8 +11,12 @@ the games they are in and stop.
 
 Every action a bot saw acknowledged (the ``ok`` to its own ``act``, or the
 broadcast event of anyone's action) is counted per game and per (seat, action);
-the database must hold at least as many of each. Every game that a kill
-interrupted must resume and finish. Prints::
+the database must hold at least as many of each. The game an action counts
+under is the one the server named last on that socket: its ``game_started``
+event, or the snapshot that answers a rejoin (after a restart that may be a
+game the seat never saw start). Every game the database holds unfinished when
+a kill lands was interrupted and must resume and finish; a table that never
+finishes is reported as stuck and its game counts as not resumed. Prints::
 
     crash kills=<n> acked_lost=<m> games_resumed=<r>/<t>
 
@@ -64,7 +68,6 @@ class Run:
         self.stopping = False
         self.errors: Counter[str] = Counter()
         self.tables: list[list[Seat]] = []
-        self.db = Path()
 
 
 class Seat:
@@ -126,6 +129,13 @@ class Seat:
                 fut.set_result(msg)
         if kind == "snapshot" and msg.get("seq") is not None:
             self.last_seq = msg["seq"]
+            # A rejoin's snapshot names the table's game. After a restart that may be a game
+            # this seat never saw start (a kill between its creation and its game_started
+            # event): take the name now, before the events and prompts that follow the
+            # snapshot are counted (they belong to that game).
+            if msg["info"].get("game_id"):
+                self.game_id = msg["info"]["game_id"]
+                self.run.games.add(self.game_id)
         if kind == "event":
             self.last_seq = msg["seq"]
             event = msg["event"]
@@ -191,13 +201,6 @@ async def table_runner(url_of: Any, up: asyncio.Event, run: Run, rng: random.Ran
                         run.finished_seen.add(s.game_id)
                         fresh = True
                         break
-                if not fresh:
-                    # The game the table resumed: a kill between one game's end and the next
-                    # one's start leaves the seats without that game's game_started event.
-                    resumed = unfinished_game(run.db, seats[0].table)
-                    for s in seats:
-                        s.game_id = resumed or s.game_id
-                        run.games.add(s.game_id)
                 if fresh and run.stopping:
                     for s in seats:
                         s.done.set()
@@ -232,30 +235,51 @@ async def table_runner(url_of: Any, up: asyncio.Event, run: Run, rng: random.Ran
         await asyncio.sleep(0.05)
 
 
-def unfinished_game(db: Path, table: str) -> str | None:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        row = con.execute("SELECT id FROM games WHERE table_id = ? AND finished IS NULL",
-                          (table,)).fetchone()
-    finally:
-        con.close()
-    return row[0] if row else None
-
-
-def report_stuck(run: Run, port: int) -> None:
+def report_stuck(run: Run, port: int) -> int:
     """What the bots of unfinished tables last saw, and what the server says of them."""
     import urllib.request
 
     url = f"http://127.0.0.1:{port}/api/tables?room=spades"
-    tables = {t["id"]: t for t in json.loads(urllib.request.urlopen(url, timeout=5).read())[
-        "tables"]}
+    tables: dict[str, Any] = {}
+    with contextlib.suppress(OSError, ValueError):
+        tables = {t["id"]: t for t in json.loads(
+            urllib.request.urlopen(url, timeout=5).read())["tables"]}
+    stuck = 0
     for seats in run.tables:
         if all(s.done.is_set() for s in seats):
             continue
+        stuck += 1
         s0 = seats[0]
         print(f"stuck table {s0.table} game {s0.game_id}: last seq "
               f"{[s.last_seq for s in seats]}, answered {[s.answered for s in seats]}; "
               f"server: {tables.get(s0.table)}", flush=True)
+    return stuck
+
+
+def unfinished(db: Path) -> set[str]:
+    """The games the database holds unfinished (read while no server runs)."""
+    con = sqlite3.connect(db)
+    try:
+        return {r[0] for r in con.execute("SELECT id FROM games WHERE finished IS NULL")}
+    finally:
+        con.close()
+
+
+def losses(acked: dict[str, Counter[Key]],
+           actions: dict[str, Counter[Key]]) -> list[tuple[str, Key, int, int]]:
+    """(game, action, times acknowledged, times stored) for every action that the database
+    holds fewer times in that game than some bot saw it acknowledged."""
+    return [(game, key, n, actions.get(game, Counter())[key])
+            for game, counts in acked.items() for key, n in counts.items()
+            if n > actions.get(game, Counter())[key]]
+
+
+def per_table(counts: dict[str, Counter[Key]]) -> dict[str, Counter[Key]]:
+    """Counts per game (id ``<table>-<hex>``) summed per table."""
+    out: dict[str, Counter[Key]] = defaultdict(Counter)
+    for game, c in counts.items():
+        out[game.rsplit("-", 1)[0]].update(c)
+    return out
 
 
 def stored(db: Path) -> tuple[dict[str, Counter[Key]], set[str], set[str]]:
@@ -282,21 +306,23 @@ async def crash_run(tables: int, kills: int, seed: int, workdir: Path,
     server = Server(db, config)
     server.start()
     run = Run()
-    run.db = db
     up = asyncio.Event()
     up.set()
     runners = [asyncio.create_task(table_runner(lambda: server.url, up, run, rng))
                for _ in range(tables)]
     done_kills = 0
+    stuck = 0
     try:
         await asyncio.sleep(1.0)
         for _ in range(kills):
             await asyncio.sleep(rng.uniform(*gap))
             up.clear()
-            in_flight = run.games - run.finished_seen
             server.proc.send_signal(signal.SIGKILL)  # type: ignore[union-attr]
             server.proc.wait()  # type: ignore[union-attr]
             done_kills += 1
+            # Interrupted: every game the database holds unfinished when the server died
+            # (also one whose game_started no bot had received yet).
+            in_flight = unfinished(db)
             run.interrupted |= in_flight
             server.start()
             up.set()
@@ -307,35 +333,27 @@ async def crash_run(tables: int, kills: int, seed: int, workdir: Path,
         try:
             await asyncio.wait_for(asyncio.gather(*runners), 120)
         except TimeoutError:
-            report_stuck(run, server.port)
-            raise
+            # Counted below all the same: their games are unfinished, so not resumed.
+            stuck = report_stuck(run, server.port)
     finally:
         for r in runners:
             r.cancel()
         server.stop()
     actions, games, finished = stored(db)
     lost = 0
-    for game, counts in run.acked.items():
-        for key, n in counts.items():
-            if n > actions[game][key]:
-                lost += n - actions[game][key]
-                print(f"  lost? game {game} {key}: acknowledged {n}, stored "
-                      f"{actions[game][key]}", flush=True)
-    # The same check per table (every game at it together): a deficit per game that is not
-    # one per table is an action counted under the wrong game id, not a lost one.
-    by_table: dict[str, Counter[Key]] = defaultdict(Counter)
-    stored_by_table: dict[str, Counter[Key]] = defaultdict(Counter)
-    for game, counts in run.acked.items():
-        by_table[game.rsplit("-", 1)[0]].update(counts)
-    for game, counts in actions.items():
-        stored_by_table[game.rsplit("-", 1)[0]].update(counts)
-    table_lost = sum(max(0, n - stored_by_table[t][k])
-                     for t, counts in by_table.items() for k, n in counts.items())
+    for game, key, n, have in losses(run.acked, actions):
+        lost += n - have
+        print(f"  lost: game {game} {key}: acknowledged {n}, stored {have}", flush=True)
+    # The same check per table (every game at it together), for comparison only: a deficit
+    # per game but not per table would be an action counted under the wrong game.
+    table_lost = sum(n - have for _, _, n, have in losses(per_table(run.acked),
+                                                          per_table(actions)))
     interrupted = run.interrupted & games
     resumed = len(interrupted & finished)
     return {"kills": done_kills, "acked_lost": lost, "resumed": resumed,
             "interrupted": len(interrupted), "games": len(games),
             "unfinished": len(games - finished), "lost_per_table": table_lost,
+            "stuck_tables": stuck,
             "acked": sum(sum(c.values()) for c in run.acked.values()),
             "errors": dict(run.errors)}
 
@@ -346,7 +364,8 @@ async def main(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="trickroom-crash-") as tmp:
         print(f"crash: {args.tables} Spades tables of 4 socket bots, {args.kills} SIGKILLs")
         out = await crash_run(args.tables, args.kills, args.seed, Path(tmp))
-    print(f"games {out['games']}, unfinished at the end {out['unfinished']}, acknowledged "
+    print(f"games {out['games']}, unfinished at the end {out['unfinished']} (stuck tables "
+          f"{out['stuck_tables']}), acknowledged "
           f"actions checked {out['acked']}, act errors {out['errors'] or '-'}, counted per "
           f"table instead of per game {out['lost_per_table']} lost, "
           f"{time.perf_counter() - started:.0f} s")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from server.app import App
 from server.client import TrickroomClient
@@ -41,3 +42,29 @@ async def test_a_resumed_table_numbers_events_past_every_earlier_game(tmp_path):
         assert again.lobby.tables[table_id].seq > issued
     finally:
         await again.stop()
+
+
+async def test_a_rejoin_snapshot_names_the_game_that_what_follows_counts_under():
+    """A kill between a game's creation and its game_started event: after the restart the
+    seat still holds the previous game's id, and the snapshot names the resumed one."""
+    crash = bench_module("crash")
+    run = crash.Run()
+    seat = crash.Seat(run, 1, random.Random(0))
+    seat.ws, seat.game_id = object(), "T-old"  # no prompt comes, so nothing is sent
+    await seat.handle({"type": "snapshot", "id": None, "table": "T", "seq": 900,
+                       "info": {"state": "playing", "game_id": "T-new"}})
+    await seat.handle({"type": "event", "table": "T", "seq": 901,
+                       "event": {"type": "played", "seat": 3, "card": "3H"}})
+    seat.fold()
+    assert seat.game_id == "T-new" and "T-new" in run.games
+    assert dict(run.acked) == {"T-new": {(3, "play", "3H"): 1}}
+
+
+def test_the_count_reports_an_acknowledged_action_the_database_lacks():
+    crash = bench_module("crash")
+    acked = {"T-a": Counter({(0, "play", "5H"): 2, (1, "bid", (3, False)): 1}),
+             "T-b": Counter({(2, "play", "QS"): 1})}
+    held = {"T-a": Counter({(0, "play", "5H"): 1, (1, "bid", (3, False)): 1})}
+    assert crash.losses(acked, held) == [("T-a", (0, "play", "5H"), 2, 1),
+                                         ("T-b", (2, "play", "QS"), 1, 0)]
+    assert crash.losses(held, acked) == []
