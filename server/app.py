@@ -109,7 +109,7 @@ class App:
     def __init__(self, config: Config, db_path: str | Path,
                  wall_clock: Callable[[], float] = time.time) -> None:
         self.config = config
-        self.store = SqliteStore(db_path)
+        self.store = SqliteStore(db_path, durability=config.settings.durability)
         self.ranked = Ranked(self.store, config.settings.min_games, wall_clock)
         self.lobby = Lobby(config, self.store, self.ranked)
         self.server: Server | None = None

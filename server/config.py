@@ -34,6 +34,7 @@ class ServerSettings:
     vote_seconds: float = 30.0
     min_games: int = 5
     leaderboard_min_games: int = 1
+    durability: str = "server_crash"  # or "power_loss": fsync every commit (server/store.py)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,9 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
     known = {f.name for f in fields(ServerSettings)}
     if set(server) - known:
         raise ConfigError(f"unknown [server] setting(s): {', '.join(sorted(set(server) - known))}")
+    if server.get("durability", "server_crash") not in ("server_crash", "power_loss"):
+        raise ConfigError(f"[server] durability must be \"server_crash\" or \"power_loss\", "
+                          f"not {server['durability']!r}")
     rooms: dict[str, Room] = {}
     for entry in data.get("rooms", []):
         try:

@@ -99,8 +99,10 @@ class Table:
                                         asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
-        self.paused: str | None = None  # why the game waits (a ranked vote), or None
-        self._prompted: dict[int, int] = {}  # seat -> seq of the last prompt sent
+        self._paused: str | None = None
+        self._pauses = 0  # pauses ended: a prompt refused while paused is sent again
+        self._acted = [0, 0, 0, 0]  # actions each seat has made in this game
+        self._prompted: dict[int, tuple[str | None, int, int]] = {}  # seat -> its turn's key
         self.turn_seconds = room.turn_seconds or settings.turn_seconds
 
     # -- the task and its inbox ------------------------------------------------------------
@@ -115,6 +117,17 @@ class Table:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+
+    @property
+    def paused(self) -> str | None:
+        """Why the game waits (a ranked vote or a drop), or None."""
+        return self._paused
+
+    @paused.setter
+    def paused(self, why: str | None) -> None:
+        if self._paused and not why:
+            self._pauses += 1
+        self._paused = why
 
     async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run ``fn(*args)`` in the table's task and return its result (or raise its error)."""
@@ -376,10 +389,10 @@ class Table:
                 "type": "error", "code": "not_authorized", "id": None,
                 "message": "your seat was taken over by a newer connection"}))
         seat.client, seat.away_since = client, None
+        self._prompted.pop(seat.index, None)  # this connection has seen no prompt yet
         timer = self._timers.pop(f"window-{seat.index}", None)
         if timer:
             timer.cancel()
-        await self._on_rejoin(seat)
         first = self.log[0][0] if self.log else self.seq + 1
         # A client that saw nothing (last_seq 0) gets a snapshot, not the whole log.
         if last_seq and last_seq >= first - 1 and last_seq <= self.seq:
@@ -390,7 +403,10 @@ class Table:
         else:
             client.send_text(self.snapshot(seat.index, request_id))
         self._changed()
-        self._prompt(seat, again=True)
+        # After the reply: what the return changes (a vote closed, the game resumed)
+        # reaches the client as events past its snapshot, and its turn is prompted once.
+        await self._on_rejoin(seat)
+        self._prompt(seat)
         return seat.index
 
     # -- the game ----------------------------------------------------------------------------------
@@ -411,6 +427,7 @@ class Table:
                                      game.first_dealer, [s.stored() for s in self.seats],
                                      self.seating)
         self.game, self.game_id, self.state = game, game_id, "playing"
+        self._acted = [0, 0, 0, 0]
         await self._game_starting()
         self._robots()
         self._changed()
@@ -452,6 +469,7 @@ class Table:
         except IllegalAction as exc:
             raise ProtocolError(exc.code, str(exc)) from None
         seat, wire = self.game.actions[-1]
+        self._acted[index] += 1
         await self.store.append_action(self.game_id, len(self.game.actions) - 1, seat,
                                        wire.to_wire())
         if self.game.phase == "game_over":
@@ -491,14 +509,22 @@ class Table:
                 self._later(f"turn-{index}", self.turn_seconds, self.do_robot_move,
                             index, self.seq)
 
-    def _prompt(self, seat: Seat, again: bool = False) -> None:
-        """Send the seat its turn: once per turn (``again`` for a rejoining connection)."""
+    def _prompt(self, seat: Seat) -> None:
+        """Send the seat its turn, once per turn (a rejoining connection gets it again).
+
+        A turn ends when the seat acts (or its robot does). Other events on the way
+        (a drop, a vote, another seat's pass) do not prompt again: a client that had
+        already answered would answer twice, and its second answer would be refused.
+        A pause is the exception: an answer sent during it was refused, so the turn
+        is prompted again when the game goes on.
+        """
         game = self.game
         if game is None or seat.client is None or seat.index not in game.awaiting:
             return
-        if self._prompted.get(seat.index) == self.seq and not again:
+        turn = (self.game_id, self._acted[seat.index], self._pauses)
+        if self._prompted.get(seat.index) == turn:
             return
-        self._prompted[seat.index] = self.seq
+        self._prompted[seat.index] = turn
         view = game.view(seat.index).to_wire()  # hand and legal actions come from the view
         prompt: dict[str, Any] = {
             "type": "prompt", "table": self.id, "seq": self.seq, "seat": seat.index,
@@ -577,6 +603,7 @@ class Table:
     def restore(self, game: TrickGame, game_id: str, seats: list[dict[str, Any]]) -> None:
         """Resume a stored game: seats wait for their players; robots play away seats."""
         self.game, self.game_id, self.state = game, game_id, "playing"
+        self._acted = [sum(1 for s, _ in game.actions if s == i) for i in range(4)]
         now = self.clock()
         for stored in seats:
             seat = self.seats[stored["seat"]]

@@ -7,6 +7,7 @@ do not take real hours; windows and votes use short settings.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from contextlib import AsyncExitStack
 from typing import Any
@@ -357,6 +358,8 @@ async def test_wocg_a_drop_and_return_inside_the_window_is_no_quit(ranked_app):
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
         table = await seat(clients, "spades-wocg", SHORT_SPADES)
         t = ranked_app.lobby.tables[table]
+        # The robot plays the away seat slowly, so cat is back before the hand is over.
+        t.settings = dataclasses.replace(t.settings, robot_delay=0.3)
         tasks = await drop_mid_game(ranked_app, clients, table, who=2)
         back = await rejoin(ranked_app, "cat", table, clients[2].token, stack)
         assert t.seats[2].client is not None and not t.departures

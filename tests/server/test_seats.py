@@ -186,3 +186,36 @@ async def test_rejoining_with_last_seq_zero_gets_a_snapshot_not_the_log(app):
         reply = await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
                                     "last_seq": 0})
         assert reply["type"] == "snapshot" and reply["view"]["seat"] == 0
+
+
+async def test_a_turn_is_prompted_once_whatever_happens_around_it(app):
+    """Another seat's drop and a rejoin send events mid-turn; the turn is still prompted once
+    (a client that answered a second prompt for the same turn would be refused)."""
+    async with AsyncExitStack() as stack:
+        ann, bob = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                    for _ in range(2)]
+        await ann.request({"type": "guest", "name": "ann"})
+        await bob.request({"type": "guest", "name": "bob"})
+        created = await ann.request({"type": "create_table", "room": "spades",
+                                     "rules": {"target": 200, "mercy": 100}})
+        table_id = created["table"]["id"]
+        token = (await ann.request({"type": "sit", "table": table_id, "seat": 0}))["seat_token"]
+        await bob.request({"type": "sit", "table": table_id, "seat": 1})
+        bob_plays = asyncio.create_task(play_until_over(bob, table_id, random.Random(2)))
+        await ann.request({"type": "fill_robots", "table": table_id, "level": "random"})
+        table = app.lobby.tables[table_id]
+        await wait_for(lambda: any(m["type"] == "prompt" for m in ann.received))
+        bob_plays.cancel()
+        await bob.ws.close()  # mid-turn: a "table" event, and bob's robot takes over
+        await wait_for(lambda: table.seats[1].client is None)
+        await ann.request({"type": "ping"})  # everything sent before this has arrived
+        assert [m["type"] for m in ann.received].count("prompt") == 1
+        assert table.game.awaiting == (0,)
+
+        back = await stack.enter_async_context(TrickroomClient.connect(url(app)))
+        await back.request({"type": "guest", "name": "ann"})
+        await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
+                            "last_seq": 0})
+        await back.request({"type": "ping"})
+        kinds = [m["type"] for m in back.received]
+        assert kinds.count("prompt") == 1 and kinds.index("snapshot") < kinds.index("prompt")

@@ -1,0 +1,69 @@
+"""The store: what a commit means, and what the host's durability setting changes."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from server.config import ConfigError, load_config
+from server.store import SqliteStore
+
+
+def synchronous(store: SqliteStore) -> int:
+    assert store._conn is not None
+    return int(store._conn.execute("PRAGMA synchronous").fetchone()[0])
+
+
+@pytest.mark.parametrize(("durability", "level"), [("server_crash", 1), ("power_loss", 2)])
+async def test_durability_picks_whether_each_commit_waits_for_the_disk(tmp_path, durability,
+                                                                        level):
+    store = SqliteStore(tmp_path / "db.sqlite3", durability=durability)
+    await store.open()
+    try:
+        assert synchronous(store) == level  # NORMAL: in the OS's hands; FULL: fsynced
+    finally:
+        await store.close()
+
+
+async def test_an_acknowledged_action_is_in_the_file_before_the_store_closes(tmp_path):
+    """What a SIGKILL leaves behind: another process opening the file sees every acked write."""
+    path = tmp_path / "db.sqlite3"
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        await store.create_game("g1", "t1", "spades", "spades", {}, 7, 0, [], "choose_seats")
+        await asyncio.gather(*(store.append_action("g1", i, i % 4, {"type": "play", "card": c})
+                               for i, c in enumerate(["2C", "3C", "4C", "5C"])))
+        assert store.commits < store.writes  # the four actions shared commits
+        other = sqlite3.connect(path)  # as a restarted server would, with this one alive
+        rows = other.execute("SELECT idx, action FROM actions ORDER BY idx").fetchall()
+        other.close()
+        assert [r[0] for r in rows] == [0, 1, 2, 3]
+    finally:
+        await store.close()
+
+
+async def test_one_failing_write_fails_alone(tmp_path):
+    store = SqliteStore(tmp_path / "db.sqlite3")
+    await store.open()
+    try:
+        await store.create_game("g1", "t1", "spades", "spades", {}, 7, 0, [], "choose_seats")
+        results = await asyncio.gather(
+            store.append_action("g1", 0, 0, {"type": "bid", "value": 3}),
+            store.append_action("g1", 0, 1, {"type": "bid", "value": 4}),  # same idx: refused
+            store.append_action("g1", 1, 1, {"type": "bid", "value": 5}),
+            return_exceptions=True)
+        assert results[0] is None and results[2] is None
+        assert isinstance(results[1], sqlite3.IntegrityError)
+        assert await store.action_count("g1") == 2
+    finally:
+        await store.close()
+
+
+def test_an_unknown_durability_is_refused_by_name(tmp_path):
+    with pytest.raises(ConfigError, match="durability must be"):
+        load_config(durability="sometimes")
+    with pytest.raises(ValueError, match="durability must be one of"):
+        SqliteStore(tmp_path / "db.sqlite3", durability="sometimes")
