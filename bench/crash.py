@@ -127,6 +127,8 @@ class Seat:
             fut = self.replies.pop(rid)
             if not fut.done():
                 fut.set_result(msg)
+        if kind in ("event", "prompt", "snapshot") and msg.get("table") != self.table:
+            return  # a table these seats left (they leave on new sockets: none should come)
         if kind == "snapshot" and msg.get("seq") is not None:
             self.last_seq = msg["seq"]
             # A rejoin's snapshot names the table's game. After a restart that may be a game
@@ -152,7 +154,7 @@ class Seat:
                 key = action_key(event["seat"], event["type"], event)
                 if key is not None:
                     self.seen[self.game_id][key] += 1
-        elif kind == "prompt" and msg["table"] == self.table:
+        elif kind == "prompt":
             if msg["seq"] <= self.answered:
                 return
             self.answered = msg["seq"]
@@ -205,6 +207,13 @@ async def table_runner(url_of: Any, up: asyncio.Event, run: Run, rng: random.Ran
                     for s in seats:
                         s.done.set()
                     return
+                if fresh:
+                    # Leave the old table on new sockets. The seats that did rejoin are its
+                    # clients again: they would go on receiving its events (even of a next
+                    # game they started with robots in the absent seats, which is why a
+                    # rejoin can be refused) and counting them under the new table's game.
+                    # Gone, they leave their seats to the robots, which finish the game.
+                    continue
             if fresh:
                 for s in seats:
                     s.answered, s.game_id = -1, ""

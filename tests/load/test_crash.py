@@ -50,11 +50,14 @@ async def test_a_rejoin_snapshot_names_the_game_that_what_follows_counts_under()
     crash = bench_module("crash")
     run = crash.Run()
     seat = crash.Seat(run, 1, random.Random(0))
-    seat.ws, seat.game_id = object(), "T-old"  # no prompt comes, so nothing is sent
+    seat.ws, seat.table, seat.game_id = object(), "T", "T-old"  # no prompt: nothing sent
     await seat.handle({"type": "snapshot", "id": None, "table": "T", "seq": 900,
                        "info": {"state": "playing", "game_id": "T-new"}})
     await seat.handle({"type": "event", "table": "T", "seq": 901,
                        "event": {"type": "played", "seat": 3, "card": "3H"}})
+    # An event of a table the seat has left counts under no game of this one.
+    await seat.handle({"type": "event", "table": "U", "seq": 77,
+                       "event": {"type": "played", "seat": 2, "card": "4H"}})
     seat.fold()
     assert seat.game_id == "T-new" and "T-new" in run.games
     assert dict(run.acked) == {"T-new": {(3, "play", "3H"): 1}}
