@@ -45,7 +45,8 @@ async def test_illegal_and_out_of_turn_actions_change_nothing(app):
         table_id, _ = await solo_table(client, rules={"target": 500})
         table = app.lobby.tables[table_id]
         table.settings = type(table.settings)(**{**table.settings.__dict__, "robot_delay": 5})
-        await wait_for(lambda: table.game.phase in ("bid", "play"))
+        # Seat 0's turn: no robot has a move in flight while the refusals are checked.
+        await wait_for(lambda: table.game.awaiting == (0,))
         cases = [
             ({"type": "play", "card": "ZZ"}, "invalid_field"),
             ({"type": "bid", "value": 14}, None),
