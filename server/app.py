@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
@@ -68,7 +68,14 @@ class TokenBucket:
 
 
 class Connection:
-    """One client socket: who it is, where it sits, and its outgoing queue."""
+    """One client socket: who it is, where it sits, and how much it has yet to read.
+
+    Sending is synchronous: a message goes straight into the socket's transport
+    (websockets' ``broadcast``, the library's own fan-out path), with no task or
+    queue per connection. What the client has not read yet waits in the
+    transport's buffer; past ``outbox_bytes`` the client is cut off instead of
+    growing the server's memory.
+    """
 
     def __init__(self, ws: ServerConnection, app: App) -> None:
         self.ws = ws
@@ -78,19 +85,21 @@ class Connection:
         self.tables: set[str] = set()
         settings = app.config.settings
         self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
-        self.outbox: asyncio.Queue[str] = asyncio.Queue()
+        self.outbox_bytes = settings.outbox_bytes
         self.strikes = 0
         self.closing = False
 
-    def send_text(self, text: str) -> None:
+    def send_text(self, text: str | bytes) -> None:
+        """Send one message (``bytes``: already UTF-8, as a table encodes a broadcast once)."""
         if self.closing:
             return
-        if self.outbox.qsize() >= self.app.config.settings.outbox_limit:
+        transport = self.ws.transport
+        if transport is not None and transport.get_write_buffer_size() > self.outbox_bytes:
             self.closing = True
             log.warning("closing slow consumer %s", self.name or self.ws.remote_address)
             asyncio.get_running_loop().create_task(self.ws.close(1008, "slow consumer"))
             return
-        self.outbox.put_nowait(text)
+        broadcast((self.ws,), text, text=True)
 
     def send(self, message: dict[str, Any]) -> None:
         self.send_text(json.dumps(message))
@@ -98,11 +107,6 @@ class Connection:
     def error(self, exc: ProtocolError) -> None:
         METRICS.errors.labels(exc.code).inc()
         self.send(exc.to_wire())
-
-    async def writer(self) -> None:
-        while True:
-            text = await self.outbox.get()
-            await self.ws.send(text)
 
 
 class App:
@@ -201,7 +205,6 @@ class App:
         self.per_ip[ip] += 1
         METRICS.connections.inc()
         conn = Connection(ws, self)
-        writer = asyncio.create_task(conn.writer())
         try:
             async for frame in ws:
                 if not conn.bucket.take():
@@ -223,7 +226,6 @@ class App:
         except ConnectionClosed:
             pass
         finally:
-            writer.cancel()
             if conn.closing:
                 # Keep reading (and dropping) frames while the close handshake runs: a
                 # flooder's frames fill the receive queue, and a server that stops reading

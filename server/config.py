@@ -30,7 +30,7 @@ class ServerSettings:
     message_burst: int = 100
     connections_per_ip: int = 32
     chat_max_chars: int = 300
-    outbox_limit: int = 2000
+    outbox_bytes: int = 1_048_576
     vote_seconds: float = 30.0
     min_games: int = 5
     leaderboard_min_games: int = 1

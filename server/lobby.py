@@ -76,9 +76,12 @@ class Lobby:
 
     def on_change(self, table: Table) -> None:
         """Push a table's new state to everyone subscribed to its room."""
-        text = json.dumps({"type": "table_update", "table": table.info()})
-        for client in self.subscribers.get(table.room.name, ()):
-            client.send_text(text)
+        subscribers = self.subscribers.get(table.room.name)
+        if not subscribers:
+            return
+        data = json.dumps({"type": "table_update", "table": table.info()}).encode()
+        for client in subscribers:
+            client.send_text(data)
 
     def unsubscribe(self, client: Client) -> None:
         for subs in self.subscribers.values():

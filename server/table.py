@@ -46,7 +46,8 @@ class Client(Protocol):
     name: str
     guest: bool
 
-    def send_text(self, text: str) -> None: ...
+    def send_text(self, text: str | bytes) -> None:
+        """Send one message; ``bytes`` are its UTF-8 text, encoded once for many clients."""
 
 
 @dataclass
@@ -178,8 +179,9 @@ class Table:
         text = json.dumps({"type": "event", "table": self.id, "seq": self.seq, "event": event})
         self.log.append((self.seq, to, text))
         if to is None:
+            data = text.encode()
             for client in self.audience():
-                client.send_text(text)
+                client.send_text(data)
         else:
             client = self.seats[to].client
             if client is not None:

@@ -14,7 +14,7 @@ from server.app import App
 from server.config import load_config
 
 FAST = dict(robot_delay=0.0, hand_pause=0.0, turn_seconds=30.0, reconnect_seconds=60.0,
-            outbox_limit=200)
+            outbox_bytes=65536)
 
 
 @pytest.fixture

@@ -137,29 +137,50 @@ async def test_wrong_password_and_taken_names(app):
         assert err.value.code == "invalid_field"
 
 
+class StuckTransport:
+    """A transport whose peer never reads: every byte sent stays in its buffer."""
+
+    def __init__(self):
+        self.buffered = 0
+
+    def get_write_buffer_size(self):
+        return self.buffered
+
+
 class StuckSocket:
-    """A socket whose reader never reads: what the server sees of a slow consumer."""
+    """What the server sees of a slow consumer: its unread bytes pile up."""
 
     remote_address = ("127.0.0.1", 9)
 
     def __init__(self):
+        self.transport = StuckTransport()
         self.closed_with = None
+        self.sent = []
 
     async def close(self, code, reason):
         self.closed_with = (code, reason)
 
 
-async def test_a_client_that_stops_reading_is_cut_off_not_buffered_for_ever(app):
+async def test_a_client_that_stops_reading_is_cut_off_not_buffered_for_ever(app, monkeypatch):
+    from server import app as app_module
     from server.app import Connection
 
     ws = StuckSocket()
-    conn = Connection(ws, app)  # its writer task is never started: nothing drains the outbox
-    limit = app.config.settings.outbox_limit
-    for i in range(limit + 500):
-        conn.send_text(f'{{"n": {i}}}')
+
+    def stuck_broadcast(connections, message, text=None):
+        for c in connections:
+            c.sent.append(message)
+            c.transport.buffered += len(message)
+
+    monkeypatch.setattr(app_module, "broadcast", stuck_broadcast)
+    conn = Connection(ws, app)
+    limit = app.config.settings.outbox_bytes
+    message = '{"type": "event", "padding": "' + "x" * 1000 + '"}'
+    for _ in range(limit // len(message) + 500):
+        conn.send_text(message)
     await asyncio.sleep(0)
-    assert conn.outbox.qsize() == limit
     assert ws.closed_with == (1008, "slow consumer")
+    assert limit <= ws.transport.buffered <= limit + len(message)  # then nothing more
 
 
 async def test_a_session_token_logs_back_in_and_a_bad_one_is_refused(app):
