@@ -185,8 +185,9 @@ class Bot:
     ids = itertools.count(1)
 
     def __init__(self, ws: ClientConnection, seat: int, track: TableTrack, stats: Stats,
-                 rng: random.Random) -> None:
+                 rng: random.Random, think: float = 0.0) -> None:
         self.ws, self.seat, self.track, self.stats, self.rng = ws, seat, track, stats, rng
+        self.think = think  # mean seconds before answering a prompt (0: at once)
         self.answered = -1
         self.last_seq = 0
         self.token = ""
@@ -242,12 +243,22 @@ class Bot:
                 return
             self.answered = msg["seq"]
             action = choose(msg, self.rng)
-            self.track.sent[self.seat] = time.perf_counter()
-            self.track.seen[self.seat] = 0
-            await self.ws.send(json.dumps({"type": "act", "table": self.track.id,
-                                           "action": action, "id": next(self.ids)}))
+            if self.think:
+                # Not here: a bot asleep in its reader would delay the events it should time.
+                delay = self.think * (0.5 + self.rng.random())
+                asyncio.get_running_loop().call_later(
+                    delay, lambda: asyncio.ensure_future(self.act(action)))
+            else:
+                await self.act(action)
         elif kind == "error" and self.stats.measuring:
             self.stats.error(msg.get("code", "?"))
+
+    async def act(self, action: dict[str, Any]) -> None:
+        self.track.sent[self.seat] = time.perf_counter()
+        self.track.seen[self.seat] = 0
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(json.dumps({"type": "act", "table": self.track.id,
+                                           "action": action, "id": next(self.ids)}))
 
     def on_action_event(self, event: dict[str, Any]) -> None:
         seat = event.get("seat")
@@ -263,18 +274,19 @@ class Bot:
 
 
 async def open_bot(url: str, seat: int, track: TableTrack, stats: Stats,
-                   rng: random.Random) -> tuple[Bot, asyncio.Task[None]]:
+                   rng: random.Random, think: float = 0.0) -> tuple[Bot, asyncio.Task[None]]:
     ws = await connect(url, max_size=2**22, compression=None, open_timeout=60)
-    bot = Bot(ws, seat, track, stats, rng)
+    bot = Bot(ws, seat, track, stats, rng, think)
     task = asyncio.create_task(bot.run())
     await bot.request({"type": "guest", "name": f"b{seat}"})
     return bot, task
 
 
 async def open_table(url: str, stats: Stats, rng: random.Random,
-                     rules: dict[str, Any] | None = None) -> list[tuple[Bot, asyncio.Task[None]]]:
+                     rules: dict[str, Any] | None = None,
+                     think: float = 0.0) -> list[tuple[Bot, asyncio.Task[None]]]:
     track = TableTrack()
-    bots = [await open_bot(url, seat, track, stats, rng) for seat in range(4)]
+    bots = [await open_bot(url, seat, track, stats, rng, think) for seat in range(4)]
     reply = await bots[0][0].request({"type": "create_table", "room": "spades",
                                       "rules": rules or {}})
     track.id = reply["table"]["id"]
@@ -297,17 +309,93 @@ async def close_all(bots: list[tuple[Bot, asyncio.Task[None]]]) -> None:
 
 
 def echo_server_main(port: int) -> None:
-    from websockets.asyncio.server import serve
+    """The baselines' server: ``/`` echoes each frame back; ``/relay`` is a table's traffic
+    with nothing of a table: the first frame names a group of four sockets, and every later
+    frame from any of them goes to all four (websockets' ``broadcast``), unparsed."""
+    from websockets.asyncio.server import broadcast, serve
 
-    async def echo(ws: Any) -> None:
-        async for message in ws:
-            await ws.send(message)
+    groups: dict[str, set[Any]] = {}
+
+    async def handler(ws: Any) -> None:
+        if ws.request.path != "/relay":
+            async for message in ws:
+                await ws.send(message)
+            return
+        name = await ws.recv()
+        members = groups.setdefault(name, set())
+        members.add(ws)
+        await ws.send("joined")
+        try:
+            async for message in ws:
+                broadcast(members, message)
+        finally:
+            members.discard(ws)
 
     async def main() -> None:
-        async with serve(echo, HOST, port, compression=None):
+        async with serve(handler, HOST, port, compression=None):
             await asyncio.Future()
 
     asyncio.run(main())
+
+
+async def relay_level(port: int, groups: int, duration: float, think: float,
+                      seed: int) -> tuple[list[float], float]:
+    """Groups of four sockets take turns to send an event-sized frame to their group, each
+    as soon as (or ``think`` after) the last one reached all four: the same closed loop as a
+    table of bots, through the bare library. Returns latencies and frames relayed a second."""
+    rng = random.Random(seed)
+    payload = json.dumps({"type": "event", "table": "abcdefgh", "seq": 123456, "event": {
+        "type": "played", "seat": 2, "card": "QS"}})
+    latencies: list[float] = []
+    measuring = False
+    sockets: list[ClientConnection] = []
+    tasks: list[asyncio.Task[None]] = []
+    sem = asyncio.Semaphore(50)
+
+    async def group(index: int) -> None:
+        async with sem:
+            members = [await connect(f"ws://{HOST}:{port}/relay", compression=None,
+                                     open_timeout=60) for _ in range(4)]
+            for ws in members:
+                await ws.send(f"group-{index}")
+                await ws.recv()
+        sockets.extend(members)
+        state = {"turn": 0, "seen": 0, "sent": 0.0}
+
+        async def send_next() -> None:
+            if think:
+                await asyncio.sleep(think * (0.5 + rng.random()))
+            state["sent"] = time.perf_counter()
+            with contextlib.suppress(ConnectionClosed):
+                await members[state["turn"] % 4].send(payload)
+
+        async def reader(ws: ClientConnection) -> None:
+            with contextlib.suppress(ConnectionClosed):
+                async for _ in ws:
+                    state["seen"] += 1
+                    if state["seen"] == 4:
+                        if measuring:
+                            latencies.append(time.perf_counter() - state["sent"])
+                        state["seen"] = 0
+                        state["turn"] += 1
+                        await send_next()
+
+        tasks.extend(asyncio.create_task(reader(ws)) for ws in members)
+        await send_next()
+
+    try:
+        await asyncio.gather(*(group(i) for i in range(groups)))
+        await asyncio.sleep(min(1.0, duration / 5))
+        measuring = True
+        t0 = time.perf_counter()
+        await asyncio.sleep(duration)
+        measuring = False
+        rate = len(latencies) / (time.perf_counter() - t0)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+    return latencies, rate
 
 
 async def echo_round_trips(port: int, count: int) -> list[float]:
@@ -329,6 +417,7 @@ async def echo_round_trips(port: int, count: int) -> list[float]:
 @dataclass
 class Level:
     tables: int
+    think_ms: float
     sockets: int
     actions_per_s: float
     p50: float
@@ -343,13 +432,16 @@ class Level:
     server_rss_mib: float
     client_cpu: float
     games: int
+    relay_p50: float = float("nan")
+    relay_p99: float = float("nan")
+    relay_rate: float = float("nan")
 
     @property
     def ratio(self) -> float:
         return self.p50 / self.echo_p50 if self.echo_p50 else float("nan")
 
 
-async def run_level(tables: int, duration: float, workdir: Path, config: Path,
+async def run_level(tables: int, think: float, duration: float, workdir: Path, config: Path,
                     echo_port: int, seed: int) -> Level:
     server = Server(workdir / f"load-{tables}.sqlite3", config)
     server.start()
@@ -362,7 +454,7 @@ async def run_level(tables: int, duration: float, workdir: Path, config: Path,
 
         async def one() -> None:
             async with sem:
-                bots.extend(await open_table(server.url, stats, rng))
+                bots.extend(await open_table(server.url, stats, rng, think=think))
 
         await asyncio.gather(*(one() for _ in range(tables)))
         await asyncio.sleep(min(2.0, duration / 5))  # warm up
@@ -380,7 +472,7 @@ async def run_level(tables: int, duration: float, workdir: Path, config: Path,
         server.stop()
     lat = stats.latencies
     return Level(
-        tables=tables, sockets=4 * tables, actions_per_s=stats.actions / wall,
+        tables=tables, think_ms=think * 1e3, sockets=4 * tables, actions_per_s=stats.actions / wall,
         p50=pct(lat, 0.5) * 1e3, p99=pct(lat, 0.99) * 1e3, max=max(lat, default=0) * 1e3,
         echo_p50=pct(echo, 0.5) * 1e3, echo_p99=pct(echo, 0.99) * 1e3,
         echo_max=max(echo) * 1e3, errors=sum(stats.errors.values()), error_codes=stats.errors,
@@ -419,18 +511,33 @@ async def idle_memory(count: int, workdir: Path, config: Path) -> float:
         server.stop()
 
 
+HEADER = (f"{'tables':>6} {'think':>5} {'sockets':>7} {'act/s':>7} {'p50ms':>7} {'p99ms':>7} "
+          f"{'maxms':>7} | {'rly50':>6} {'rly99':>6} {'rly/s':>6} | {'echo50':>6} {'ratio':>5} | "
+          f"{'errors':>6} {'s.cpu':>5} {'rssMiB':>6} {'c.cpu':>5} {'games':>5}")
+
+
 def print_level(lv: Level) -> None:
     codes = ",".join(f"{k}:{v}" for k, v in sorted(lv.error_codes.items())) or "-"
-    print(f"{lv.tables:>6} {lv.sockets:>7} {lv.actions_per_s:>9.0f} "
-          f"{lv.p50:>7.2f} {lv.p99:>7.2f} {lv.max:>8.1f}   "
-          f"{lv.echo_p50:>6.3f} {lv.echo_p99:>6.3f} {lv.echo_max:>6.2f} {lv.ratio:>6.1f} "
-          f"{lv.errors:>6} {lv.server_cpu:>5.0f}% {lv.server_rss_mib:>7.1f} "
-          f"{lv.client_cpu:>5.0f}% {lv.games:>5}  {codes}", flush=True)
+    print(f"{lv.tables:>6} {lv.think_ms:>5.0f} {lv.sockets:>7} {lv.actions_per_s:>7.0f} "
+          f"{lv.p50:>7.2f} {lv.p99:>7.2f} {lv.max:>7.1f} | "
+          f"{lv.relay_p50:>6.2f} {lv.relay_p99:>6.2f} {lv.relay_rate:>6.0f} | "
+          f"{lv.echo_p50:>6.3f} {lv.ratio:>5.1f} | "
+          f"{lv.errors:>6} {lv.server_cpu:>4.0f}% {lv.server_rss_mib:>6.1f} "
+          f"{lv.client_cpu:>4.0f}% {lv.games:>5}  {codes}", flush=True)
+
+
+def parse_levels(text: str) -> list[tuple[int, float]]:
+    """``1,100,500@250``: tables, each optionally with a mean think time in ms."""
+    levels = []
+    for part in text.split(","):
+        tables, _, think = part.partition("@")
+        levels.append((int(tables), float(think or 0) / 1e3))
+    return levels
 
 
 async def main(args: argparse.Namespace) -> int:
     raise_fd_limit()
-    levels = [int(x) for x in args.tables.split(",")]
+    levels = parse_levels(args.tables)
     with tempfile.TemporaryDirectory(prefix="trickroom-load-") as tmp:
         workdir = Path(tmp)
         config = workdir / "load.toml"
@@ -441,13 +548,22 @@ async def main(args: argparse.Namespace) -> int:
         try:
             wait_port(echo_port, echo)
             print(f"load: Spades, 4 socket bots a table, {args.duration:.0f} s a level, "
-                  f"server and echo server each in their own process ({os.cpu_count()} cores)")
-            print(f"{'tables':>6} {'sockets':>7} {'act/s':>9} {'p50ms':>7} {'p99ms':>7} "
-                  f"{'maxms':>8}   {'echo50':>6} {'echo99':>6} {'echomx':>6} {'ratio':>6} "
-                  f"{'errors':>6} {'s.cpu':>6} {'rssMiB':>7} {'c.cpu':>6} {'games':>5}")
+                  f"server and baseline server each in their own process "
+                  f"({os.cpu_count()} cores)")
+            print("  think: mean ms a bot waits before acting (0: as fast as prompts come); "
+                  "latency: act sent -> its event at all four seats")
+            print("  rly: the same closed loop through a bare websockets relay (one frame in, "
+                  "four out; no parsing, game or storage); echo50: one socket's round trip; "
+                  "ratio: p50 / echo50")
+            print(HEADER)
             results = []
-            for i, n in enumerate(levels):
-                lv = await run_level(n, args.duration, workdir, config, echo_port, args.seed + i)
+            for i, (n, think) in enumerate(levels):
+                lv = await run_level(n, think, args.duration, workdir, config, echo_port,
+                                     args.seed + i)
+                relay, rate = await relay_level(echo_port, n, min(args.duration, 6.0), think,
+                                                args.seed + i)
+                lv.relay_p50, lv.relay_p99 = pct(relay, 0.5) * 1e3, pct(relay, 0.99) * 1e3
+                lv.relay_rate = rate
                 print_level(lv)
                 results.append(lv)
             kib = await idle_memory(args.idle, workdir, config)
@@ -456,19 +572,24 @@ async def main(args: argparse.Namespace) -> int:
         finally:
             echo.terminate()
             echo.wait()
-    good = [lv for lv in results if lv.p99 < 50 and lv.errors == 0]
-    print("largest level with p99 < 50 ms and no errors: "
-          + (f"{max(lv.tables for lv in good)} tables" if good else "none"))
+    for label, pool in (("as fast as prompts come", [lv for lv in results if not lv.think_ms]),
+                        ("with think time", [lv for lv in results if lv.think_ms])):
+        good = [lv for lv in pool if lv.p99 < 50 and lv.errors == 0]
+        if pool:
+            print(f"largest level with p99 < 50 ms and no errors, {label}: "
+                  + (f"{max(lv.tables for lv in good)} tables" if good else "none"))
     last = results[-1]
-    print(f"load tables={last.tables} p99_ms={last.p99:.1f} ratio_p50_vs_echo={last.ratio:.1f} "
+    one = next((lv for lv in results if lv.tables == 1 and not lv.think_ms), last)
+    print(f"load tables={last.tables} p99_ms={last.p99:.1f} ratio_p50_vs_echo={one.ratio:.1f} "
           f"actions_per_s={last.actions_per_s:.0f} kib_per_conn={kib:.1f} errors={last.errors}")
     return 0
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", default="1,20,100",
-                        help="comma-separated load levels, in tables (default 1,20,100)")
+    parser.add_argument("--tables", default="1,20,100,500@250",
+                        help="comma-separated load levels: tables, each with an optional "
+                             "@mean think ms (default 1,20,100,500@250)")
     parser.add_argument("--duration", type=float, default=12.0,
                         help="seconds measured per level (default 12)")
     parser.add_argument("--idle", type=int, default=1000,
