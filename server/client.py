@@ -83,7 +83,10 @@ class TrickroomClient:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = future
         await self.send({**message, "id": rid})
-        reply = await asyncio.wait_for(future, timeout)
+        # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that comes as the
+        # reply arrives, and the caller's task runs on as if never cancelled.
+        async with asyncio.timeout(timeout):
+            reply = await future
         if reply.get("type") == "error":
             raise ServerError(reply)
         return reply
@@ -108,4 +111,5 @@ class TrickroomClient:
             yield message
 
     async def next_message(self, timeout: float = 10.0) -> dict[str, Any] | None:
-        return await asyncio.wait_for(self._inbox.get(), timeout)
+        async with asyncio.timeout(timeout):
+            return await self._inbox.get()
