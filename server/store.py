@@ -4,6 +4,7 @@ Every accepted action is written before it is acknowledged (DESIGN section 9).
 To keep that cheap, writes from all tables go through one writer task that
 gathers whatever is queued into one transaction and commits it once (group
 commit): a burst of actions from many tables costs one commit, not one each.
+(The first write of a loop turn, with nothing queued, commits at once.)
 Each ``await store.append_action(...)`` returns only after its transaction has
 committed.
 
@@ -12,7 +13,9 @@ connection of its own. A commit without fsync takes tens of microseconds, less
 than handing the batch to a worker thread and waking the loop again (and no
 fight for the GIL with that thread). Reads, which can be slow (a review, a
 leaderboard), go through aiosqlite's thread; WAL lets them run beside the
-writer. Checkpoints, the one slow part of writing, run there too.
+writer. The writer checkpoints the WAL itself, every 1,000 pages (SQLite's
+default; about a millisecond): a checkpoint from another connection never
+catches up with a busy writer, and the WAL grew without bound.
 
 ``durability`` is the host's choice of what an acknowledgement survives:
 
@@ -28,7 +31,6 @@ writer. Checkpoints, the one slow part of writing, run there too.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import sqlite3
@@ -109,7 +111,6 @@ MIGRATIONS = (
 
 
 DURABILITY = {"server_crash": "NORMAL", "power_loss": "FULL"}
-CHECKPOINT_SECONDS = 1.0
 
 
 class NameTaken(Exception):
@@ -143,7 +144,7 @@ class SqliteStore:
         self.durability = durability
         self._db: aiosqlite.Connection | None = None
         self._conn: sqlite3.Connection | None = None  # the writer's, on the loop thread
-        self._checkpointer: asyncio.Task[None] | None = None
+        self._turn_committed = False  # a write has committed at once in this loop turn
         self._queue: asyncio.Queue[tuple[list[tuple[str, Sequence[Any]]],
                                          asyncio.Future[None]] | None] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
@@ -166,11 +167,6 @@ class SqliteStore:
         await self._db.commit()
         self._conn = sqlite3.connect(self.path, isolation_level="DEFERRED", timeout=30)
         self._conn.execute(f"PRAGMA synchronous={DURABILITY[self.durability]}")
-        if self.path != ":memory:":
-            # The checkpointer below moves the WAL into the database, off the loop's thread.
-            self._conn.execute("PRAGMA wal_autocheckpoint=0")
-            self._checkpointer = asyncio.create_task(self._checkpoint_loop(),
-                                                     name="store-checkpoint")
         self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
 
     async def close(self) -> None:
@@ -179,11 +175,6 @@ class SqliteStore:
             await self._queue.put(None)
             await self._writer
             self._writer = None
-        if self._checkpointer is not None:
-            self._checkpointer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._checkpointer
-            self._checkpointer = None
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -203,10 +194,26 @@ class SqliteStore:
         await self._write_all([(sql, params)])
 
     async def _write_all(self, statements: list[tuple[str, Sequence[Any]]]) -> None:
-        """Write statements that must land together: they always share one transaction."""
+        """Write statements that must land together: they always share one transaction.
+
+        The first write in a turn of the event loop commits at once, when the writer has
+        nothing queued: a lone action (a quiet server, one table) does not wait a turn
+        for the writer task and another for its answer. Later writes in the same turn
+        go to the writer, which commits all of them together on the next turn.
+        """
+        if not self._turn_committed and self._queue.empty() and self._conn is not None:
+            self._turn_committed = True
+            asyncio.get_running_loop().call_soon(self._next_turn)
+            self._commit([statements])
+            self.commits += 1
+            self.writes += 1
+            return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         await self._queue.put((statements, future))
         await future
+
+    def _next_turn(self) -> None:
+        self._turn_committed = False
 
     async def _write_loop(self) -> None:
         stopping = False
@@ -262,15 +269,6 @@ class SqliteStore:
             self.writes += 1
             if not fut.done():
                 fut.set_result(None)
-
-    async def _checkpoint_loop(self) -> None:
-        """Copy the WAL into the database now and then, in aiosqlite's thread."""
-        while True:
-            await asyncio.sleep(CHECKPOINT_SECONDS)
-            try:
-                await self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except sqlite3.Error as exc:  # busy now: the next round catches up
-                log.warning("checkpoint failed: %s", exc)
 
     # -- accounts ----------------------------------------------------------------------------
 

@@ -67,3 +67,18 @@ def test_an_unknown_durability_is_refused_by_name(tmp_path):
         load_config(durability="sometimes")
     with pytest.raises(ValueError, match="durability must be one of"):
         SqliteStore(tmp_path / "db.sqlite3", durability="sometimes")
+
+
+async def test_the_write_ahead_log_stays_bounded_under_steady_writes(tmp_path):
+    """A busy server commits thousands of times a minute; its WAL must not grow for ever."""
+    path = tmp_path / "db.sqlite3"
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        await store.create_game("g1", "t1", "spades", "spades", {}, 7, 0, [], "choose_seats")
+        for i in range(3000):  # one commit each: the worst case for the log
+            await store.append_action("g1", i, i % 4, {"type": "play", "card": "2C"})
+        wal = path.with_name(path.name + "-wal")
+        assert wal.stat().st_size < 8 * 2**20  # 1,000 pages of 4 KiB, and slack
+    finally:
+        await store.close()
