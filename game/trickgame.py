@@ -32,6 +32,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any, ClassVar, Self
 
 from game.actions import PLAYS, Action, IllegalAction, Play, action_from_wire
@@ -75,6 +76,17 @@ def plays_of(mask: int) -> tuple[Play, ...]:
         + _H[(mask >> 26) & 0x1FFF]
         + _S[(mask >> 39) & 0x1FFF]
     )
+
+
+def rules_wire(rules: Any) -> dict[str, Any]:
+    """A rules dataclass as a dict: a fresh copy of one made once per rules value (every
+    prompt carries the rules, and ``asdict`` deep-copies field by field)."""
+    return dict(_rules_dict(rules))
+
+
+@lru_cache(maxsize=256)
+def _rules_dict(rules: Any) -> dict[str, Any]:
+    return asdict(rules)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,7 +137,7 @@ class TrickView:
             "game": self.game,
             "seat": self.seat,
             "phase": self.phase,
-            "rules": asdict(self.rules),
+            "rules": rules_wire(self.rules),
             "hand_no": self.hand_no,
             "dealer": self.dealer,
             "to_act": self.to_act,
@@ -225,7 +237,7 @@ class TrickGame:
         """Everything needed to rebuild this game: rules, seed, the deal source and actions."""
         return {
             "game": self.kind,
-            "rules": asdict(self.rules),
+            "rules": rules_wire(self.rules),
             "seed": self.seed,
             "dealer": self.first_dealer,
             "deal": [texts_of(m) for m in self.first_deal] if self.first_deal else None,
