@@ -623,9 +623,14 @@ class Table:
         # Past any seq issued before the restart. A table's seq runs on across its games and
         # counts unstored events (deals, drops, rejoins), so this game's actions alone are no
         # bound: a second game resumed below the first's seqs, and clients skipped its
-        # prompts as already answered. The wall clock in milliseconds outruns any table's
-        # event rate (under 1,000 a second).
-        self.seq = max(10 * len(game.actions) + 1000, int(time.time() * 1000))
+        # prompts as already answered. The wall clock in microseconds outruns any table's
+        # event rate. (In milliseconds it did not: a table whose four seats are away, robots
+        # playing them with no delay, issues well over 1,000 events a second. Its seq ran
+        # ahead of the clock, the next restart numbered below seqs already sent, and a seat
+        # rejoining with such a last_seq was answered from the log past it, skipping
+        # everything in between, or had its prompts skipped as already answered.)
+        # Microseconds since 1970 stay below 2**53, exact in JavaScript.
+        self.seq = max(10 * len(game.actions) + 1000, time.time_ns() // 1000)
 
     def resume(self) -> None:
         for seat in self.seats:
@@ -635,4 +640,16 @@ class Table:
         self.post(self._resume)
 
     async def _resume(self) -> None:
+        game = self.game
+        if game is not None and game.phase == "game_over":
+            # The game's last action was stored, but the process died before the game's end
+            # was: nobody awaits a turn, so without this the table stays "playing" for ever.
+            # Store the end now and say so (that last action was never acknowledged: its
+            # events and the game_over were to go out after the end was stored).
+            ratings = await self._finish()
+            outcome = game.result()
+            self._emit({"type": "game_over", "scores": list(outcome.scores),
+                        "winners": list(outcome.winners), "ratings": ratings})
+            self._game_finished()
+            return
         self._after_change()

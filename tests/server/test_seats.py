@@ -219,3 +219,61 @@ async def test_a_turn_is_prompted_once_whatever_happens_around_it(app):
         await back.request({"type": "ping"})
         kinds = [m["type"] for m in back.received]
         assert kinds.count("prompt") == 1 and kinds.index("snapshot") < kinds.index("prompt")
+
+
+async def test_a_game_whose_last_action_was_stored_but_not_its_end_ends_on_restart(tmp_path):
+    """A kill between the game-ending action's commit and the game's end: on restart the
+    replayed game is over with no one to act; the table must store the end, not hang."""
+    import sqlite3
+
+    db = tmp_path / "ended.sqlite3"
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    async with TrickroomClient.connect(url(app)) as client:
+        table_id, token = await solo_table(client, rules={"target": 100, "mercy": 100})
+        await play_until_over(client, table_id, random.Random(5))
+        game_id = app.lobby.tables[table_id].game_id
+        actions = len(app.lobby.tables[table_id].game.actions)
+    await app.stop()
+    con = sqlite3.connect(db)  # as if the process died before finish_game committed
+    con.execute("UPDATE games SET finished = NULL, result = NULL, record = NULL WHERE id = ?",
+                (game_id,))
+    con.commit()
+    con.close()
+    again = App(load_config(**FAST), db)
+    await again.start("127.0.0.1", 0)
+    try:
+        table = again.lobby.tables[table_id]
+        await wait_for(lambda: table.state == "over")
+        record = await again.store.game(game_id)
+        assert record is not None and len(record["record"]["actions"]) == actions
+        async with TrickroomClient.connect(url(again)) as client:
+            await client.request({"type": "guest", "name": "solo"})
+            snap = await client.request({"type": "rejoin", "table": table_id,
+                                         "seat_token": token, "last_seq": 0})
+            assert snap["info"]["state"] == "over"
+    finally:
+        await again.stop()
+
+
+async def test_a_restart_numbers_past_a_table_whose_events_outran_the_clock(tmp_path):
+    """Robots in four away seats, no delay: a table can issue thousands of events a second,
+    more than the wall clock in milliseconds. A restart must still number past them."""
+    import time
+
+    db = tmp_path / "fast.sqlite3"
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    async with TrickroomClient.connect(url(app)) as client:
+        table_id, _ = await solo_table(client)
+        table = app.lobby.tables[table_id]
+        await wait_for(lambda: table.state == "playing")
+        table.seq = max(table.seq, int(time.time() * 1000)) + 5000  # 5,000 events ahead
+        issued = table.seq
+    await app.stop()
+    again = App(load_config(**FAST), db)
+    await again.start("127.0.0.1", 0)
+    try:
+        assert again.lobby.tables[table_id].seq > issued
+    finally:
+        await again.stop()
