@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import itertools
 import json
@@ -45,6 +46,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import DATA_OPCODES
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
@@ -64,6 +66,33 @@ name = "spades"
 game = "spades"
 rules = { mercy = 200 }
 """
+
+
+class StampedConnection(ClientConnection):
+    """A client connection that notes when each data frame's bytes came off the socket.
+
+    Every latency here (a table's event, the echo, the relay) ends at that stamp, so
+    none of them counts the client's own Python work on other sockets' frames first.
+    ``stamps`` holds one arrival time per data frame not yet read, oldest first.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stamps: collections.deque[float] = collections.deque()
+        self._chunk_at = 0.0
+
+    def data_received(self, data: bytes) -> None:
+        self._chunk_at = time.perf_counter()
+        super().data_received(data)
+
+    def process_event(self, event: Any) -> None:
+        if getattr(event, "opcode", None) in DATA_OPCODES:
+            self.stamps.append(self._chunk_at)
+        super().process_event(event)
+
+    def arrival(self) -> float:
+        """When the frame just read arrived (call once per frame read)."""
+        return self.stamps.popleft() if self.stamps else time.perf_counter()
 
 
 def raise_fd_limit() -> None:
@@ -188,6 +217,7 @@ class Bot:
                  rng: random.Random, think: float = 0.0) -> None:
         self.ws, self.seat, self.track, self.stats, self.rng = ws, seat, track, stats, rng
         self.think = think  # mean seconds before answering a prompt (0: at once)
+        self.arrived = 0.0  # when the frame being handled arrived
         self.answered = -1
         self.last_seq = 0
         self.token = ""
@@ -210,6 +240,9 @@ class Bot:
     async def run(self) -> None:
         try:
             async for frame in self.ws:
+                ws = self.ws
+                self.arrived = (ws.arrival() if isinstance(ws, StampedConnection)
+                                else time.perf_counter())
                 await self.handle(json.loads(frame))
         except ConnectionClosed:
             pass
@@ -267,7 +300,7 @@ class Bot:
             return
         track.seen[seat] += 1
         if track.seen[seat] == 4:
-            elapsed = time.perf_counter() - track.sent.pop(seat)
+            elapsed = self.arrived - track.sent.pop(seat)
             if self.stats.measuring:
                 self.stats.latencies.append(elapsed)
                 self.stats.actions += 1
@@ -275,7 +308,8 @@ class Bot:
 
 async def open_bot(url: str, seat: int, track: TableTrack, stats: Stats,
                    rng: random.Random, think: float = 0.0) -> tuple[Bot, asyncio.Task[None]]:
-    ws = await connect(url, max_size=2**22, compression=None, open_timeout=60)
+    ws = await connect(url, max_size=2**22, compression=None, open_timeout=60,
+                       create_connection=StampedConnection)
     bot = Bot(ws, seat, track, stats, rng, think)
     task = asyncio.create_task(bot.run())
     await bot.request({"type": "guest", "name": f"b{seat}"})
@@ -355,10 +389,13 @@ async def relay_level(port: int, groups: int, duration: float, think: float,
     async def group(index: int) -> None:
         async with sem:
             members = [await connect(f"ws://{HOST}:{port}/relay", compression=None,
-                                     open_timeout=60) for _ in range(4)]
+                                     open_timeout=60, create_connection=StampedConnection)
+                       for _ in range(4)]
             for ws in members:
                 await ws.send(f"group-{index}")
                 await ws.recv()
+                assert isinstance(ws, StampedConnection)
+                ws.arrival()  # the "joined" frame's stamp
         sockets.extend(members)
         state = {"turn": 0, "seen": 0, "sent": 0.0}
 
@@ -372,10 +409,12 @@ async def relay_level(port: int, groups: int, duration: float, think: float,
         async def reader(ws: ClientConnection) -> None:
             with contextlib.suppress(ConnectionClosed):
                 async for _ in ws:
+                    assert isinstance(ws, StampedConnection)
+                    arrived = ws.arrival()
                     state["seen"] += 1
                     if state["seen"] == 4:
                         if measuring:
-                            latencies.append(time.perf_counter() - state["sent"])
+                            latencies.append(arrived - state["sent"])
                         state["seen"] = 0
                         state["turn"] += 1
                         await send_next()
@@ -402,12 +441,14 @@ async def echo_round_trips(port: int, count: int) -> list[float]:
     message = json.dumps({"type": "act", "table": "abcdef", "action": {"type": "play",
                                                                        "card": "QS"}, "id": 1})
     out = []
-    async with connect(f"ws://{HOST}:{port}/", compression=None) as ws:
+    async with connect(f"ws://{HOST}:{port}/", compression=None,
+                       create_connection=StampedConnection) as ws:
+        assert isinstance(ws, StampedConnection)
         for _ in range(count):
             t0 = time.perf_counter()
             await ws.send(message)
             await ws.recv()
-            out.append(time.perf_counter() - t0)
+            out.append(ws.arrival() - t0)
     return out[count // 10:]
 
 
