@@ -30,6 +30,7 @@ from websockets.http11 import Request, Response
 
 from ratings import SYSTEMS
 from server import auth
+from server.collector import Collector
 from server.config import Config
 from server.lobby import Lobby
 from server.metrics import METRICS
@@ -114,6 +115,8 @@ class App:
                  wall_clock: Callable[[], float] = time.time) -> None:
         self.config = config
         self.store = SqliteStore(db_path, durability=config.settings.durability)
+        self.collector = Collector(config.settings.gc_freeze_seconds,
+                                   config.settings.gc_full_seconds)
         self.ranked = Ranked(self.store, config.settings.min_games, wall_clock)
         self.lobby = Lobby(config, self.store, self.ranked)
         self.server: Server | None = None
@@ -127,6 +130,7 @@ class App:
             self.handler, host, port, process_request=self.process_request,
             max_size=self.config.settings.max_frame_bytes, compression=None,
             ping_interval=20, ping_timeout=20)
+        self.collector.start()
         log.info("serving on %s:%d, %d game(s) resumed", host, self.port, resumed)
 
     @property
@@ -135,12 +139,17 @@ class App:
         return int(self.server.sockets[0].getsockname()[1])
 
     async def stop(self) -> None:
-        """Close sockets, stop tables, flush every pending write."""
+        """Stop the tables' timers and robots, close sockets, flush every pending write.
+
+        Tables stop first: as sockets close, the robots that take over dropped seats
+        would otherwise play on, and be cut off mid-action when the tables stopped.
+        """
+        await self.lobby.stop()
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
-        await self.lobby.stop()
         await self.store.close()
+        await self.collector.stop()
 
     # -- HTTP --------------------------------------------------------------------------------
 

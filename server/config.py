@@ -35,6 +35,8 @@ class ServerSettings:
     min_games: int = 5
     leaderboard_min_games: int = 1
     durability: str = "server_crash"  # or "power_loss": fsync every commit (server/store.py)
+    gc_freeze_seconds: float = 0.25  # server/collector.py; 0: Python's own collection only
+    gc_full_seconds: float = 600.0
 
 
 @dataclass(frozen=True)
