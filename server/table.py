@@ -106,6 +106,7 @@ class Table:
         self.inbox: asyncio.Queue[tuple[Callable[..., Awaitable[Any]],
                                         tuple[Any, ...]]] = asyncio.Queue()
         self.lock = asyncio.Lock()
+        self.stopped = False  # the server is shutting down: no timer or robot acts again
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._paused: str | None = None
@@ -120,12 +121,17 @@ class Table:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.id}")
 
     async def stop(self) -> None:
+        """Stop the timers and robots; a command already running finishes first (cut off
+        between storing a game's last action and storing its end, the game would be left
+        for the next start to finish)."""
+        self.stopped = True
         for handle in self._timers.values():
             handle.cancel()
-        if self._task:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        async with self.lock:
+            if self._task:
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
 
     @property
     def paused(self) -> str | None:
@@ -146,7 +152,8 @@ class Table:
 
     def post(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
         """Run ``fn(*args)`` later, in the table's task (a timer, a robot's move)."""
-        self.inbox.put_nowait((fn, args))
+        if not self.stopped:
+            self.inbox.put_nowait((fn, args))
 
     async def _run(self) -> None:
         while True:
@@ -163,6 +170,8 @@ class Table:
         old = self._timers.pop(key, None)
         if old:
             old.cancel()
+        if self.stopped:
+            return
         loop = asyncio.get_running_loop()
         self._timers[key] = loop.call_later(max(0.0, delay), self.post, fn, *args)
 

@@ -96,7 +96,7 @@ async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_act
     db = tmp_path / "restart.sqlite3"
     app = App(load_config(**FAST), db)
     await app.start("127.0.0.1", 0)
-    rules = {"target": 150, "mercy": 100}
+    rules = {"target": 300, "mercy": 300}  # several hands: still playing at the restart
     async with AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
                    for _ in range(4)]
