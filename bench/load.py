@@ -4,23 +4,28 @@ The server runs in its own process (``python -m server.cli serve``) on a tempora
 database, with a room file that has no robot delay, no pause between hands and
 rate limits out of the way. In this process, N tables of four socket bots play
 Spades as fast as prompts come (a random legal action per prompt; a prompt whose
-``seq`` was already answered is skipped) and start a new game when one ends.
+``seq`` was already answered is skipped), or after a mean think time (a level
+written ``500@250``), and start a new game when one ends.
 
 Per load level it prints: tables, sockets, actions/s, action latency p50/p99/max
-(a bot sends ``act`` -> all four seats have received the action's event; both
-stamps taken in this process), the raw ``websockets`` echo round trip p50/p99/max
-measured in the same run (an echo server in its own process, one client), their
-ratio, errors, server CPU and RSS (from /proc), and this client's own CPU (one
-process drives every socket: at high load it, not the server, may be the limit).
-Memory per connection is measured on its own: K idle authenticated sockets on a
-fresh server, RSS delta / K. Targets 127.0.0.1 only; every level is bounded in
-time. Ends with::
+(a bot sends ``act`` -> the action's event has come off all four seats' sockets),
+two baselines through the bare ``websockets`` library, both served from their own
+process: the same closed loop through a relay (one frame in, four out, nothing
+parsed or stored), and one socket's echo round trip, measured every 5 ms while the
+level runs (and alone before it); the ratio of the p50 to that echo; errors, server
+CPU and RSS (from /proc), and this client's own CPU (one process drives every
+socket: at high load it, not the server, may be the limit). Every latency ends at
+the moment its frame's bytes came off the socket (``StampedConnection``), so the
+client's Python work on other frames is not counted in any of them. Memory per
+connection is measured on its own: K idle authenticated sockets on a fresh
+server, RSS delta / K. Targets 127.0.0.1 only; every level is bounded in time.
+Ends with::
 
     load tables=<n> p99_ms=<x.x> ratio_p50_vs_echo=<y.y> actions_per_s=<z>
         kib_per_conn=<k.k> errors=<e>          (one line)
 
-for the largest level run (the ratio is that level's; the one-table ratio is in
-the table above it). ``make bench`` runs the short default (about a minute);
+for the last level run (the ratio is the one-table level's, when one was run).
+``make bench`` runs the short default (``1,20,100,500@250``, about two minutes);
 ``--tables 1,100,500 --duration 30`` for more.
 """
 
@@ -121,9 +126,11 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -
 class Server:
     """``trickroom serve`` in its own process on ``db`` with room file ``config``."""
 
-    def __init__(self, db: Path, config: Path, port: int | None = None) -> None:
+    def __init__(self, db: Path, config: Path, port: int | None = None,
+                 cpus: set[int] | None = None) -> None:
         self.port = port or free_port()
         self.db, self.config = db, config
+        self.cpus = cpus  # pin the process to these cores (None: wherever the OS likes)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -134,6 +141,8 @@ class Server:
              f"main(['--log-level', 'error', 'serve', '--port', '{self.port}', "
              f"'--db', {str(self.db)!r}, '--config', {str(self.config)!r}])"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if self.cpus:
+            os.sched_setaffinity(self.proc.pid, self.cpus)
         wait_port(self.port, self.proc)
 
     @property
@@ -437,6 +446,25 @@ async def relay_level(port: int, groups: int, duration: float, think: float,
     return latencies, rate
 
 
+async def echo_beside(port: int, duration: float, gap: float = 0.005) -> list[float]:
+    """Echo round trips every ``gap`` seconds while a level runs: the baseline under the
+    same conditions (the same machine load, the same client process) as the tables."""
+    out: list[float] = []
+    deadline = time.perf_counter() + duration
+    async with connect(f"ws://{HOST}:{port}/", compression=None,
+                       create_connection=StampedConnection) as ws:
+        assert isinstance(ws, StampedConnection)
+        message = json.dumps({"type": "act", "table": "abcdef", "id": 1,
+                              "action": {"type": "play", "card": "QS"}})
+        while time.perf_counter() < deadline:
+            t0 = time.perf_counter()
+            await ws.send(message)
+            await ws.recv()
+            out.append(ws.arrival() - t0)
+            await asyncio.sleep(gap)
+    return out
+
+
 async def echo_round_trips(port: int, count: int) -> list[float]:
     message = json.dumps({"type": "act", "table": "abcdef", "action": {"type": "play",
                                                                        "card": "QS"}, "id": 1})
@@ -473,18 +501,20 @@ class Level:
     server_rss_mib: float
     client_cpu: float
     games: int
+    echo_idle_p50: float = float("nan")
     relay_p50: float = float("nan")
     relay_p99: float = float("nan")
     relay_rate: float = float("nan")
 
     @property
     def ratio(self) -> float:
-        return self.p50 / self.echo_p50 if self.echo_p50 else float("nan")
+        """Against the echo alone: the stricter baseline (under load the echo slows too)."""
+        return self.p50 / self.echo_idle_p50 if self.echo_idle_p50 else float("nan")
 
 
 async def run_level(tables: int, think: float, duration: float, workdir: Path, config: Path,
-                    echo_port: int, seed: int) -> Level:
-    server = Server(workdir / f"load-{tables}.sqlite3", config)
+                    echo_port: int, seed: int, cpus: set[int] | None = None) -> Level:
+    server = Server(workdir / f"load-{tables}.sqlite3", config, cpus=cpus)
     server.start()
     stats = Stats()
     rng = random.Random(seed)
@@ -501,8 +531,10 @@ async def run_level(tables: int, think: float, duration: float, workdir: Path, c
         await asyncio.sleep(min(2.0, duration / 5))  # warm up
         cpu0, client0, t0 = cpu_seconds(server.pid), time.process_time(), time.perf_counter()
         stats.measuring = True
+        beside = asyncio.create_task(echo_beside(echo_port, duration))
         await asyncio.sleep(duration)
         stats.measuring = False
+        echo_during = await beside
         wall = time.perf_counter() - t0
         cpu1, client1 = cpu_seconds(server.pid), time.process_time()
         rss = rss_kib(server.pid)
@@ -515,8 +547,10 @@ async def run_level(tables: int, think: float, duration: float, workdir: Path, c
     return Level(
         tables=tables, think_ms=think * 1e3, sockets=4 * tables, actions_per_s=stats.actions / wall,
         p50=pct(lat, 0.5) * 1e3, p99=pct(lat, 0.99) * 1e3, max=max(lat, default=0) * 1e3,
-        echo_p50=pct(echo, 0.5) * 1e3, echo_p99=pct(echo, 0.99) * 1e3,
-        echo_max=max(echo) * 1e3, errors=sum(stats.errors.values()), error_codes=stats.errors,
+        echo_p50=pct(echo_during, 0.5) * 1e3, echo_p99=pct(echo_during, 0.99) * 1e3,
+        echo_max=max(echo_during, default=float("nan")) * 1e3,
+        echo_idle_p50=pct(echo, 0.5) * 1e3,
+        errors=sum(stats.errors.values()), error_codes=stats.errors,
         server_cpu=100 * (cpu1 - cpu0) / wall, server_rss_mib=rss / 1024,
         client_cpu=100 * (client1 - client0) / wall, games=stats.games)
 
@@ -553,7 +587,8 @@ async def idle_memory(count: int, workdir: Path, config: Path) -> float:
 
 
 HEADER = (f"{'tables':>6} {'think':>5} {'sockets':>7} {'act/s':>7} {'p50ms':>7} {'p99ms':>7} "
-          f"{'maxms':>7} | {'rly50':>6} {'rly99':>6} {'rly/s':>6} | {'echo50':>6} {'ratio':>5} | "
+          f"{'maxms':>7} | {'rly50':>6} {'rly99':>6} {'rly/s':>6} | {'echo50':>6} {'idle50':>6} "
+          f"{'ratio':>5} | "
           f"{'errors':>6} {'s.cpu':>5} {'rssMiB':>6} {'c.cpu':>5} {'games':>5}")
 
 
@@ -562,7 +597,7 @@ def print_level(lv: Level) -> None:
     print(f"{lv.tables:>6} {lv.think_ms:>5.0f} {lv.sockets:>7} {lv.actions_per_s:>7.0f} "
           f"{lv.p50:>7.2f} {lv.p99:>7.2f} {lv.max:>7.1f} | "
           f"{lv.relay_p50:>6.2f} {lv.relay_p99:>6.2f} {lv.relay_rate:>6.0f} | "
-          f"{lv.echo_p50:>6.3f} {lv.ratio:>5.1f} | "
+          f"{lv.echo_p50:>6.3f} {lv.echo_idle_p50:>6.3f} {lv.ratio:>5.1f} | "
           f"{lv.errors:>6} {lv.server_cpu:>4.0f}% {lv.server_rss_mib:>6.1f} "
           f"{lv.client_cpu:>4.0f}% {lv.games:>5}  {codes}", flush=True)
 
@@ -586,6 +621,14 @@ async def main(args: argparse.Namespace) -> int:
         echo_port = free_port()
         echo = subprocess.Popen([sys.executable, str(Path(__file__).resolve()),
                                  "--echo-server", str(echo_port)], cwd=ROOT)
+        # Servers (ours and the baselines') on the last core, this client on the others:
+        # every measurement then crosses cores the same way, instead of as the scheduler
+        # happens to place three busy processes (the idle echo alone swung 0.05-0.11 ms).
+        cores = sorted(os.sched_getaffinity(0))
+        server_cpus = {cores[-1]} if args.pin and len(cores) > 1 else None
+        if server_cpus:
+            os.sched_setaffinity(echo.pid, server_cpus)
+            os.sched_setaffinity(0, set(cores[:-1]))
         try:
             wait_port(echo_port, echo)
             print(f"load: Spades, 4 socket bots a table, {args.duration:.0f} s a level, "
@@ -594,13 +637,14 @@ async def main(args: argparse.Namespace) -> int:
             print("  think: mean ms a bot waits before acting (0: as fast as prompts come); "
                   "latency: act sent -> its event at all four seats")
             print("  rly: the same closed loop through a bare websockets relay (one frame in, "
-                  "four out; no parsing, game or storage); echo50: one socket's round trip; "
-                  "ratio: p50 / echo50")
+                  "four out; no parsing, game or storage)")
+            print("  echo50: one socket's echo round trip, every 5 ms while the level runs; "
+                  "idle50: the same before the level, alone; ratio: p50 / idle50")
             print(HEADER)
             results = []
             for i, (n, think) in enumerate(levels):
                 lv = await run_level(n, think, args.duration, workdir, config, echo_port,
-                                     args.seed + i)
+                                     args.seed + i, server_cpus)
                 relay, rate = await relay_level(echo_port, n, min(args.duration, 6.0), think,
                                                 args.seed + i)
                 lv.relay_p50, lv.relay_p99 = pct(relay, 0.5) * 1e3, pct(relay, 0.99) * 1e3
@@ -608,6 +652,9 @@ async def main(args: argparse.Namespace) -> int:
                 print_level(lv)
                 results.append(lv)
             kib = await idle_memory(args.idle, workdir, config)
+            if server_cpus:
+                print(f"pinned: servers on core {cores[-1]}, clients on cores {cores[:-1]} "
+                      "(--no-pin to let the OS place them)")
             print(f"idle: {args.idle} authenticated sockets on a fresh server: "
                   f"{kib:.1f} KiB of server RSS each")
         finally:
@@ -636,6 +683,8 @@ if __name__ == "__main__":
     parser.add_argument("--idle", type=int, default=1000,
                         help="idle sockets for the memory-per-connection figure")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-pin", dest="pin", action="store_false",
+                        help="do not pin the servers to one core and the clients to the rest")
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
     ns = parser.parse_args()
     if ns.echo_server:
