@@ -9,7 +9,7 @@ from server.app import App
 from server.client import TrickroomClient
 from server.config import load_config
 from tests.load.conftest import bench_module
-from tests.server.conftest import FAST, play_until_over, url, wait_for
+from tests.server.conftest import FAST, play_until_over, seq_after_restart, url, wait_for
 from tests.server.test_seats import solo_table
 
 
@@ -36,12 +36,7 @@ async def test_a_resumed_table_numbers_events_past_every_earlier_game(tmp_path):
         await wait_for(lambda: app.lobby.tables[table_id].state == "playing")
         issued = app.lobby.tables[table_id].seq
     await app.stop()
-    again = App(load_config(**FAST), db)
-    await again.start("127.0.0.1", 0)
-    try:
-        assert again.lobby.tables[table_id].seq > issued
-    finally:
-        await again.stop()
+    assert await seq_after_restart(db, table_id) > issued
 
 
 async def test_a_rejoin_snapshot_names_the_game_that_what_follows_counts_under():

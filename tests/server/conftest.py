@@ -75,3 +75,13 @@ async def wait_for(predicate, timeout: float = 10.0) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("timed out waiting")
         await asyncio.sleep(0.01)
+
+
+async def seq_after_restart(db, table_id: str) -> int:
+    """Start a server on ``db`` and return the seq its resumed table numbers events from."""
+    again = App(load_config(**FAST), db)
+    await again.start("127.0.0.1", 0)
+    try:
+        return again.lobby.tables[table_id].seq
+    finally:
+        await again.stop()

@@ -11,7 +11,7 @@ import pytest
 from server.app import App
 from server.client import ServerError, TrickroomClient
 from server.config import load_config
-from tests.server.conftest import FAST, play_until_over, seat_four, url, wait_for
+from tests.server.conftest import FAST, play_until_over, seat_four, seq_after_restart, url, wait_for
 
 
 async def solo_table(client: TrickroomClient, room: str = "spades", rules=None):
@@ -271,9 +271,4 @@ async def test_a_restart_numbers_past_a_table_whose_events_outran_the_clock(tmp_
         table.seq = max(table.seq, int(time.time() * 1000)) + 5000  # 5,000 events ahead
         issued = table.seq
     await app.stop()
-    again = App(load_config(**FAST), db)
-    await again.start("127.0.0.1", 0)
-    try:
-        assert again.lobby.tables[table_id].seq > issued
-    finally:
-        await again.stop()
+    assert await seq_after_restart(db, table_id) > issued
