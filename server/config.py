@@ -10,6 +10,7 @@ from typing import Any
 from game.hearts import HeartsRules
 from game.spades import SpadesRules
 from ratings import SYSTEMS
+from server.store import DURABILITY
 
 DEFAULT_CONFIG = Path(__file__).with_name("rooms.toml")
 RULES_TYPES: dict[str, type] = {"spades": SpadesRules, "hearts": HeartsRules}
@@ -81,8 +82,8 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
     known = {f.name for f in fields(ServerSettings)}
     if set(server) - known:
         raise ConfigError(f"unknown [server] setting(s): {', '.join(sorted(set(server) - known))}")
-    if server.get("durability", "server_crash") not in ("server_crash", "power_loss"):
-        raise ConfigError(f"[server] durability must be \"server_crash\" or \"power_loss\", "
+    if server.get("durability", "server_crash") not in DURABILITY:
+        raise ConfigError(f"[server] durability must be one of {', '.join(DURABILITY)}, "
                           f"not {server['durability']!r}")
     rooms: dict[str, Room] = {}
     for entry in data.get("rooms", []):

@@ -26,21 +26,6 @@ from websockets.exceptions import ConnectionClosed
 from server.protocol import ERROR_CODES
 from tests.load.conftest import bench_module
 
-FUZZ_CONFIG = """\
-[server]
-robot_delay = 0
-hand_pause = 0
-turn_seconds = 600
-reconnect_seconds = 600
-messages_per_second = 1000000
-message_burst = 1000000
-connections_per_ip = 1000
-
-[[rooms]]
-name = "spades"
-game = "spades"
-rules = { mercy = 200 }
-"""
 TYPES = ["ping", "guest", "resume", "list_rooms", "list_tables", "sit", "stand",
          "watch", "fill_robots", "start", "play_again", "act", "rejoin", "chat", "ignore",
          "queue", "unqueue", "vote", "settings", "register", "login", "create_table"]
@@ -174,7 +159,7 @@ async def test_a_hundred_thousand_bad_messages_change_nothing_and_slow_no_one(tm
     load = bench_module("load")
     load.raise_fd_limit()
     config = tmp_path / "fuzz.toml"
-    config.write_text(FUZZ_CONFIG)
+    config.write_text(load.LOAD_CONFIG)  # the load bench's room file
     server = load.Server(tmp_path / "fuzz.sqlite3", config)
     server.start()
     rng = random.Random(8)
@@ -244,7 +229,7 @@ messages = st.fixed_dictionaries(
 async def test_hypothesis_messages_get_typed_errors(tmp_path: Path):
     load = bench_module("load")
     config = tmp_path / "fuzz.toml"
-    config.write_text(FUZZ_CONFIG)
+    config.write_text(load.LOAD_CONFIG)  # the load bench's room file
     server = load.Server(tmp_path / "fuzz.sqlite3", config)
     server.start()
     drawn: list[str] = []
