@@ -2,9 +2,9 @@
 
 HTTP paths are answered in the WebSocket server's ``process_request`` hook, so
 everything shares one port and one event loop. Each socket gets a
-:class:`Connection`: parse, rate-limit, dispatch to the lobby or a table's
-inbox, and a writer task with a bounded queue (a client that stops reading is
-cut off instead of growing the server's memory).
+:class:`Connection`: parse, rate-limit, dispatch to the lobby or a table, and
+send straight into the socket's transport (a client that stops reading is cut
+off instead of growing the server's memory).
 """
 
 from __future__ import annotations
@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 
 from ratings import SYSTEMS
 from server import auth
@@ -39,6 +41,7 @@ from server.ranked import Ranked, when
 from server.ranked_table import RankedTable
 from server.review import review
 from server.store import NameTaken, SqliteStore
+from server.table import Shared
 
 log = logging.getLogger("trickroom.server")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -71,11 +74,12 @@ class TokenBucket:
 class Connection:
     """One client socket: who it is, where it sits, and how much it has yet to read.
 
-    Sending is synchronous: a message goes straight into the socket's transport
-    (websockets' ``broadcast``, the library's own fan-out path), with no task or
-    queue per connection. What the client has not read yet waits in the
-    transport's buffer; past ``outbox_bytes`` the client is cut off instead of
-    growing the server's memory.
+    Sending is synchronous: a message's frame goes straight into the socket's
+    transport, with no task or queue per connection. A message for many clients
+    (:class:`Shared`) is framed once and the same bytes go to each of them; this is
+    what websockets' ``broadcast`` does, less the framing of every copy. What the
+    client has not read yet waits in the transport's buffer; past ``outbox_bytes``
+    the client is cut off instead of growing the server's memory.
     """
 
     def __init__(self, ws: ServerConnection, app: App) -> None:
@@ -90,17 +94,24 @@ class Connection:
         self.strikes = 0
         self.closing = False
 
-    def send_text(self, text: str | bytes) -> None:
-        """Send one message (``bytes``: already UTF-8, as a table encodes a broadcast once)."""
-        if self.closing:
+    def send_text(self, text: str | Shared) -> None:
+        """Send one message, unless the connection is closing (as ``broadcast`` skips it)."""
+        ws = self.ws
+        if self.closing or ws.protocol.state is not State.OPEN:
             return
-        transport = self.ws.transport
-        if transport is not None and transport.get_write_buffer_size() > self.outbox_bytes:
+        transport = ws.transport
+        if transport.get_write_buffer_size() > self.outbox_bytes:
             self.closing = True
-            log.warning("closing slow consumer %s", self.name or self.ws.remote_address)
-            asyncio.get_running_loop().create_task(self.ws.close(1008, "slow consumer"))
+            log.warning("closing slow consumer %s", self.name or ws.remote_address)
+            asyncio.get_running_loop().create_task(ws.close(1008, "slow consumer"))
             return
-        broadcast((self.ws,), text, text=True)
+        if isinstance(text, Shared):
+            frame = text.frame
+            if frame is None:
+                frame = text.frame = text_frame(text.data)
+        else:
+            frame = text_frame(text.encode())
+        transport.write(frame)
 
     def send(self, message: dict[str, Any]) -> None:
         self.send_text(json.dumps(message))
@@ -245,6 +256,10 @@ class App:
                     async for _ in ws:
                         pass
                 await closer
+            if conn.tables:
+                log.info("%s's connection closed (code %s %s) at table(s) %s",
+                         conn.name or "?", ws.close_code, ws.close_reason or "",
+                         ", ".join(sorted(conn.tables)))
             self.per_ip[ip] -= 1
             METRICS.connections.dec()
             self.lobby.unsubscribe(conn)
@@ -415,6 +430,12 @@ def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
     headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
                        ("Cache-Control", "no-store")])
     return Response(status.value, status.phrase, headers, body)
+
+
+def text_frame(data: bytes) -> bytes:
+    """A whole unmasked text frame, as a server sends it (no extension: the server turns
+    compression off, so every client's frame of a message is the same bytes)."""
+    return Frame(Opcode.TEXT, data).serialize(mask=False, extensions=[])
 
 
 def _json(data: Any, status: HTTPStatus = HTTPStatus.OK) -> Response:

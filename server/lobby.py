@@ -16,7 +16,7 @@ from server.protocol import ProtocolError
 from server.ranked import Ranked
 from server.ranked_table import RankedTable
 from server.store import SqliteStore
-from server.table import ENGINES, Client, Table
+from server.table import ENGINES, Client, Shared, Table
 
 log = logging.getLogger("trickroom.lobby")
 
@@ -79,9 +79,9 @@ class Lobby:
         subscribers = self.subscribers.get(table.room.name)
         if not subscribers:
             return
-        data = json.dumps({"type": "table_update", "table": table.info()}).encode()
+        update = Shared(json.dumps({"type": "table_update", "table": table.info()}))
         for client in subscribers:
-            client.send_text(data)
+            client.send_text(update)
 
     def unsubscribe(self, client: Client) -> None:
         for subs in self.subscribers.values():
@@ -145,7 +145,8 @@ class Lobby:
 
     def room_chat(self, client: Client, room: str, text: str) -> None:
         self.room(room)
-        message = json.dumps({"type": "chat", "name": client.name, "text": text, "room": room})
+        message = Shared(json.dumps({"type": "chat", "name": client.name, "text": text,
+                                     "room": room}))
         for other in self.subscribers.get(room, ()):
             if client.name not in self.ignores.get(other.name, set()):
                 other.send_text(message)

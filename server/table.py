@@ -47,14 +47,26 @@ log = logging.getLogger("trickroom.table")
 ENGINES: dict[str, type[TrickGame]] = {"spades": SpadesGame, "hearts": HeartsGame}
 
 
+class Shared:
+    """One message for a whole audience, encoded once: its UTF-8 text, and the
+    connection's framing of it, which is the same bytes for every client and so is
+    built by the first connection that sends it and reused by the rest."""
+
+    __slots__ = ("data", "frame")
+
+    def __init__(self, text: str) -> None:
+        self.data = text.encode()
+        self.frame: bytes | None = None
+
+
 class Client(Protocol):
     """What a table needs of a connection."""
 
     name: str
     guest: bool
 
-    def send_text(self, text: str | bytes) -> None:
-        """Send one message; ``bytes`` are its UTF-8 text, encoded once for many clients."""
+    def send_text(self, text: str | Shared) -> None:
+        """Send one message (a :class:`Shared` one goes to many clients)."""
 
 
 @dataclass
@@ -193,9 +205,9 @@ class Table:
         text = json.dumps({"type": "event", "table": self.id, "seq": self.seq, "event": event})
         self.log.append((self.seq, to, text))
         if to is None:
-            data = text.encode()
+            shared = Shared(text)
             for client in self.audience():
-                client.send_text(data)
+                client.send_text(shared)
         else:
             client = self.seats[to].client
             if client is not None:
@@ -279,6 +291,8 @@ class Table:
         if seat is None:
             raise ProtocolError("not_seated", "you do not sit at this table")
         if self.state == "playing":
+            log.info("table %s seat %d: %s left the game; a robot keeps the seat",
+                     self.id, seat.index, seat.name)
             await self._on_leave(seat)
             return
         seat.name, seat.kind, seat.client, seat.token_hash = None, "empty", None, None
@@ -337,6 +351,8 @@ class Table:
             return
         seat.client = None
         seat.away_since = self.clock()
+        log.info("table %s seat %d: %s is away; the seat's robot plays until they rejoin",
+                 self.id, seat.index, seat.name)
         self._changed()
         self._later(f"window-{seat.index}", self.settings.reconnect_seconds,
                     self.do_window_over, seat.index)
@@ -404,6 +420,8 @@ class Table:
             seat.client.send_text(json.dumps({
                 "type": "error", "code": "not_authorized", "id": None,
                 "message": "your seat was taken over by a newer connection"}))
+        if seat.away_since is not None:
+            log.info("table %s seat %d: %s rejoined", self.id, seat.index, seat.name)
         seat.client, seat.away_since = client, None
         self._prompted.pop(seat.index, None)  # this connection has seen no prompt yet
         timer = self._timers.pop(f"window-{seat.index}", None)
@@ -604,8 +622,8 @@ class Table:
     async def do_chat(self, client: Client, text: str, ignores: dict[str, set[str]]) -> None:
         if self.seat_of(client) is None and client not in self.watchers:
             raise ProtocolError("not_seated", "sit at or watch a table to chat there")
-        message = json.dumps({"type": "chat", "name": client.name, "text": text,
-                              "table": self.id})
+        message = Shared(json.dumps({"type": "chat", "name": client.name, "text": text,
+                                     "table": self.id}))
         for other in self.audience():
             if client.name not in ignores.get(other.name, set()):
                 other.send_text(message)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import AsyncExitStack
+from types import SimpleNamespace
 
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.protocol import State
 
 from server.client import ServerError, TrickroomClient
 from tests.server.conftest import seat_four, url, wait_for
@@ -146,6 +148,9 @@ class StuckTransport:
     def get_write_buffer_size(self):
         return self.buffered
 
+    def write(self, data):
+        self.buffered += len(data)
+
 
 class StuckSocket:
     """What the server sees of a slow consumer: its unread bytes pile up."""
@@ -154,25 +159,17 @@ class StuckSocket:
 
     def __init__(self):
         self.transport = StuckTransport()
+        self.protocol = SimpleNamespace(state=State.OPEN)
         self.closed_with = None
-        self.sent = []
 
     async def close(self, code, reason):
         self.closed_with = (code, reason)
 
 
-async def test_a_client_that_stops_reading_is_cut_off_not_buffered_for_ever(app, monkeypatch):
-    from server import app as app_module
+async def test_a_client_that_stops_reading_is_cut_off_not_buffered_for_ever(app):
     from server.app import Connection
 
     ws = StuckSocket()
-
-    def stuck_broadcast(connections, message, text=None):
-        for c in connections:
-            c.sent.append(message)
-            c.transport.buffered += len(message)
-
-    monkeypatch.setattr(app_module, "broadcast", stuck_broadcast)
     conn = Connection(ws, app)
     limit = app.config.settings.outbox_bytes
     message = '{"type": "event", "padding": "' + "x" * 1000 + '"}'
@@ -180,7 +177,8 @@ async def test_a_client_that_stops_reading_is_cut_off_not_buffered_for_ever(app,
         conn.send_text(message)
     await asyncio.sleep(0)
     assert ws.closed_with == (1008, "slow consumer")
-    assert limit <= ws.transport.buffered <= limit + len(message)  # then nothing more
+    # Then nothing more (a frame is the message and a few bytes of header).
+    assert limit <= ws.transport.buffered <= limit + len(message) + 10
 
 
 async def test_a_session_token_logs_back_in_and_a_bad_one_is_refused(app):
@@ -210,3 +208,22 @@ async def test_room_chat_respects_ignore(app):
         with pytest.raises(ServerError) as err:
             await a.request({"type": "chat", "room": "nowhere", "text": "hi"})
         assert err.value.code == "not_found"
+
+
+async def test_a_message_for_many_clients_is_framed_once_and_closing_ones_are_skipped(app):
+    from server.app import Connection
+    from server.table import Shared
+
+    sockets = [StuckSocket() for _ in range(3)]
+    writes: list[list[bytes]] = [[] for _ in sockets]
+    for ws, log in zip(sockets, writes):
+        ws.transport.write = log.append
+    sockets[2].protocol.state = State.CLOSING
+    message = Shared(json.dumps({"type": "event", "seq": 7, "event": {"type": "played"}}))
+    for ws in sockets:
+        Connection(ws, app).send_text(message)
+    assert writes[0] and writes[0][0] is writes[1][0]  # the same bytes, framed once
+    assert writes[2] == []  # a closing socket gets nothing more
+    frame = writes[0][0]
+    assert frame[0] == 0x81 and frame[1] == len(frame) - 2  # one final text frame, unmasked
+    assert json.loads(frame[2:]) == {"type": "event", "seq": 7, "event": {"type": "played"}}

@@ -86,6 +86,8 @@ class Page:
         self.page = page
         self.name = name
         self.errors: list[str] = []
+        self.console: list[str] = []  # every console line, for the story of a failure
+        page.on("console", lambda msg: self.console.append(f"{msg.type}: {msg.text}"))
         page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
         page.on("console", lambda msg: msg.type == "error" and not _expected(msg.text)
                 and self.errors.append(f"console error: {msg.text}"))

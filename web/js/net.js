@@ -49,12 +49,13 @@ export class Connection {
       for (const text of queued) ws.send(text);
     };
     ws.onmessage = (e) => this.receive(e.data);
-    ws.onclose = () => {
+    ws.onclose = (e) => {
       if (this.ws !== ws) return;
       for (const [, p] of this.pending) p.reject(new ServerError({ code: "disconnected", message: "the connection was lost" }));
       this.pending.clear();
       this.setStatus("closed");
       const delay = Math.min(8000, 300 * 2 ** this.retry++);
+      console.info(`trickroom: the socket closed (code ${e.code}${e.reason ? `: ${e.reason}` : ""}); reconnecting in ${delay} ms`);
       setTimeout(() => this.connect(), delay);
     };
   }
