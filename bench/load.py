@@ -15,8 +15,9 @@ parsed or stored), and one socket's echo round trip, measured every 5 ms while t
 level runs (and alone before it); the ratio of the p50 to that echo; errors, server
 CPU and RSS (from /proc), and this client's own CPU (one process drives every
 socket: at high load it, not the server, may be the limit). Every latency ends at
-the moment its frame's bytes came off the socket (``StampedConnection``), so the
-client's Python work on other frames is not counted in any of them. Memory per
+the moment its frame's bytes came off the socket (``StampedConnection``; ``--stamp
+kernel``: the kernel's receive time of them), so the client's Python work on other
+frames is not counted in any of them. Memory per
 connection is measured on its own: K idle authenticated sockets on a fresh
 server, RSS delta / K. Targets 127.0.0.1 only; every level is bounded in time.
 Ends with::
@@ -41,6 +42,7 @@ import os
 import random
 import resource
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -73,11 +75,40 @@ rules = { mercy = 200 }
 """
 
 
-class StampedConnection(ClientConnection):
-    """A client connection that notes when each data frame's bytes came off the socket.
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux; the module lacks it on 3.11
+STAMP = {"source": "loop"}  # "loop" or "kernel": see StampedConnection; set by --stamp
 
-    Every latency here (a table's event, the echo, the relay) ends at that stamp, so
-    none of them counts the client's own Python work on other sockets' frames first.
+
+class KernelStampedSocket:
+    """A client socket as asyncio's transport reads it, through ``recvmsg``: each read
+    also brings back when the kernel received its bytes (``SO_TIMESTAMPNS``)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self._sock = sock
+        self.at = 0.0  # wall-clock seconds of the last read's arrival (0: none yet)
+
+    def recv(self, size: int) -> bytes:
+        data, ancillary, _flags, _addr = self._sock.recvmsg(size, 64)
+        for level, kind, raw in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                sec, nsec = struct.unpack("qq", raw[:16])
+                self.at = sec + nsec * 1e-9
+        return data
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+class StampedConnection(ClientConnection):
+    """A client connection that notes when each data frame's bytes reached the socket.
+
+    Every latency here (a table's event, the echo, the relay) ends at that stamp. With
+    ``--stamp loop`` (the default) it is when this process's event loop reads them off
+    the socket. With ``--stamp kernel`` it is the kernel's own receive time, which
+    leaves out, for the echo as much as for the tables, this process's wake-up and its
+    Python work on other sockets' frames (four seats share one client process here;
+    players do not). Both are printed by the figures in the issue's notes.
     ``stamps`` holds one arrival time per data frame not yet read, oldest first.
     """
 
@@ -85,9 +116,19 @@ class StampedConnection(ClientConnection):
         super().__init__(*args, **kwargs)
         self.stamps: collections.deque[float] = collections.deque()
         self._chunk_at = 0.0
+        self._kernel: KernelStampedSocket | None = None
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        sock = getattr(transport, "_sock", None)  # asyncio's selector transport reads it
+        if STAMP["source"] == "kernel" and isinstance(sock, socket.socket):
+            self._kernel = transport._sock = KernelStampedSocket(sock)
 
     def data_received(self, data: bytes) -> None:
-        self._chunk_at = time.perf_counter()
+        now = time.perf_counter()
+        if self._kernel is not None and self._kernel.at:
+            now -= time.time() - self._kernel.at  # the kernel's wall-clock stamp, as perf time
+        self._chunk_at = now
         super().data_received(data)
 
     def process_event(self, event: Any) -> None:
@@ -640,6 +681,10 @@ async def main(args: argparse.Namespace) -> int:
                   "four out; no parsing, game or storage)")
             print("  echo50: one socket's echo round trip, every 5 ms while the level runs; "
                   "idle50: the same before the level, alone; ratio: p50 / idle50")
+            print(f"  received: {STAMP['source']} stamp ("
+                  + ("the kernel's receive time of the frame's bytes"
+                     if STAMP["source"] == "kernel" else "when this process's loop read them")
+                  + "; --stamp to change)")
             print(HEADER)
             results = []
             for i, (n, think) in enumerate(levels):
@@ -685,8 +730,12 @@ if __name__ == "__main__":
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-pin", dest="pin", action="store_false",
                         help="do not pin the servers to one core and the clients to the rest")
+    parser.add_argument("--stamp", choices=("loop", "kernel"), default="loop",
+                        help="when a frame counts as received: when this process's event "
+                             "loop read it (default), or the kernel's receive time")
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
     ns = parser.parse_args()
+    STAMP["source"] = ns.stamp
     if ns.echo_server:
         echo_server_main(ns.echo_server)
     else:

@@ -216,7 +216,7 @@ async def test_a_message_for_many_clients_is_framed_once_and_closing_ones_are_sk
 
     sockets = [StuckSocket() for _ in range(3)]
     writes: list[list[bytes]] = [[] for _ in sockets]
-    for ws, log in zip(sockets, writes):
+    for ws, log in zip(sockets, writes, strict=True):
         ws.transport.write = log.append
     sockets[2].protocol.state = State.CLOSING
     message = Shared(json.dumps({"type": "event", "seq": 7, "event": {"type": "played"}}))
