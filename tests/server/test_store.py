@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from server.config import ConfigError, load_config
 from server.store import SqliteStore
+
+
+@pytest.fixture
+async def store(tmp_path):
+    """An open store on ``tmp_path/db.sqlite3`` holding one game, ``g1``."""
+    opened = SqliteStore(tmp_path / "db.sqlite3")
+    await opened.open()
+    await opened.create_game("g1", "t1", "spades", "spades", {}, 7, 0, [], "choose_seats")
+    yield opened
+    await opened.close()
 
 
 def synchronous(store: SqliteStore) -> int:
@@ -27,39 +38,26 @@ async def test_durability_picks_whether_each_commit_waits_for_the_disk(tmp_path,
         await store.close()
 
 
-async def test_an_acknowledged_action_is_in_the_file_before_the_store_closes(tmp_path):
+async def test_an_acknowledged_action_is_in_the_file_before_the_store_closes(store):
     """What a SIGKILL leaves behind: another process opening the file sees every acked write."""
-    path = tmp_path / "db.sqlite3"
-    store = SqliteStore(path)
-    await store.open()
-    try:
-        await store.create_game("g1", "t1", "spades", "spades", {}, 7, 0, [], "choose_seats")
-        await asyncio.gather(*(store.append_action("g1", i, i % 4, {"type": "play", "card": c})
-                               for i, c in enumerate(["2C", "3C", "4C", "5C"])))
-        assert store.commits < store.writes  # the four actions shared commits
-        other = sqlite3.connect(path)  # as a restarted server would, with this one alive
-        rows = other.execute("SELECT idx, action FROM actions ORDER BY idx").fetchall()
-        other.close()
-        assert [r[0] for r in rows] == [0, 1, 2, 3]
-    finally:
-        await store.close()
+    await asyncio.gather(*(store.append_action("g1", i, i % 4, {"type": "play", "card": c})
+                           for i, c in enumerate(["2C", "3C", "4C", "5C"])))
+    assert store.commits < store.writes  # the four actions shared commits
+    other = sqlite3.connect(store.path)  # as a restarted server would, with this one alive
+    rows = other.execute("SELECT idx, action FROM actions ORDER BY idx").fetchall()
+    other.close()
+    assert [r[0] for r in rows] == [0, 1, 2, 3]
 
 
-async def test_one_failing_write_fails_alone(tmp_path):
-    store = SqliteStore(tmp_path / "db.sqlite3")
-    await store.open()
-    try:
-        await store.create_game("g1", "t1", "spades", "spades", {}, 7, 0, [], "choose_seats")
-        results = await asyncio.gather(
-            store.append_action("g1", 0, 0, {"type": "bid", "value": 3}),
-            store.append_action("g1", 0, 1, {"type": "bid", "value": 4}),  # same idx: refused
-            store.append_action("g1", 1, 1, {"type": "bid", "value": 5}),
-            return_exceptions=True)
-        assert results[0] is None and results[2] is None
-        assert isinstance(results[1], sqlite3.IntegrityError)
-        assert await store.action_count("g1") == 2
-    finally:
-        await store.close()
+async def test_one_failing_write_fails_alone(store):
+    results = await asyncio.gather(
+        store.append_action("g1", 0, 0, {"type": "bid", "value": 3}),
+        store.append_action("g1", 0, 1, {"type": "bid", "value": 4}),  # same idx: refused
+        store.append_action("g1", 1, 1, {"type": "bid", "value": 5}),
+        return_exceptions=True)
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], sqlite3.IntegrityError)
+    assert await store.action_count("g1") == 2
 
 
 def test_an_unknown_durability_is_refused_by_name(tmp_path):
@@ -69,16 +67,9 @@ def test_an_unknown_durability_is_refused_by_name(tmp_path):
         SqliteStore(tmp_path / "db.sqlite3", durability="sometimes")
 
 
-async def test_the_write_ahead_log_stays_bounded_under_steady_writes(tmp_path):
+async def test_the_write_ahead_log_stays_bounded_under_steady_writes(store):
     """A busy server commits thousands of times a minute; its WAL must not grow for ever."""
-    path = tmp_path / "db.sqlite3"
-    store = SqliteStore(path)
-    await store.open()
-    try:
-        await store.create_game("g1", "t1", "spades", "spades", {}, 7, 0, [], "choose_seats")
-        for i in range(3000):  # one commit each: the worst case for the log
-            await store.append_action("g1", i, i % 4, {"type": "play", "card": "2C"})
-        wal = path.with_name(path.name + "-wal")
-        assert wal.stat().st_size < 8 * 2**20  # 1,000 pages of 4 KiB, and slack
-    finally:
-        await store.close()
+    for i in range(3000):  # one commit each: the worst case for the log
+        await store.append_action("g1", i, i % 4, {"type": "play", "card": "2C"})
+    wal = Path(store.path + "-wal")
+    assert wal.stat().st_size < 8 * 2**20  # 1,000 pages of 4 KiB, and slack
