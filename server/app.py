@@ -30,6 +30,7 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
+from game.review import review
 from ratings import SYSTEMS
 from server import auth
 from server.collector import Collector
@@ -39,7 +40,6 @@ from server.metrics import METRICS
 from server.protocol import ProtocolError, parse_client_message
 from server.ranked import Ranked, when
 from server.ranked_table import RankedTable
-from server.review import review
 from server.store import NameTaken, SqliteStore
 from server.table import Shared
 

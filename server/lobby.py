@@ -10,13 +10,14 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from game.engine import ENGINES
 from server.config import Config, ConfigError
 from server.metrics import METRICS
 from server.protocol import ProtocolError
 from server.ranked import Ranked
 from server.ranked_table import RankedTable
 from server.store import SqliteStore
-from server.table import ENGINES, Client, Shared, Table
+from server.table import Client, Shared, Table
 
 log = logging.getLogger("trickroom.lobby")
 

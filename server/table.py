@@ -32,10 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from game.actions import ActionParseError, IllegalAction, Pass, action_from_wire
+from game.engine import ENGINES
 from game.events import Event
-from game.hearts import HeartsGame
 from game.robots import Robot, make_robot
-from game.spades import SpadesGame
 from game.trickgame import TrickGame
 from server.auth import new_token, token_hash, token_matches
 from server.config import Room, ServerSettings
@@ -44,7 +43,6 @@ from server.protocol import ProtocolError
 from server.store import SqliteStore
 
 log = logging.getLogger("trickroom.table")
-ENGINES: dict[str, type[TrickGame]] = {"spades": SpadesGame, "hearts": HeartsGame}
 
 
 class Shared:

@@ -2,7 +2,8 @@
 
 A stored record is only rules, seed and actions; replaying them through the
 engine gives back every deal, bid, pass and trick, so nothing else needs
-storing. Only finished games are reviewed, when every hand may be shown.
+storing. Only finished games are reviewed, when every hand may be shown. Pure:
+the server only hands it a stored record.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from game.actions import action_from_wire
 from game.cards import texts_of
-from server.table import ENGINES
+from game.engine import ENGINES
 
 
 def review(record: dict[str, Any]) -> list[dict[str, Any]]:
