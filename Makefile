@@ -35,6 +35,7 @@ bench: $(VENV)/.installed-bench
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check game ratings server tests bench
 	$(VENV)/bin/mypy game ratings
+	$(VENV)/bin/mypy --strict server
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

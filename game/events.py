@@ -266,7 +266,18 @@ class GameOver(NamedTuple):
         return {"type": "game_over", "scores": list(self.scores), "winners": list(self.winners)}
 
 
-def visible_to(event: Event, seat: int | None) -> bool:
-    """Whether ``seat`` (``None``: a spectator) may see ``event``."""
+class Tagged(Protocol):
+    """Anything tagged with its audience the way events are: a seat, or ``None`` (public)."""
+
+    @property
+    def to(self) -> int | None: ...
+
+
+def visible_to(event: Tagged, seat: int | None) -> bool:
+    """Whether ``seat`` (``None``: a spectator) may see ``event``.
+
+    The one visibility rule: the server's event log filters what it replays and
+    sends with it, so an event and its logged copy are seen by the same seats.
+    """
     to = event.to
     return to is None or to == seat

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import mimetypes
 import os
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -37,11 +38,48 @@ from server.collector import Collector
 from server.config import Config
 from server.lobby import Lobby
 from server.metrics import METRICS
-from server.protocol import ProtocolError, parse_client_message
-from server.ranked import Ranked, when
-from server.ranked_table import RankedTable
+from server.protocol import (
+    Act,
+    CastVote,
+    Chat,
+    ClientMessage,
+    CreateTable,
+    FillRobots,
+    Guest,
+    Ignore,
+    ListRooms,
+    ListTables,
+    Login,
+    Ok,
+    Ping,
+    PlayAgain,
+    Pong,
+    ProtocolError,
+    Queue,
+    Register,
+    Rejoin,
+    Resume,
+    Rooms,
+    ServerMessage,
+    SettingsSaved,
+    Sit,
+    Stand,
+    Start,
+    TableCreated,
+    Tables,
+    Unqueue,
+    Unwatch,
+    Watch,
+    Welcome,
+    parse_client_message,
+)
+from server.protocol import Settings as SettingsRequest
+from server.ranked import Ranked
 from server.store import NameTaken, SqliteStore
-from server.table import Shared
+from server.tables import commands as command
+from server.tables.commands import Disconnect, Who
+from server.tables.log import Shared
+from server.tables.rating import when
 
 log = logging.getLogger("trickroom.server")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -82,9 +120,10 @@ class Connection:
     the client is cut off instead of growing the server's memory.
     """
 
-    def __init__(self, ws: ServerConnection, app: App) -> None:
+    def __init__(self, ws: ServerConnection, app: App, client_id: int = 0) -> None:
         self.ws = ws
         self.app = app
+        self.id = client_id  # how table machines name this connection
         self.name = ""
         self.guest = True
         self.tables: set[str] = set()
@@ -113,12 +152,17 @@ class Connection:
             frame = text_frame(text.encode())
         transport.write(frame)
 
-    def send(self, message: dict[str, Any]) -> None:
-        self.send_text(json.dumps(message))
+    def reply(self, message: ServerMessage) -> None:
+        self.send_text(message.encode())
+
+    @property
+    def who(self) -> Who:
+        """This connection as a table's command names its sender."""
+        return Who(self.id, self.name, self.guest)
 
     def error(self, exc: ProtocolError) -> None:
         METRICS.errors.labels(exc.code).inc()
-        self.send(exc.to_wire())
+        self.reply(exc.to_model())
 
 
 class App:
@@ -129,7 +173,10 @@ class App:
         self.collector = Collector(config.settings.gc_freeze_seconds,
                                    config.settings.gc_full_seconds)
         self.ranked = Ranked(self.store, config.settings.min_games, wall_clock)
-        self.lobby = Lobby(config, self.store, self.ranked)
+        self.clients: dict[int, Connection] = {}  # every open connection, by its id
+        self._ids = itertools.count(1)
+        self.lobby = Lobby(config, self.store, self.ranked, self.clients,
+                           wall_clock=wall_clock)
         self.server: Server | None = None
         self.per_ip: dict[str, int] = defaultdict(int)
         self.guest_names: set[str] = set()
@@ -185,9 +232,10 @@ class App:
         params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&")
                                              if "=" in p)}
         if path == "/api/rooms":
-            return _json({"rooms": self.lobby.rooms_info()})
+            return _json({"rooms": [r.model_dump() for r in self.lobby.rooms_info()]})
         if path == "/api/tables":
-            return _json({"tables": self.lobby.tables_info(params.get("room", ""))})
+            return _json({"tables": [t.model_dump() for t in
+                                     self.lobby.tables_info(params.get("room", ""))]})
         if path.startswith("/api/games/"):
             record = await self.store.game(unquote(path.removeprefix("/api/games/")))
             if record is None:
@@ -224,7 +272,8 @@ class App:
         ip = str(ws.remote_address[0]) if ws.remote_address else "?"
         self.per_ip[ip] += 1
         METRICS.connections.inc()
-        conn = Connection(ws, self)
+        conn = Connection(ws, self, next(self._ids))
+        self.clients[conn.id] = conn
         try:
             async for frame in ws:
                 if not conn.bucket.take():
@@ -266,132 +315,145 @@ class App:
             for table_id in list(conn.tables):
                 table = self.lobby.tables.get(table_id)
                 if table is not None:
-                    await table.call(table.do_disconnect, conn)
+                    await table.call(Disconnect(conn.id))
+            del self.clients[conn.id]
 
-    async def dispatch(self, conn: Connection, msg: Any) -> None:
+    async def dispatch(self, conn: Connection, msg: ClientMessage) -> None:
         rid = msg.id
-        kind = msg.type
-        if kind == "ping":
-            conn.send({"type": "pong", "id": rid})
+        if isinstance(msg, Ping):
+            conn.reply(Pong(id=rid))
             return
-        if kind in ("register", "login", "guest", "resume"):
+        if isinstance(msg, (Register, Login, Guest, Resume)):
             await self.authenticate(conn, msg)
             return
-        if kind == "list_rooms":
-            conn.send({"type": "rooms", "id": rid, "rooms": self.lobby.rooms_info()})
+        if isinstance(msg, ListRooms):
+            conn.reply(Rooms(id=rid, rooms=self.lobby.rooms_info()))
             return
         if not conn.name:
             raise ProtocolError("not_authorized", "log in, register or play as a guest first",
                                 rid)
         try:
-            await self.table_request(conn, msg)
+            await REQUESTS[type(msg)](self, conn, msg)
         except ProtocolError as exc:
             exc.request_id = rid
             raise
 
-    async def table_request(self, conn: Connection, msg: Any) -> None:
-        rid, kind, lobby = msg.id, msg.type, self.lobby
-        if kind == "list_tables":
-            lobby.room(msg.room)
-            lobby.subscribers[msg.room].add(conn)
-            conn.send({"type": "tables", "id": rid, "room": msg.room,
-                       "tables": lobby.tables_info(msg.room)})
-        elif kind == "create_table":
-            table = lobby.new_table(msg.room, msg.rules, msg.seating)
-            conn.send({"type": "table_created", "id": rid, "table": table.info()})
-        elif kind == "sit":
-            table = lobby.table(msg.table)
-            seat, token = await table.call(table.do_sit, conn, msg.seat)
-            conn.tables.add(table.id)
-            conn.send({"type": "seated", "id": rid, "table": table.id, "seat": seat,
-                       "seat_token": token})
-        elif kind == "rejoin":
-            table = lobby.table(msg.table)
-            conn.tables.add(table.id)
-            await table.call(table.do_rejoin, conn, msg.seat_token, msg.last_seq, rid)
-        elif kind == "watch":
-            table = lobby.table(msg.table)
-            conn.tables.add(table.id)
-            await table.call(table.do_watch, conn, rid)
-        elif kind == "unwatch":
-            table = lobby.table(msg.table)
-            conn.tables.discard(table.id)
-            await table.call(table.do_unwatch, conn)
-            conn.send({"type": "ok", "id": rid})
-        elif kind in ("stand", "fill_robots", "start", "play_again", "act"):
-            table = lobby.table(msg.table)
-            if kind == "stand":
-                await table.call(table.do_stand, conn)
-            elif kind == "fill_robots":
-                await table.call(table.do_fill, conn, msg.level)
-            elif kind == "start":
-                await table.call(table.do_start, conn)
-            elif kind == "play_again":
-                await table.call(table.do_play_again, conn)
-            else:
-                await table.call(table.do_act, conn, msg.action)
-            conn.send({"type": "ok", "id": rid})
-        elif kind == "chat":
-            text = msg.text.strip()
-            if len(text) > self.config.settings.chat_max_chars:
-                raise ProtocolError("too_long", f"chat messages are at most "
-                                                f"{self.config.settings.chat_max_chars} characters")
-            if msg.table:
-                table = lobby.table(msg.table)
-                await table.call(table.do_chat, conn, text, lobby.ignores)
-            elif msg.room:
-                lobby.room_chat(conn, msg.room, text)
-            else:
-                raise ProtocolError("invalid_field", "chat needs a 'table' or a 'room'")
-            conn.send({"type": "ok", "id": rid})
-        elif kind == "queue":
-            await lobby.queue_join(conn, msg.room, rid)
-        elif kind == "unqueue":
-            lobby.queue_leave(conn, msg.room, rid)
-        elif kind == "vote":
-            table = lobby.table(msg.table)
-            if not isinstance(table, RankedTable):
-                raise ProtocolError("wrong_phase", "casual tables have no votes")
-            await table.call(table.do_vote, conn, msg.vote, msg.choice)
-            conn.send({"type": "ok", "id": rid})
-        elif kind == "settings":
-            if conn.guest:
-                raise ProtocolError("not_authorized", "guests have no settings; register first")
-            if not msg.rank_me and not msg.confirm:
-                raise ProtocolError(
-                    "confirm_required",
-                    "turning \"rank me\" off bans you from ranked play for a week and resets "
-                    "your ratings to the start value: send again with \"confirm\": true")
-            until = await self.ranked.set_rank_me(conn.name, msg.rank_me)
-            conn.send({"type": "settings", "id": rid, "rank_me": msg.rank_me,
-                       "banned_until": when(until) if until else None})
-        elif kind == "ignore":
-            if msg.on:
-                lobby.ignores[conn.name].add(msg.name)
-            else:
-                lobby.ignores[conn.name].discard(msg.name)
-            conn.send({"type": "ok", "id": rid})
+    # -- the lobby's requests ----------------------------------------------------------------
 
-    async def authenticate(self, conn: Connection, msg: Any) -> None:
+    async def list_tables(self, conn: Connection, msg: ListTables) -> None:
+        self.lobby.room(msg.room)
+        self.lobby.subscribers[msg.room].add(conn)
+        conn.reply(Tables(id=msg.id, room=msg.room, tables=self.lobby.tables_info(msg.room)))
+
+    async def create_table(self, conn: Connection, msg: CreateTable) -> None:
+        table = await self.lobby.new_table(msg.room, msg.rules, msg.seating)
+        conn.reply(TableCreated(id=msg.id, table=table.machine.info()))
+
+    async def queue(self, conn: Connection, msg: Queue) -> None:
+        await self.lobby.queue_join(conn, msg.room, msg.id)
+
+    async def unqueue(self, conn: Connection, msg: Unqueue) -> None:
+        self.lobby.queue_leave(conn, msg.room, msg.id)
+
+    async def chat(self, conn: Connection, msg: Chat) -> None:
+        text = msg.text.strip()
+        if len(text) > self.config.settings.chat_max_chars:
+            raise ProtocolError("too_long", f"chat messages are at most "
+                                            f"{self.config.settings.chat_max_chars} characters")
+        if msg.table:
+            table = self.lobby.table(msg.table)
+            await table.call(command.Chat(conn.who, msg.id, text,
+                                         self.lobby.ignored_by(conn.name)))
+        elif msg.room:
+            self.lobby.room_chat(conn, msg.room, text)
+            conn.reply(Ok(id=msg.id))
+        else:
+            raise ProtocolError("invalid_field", "chat needs a 'table' or a 'room'")
+
+    async def settings(self, conn: Connection, msg: SettingsRequest) -> None:
+        if conn.guest:
+            raise ProtocolError("not_authorized", "guests have no settings; register first")
+        if not msg.rank_me and not msg.confirm:
+            raise ProtocolError(
+                "confirm_required",
+                "turning \"rank me\" off bans you from ranked play for a week and resets "
+                "your ratings to the start value: send again with \"confirm\": true")
+        until = await self.ranked.set_rank_me(conn.name, msg.rank_me)
+        conn.reply(SettingsSaved(id=msg.id, rank_me=msg.rank_me,
+                                 banned_until=when(until) if until else None))
+
+    async def ignore(self, conn: Connection, msg: Ignore) -> None:
+        if msg.on:
+            self.lobby.ignores[conn.name].add(msg.name)
+        else:
+            self.lobby.ignores[conn.name].discard(msg.name)
+        conn.reply(Ok(id=msg.id))
+
+    # -- a table's requests: each becomes one command for its machine --------------------------
+
+    async def sit(self, conn: Connection, msg: Sit) -> None:
+        table = self.lobby.table(msg.table)
+        refusal = None
+        if table.machine.room.rated:
+            refusal = await self.ranked.refusal(conn.name, conn.guest)
+        await table.call(command.Sit(conn.who, msg.id, msg.seat, refusal))
+        conn.tables.add(table.id)
+
+    async def rejoin(self, conn: Connection, msg: Rejoin) -> None:
+        table = self.lobby.table(msg.table)
+        conn.tables.add(table.id)
+        await table.call(command.Rejoin(conn.who, msg.id, msg.seat_token, msg.last_seq))
+
+    async def watch(self, conn: Connection, msg: Watch) -> None:
+        table = self.lobby.table(msg.table)
+        conn.tables.add(table.id)
+        await table.call(command.Watch(conn.who, msg.id))
+
+    async def unwatch(self, conn: Connection, msg: Unwatch) -> None:
+        table = self.lobby.table(msg.table)
+        conn.tables.discard(table.id)
+        await table.call(command.Unwatch(conn.who, msg.id))
+
+    async def stand(self, conn: Connection, msg: Stand) -> None:
+        await self.lobby.table(msg.table).call(command.Stand(conn.who, msg.id))
+
+    async def fill_robots(self, conn: Connection, msg: FillRobots) -> None:
+        await self.lobby.table(msg.table).call(command.Fill(conn.who, msg.id, msg.level))
+
+    async def start_game(self, conn: Connection, msg: Start) -> None:
+        await self.lobby.table(msg.table).call(command.Start(conn.who, msg.id))
+
+    async def play_again(self, conn: Connection, msg: PlayAgain) -> None:
+        await self.lobby.table(msg.table).call(command.PlayAgain(conn.who, msg.id))
+
+    async def act(self, conn: Connection, msg: Act) -> None:
+        await self.lobby.table(msg.table).call(command.Act(conn.who, msg.id, msg.action))
+
+    async def vote(self, conn: Connection, msg: CastVote) -> None:
+        await self.lobby.table(msg.table).call(
+            command.CastVote(conn.who, msg.id, msg.vote, msg.choice))
+
+    async def authenticate(self, conn: Connection,
+                           msg: Register | Login | Guest | Resume) -> None:
         rid = msg.id
-        if msg.type in ("register", "login", "guest") and not (
-                msg.type == "guest" and msg.name is None) and not auth.valid_name(msg.name):
+        named = msg.name if isinstance(msg, (Register, Login, Guest)) else None
+        if named is not None and not auth.valid_name(named):
             raise ProtocolError("invalid_field", "a name is 1-24 letters, digits, '_' or '-'",
                                 rid)
-        if msg.type == "register":
+        if isinstance(msg, Register):
             try:
                 await self.store.create_user(msg.name, auth.hash_password(msg.password))
             except NameTaken:
                 raise ProtocolError("name_taken", f"the name {msg.name!r} is taken", rid) from None
             name, guest = msg.name, False
-        elif msg.type == "login":
+        elif isinstance(msg, Login):
             found = await self.store.user_hash(msg.name)
             stored_hash = found[1] if found else auth.hash_password("not a password")
             ok = auth.check_password(msg.password, stored_hash)
             if not found or not ok:
                 raise ProtocolError("bad_credentials", "wrong name or password", rid)
             name, guest = found[0], False
-        elif msg.type == "guest":
+        elif isinstance(msg, Guest):
             name = await self.guest_name(msg.name)
             guest = True
         else:
@@ -402,8 +464,7 @@ class App:
         token = auth.new_token()
         await self.store.create_session(auth.token_hash(token), name, guest)
         conn.name, conn.guest = name, guest
-        conn.send({"type": "welcome", "id": rid, "name": name, "guest": guest,
-                   "session": token})
+        conn.reply(Welcome(id=rid, name=name, guest=guest, session=token))
 
     async def guest_name(self, wanted: str | None) -> str:
         base = f"guest-{wanted}" if wanted else "guest"
@@ -414,6 +475,29 @@ class App:
                 self.guest_names.add(name)
                 return name
         raise ProtocolError("name_taken", "no guest name is free")
+
+
+Handler = Callable[[App, Connection, Any], Awaitable[None]]
+REQUESTS: dict[type, Handler] = {
+    ListTables: App.list_tables,
+    CreateTable: App.create_table,
+    Sit: App.sit,
+    Rejoin: App.rejoin,
+    Watch: App.watch,
+    Unwatch: App.unwatch,
+    Stand: App.stand,
+    FillRobots: App.fill_robots,
+    Start: App.start_game,
+    PlayAgain: App.play_again,
+    Act: App.act,
+    Chat: App.chat,
+    Queue: App.queue,
+    Unqueue: App.unqueue,
+    CastVote: App.vote,
+    SettingsRequest: App.settings,
+    Ignore: App.ignore,
+}
+"""Every request after logging in, by its message type: one handler each."""
 
 
 def _request_id(frame: str | bytes) -> Any:

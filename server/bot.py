@@ -28,7 +28,8 @@ from server.client import ServerError, TrickroomClient
 def view_from_wire(data: dict[str, Any]) -> TrickView:
     """Rebuild a seat's view from its JSON form (a prompt's ``view``)."""
     hand = parse_cards(data["hand"])
-    rules_data = {k: tuple(v) if isinstance(v, list) else v for k, v in data["rules"].items()}
+    rules_data: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                                  for k, v in data["rules"].items()}
     if data["phase"] == "pass" and data["seat"] in data["awaiting"]:
         legal: tuple[Any, ...] = tuple(PassOptions(hand, rules_data["pass_count"]))
     else:

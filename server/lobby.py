@@ -1,90 +1,139 @@
-"""The lobby: rooms, their tables, who is subscribed to which room, and chat ignores."""
+"""The lobby: rooms, their open tables, who is subscribed to which room, and chat ignores.
+
+A table lives here from ``create_table`` (or the random queue, or a restart)
+until it closes: its runner tells the lobby, which drops it and pushes a
+``table_update`` with ``removed`` to the room's subscribers, so a server that
+runs for weeks lists only the tables that are still open.
+"""
 
 from __future__ import annotations
 
-import json
 import logging
+import random
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from game.engine import ENGINES
-from server.config import Config, ConfigError
+from game.trickgame import rules_wire
+from server.config import Config, ConfigError, Room
 from server.metrics import METRICS
-from server.protocol import ProtocolError
+from server.protocol import (
+    ChatMessage,
+    ProtocolError,
+    QueueStatus,
+    RoomInfo,
+    TableInfo,
+    TableUpdate,
+)
 from server.ranked import Ranked
-from server.ranked_table import RankedTable
 from server.store import SqliteStore
-from server.table import Client, Shared, Table
+from server.tables.commands import ClientId, Open, Resume, SitReserved, Who
+from server.tables.log import Shared
+from server.tables.machine import TableMachine
+from server.tables.runner import TableRunner
 
 log = logging.getLogger("trickroom.lobby")
 
 
+class Member(Protocol):
+    """A connection as the lobby knows it."""
+
+    id: ClientId
+    name: str
+    guest: bool
+    tables: set[str]
+
+    def send_text(self, text: str | Shared) -> None: ...
+
+
 class Lobby:
     def __init__(self, config: Config, store: SqliteStore, ranked: Ranked,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clients: Mapping[ClientId, Member],
+                 rng: Callable[[], random.Random] = secrets.SystemRandom,
+                 clock: Callable[[], float] = time.monotonic,
+                 wall_clock: Callable[[], float] = time.time) -> None:
         self.config = config
         self.settings = config.settings
         self.rooms = config.rooms
         self.store = store
-        self.clock = clock
-        self.tables: dict[str, Table] = {}
-        self.subscribers: dict[str, set[Client]] = defaultdict(set)
-        self.ignores: dict[str, set[str]] = defaultdict(set)
         self.ranked = ranked
-        self.queues: dict[str, list[Any]] = defaultdict(list)  # room -> queued connections
+        self.clients = clients
+        self.rng = rng  # each table's randomness (seeds, tokens, seat draws)
+        self.clock = clock
+        self.wall_clock = wall_clock  # the tables' "now" (bans end by it)
+        self.tables: dict[str, TableRunner] = {}
+        self.subscribers: dict[str, set[Member]] = defaultdict(set)
+        self.ignores: dict[str, set[str]] = defaultdict(set)
+        self.queues: dict[str, list[Member]] = defaultdict(list)  # room -> queued connections
         self.queue_joins: dict[str, list[float]] = defaultdict(list)
 
-    def room(self, name: str) -> Any:
+    def room(self, name: str) -> Room:
         room = self.rooms.get(name)
         if room is None:
             raise ProtocolError("not_found",
                                 f"no room {name!r}; rooms: {', '.join(sorted(self.rooms))}")
         return room
 
-    def table(self, table_id: str) -> Table:
+    def table(self, table_id: str) -> TableRunner:
         table = self.tables.get(table_id)
         if table is None:
-            raise ProtocolError("not_found", f"no table {table_id!r}")
+            raise ProtocolError("no_such_table",
+                                f"no table {table_id!r} is open (it may have closed)")
         return table
 
-    def rooms_info(self) -> list[dict[str, Any]]:
-        return [{"name": r.name, "game": r.game, "rated": r.rated, "system": r.system,
-                 "rules": json.loads(json.dumps(r.make_rules().__dict__)),
-                 "tables": sum(1 for t in self.tables.values() if t.room.name == r.name)}
+    def rooms_info(self) -> list[RoomInfo]:
+        counts: dict[str, int] = defaultdict(int)
+        for table in self.tables.values():
+            counts[table.machine.room.name] += 1
+        return [RoomInfo(name=r.name, game=r.game, rated=r.rated, system=r.system,
+                         rules=rules_wire(r.make_rules()), tables=counts[r.name])
                 for r in self.rooms.values()]
 
-    def tables_info(self, room: str) -> list[dict[str, Any]]:
-        return [t.info() for t in self.tables.values() if t.room.name == room]
+    def tables_info(self, room: str) -> list[TableInfo]:
+        return [t.machine.info() for t in self.tables.values() if t.machine.room.name == room]
 
-    def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
-                  table_id: str | None = None) -> Table:
+    async def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
+                        table_id: str | None = None) -> TableRunner:
         room = self.room(room_name)
         try:
             made = room.make_rules(rules)
         except ConfigError as exc:
             raise ProtocolError("invalid_field", f"rules: {exc}") from None
-        args = (table_id or secrets.token_urlsafe(6), room, self.settings, self.store, made,
-                seating, self.on_change, self.clock)
-        table = RankedTable(*args, ranked=self.ranked) if room.rated else Table(*args)
-        self.tables[table.id] = table
-        table.start()
+        machine = TableMachine(table_id or secrets.token_urlsafe(6), room, self.settings, made,
+                               seating, self.rng())
+        runner = TableRunner(machine, self.store, self.ranked, self.clients, self,
+                             self.wall_clock)
+        self.tables[runner.id] = runner
         METRICS.tables.set(len(self.tables))
-        self.on_change(table)
-        return table
+        runner.start()
+        await runner.call(Open())
+        return runner
 
-    def on_change(self, table: Table) -> None:
+    # -- what runners tell the lobby -----------------------------------------------------------
+
+    def on_change(self, info: TableInfo) -> None:
         """Push a table's new state to everyone subscribed to its room."""
-        subscribers = self.subscribers.get(table.room.name)
+        self._push(info, removed=False)
+
+    def on_close(self, runner: TableRunner, info: TableInfo) -> None:
+        """A closed table leaves the lobby; its record stays in the store for review."""
+        if self.tables.get(runner.id) is runner:
+            del self.tables[runner.id]
+            METRICS.tables.set(len(self.tables))
+        self._push(info, removed=True)
+
+    def _push(self, info: TableInfo, removed: bool) -> None:
+        subscribers = self.subscribers.get(info.room)
         if not subscribers:
             return
-        update = Shared(json.dumps({"type": "table_update", "table": table.info()}))
+        update = Shared(TableUpdate(table=info, removed=removed).encode())
         for client in subscribers:
             client.send_text(update)
 
-    def unsubscribe(self, client: Client) -> None:
+    def unsubscribe(self, client: Member) -> None:
         for subs in self.subscribers.values():
             subs.discard(client)
         for room, queue in self.queues.items():
@@ -94,7 +143,7 @@ class Lobby:
 
     # -- the random queue ------------------------------------------------------------------------
 
-    async def queue_join(self, client: Any, room_name: str, request_id: Any) -> None:
+    async def queue_join(self, client: Member, room_name: str, request_id: Any) -> None:
         """Queue for a ranked room; four eligible players are seated at random."""
         room = self.room(room_name)
         if not room.rated:
@@ -112,7 +161,7 @@ class Lobby:
             await self._match(room_name)
         self._queue_status(room_name, client, request_id)
 
-    def queue_leave(self, client: Any, room_name: str, request_id: Any) -> None:
+    def queue_leave(self, client: Member, room_name: str, request_id: Any) -> None:
         queue = self.queues[room_name]
         if client in queue:
             queue.remove(client)
@@ -120,19 +169,18 @@ class Lobby:
 
     async def _match(self, room_name: str) -> None:
         queue = self.queues[room_name]
-        players = secrets.SystemRandom().sample(queue, 4)
+        draw = secrets.SystemRandom()
+        players = draw.sample(queue, 4)
         for player in players:
             queue.remove(player)
-        table = self.new_table(room_name, {}, "random_queue")
-        seats = secrets.SystemRandom().sample(range(4), 4)
+        table = await self.new_table(room_name, {}, "random_queue")
+        seats = draw.sample(range(4), 4)
         for player, seat in zip(players, seats, strict=True):
-            index, token = await table.call(table.do_sit_reserved, player, seat)
             player.tables.add(table.id)
-            player.send({"type": "seated", "id": None, "table": table.id, "seat": index,
-                         "seat_token": token})
-        await table.call(table.do_start_if_full)
+            await table.call(SitReserved(Who(player.id, player.name, player.guest), None, seat))
 
-    def _queue_status(self, room_name: str, asker: Any = None, request_id: Any = None) -> None:
+    def _queue_status(self, room_name: str, asker: Member | None = None,
+                      request_id: Any = None) -> None:
         queue = self.queues[room_name]
         joins = self.queue_joins[room_name]
         expected = None
@@ -140,17 +188,21 @@ class Lobby:
             gap = (joins[-1] - joins[0]) / (len(joins) - 1)
             expected = round(gap * max(0, 4 - len(queue)), 1)
         for client in {*queue, *([asker] if asker else [])}:
-            client.send({"type": "queue_status", "id": request_id if client is asker else None,
-                         "room": room_name, "queued": client in queue, "length": len(queue),
-                         "expected_wait": expected})
+            status = QueueStatus(id=request_id if client is asker else None, room=room_name,
+                                 queued=client in queue, length=len(queue),
+                                 expected_wait=expected)
+            client.send_text(status.encode())
 
-    def room_chat(self, client: Client, room: str, text: str) -> None:
+    def room_chat(self, client: Member, room: str, text: str) -> None:
         self.room(room)
-        message = Shared(json.dumps({"type": "chat", "name": client.name, "text": text,
-                                     "room": room}))
+        message = Shared(ChatMessage(name=client.name, text=text, room=room).encode())
         for other in self.subscribers.get(room, ()):
             if client.name not in self.ignores.get(other.name, set()):
                 other.send_text(message)
+
+    def ignored_by(self, name: str) -> frozenset[str]:
+        """The accounts that ignore ``name`` (its chat is not shown to them)."""
+        return frozenset(who for who, ignored in self.ignores.items() if name in ignored)
 
     async def restore(self) -> int:
         """Load unfinished games and resume their tables (DESIGN section 9)."""
@@ -160,18 +212,23 @@ class Lobby:
                 log.warning("game %s: room %s is no longer configured; left as is",
                             stored.id, stored.room)
                 continue
-            engine = ENGINES[stored.kind]
-            game = engine.replay({"game": stored.kind, "rules": stored.rules,
-                                  "seed": stored.seed, "dealer": stored.dealer,
-                                  "actions": stored.actions})
-            table = self.new_table(stored.room, {}, stored.seating, stored.table_id)
-            table.rules = game.rules
-            table.restore(game, stored.id, stored.seats)
-            table.resume()
-            log.info("resumed table %s game %s at action %d", table.id, stored.id,
+            game = ENGINES[stored.kind].replay({"game": stored.kind, "rules": stored.rules,
+                                                "seed": stored.seed, "dealer": stored.dealer,
+                                                "actions": stored.actions})
+            room = self.room(stored.room)
+            machine = TableMachine(stored.table_id, room, self.settings, game.rules,
+                                   stored.seating, self.rng())
+            runner = TableRunner(machine, self.store, self.ranked, self.clients, self,
+                             self.wall_clock)
+            self.tables[runner.id] = runner
+            runner.start()
+            await runner.call(Resume(game, stored.id, tuple(stored.seats)))
+            log.info("resumed table %s game %s at action %d", runner.id, stored.id,
                      len(stored.actions))
+        METRICS.tables.set(len(self.tables))
         return len(stored_games)
 
     async def stop(self) -> None:
-        for table in self.tables.values():
+        for table in list(self.tables.values()):
             await table.stop()
+

@@ -32,6 +32,7 @@ ERROR_CODES = (
     "rate_limited",
     "not_authorized",
     "not_found",
+    "no_such_table",
     "table_full",
     "seat_taken",
     "name_taken",
@@ -242,6 +243,10 @@ class ServerMessage(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    def encode(self) -> str:
+        """The message as sent: JSON text, every field present (null when empty)."""
+        return self.model_dump_json()
+
 
 class Reply(ServerMessage):
     id: RequestId = None
@@ -291,7 +296,7 @@ class TableInfo(ServerMessage):
     id: str
     room: str
     game: str
-    state: Literal["waiting", "playing", "over"]
+    state: Literal["waiting", "playing", "over", "closed"]
     seating: str
     seats: list[SeatInfo]
     watchers: int
@@ -363,11 +368,16 @@ class Prompt(ServerMessage):
 
 
 class ChatMessage(ServerMessage):
+    """A chat line, with either the ``table`` or the ``room`` it was said in."""
+
     type: Literal["chat"] = "chat"
     name: str
     text: str
     table: str | None = None
     room: str | None = None
+
+    def encode(self) -> str:
+        return self.model_dump_json(exclude_none=True)
 
 
 class Pong(Reply):
@@ -405,9 +415,8 @@ class ProtocolError(Exception):
         self.message = message
         self.request_id = request_id
 
-    def to_wire(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "message": self.message,
-                "id": self.request_id}
+    def to_model(self) -> Error:
+        return Error(id=self.request_id, code=self.code, message=self.message)
 
 
 def parse_client_message(text: str | bytes) -> ClientMessage:

@@ -35,12 +35,23 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
+
+from ratings import PlayerStats, Rating, Standing, system_named
+from server.tables.records import (
+    ActionTaken,
+    Banned,
+    GameCreated,
+    GameEnded,
+    Rated,
+    Record,
+    SeatsChanged,
+)
 
 log = logging.getLogger("trickroom.store")
 
@@ -114,6 +125,10 @@ MIGRATIONS = (
 
 DURABILITY = {"server_crash": "NORMAL", "power_loss": "FULL"}
 
+# One write inside a transaction: SQL with its parameters, or a function of the writer's
+# connection for a write that must read first (a rating moves from its current value).
+Statement = tuple[str, Sequence[Any]] | Callable[[sqlite3.Connection], None]
+
 
 class NameTaken(Exception):
     """Registering a name that already has an account."""
@@ -147,7 +162,7 @@ class SqliteStore:
         self._db: aiosqlite.Connection | None = None
         self._conn: sqlite3.Connection | None = None  # the writer's, on the loop thread
         self._turn_committed = False  # a write has committed at once in this loop turn
-        self._queue: asyncio.Queue[tuple[list[tuple[str, Sequence[Any]]],
+        self._queue: asyncio.Queue[tuple[list[Statement],
                                          asyncio.Future[None]] | None] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self.commits = 0
@@ -195,7 +210,7 @@ class SqliteStore:
     async def _write(self, sql: str, params: Sequence[Any]) -> None:
         await self._write_all([(sql, params)])
 
-    async def _write_all(self, statements: list[tuple[str, Sequence[Any]]]) -> None:
+    async def _write_all(self, statements: list[Statement]) -> None:
         """Write statements that must land together: they always share one transaction.
 
         The first write in a turn of the event loop commits at once, when the writer has
@@ -244,21 +259,24 @@ class SqliteStore:
                 if not fut.done():
                     fut.set_result(None)
 
-    def _commit(self, batches: list[list[tuple[str, Sequence[Any]]]]) -> None:
+    def _commit(self, batches: list[list[Statement]]) -> None:
         """Every statement, then one commit: all of it lands, or none of it."""
         conn = self._conn
         if conn is None:
             raise RuntimeError("the store is not open")
         try:
             for statements in batches:
-                for sql, params in statements:
-                    conn.execute(sql, params)
+                for statement in statements:
+                    if callable(statement):
+                        statement(conn)
+                    else:
+                        conn.execute(*statement)
             conn.commit()
         except BaseException:
             conn.rollback()
             raise
 
-    def _write_one_by_one(self, batch: list[tuple[list[tuple[str, Sequence[Any]]],
+    def _write_one_by_one(self, batch: list[tuple[list[Statement],
                                                   asyncio.Future[None]]]) -> None:
         for statements, fut in batch:
             try:
@@ -301,27 +319,16 @@ class SqliteStore:
 
     # -- games -------------------------------------------------------------------------------------
 
-    async def create_game(self, game_id: str, table_id: str, room: str, kind: str,
-                          rules: dict[str, Any], seed: int, dealer: int,
-                          seats: list[dict[str, Any]], seating: str) -> None:
-        await self._write(
-            "INSERT INTO games (id, table_id, room, kind, rules, seed, dealer, seats, seating,"
-            " started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (game_id, table_id, room, kind, json.dumps(rules), seed, dealer, json.dumps(seats),
-             seating, time.time()))
+    async def persist(self, records: Sequence[Record]) -> None:
+        """Write a table's records in one transaction: all of them land, or none.
 
-    async def append_action(self, game_id: str, idx: int, seat: int,
-                            action: dict[str, Any]) -> None:
-        await self._write("INSERT INTO actions (game_id, idx, seat, action) VALUES (?, ?, ?, ?)",
-                          (game_id, idx, seat, json.dumps(action)))
-
-    async def update_seats(self, game_id: str, seats: list[dict[str, Any]]) -> None:
-        await self._write("UPDATE games SET seats = ? WHERE id = ?", (json.dumps(seats), game_id))
-
-    async def finish_game(self, game_id: str, result: dict[str, Any],
-                          record: dict[str, Any]) -> None:
-        await self._write("UPDATE games SET finished = ?, result = ?, record = ? WHERE id = ?",
-                          (time.time(), json.dumps(result), json.dumps(record), game_id))
+        Returns once the transaction has committed (group commit: with other tables'
+        writes of the same moment).
+        """
+        statements: list[Statement] = []
+        for record in records:
+            statements.extend(_statements(record))
+        await self._write_all(statements)
 
     async def unfinished_games(self) -> list[StoredGame]:
         async with self.db.execute("SELECT * FROM games WHERE finished IS NULL "
@@ -375,20 +382,12 @@ class SqliteStore:
             row = await cur.fetchone()
         return dict(row) if row else None
 
-    async def count_casual_games(self, names: Sequence[str]) -> None:
-        await self._write_all([("UPDATE users SET casual_games = casual_games + 1 WHERE name = ?",
-                                (n,)) for n in names])
-
     async def set_casual_games(self, name: str, games: int) -> None:
         await self._write("UPDATE users SET casual_games = ? WHERE name = ?", (games, name))
 
-    async def ban(self, name: str, until: float, reason: str) -> None:
-        await self._write("UPDATE users SET banned_until = MAX(banned_until, ?), ban_reason = ? "
-                          "WHERE name = ?", (until, reason, name))
-
     async def set_rank_me(self, name: str, on: bool, ban_until: float | None) -> None:
         """Turn "rank me" on or off; off resets the player's ratings and bans until then."""
-        statements: list[tuple[str, Sequence[Any]]] = [
+        statements: list[Statement] = [
             ("UPDATE users SET rank_me = ? WHERE name = ?", (int(on), name))]
         if not on and ban_until is not None:
             statements += [
@@ -401,50 +400,17 @@ class SqliteStore:
     # -- ratings ---------------------------------------------------------------------------
 
     async def standings(self, players: Sequence[str], kind: str,
-                        system: str) -> dict[str, tuple[float, float, dict[str, Any]]]:
-        """(value, sigma, stats) for the players who have a rating in this game and system."""
-        out: dict[str, tuple[float, float, dict[str, Any]]] = {}
+                        system: str) -> dict[str, Standing]:
+        """The players' standings in this game and system (those who have one)."""
+        out: dict[str, Standing] = {}
         for player in players:
             async with self.db.execute(
-                    "SELECT player, value, sigma, stats FROM ratings WHERE player = ? AND "
+                    "SELECT value, sigma, stats FROM ratings WHERE player = ? AND "
                     "kind = ? AND system = ?", (player, kind, system)) as cur:
                 row = await cur.fetchone()
             if row:
-                out[player] = (row["value"], row["sigma"], json.loads(row["stats"]))
+                out[player] = _standing(row["value"], row["sigma"], row["stats"])
         return out
-
-    def rating_statements(self, game_id: str, kind: str, system: str,
-                          updates: dict[str, tuple[float, float, dict[str, Any]]],
-                          changes: list[dict[str, Any]]) -> list[tuple[str, Sequence[Any]]]:
-        now = time.time()
-        statements: list[tuple[str, Sequence[Any]]] = [
-            ("INSERT INTO ratings (player, kind, system, value, sigma, stats) VALUES "
-             "(?, ?, ?, ?, ?, ?) ON CONFLICT (player, kind, system) DO UPDATE SET "
-             "value = excluded.value, sigma = excluded.sigma, stats = excluded.stats",
-             (player, kind, system, value, sigma, json.dumps(stats)))
-            for player, (value, sigma, stats) in updates.items()]
-        statements += [
-            ("INSERT INTO rating_history (player, kind, system, game_id, time, value, delta) "
-             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-             (c["player"], kind, system, game_id, now, c["after"]["value"], c["delta"]))
-            for c in changes if c["rated"]]
-        return statements
-
-    async def save_ratings(self, game_id: str, kind: str, system: str,
-                           updates: dict[str, tuple[float, float, dict[str, Any]]],
-                           changes: list[dict[str, Any]]) -> None:
-        await self._write_all(self.rating_statements(game_id, kind, system, updates, changes))
-
-    async def finish_ranked_game(self, game_id: str, result: dict[str, Any],
-                                 record: dict[str, Any], kind: str, system: str,
-                                 updates: dict[str, tuple[float, float, dict[str, Any]]],
-                                 changes: list[dict[str, Any]]) -> None:
-        """The game's end and its rating changes, in one transaction."""
-        await self._write_all([
-            ("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ? WHERE id = ?",
-             (time.time(), json.dumps(result), json.dumps(record), json.dumps(changes),
-              game_id)),
-            *self.rating_statements(game_id, kind, system, updates, changes)])
 
     async def leaderboard(self, kind: str, system: str, min_games: int,
                           limit: int = 100) -> list[dict[str, Any]]:
@@ -489,3 +455,67 @@ class SqliteStore:
         return {"name": account["name"], "rank_me": bool(account["rank_me"]),
                 "banned_until": account["banned_until"] or None,
                 "casual_games": account["casual_games"], "ratings": ratings}
+
+
+# -- records to SQL -------------------------------------------------------------------------
+
+
+def _statements(record: Record) -> list[Statement]:
+    """The SQL of one table record."""
+    now = time.time()
+    if isinstance(record, ActionTaken):
+        return [("INSERT INTO actions (game_id, idx, seat, action) VALUES (?, ?, ?, ?)",
+                 (record.game_id, record.idx, record.seat, json.dumps(record.action)))]
+    if isinstance(record, GameCreated):
+        return [("INSERT INTO games (id, table_id, room, kind, rules, seed, dealer, seats, "
+                 "seating, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (record.game_id, record.table_id, record.room, record.kind,
+                  json.dumps(record.rules), record.seed, record.dealer,
+                  json.dumps(list(record.seats)), record.seating, now))]
+    if isinstance(record, SeatsChanged):
+        return [("UPDATE games SET seats = ? WHERE id = ?",
+                 (json.dumps(list(record.seats)), record.game_id))]
+    if isinstance(record, GameEnded):
+        ratings = json.dumps(list(record.ratings)) if record.ratings is not None else None
+        return [("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ? "
+                 "WHERE id = ?", (now, json.dumps(record.result), json.dumps(record.record),
+                                  ratings, record.game_id)),
+                *(("UPDATE users SET casual_games = casual_games + 1 WHERE name = ?", (name,))
+                  for name in record.casual_players)]
+    if isinstance(record, Rated):
+        return [lambda conn: _rate(conn, record, now)]
+    if isinstance(record, Banned):
+        return [("UPDATE users SET banned_until = MAX(banned_until, ?), ban_reason = ? "
+                 "WHERE name = ?", (record.until, record.reason, record.player))]
+    raise TypeError(f"no SQL for {record!r}")
+
+
+def _rate(conn: sqlite3.Connection, record: Rated, now: float) -> None:
+    """Move each player's standing by its change, from the value stored now (inside the
+    transaction, so two tables rating the same player never lose an update)."""
+    result = record.result
+    start = system_named(result.system).start_rating
+    for change in record.changes:
+        row = conn.execute("SELECT value, sigma, stats FROM ratings WHERE player = ? AND "
+                           "kind = ? AND system = ?",
+                           (change.player, result.kind, result.system)).fetchone()
+        current = _standing(*row) if row else Standing(start)
+        after = current.after(result, change)
+        stats = asdict(after.stats)
+        stats["history"] = list(stats["history"])
+        conn.execute("INSERT INTO ratings (player, kind, system, value, sigma, stats) VALUES "
+                     "(?, ?, ?, ?, ?, ?) ON CONFLICT (player, kind, system) DO UPDATE SET "
+                     "value = excluded.value, sigma = excluded.sigma, stats = excluded.stats",
+                     (change.player, result.kind, result.system, after.rating.value,
+                      after.rating.sigma, json.dumps(stats)))
+        if change.rated:
+            conn.execute("INSERT INTO rating_history (player, kind, system, game_id, time, "
+                         "value, delta) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (change.player, result.kind, result.system, record.game_id, now,
+                          change.after.value, change.delta))
+
+
+def _standing(value: float, sigma: float, stats_json: str) -> Standing:
+    stats = json.loads(stats_json)
+    stats["history"] = tuple(stats.get("history", ()))
+    return Standing(Rating(value, sigma), PlayerStats(**stats))

@@ -31,10 +31,10 @@ async def test_a_resumed_table_numbers_events_past_every_earlier_game(tmp_path):
     async with TrickroomClient.connect(url(app)) as client:
         table_id, _ = await solo_table(client, rules={"target": 100, "mercy": 100})
         await play_until_over(client, table_id, random.Random(3))
-        app.lobby.tables[table_id].seq += 5000  # as after a few more games at this table
+        app.lobby.tables[table_id].machine.log.seq += 5000  # as after a few more games here
         await client.request({"type": "play_again", "table": table_id})
-        await wait_for(lambda: app.lobby.tables[table_id].state == "playing")
-        issued = app.lobby.tables[table_id].seq
+        await wait_for(lambda: app.lobby.tables[table_id].machine.phase == "playing")
+        issued = app.lobby.tables[table_id].machine.log.seq
     await app.stop()
     assert await seq_after_restart(db, table_id) > issued
 

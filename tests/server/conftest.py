@@ -82,6 +82,6 @@ async def seq_after_restart(db, table_id: str) -> int:
     again = App(load_config(**FAST), db)
     await again.start("127.0.0.1", 0)
     try:
-        return again.lobby.tables[table_id].seq
+        return again.lobby.tables[table_id].machine.log.seq
     finally:
         await again.stop()

@@ -45,7 +45,7 @@ async def test_illegal_and_out_of_turn_actions_change_nothing(app):
     async with TrickroomClient.connect(url(app)) as client, \
             TrickroomClient.connect(url(app)) as stranger:
         table_id, _ = await solo_table(client, rules={"target": 500})
-        table = app.lobby.tables[table_id]
+        table = app.lobby.tables[table_id].machine
         table.settings = type(table.settings)(**{**table.settings.__dict__, "robot_delay": 5})
         # Seat 0's turn: no robot has a move in flight while the refusals are checked.
         await wait_for(lambda: table.game.awaiting == (0,))
@@ -69,7 +69,7 @@ async def test_illegal_and_out_of_turn_actions_change_nothing(app):
         assert err.value.code == "not_seated"
         with pytest.raises(ServerError) as err:
             await stranger.act("nosuchtable", {"type": "bid", "value": 3})
-        assert err.value.code == "not_found"
+        assert err.value.code == "no_such_table"
 
 
 async def test_acting_out_of_turn_is_refused_and_changes_nothing(app):
@@ -77,7 +77,7 @@ async def test_acting_out_of_turn_is_refused_and_changes_nothing(app):
         clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
                    for _ in range(4)]
         table_id, _ = await seat_four(app, "spades", {}, clients)
-        table = app.lobby.tables[table_id]
+        table = app.lobby.tables[table_id].machine
         to_act = table.game.to_act
         wrong = clients[(to_act + 1) % 4]
         before = (len(table.game.actions), repr(table.game.view(None)))
@@ -212,7 +212,7 @@ async def test_room_chat_respects_ignore(app):
 
 async def test_a_message_for_many_clients_is_framed_once_and_closing_ones_are_skipped(app):
     from server.app import Connection
-    from server.table import Shared
+    from server.tables.log import Shared
 
     sockets = [StuckSocket() for _ in range(3)]
     writes: list[list[bytes]] = [[] for _ in sockets]

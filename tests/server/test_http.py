@@ -49,8 +49,8 @@ async def test_a_finished_games_record_is_served_and_replays(app):
     async with TrickroomClient.connect(url(app)) as client:
         table_id, _ = await solo_table(client, rules={"target": 100, "mercy": 50})
         await asyncio.wait_for(play_until_over(client, table_id, random.Random(3)), 120)
-        table = app.lobby.tables[table_id]
-        await wait_for(lambda: table.state == "over")
+        table = app.lobby.tables[table_id].machine
+        await wait_for(lambda: table.phase == "over")
         status, _, body = await http_get(app, f"/api/games/{table.game_id}")
         record = json.loads(body)
         assert status == 200 and record["result"]["finished"]
@@ -66,7 +66,7 @@ async def test_a_human_who_does_not_act_in_time_gets_one_robot_move(tmp_path):
     try:
         async with TrickroomClient.connect(url(app)) as client:
             table_id, _ = await solo_table(client, rules={"target": 500})
-            table = app.lobby.tables[table_id]
+            table = app.lobby.tables[table_id].machine
             await wait_for(lambda: table.game.to_act == 0)
             before = len(table.game.actions)
             await wait_for(lambda: len(table.game.actions) > before)
@@ -87,8 +87,9 @@ async def test_a_room_may_set_its_own_turn_timer(tmp_path):
     server = App(loaded, tmp_path / "db.sqlite3")
     await server.start("127.0.0.1", 0)
     try:
-        assert server.lobby.new_table("blitz", {}, "fixed_seating").turn_seconds == 5
-        assert server.lobby.new_table("slow", {}, "fixed_seating").turn_seconds == 30
+        blitz = await server.lobby.new_table("blitz", {}, "fixed_seating")
+        slow = await server.lobby.new_table("slow", {}, "fixed_seating")
+        assert blitz.machine.turn_seconds == 5 and slow.machine.turn_seconds == 30
     finally:
         await server.stop()
 
@@ -113,10 +114,10 @@ async def test_play_again_starts_a_new_game_with_the_same_seats(app):
         table_id, _ = await seat_four(app, "hearts", {"target": 30}, clients)
         await asyncio.wait_for(asyncio.gather(
             *(play_until_over(c, table_id, random.Random(i)) for i, c in enumerate(clients))), 120)
-        table = app.lobby.tables[table_id]
-        await wait_for(lambda: table.state == "over")
+        table = app.lobby.tables[table_id].machine
+        await wait_for(lambda: table.phase == "over")
         first_game = table.game_id
         for client in clients:
             await client.request({"type": "play_again", "table": table_id})
-        await wait_for(lambda: table.state == "playing" and table.game_id != first_game)
+        await wait_for(lambda: table.phase == "playing" and table.game_id != first_game)
         assert [s.name for s in table.seats] == [f"guest-p{i}" for i in range(4)]

@@ -19,7 +19,7 @@ from ratings import Rating, rate, system_named
 from server.app import App
 from server.client import ServerError, TrickroomClient
 from server.config import load_config
-from server.ranked import game_result, when
+from server.tables.rating import game_result, when
 from tests.server.conftest import FAST, choose, url, wait_for
 from tests.server.test_http import http_get
 
@@ -176,7 +176,8 @@ async def test_guests_and_inexperienced_players_are_refused_with_the_reason(rank
             with pytest.raises(ServerError) as err:
                 await client.request({"type": "queue", "room": "spades-zone"})
             assert err.value.code == "not_eligible"
-        assert all(s["kind"] == "empty" for s in ranked_app.lobby.tables[table].info()["seats"])
+        seats = ranked_app.lobby.tables[table].machine.info().seats
+        assert all(s.kind == "empty" for s in seats)
 
 
 async def test_turning_rank_me_off_needs_confirming_then_bans_for_a_week(ranked_app, clock):
@@ -225,9 +226,9 @@ async def test_the_random_queue_seats_four_distinct_players_and_records_it(ranke
         seated = [next(m for m in c.received if m.get("type") == "seated") for c in clients[:4]]
         assert len({s["table"] for s in seated}) == 1
         assert sorted(s["seat"] for s in seated) == [0, 1, 2, 3]
-        table = ranked_app.lobby.tables[seated[0]["table"]]
+        table = ranked_app.lobby.tables[seated[0]["table"]].machine
         assert sorted(s.name for s in table.seats) == ["q1", "q2", "q3", "q4"]
-        assert table.seating == "random_queue" and table.state == "playing"
+        assert table.seating == "random_queue" and table.phase == "playing"
         assert ranked_app.lobby.queues["hearts-zone"] == []
         stored = await ranked_app.store.unfinished_games()
         assert [g.seating for g in stored] == ["random_queue"]
@@ -240,7 +241,7 @@ async def drop_mid_game(app, clients, table, who: int, plays: int = 8):
     """Everyone plays until ``plays`` actions are in; then ``who`` drops (socket closed)."""
     tasks = [asyncio.create_task(autoplay(c, table, i, {"wait": "wait"}))
              for i, c in enumerate(clients)]
-    t = app.lobby.tables[table]
+    t = app.lobby.tables[table].machine
     await wait_for(lambda: len(t.game.actions) >= plays)
     tasks[who].cancel()
     await clients[who].ws.close()
@@ -261,7 +262,7 @@ async def test_zone_all_wait_pauses_until_the_player_returns(ranked_app):
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
         table = await seat(clients, "spades-zone", SHORT_SPADES)
         tasks = await drop_mid_game(ranked_app, clients, table, who=1)
-        t = ranked_app.lobby.tables[table]
+        t = ranked_app.lobby.tables[table].machine
         await wait_for(lambda: any(m.get("type") == "event" and m["event"]["type"] ==
                                    "vote_result" for m in clients[0].received))
         result = next(m["event"] for m in clients[0].received if m.get("type") == "event"
@@ -282,7 +283,7 @@ async def test_zone_dont_wait_hands_the_seat_to_a_robot_unrated_and_charges_the_
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
         table = await seat(clients, "spades-zone", SHORT_SPADES)
-        t = ranked_app.lobby.tables[table]
+        t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i, {"wait": "dont_wait"}))
                  for i, c in enumerate(clients)]
         await wait_for(lambda: len(t.game.actions) >= 8)
@@ -304,7 +305,7 @@ async def test_wocg_quit_is_rated_at_once_banned_and_a_substitute_plays_unrated(
         clients = await players(ranked_app, stack, ["mary", "john", "sue", "peter"])
         [sub] = await players(ranked_app, stack, ["subby"], experienced=False)
         table = await seat(clients, "spades-wocg", LONG_SPADES)  # still going when subby sits
-        t = ranked_app.lobby.tables[table]
+        t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "no"}))
                  for i, c in enumerate(clients)]
         await wait_for(lambda: len(t.game.actions) >= 8)
@@ -340,13 +341,13 @@ async def test_wocg_players_may_invite_a_robot_into_a_quitters_seat(ranked_app):
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
         [late] = await players(ranked_app, stack, ["late"])
         table = await seat(clients, "spades-wocg", LONG_SPADES)
-        t = ranked_app.lobby.tables[table]
+        t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "yes"}))
                  for i, c in enumerate(clients)]
         await wait_for(lambda: len(t.game.actions) >= 8)
         tasks[0].cancel()
         await clients[0].request({"type": "stand", "table": table})
-        await wait_for(lambda: not t.open_seats)
+        await wait_for(lambda: not t.ranked.open_seats)
         with pytest.raises(ServerError) as err:
             await late.request({"type": "sit", "table": table})
         assert err.value.code == "table_full"
@@ -357,12 +358,12 @@ async def test_wocg_a_drop_and_return_inside_the_window_is_no_quit(ranked_app):
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
         table = await seat(clients, "spades-wocg", SHORT_SPADES)
-        t = ranked_app.lobby.tables[table]
+        t = ranked_app.lobby.tables[table].machine
         # The robot plays the away seat slowly, so cat is back before the hand is over.
         t.settings = dataclasses.replace(t.settings, robot_delay=0.3)
         tasks = await drop_mid_game(ranked_app, clients, table, who=2)
         back = await rejoin(ranked_app, "cat", table, clients[2].token, stack)
-        assert t.seats[2].client is not None and not t.departures
+        assert t.seats[2].client is not None and not t.ranked.departures
         tasks[2] = asyncio.create_task(autoplay(back, table, 5))
         ends = await asyncio.wait_for(asyncio.gather(*tasks), 120)
         assert {c["player"] for c in ends[0]["ratings"] if c["rated"]} == {
@@ -373,7 +374,7 @@ async def test_points_a_drop_ends_the_game_after_the_hand_with_the_multipliers(r
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
         table = await seat(clients, "spades-points", {"target": 500})
-        t = ranked_app.lobby.tables[table]
+        t = ranked_app.lobby.tables[table].machine
         tasks = await drop_mid_game(ranked_app, clients, table, who=1)
         ends = await asyncio.wait_for(asyncio.gather(*(tasks[i] for i in (0, 2, 3))), 120)
         end = ends[0]
@@ -395,7 +396,7 @@ async def test_a_vote_from_a_non_voter_a_second_vote_and_a_late_vote_are_refused
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
         table = await seat(clients, "spades-zone", SHORT_SPADES)
-        t = ranked_app.lobby.tables[table]
+        t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i)) for i, c in enumerate(clients)]
         await wait_for(lambda: len(t.game.actions) >= 6)
         for task in tasks:

@@ -30,14 +30,14 @@ async def test_a_dropped_seat_is_played_by_a_robot_and_reclaimed_with_missed_eve
         table_id, token = await solo_table(first)
         await play_until_over(first, table_id, random.Random(1), stop_after=3)
         last_seq = max(m["seq"] for m in first.received if "seq" in m)
-    table = app.lobby.tables[table_id]
+    table = app.lobby.tables[table_id].machine
     await wait_for(lambda: table.seats[0].client is None)
     before = len(table.game.actions)
-    await wait_for(lambda: len(table.game.actions) > before + 8 or table.state == "over")
-    assert table.info()["seats"][0]["away"] or table.state == "over"
+    await wait_for(lambda: len(table.game.actions) > before + 8 or table.phase == "over")
+    assert table.info().seats[0].away or table.phase == "over"
     async with TrickroomClient.connect(url(app)) as back:
         await back.request({"type": "guest", "name": "solo"})
-        missed_expected = [(seq, text) for seq, to, text in table.log
+        missed_expected = [(seq, message) for seq, to, message in table.log
                            if seq > last_seq and to in (None, 0)]
         await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
                             "last_seq": last_seq})
@@ -45,7 +45,7 @@ async def test_a_dropped_seat_is_played_by_a_robot_and_reclaimed_with_missed_eve
                        >= len(missed_expected))
         got = [m["seq"] for m in back.received if m.get("type") == "event"]
         assert got[:len(missed_expected)] == [seq for seq, _ in missed_expected]
-        assert table.seats[0].client is not None and not table.info()["seats"][0]["away"]
+        assert table.seats[0].client is not None and not table.info().seats[0].away
 
 
 async def test_a_stale_seq_gets_a_full_snapshot(app):
@@ -68,9 +68,9 @@ async def test_after_the_window_the_seat_stays_the_robots(tmp_path):
     try:
         async with TrickroomClient.connect(url(app)) as first:
             table_id, token = await solo_table(first, rules={"target": 500})
-        table = app.lobby.tables[table_id]
+        table = app.lobby.tables[table_id].machine
         await wait_for(lambda: table.seats[0].kind == "robot")
-        assert table.state == "playing" and table.seats[0].name == "guest-solo (robot)"
+        assert table.phase == "playing" and table.seats[0].name == "guest-solo (robot)"
         async with TrickroomClient.connect(url(app)) as back:
             await back.request({"type": "guest"})
             with pytest.raises(ServerError) as err:
@@ -89,7 +89,7 @@ async def test_a_stolen_or_wrong_seat_token_takes_nothing(app):
             await thief.request({"type": "rejoin", "table": table_id,
                                  "seat_token": token[:-2] + "xx"})
         assert err.value.code == "not_authorized"
-        assert app.lobby.tables[table_id].seats[0].client is not None
+        assert app.lobby.tables[table_id].machine.seats[0].client is not None
 
 
 async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_action(tmp_path):
@@ -103,17 +103,17 @@ async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_act
         table_id, tokens = await seat_four(app, "spades", rules, clients)
         players = [asyncio.create_task(play_until_over(c, table_id, random.Random(i)))
                    for i, c in enumerate(clients)]
-        await wait_for(lambda: len(app.lobby.tables[table_id].game.actions) >= 20)
+        await wait_for(lambda: len(app.lobby.tables[table_id].machine.game.actions) >= 20)
         for task in players:
             task.cancel()
         await asyncio.gather(*players, return_exceptions=True)
         acked = sum(1 for c in clients for m in c.received if m.get("type") == "ok")
-        state = app.lobby.tables[table_id].game.view(None)
+        state = app.lobby.tables[table_id].machine.game.view(None)
         await app.stop()
     app = App(load_config(**FAST), db)
     await app.start("127.0.0.1", 0)
     try:
-        table = app.lobby.tables[table_id]
+        table = app.lobby.tables[table_id].machine
         assert len(table.game.actions) >= acked
         if len(table.game.actions) == acked:
             assert table.game.view(None) == state
@@ -128,7 +128,7 @@ async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_act
                 *(play_until_over(c, table_id, random.Random(i)) for i, c in enumerate(clients))),
                 120)
         assert ends[0]["event"]["type"] == "game_over"
-        await wait_for(lambda: table.state == "over")
+        await wait_for(lambda: table.phase == "over")
         record = await app.store.game(table.game_id)
         assert record is not None and len(record["record"]["actions"]) == len(table.game.actions)
     finally:
@@ -169,8 +169,8 @@ async def test_a_watcher_who_unwatches_gets_no_more_events(app):
         snapshot = await watcher.request({"type": "watch", "table": table_id})
         assert snapshot["info"]["game_id"] and snapshot["paused"] is None
         await watcher.request({"type": "unwatch", "table": table_id})
-        table = app.lobby.tables[table_id]
-        assert watcher not in table.watchers
+        table = app.lobby.tables[table_id].machine
+        assert table.watchers == {}
         seen = len(watcher.received)
         await play_until_over(player, table_id, random.Random(4), stop_after=3)
         await asyncio.sleep(0.1)
@@ -203,7 +203,7 @@ async def test_a_turn_is_prompted_once_whatever_happens_around_it(app):
         await bob.request({"type": "sit", "table": table_id, "seat": 1})
         bob_plays = asyncio.create_task(play_until_over(bob, table_id, random.Random(2)))
         await ann.request({"type": "fill_robots", "table": table_id, "level": "random"})
-        table = app.lobby.tables[table_id]
+        table = app.lobby.tables[table_id].machine
         await wait_for(lambda: any(m["type"] == "prompt" for m in ann.received))
         bob_plays.cancel()
         await bob.ws.close()  # mid-turn: a "table" event, and bob's robot takes over
@@ -232,8 +232,8 @@ async def test_a_game_whose_last_action_was_stored_but_not_its_end_ends_on_resta
     async with TrickroomClient.connect(url(app)) as client:
         table_id, token = await solo_table(client, rules={"target": 100, "mercy": 100})
         await play_until_over(client, table_id, random.Random(5))
-        game_id = app.lobby.tables[table_id].game_id
-        actions = len(app.lobby.tables[table_id].game.actions)
+        game_id = app.lobby.tables[table_id].machine.game_id
+        actions = len(app.lobby.tables[table_id].machine.game.actions)
     await app.stop()
     con = sqlite3.connect(db)  # as if the process died before finish_game committed
     con.execute("UPDATE games SET finished = NULL, result = NULL, record = NULL WHERE id = ?",
@@ -243,8 +243,8 @@ async def test_a_game_whose_last_action_was_stored_but_not_its_end_ends_on_resta
     again = App(load_config(**FAST), db)
     await again.start("127.0.0.1", 0)
     try:
-        table = again.lobby.tables[table_id]
-        await wait_for(lambda: table.state == "over")
+        table = again.lobby.tables[table_id].machine
+        await wait_for(lambda: table.phase == "over")
         record = await again.store.game(game_id)
         assert record is not None and len(record["record"]["actions"]) == actions
         async with TrickroomClient.connect(url(again)) as client:
@@ -266,9 +266,9 @@ async def test_a_restart_numbers_past_a_table_whose_events_outran_the_clock(tmp_
     await app.start("127.0.0.1", 0)
     async with TrickroomClient.connect(url(app)) as client:
         table_id, _ = await solo_table(client)
-        table = app.lobby.tables[table_id]
-        await wait_for(lambda: table.state == "playing")
-        table.seq = max(table.seq, int(time.time() * 1000)) + 5000  # 5,000 events ahead
-        issued = table.seq
+        table = app.lobby.tables[table_id].machine
+        await wait_for(lambda: table.phase == "playing")
+        table.log.seq = max(table.log.seq, int(time.time() * 1000)) + 5000  # 5,000 events ahead
+        issued = table.log.seq
     await app.stop()
     assert await seq_after_restart(db, table_id) > issued

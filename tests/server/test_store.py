@@ -8,8 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from ratings import GameResult, Rating, rate
+from ratings import Seat as RatedSeat
 from server.config import ConfigError, load_config
 from server.store import SqliteStore
+from server.tables.records import ActionTaken, Banned, GameCreated, GameEnded, Rated
+
+
+def game(game_id: str = "g1") -> GameCreated:
+    return GameCreated(game_id, "t1", "spades", "spades", {}, 7, 0, (), "fixed_seating")
+
+
+def action(i: int, card: str = "2C", game_id: str = "g1") -> ActionTaken:
+    return ActionTaken(game_id, i, i % 4, {"type": "play", "card": card})
 
 
 @pytest.fixture
@@ -17,7 +28,7 @@ async def store(tmp_path):
     """An open store on ``tmp_path/db.sqlite3`` holding one game, ``g1``."""
     opened = SqliteStore(tmp_path / "db.sqlite3")
     await opened.open()
-    await opened.create_game("g1", "t1", "spades", "spades", {}, 7, 0, [], "choose_seats")
+    await opened.persist([game()])
     yield opened
     await opened.close()
 
@@ -40,7 +51,7 @@ async def test_durability_picks_whether_each_commit_waits_for_the_disk(tmp_path,
 
 async def test_an_acknowledged_action_is_in_the_file_before_the_store_closes(store):
     """What a SIGKILL leaves behind: another process opening the file sees every acked write."""
-    await asyncio.gather(*(store.append_action("g1", i, i % 4, {"type": "play", "card": c})
+    await asyncio.gather(*(store.persist([action(i, c)])
                            for i, c in enumerate(["2C", "3C", "4C", "5C"])))
     assert store.commits < store.writes  # the four actions shared commits
     other = sqlite3.connect(store.path)  # as a restarted server would, with this one alive
@@ -51,9 +62,9 @@ async def test_an_acknowledged_action_is_in_the_file_before_the_store_closes(sto
 
 async def test_one_failing_write_fails_alone(store):
     results = await asyncio.gather(
-        store.append_action("g1", 0, 0, {"type": "bid", "value": 3}),
-        store.append_action("g1", 0, 1, {"type": "bid", "value": 4}),  # same idx: refused
-        store.append_action("g1", 1, 1, {"type": "bid", "value": 5}),
+        store.persist([action(0, "2C")]),
+        store.persist([action(0, "3C")]),  # same idx: refused
+        store.persist([action(1, "4C")]),
         return_exceptions=True)
     assert results[0] is None and results[2] is None
     assert isinstance(results[1], sqlite3.IntegrityError)
@@ -70,6 +81,53 @@ def test_an_unknown_durability_is_refused_by_name(tmp_path):
 async def test_the_write_ahead_log_stays_bounded_under_steady_writes(store):
     """A busy server commits thousands of times a minute; its WAL must not grow for ever."""
     for i in range(3000):  # one commit each: the worst case for the log
-        await store.append_action("g1", i, i % 4, {"type": "play", "card": "2C"})
+        await store.persist([action(i)])
     wal = Path(store.path + "-wal")
     assert wal.stat().st_size < 8 * 2**20  # 1,000 pages of 4 KiB, and slack
+
+
+async def test_a_table_s_records_land_together_or_not_at_all(store):
+    """One failing record undoes the others of the same write (the machine then undoes it)."""
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.persist([action(0), action(1), action(1, "3C")])  # idx 1 twice
+    assert await store.action_count("g1") == 0
+    await store.persist([action(0), action(1)])
+    assert await store.action_count("g1") == 2
+
+
+def zone_result(winners: tuple[int, ...] = (0, 2)) -> GameResult:
+    seats = tuple(RatedSeat(i, name) for i, name in enumerate(["ann", "bob", "cat", "dan"]))
+    return GameResult("spades", "zone", "fixed_seating", seats, (500, 200, 500, 200), winners,
+                      True, 1.0)
+
+
+async def test_a_game_s_end_and_its_rating_changes_are_one_write(store):
+    result = zone_result()
+    changes = tuple(rate(result, {p: Rating(1600.0) for p in ("ann", "bob", "cat", "dan")}))
+    ended = GameEnded("g1", {"scores": [500, 200]}, {"actions": []},
+                      tuple(c.to_wire() for c in changes))
+    await store.persist([ended, Rated("g1", result, changes)])
+    record = await store.game("g1")
+    assert record is not None and record["ratings"] == [c.to_wire() for c in changes]
+    standings = await store.standings(["ann", "bob"], "spades", "zone")
+    assert standings["ann"].rating.value == 1616.0 and standings["bob"].rating.value == 1584.0
+    assert standings["ann"].stats.games == 1 and standings["ann"].stats.wins == 1
+
+
+async def test_a_player_s_record_counts_every_rated_game_written(store):
+    """Stats and history move from what is stored when the change is written."""
+    result = zone_result()
+    start = {p: Rating(1600.0) for p in ("ann", "bob", "cat", "dan")}
+    await store.persist([game("g2")])
+    for game_id in ("g1", "g2"):
+        await store.persist([Rated(game_id, result, tuple(rate(result, start)))])
+    ann = (await store.standings(["ann"], "spades", "zone"))["ann"]
+    assert ann.stats.games == 2 and ann.stats.wins == 2 and len(ann.stats.history) == 2
+
+
+async def test_a_ban_keeps_the_later_end(store):
+    await store.create_user("peter", "x")
+    await store.persist([Banned("peter", 2000.0, "quit a ranked game")])
+    await store.persist([Banned("peter", 1000.0, "quit a ranked game")])
+    account = await store.account("peter")
+    assert account is not None and account["banned_until"] == 2000.0

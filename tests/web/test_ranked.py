@@ -80,7 +80,7 @@ async def test_zone_vote_prompt_on_a_drop_then_the_game_goes_on(ranked_app, open
         for client in (bob, cat, dan):
             reply = await client.request({"type": "sit", "table": table})
             tokens[client] = reply["seat_token"]
-        t = ranked_app.lobby.tables[table]
+        t = ranked_app.lobby.tables[table].machine
         tasks = {c: asyncio.create_task(autoplay(c, table, i, {"wait": "wait"}))
                  for i, c in enumerate((bob, cat, dan))}
         browser = asyncio.create_task(play_to_game_over(p, limit=240))

@@ -1,0 +1,276 @@
+"""Everything that can happen to a table, as a value: the machine's only input.
+
+A command is a frozen dataclass. Requests come from a client (``who`` says
+which connection and account, ``rid`` is the request's id, echoed in the
+reply); timers come back as the command they were set with; answers come
+back from effects that needed the outside world (a robot's choice, the
+players' standings, the store's confirmation). The runner builds requests
+from protocol messages, after any lookup they need (ranked eligibility), so
+the machine never waits on anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from game.actions import Action
+from game.engine import Engine
+from ratings import Standing
+
+ClientId = int
+"""A connection, as the machine knows it: an opaque number the runner maps to a socket."""
+
+RequestId = str | int | None
+
+Turn = tuple[int, int, int]
+"""A seat's turn: (game number at this table, the seat's actions so far, pauses ended).
+
+A prompt, a turn timer or a robot's answer is for one turn; once the seat has
+acted (or the game paused and went on), anything keyed by the old turn is stale.
+"""
+
+
+class Command:
+    """Base of every command (dispatch is by type)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    """The sender of a request: its connection and the account (or guest) it speaks for."""
+
+    client: ClientId
+    name: str
+    guest: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Request(Command):
+    who: Who
+    rid: RequestId = None
+
+
+# -- requests ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Sit(Request):
+    """Take ``seat`` (or any free one). ``refusal``: why this player may not sit at a
+    ranked table (eligibility, looked up by the runner), or None."""
+
+    seat: int | None = None
+    refusal: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SitReserved(Request):
+    """The random queue seats a matched player at ``seat``; the game starts at four."""
+
+    seat: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Stand(Request):
+    """Free the seat before a game; during one, leave it (a quit in ranked rooms)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Watch(Request):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Unwatch(Request):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Fill(Request):
+    """Robots of ``level`` in every empty seat (casual rooms)."""
+
+    level: str = "heuristic"
+
+
+@dataclass(frozen=True, slots=True)
+class Start(Request):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class PlayAgain(Request):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Act(Request):
+    """A game action in its wire form (parsed by the machine, refused if malformed)."""
+
+    action: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Rejoin(Request):
+    token: str = ""
+    last_seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CastVote(Request):
+    vote: str = ""
+    choice: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Chat(Request):
+    """Say ``text`` at the table; ``ignored_by`` names the accounts that ignore the sender."""
+
+    text: str = ""
+    ignored_by: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnect(Command):
+    """A connection closed: its seat (if any) is away, its watching ends."""
+
+    client: ClientId
+
+
+# -- lifecycle -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Open(Command):
+    """The table is new: the lobby lists it and its idle clock starts."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resume(Command):
+    """A stored, unfinished game after a restart: seats wait for their players."""
+
+    game: Engine
+    game_id: str
+    seats: tuple[Mapping[str, Any], ...]
+
+
+# -- timers (each comes back as the command it was set with) -----------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TimerCommand(Command):
+    @property
+    def key(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class WindowOver(TimerCommand):
+    """The reconnect window of an away seat has passed."""
+
+    seat: int
+
+    @property
+    def key(self) -> str:
+        return f"window-{self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOver(TimerCommand):
+    """A connected player's time for a turn ran out: the seat's robot plays it once."""
+
+    seat: int
+    turn: Turn
+
+    @property
+    def key(self) -> str:
+        return f"turn-{self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class RobotTurn(TimerCommand):
+    """A robot-played seat's pause before acting is over (people can follow the play)."""
+
+    seat: int
+    turn: Turn
+
+    @property
+    def key(self) -> str:
+        return f"robot-{self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class NextHand(TimerCommand):
+    """The pause after hand ``hand`` is over: deal the next one."""
+
+    hand: int
+
+    @property
+    def key(self) -> str:
+        return "deal"
+
+
+@dataclass(frozen=True, slots=True)
+class VoteOver(TimerCommand):
+    """A vote's time is up: no answer counts as Wait (Zone) or no (an invited robot)."""
+
+    vote: str
+
+    @property
+    def key(self) -> str:
+        return "vote"
+
+
+@dataclass(frozen=True, slots=True)
+class IdleOver(TimerCommand):
+    """Nobody sat at a waiting table, or a finished one stayed idle, for the setting's time."""
+
+    @property
+    def key(self) -> str:
+        return "idle"
+
+
+@dataclass(frozen=True, slots=True)
+class Retry(TimerCommand):
+    """Try again what a store failure undid when no request was waiting for it."""
+
+    @property
+    def key(self) -> str:
+        return "retry"
+
+
+# -- answers to effects --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RobotChose(Command):
+    """A robot's action for ``seat`` at ``turn``; ``timeout``: it played for a player out of
+    time (otherwise for a robot-played seat, and stale if a player has taken it back)."""
+
+    seat: int
+    turn: Turn
+    action: Action
+    timeout: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StandingsLoaded(Command):
+    """The starting players' ratings in the room's system, for a ranked game."""
+
+    standings: Mapping[str, Standing]
+
+
+@dataclass(frozen=True, slots=True)
+class Stored(Command):
+    """The store wrote a :class:`~server.tables.effects.Persist` effect's records."""
+
+    ref: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoreFailed(Command):
+    """The store could not write them: nothing of that command happened."""
+
+    ref: int
+    reason: str

@@ -1,0 +1,99 @@
+"""What the machine asks the outside world to do: its only output.
+
+The runner carries effects out in order. A command whose records must be
+stored returns a single :class:`Persist`; everything else it caused (events,
+replies, timers, robots) is held by the machine and released by the store's
+answer, so nothing is sent before the store confirmed it, and a failed write
+leaves no trace (DESIGN section 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from game.trickgame import TrickView
+from server.protocol import TableInfo
+from server.tables.commands import ClientId, Command, Turn
+from server.tables.log import Shared
+from server.tables.records import Record
+
+
+class Effect:
+    """Base of every effect (the runner dispatches on the type)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Send(Effect):
+    """One message, encoded once, to these connections."""
+
+    to: tuple[ClientId, ...]
+    message: Shared
+
+
+@dataclass(frozen=True, slots=True)
+class Persist(Effect):
+    """Write these records in one transaction; answer ``Stored(ref)`` or ``StoreFailed``."""
+
+    records: tuple[Record, ...]
+    ref: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetTimer(Effect):
+    """After ``delay`` seconds, hand ``command`` back (replacing a timer of the same key)."""
+
+    key: str
+    delay: float
+    command: Command
+
+
+@dataclass(frozen=True, slots=True)
+class CancelTimer(Effect):
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class AskRobot(Effect):
+    """Have the seat's robot of ``level`` choose from ``view``; answer ``RobotChose``."""
+
+    seat: int
+    level: str
+    view: TrickView
+    turn: Turn
+    timeout: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LoadStandings(Effect):
+    """Read these players' ratings in ``system`` for ``kind``; answer ``StandingsLoaded``."""
+
+    players: tuple[str, ...]
+    kind: str
+    system: str
+
+
+@dataclass(frozen=True, slots=True)
+class Changed(Effect):
+    """The table's lobby line changed: push it to the room's subscribers."""
+
+    info: TableInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Closed(Effect):
+    """The table is closed: the lobby drops it (``removed``) and its memory goes."""
+
+    info: TableInfo
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note(Effect):
+    """Something a host reads in the logs (a seat away, a rejoin, a stale robot answer)."""
+
+    event: str
+    text: str
+    seat: int | None = None
+    player: str | None = None

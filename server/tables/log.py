@@ -1,0 +1,84 @@
+"""A table's event log: the one place its events are numbered, encoded and kept.
+
+Every table event goes through :meth:`EventLog.publish`: it gets the next
+``seq``, is encoded once as a ``TableEvent`` message (the same bytes for every
+client that may see it), and is kept for clients that come back. Who may see
+an event is the engine's own rule, :func:`game.events.visible_to`, applied to
+the event's ``to`` tag; :meth:`since` answers a rejoin with the missed events a
+seat may see, or ``None`` (send a snapshot) once the log no longer holds them.
+
+The log is bounded: it keeps the last ``limit`` events, so a table that runs
+for weeks holds as much as one that just opened.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, NamedTuple
+
+from game.events import visible_to
+from server.protocol import TableEvent
+
+
+class Shared:
+    """One message for a whole audience, encoded once: its UTF-8 text, and the
+    connection's framing of it, which is the same bytes for every client and so is
+    built by the first connection that sends it and reused by the rest."""
+
+    __slots__ = ("data", "frame")
+
+    def __init__(self, text: str) -> None:
+        self.data = text.encode()
+        self.frame: bytes | None = None
+
+    @property
+    def text(self) -> str:
+        return self.data.decode()
+
+
+class Entry(NamedTuple):
+    """One logged event: its number, who may see it (a seat, or None: everyone), its bytes."""
+
+    seq: int
+    to: int | None
+    message: Shared
+
+
+class EventLog:
+    """The numbered, encoded, bounded events of one table."""
+
+    def __init__(self, table_id: str, limit: int, seq: int = 0) -> None:
+        self.table_id = table_id
+        self.seq = seq  # the last number issued
+        self._entries: deque[Entry] = deque(maxlen=max(1, limit))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Any:
+        return iter(self._entries)
+
+    def publish(self, event: dict[str, Any], to: int | None = None) -> Entry:
+        """Number ``event``, encode it once and keep it; ``to``: the one seat it is for."""
+        self.seq += 1
+        text = TableEvent(table=self.table_id, seq=self.seq, event=event).encode()
+        entry = Entry(self.seq, to, Shared(text))
+        self._entries.append(entry)
+        return entry
+
+    def since(self, seq: int, seat: int | None) -> list[Shared] | None:
+        """What ``seat`` (None: a spectator) may see after ``seq``, or None when the log no
+        longer holds every event after it (or ``seq`` was never issued): send a snapshot."""
+        if seq > self.seq:
+            return None
+        first = self._entries[0].seq if self._entries else self.seq + 1
+        if seq < first - 1:
+            return None
+        return [e.message for e in self._entries if e.seq > seq and visible_to(e, seat)]
+
+    def truncate(self, seq: int) -> None:
+        """Forget every event after ``seq`` and number from it again (a write that failed
+        undoes the events it would have caused; none of them was sent)."""
+        while self._entries and self._entries[-1].seq > seq:
+            self._entries.pop()
+        self.seq = seq

@@ -1,0 +1,1086 @@
+"""The table machine: one table's rules of the room, with no I/O.
+
+``TableMachine.handle(command, now)`` takes one command (a request, a timer,
+a robot's answer, the store's answer) and returns the effects to carry out.
+It never touches a socket, a clock or a database: ``now`` is the wall time the
+runner read, its randomness comes from the ``rng`` it was given, and what it
+must store, send or schedule comes back as effects. So a drop, a vote or a
+timer is tested by feeding commands and reading effects, in microseconds.
+
+A command is all or nothing. The machine notes where it stood before each one
+(:class:`_Mark`); a refused command (a ``ProtocolError``) is undone from that
+note, so it changes nothing. A command that must store records returns one
+:class:`~server.tables.effects.Persist` and holds everything else it caused;
+``Stored`` releases it, ``StoreFailed`` undoes the command (the game is
+rebuilt from its record without the unstored actions) and tells the player.
+
+How a game goes, in the order the machine runs it::
+
+    waiting --(four seats filled)--> [ranked: LoadStandings] --> playing
+    playing --(an action)--> ActionTaken stored --> events, reply, next prompts
+    playing --(hand over)--> NextHand timer --> deal --> prompts / robot timers
+    playing --(game over, or a points drop at hand's end)--> GameEnded (+Rated) --> over
+    over --(every player gone, or idle)--> closed    waiting --(idle, nobody sat)--> closed
+
+What a room does on a drop, a return or a quit is its policy's table
+(:mod:`server.tables.policies`); each step is one ``_step_*`` method here.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal, cast
+
+from game.actions import Action, ActionParseError, IllegalAction, Pass, action_from_wire
+from game.engine import ENGINES, Engine
+from game.events import Event
+from game.outcome import Outcome
+from ratings import Departure, Rating, Standing, rate, rate_quit, system_named
+from server.auth import token_hash, token_matches
+from server.config import Room, ServerSettings
+from server.protocol import (
+    ChatMessage as ChatOut,
+)
+from server.protocol import (
+    Error,
+    Ok,
+    Prompt,
+    ProtocolError,
+    Seated,
+    SeatInfo,
+    ServerMessage,
+    Snapshot,
+    TableInfo,
+)
+from server.tables.commands import (
+    Act,
+    CastVote,
+    Chat,
+    ClientId,
+    Command,
+    Disconnect,
+    Fill,
+    IdleOver,
+    NextHand,
+    Open,
+    PlayAgain,
+    Rejoin,
+    Request,
+    RequestId,
+    Resume,
+    Retry,
+    RobotChose,
+    RobotTurn,
+    Sit,
+    SitReserved,
+    Stand,
+    StandingsLoaded,
+    Start,
+    Stored,
+    StoreFailed,
+    TimerCommand,
+    Turn,
+    TurnOver,
+    Unwatch,
+    VoteOver,
+    Watch,
+    Who,
+    WindowOver,
+)
+from server.tables.effects import (
+    AskRobot,
+    CancelTimer,
+    Changed,
+    Closed,
+    Effect,
+    LoadStandings,
+    Note,
+    Persist,
+    Send,
+    SetTimer,
+)
+from server.tables.log import EventLog, Shared
+from server.tables.policies import DropPolicy, Step, Trigger, policy_for
+from server.tables.rating import RankedState, game_result, when
+from server.tables.records import (
+    ActionTaken,
+    Banned,
+    GameCreated,
+    GameEnded,
+    Rated,
+    Record,
+    SeatsChanged,
+)
+from server.tables.seats import VOTE_CHOICES, Seat, Vote
+
+HOUR = 3600.0
+STORE_RETRY_SECONDS = 1.0
+
+
+class Phase(StrEnum):
+    WAITING = "waiting"  # seats filling; no game yet
+    PLAYING = "playing"
+    OVER = "over"  # the game is over; the seats may play again
+    CLOSED = "closed"  # gone from the lobby; every command is refused
+
+
+@dataclass(slots=True)
+class _Mark:
+    """Where the table stood before a command: enough to undo it."""
+
+    seats: list[Seat]
+    watchers: dict[ClientId, str]
+    phase: Phase
+    game: Engine | None
+    game_id: str | None
+    actions: int
+    hand_no: int
+    seq: int
+    paused: str | None
+    pauses: int
+    vote: Vote | None
+    ranked: RankedState
+    prompted: dict[int, Turn]
+    timers: dict[str, Command]
+    acted: list[int]
+    games: int
+    resuming: bool
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A command waiting for the store: what it will send, and how to undo it."""
+
+    mark: _Mark
+    effects: list[Effect]
+    requester: tuple[ClientId, RequestId] | None
+
+
+class TableMachine:
+    """One table: four seats, watchers, a game, its log, its timers, its room's policy."""
+
+    def __init__(self, table_id: str, room: Room, settings: ServerSettings, rules: Any,
+                 seating: str, rng: random.Random, seq: int = 0) -> None:
+        self.id = table_id
+        self.room = room
+        self.settings = settings
+        self.rules = rules
+        self.seating = seating
+        self.rng = rng
+        self.policy: DropPolicy = policy_for(room.rated, room.system)
+        self.system = room.system or "zone"
+        self.turn_seconds = room.turn_seconds or settings.turn_seconds
+        self.seats = [Seat(i) for i in range(4)]
+        self.watchers: dict[ClientId, str] = {}
+        self.phase = Phase.WAITING
+        self.game: Engine | None = None
+        self.game_id: str | None = None
+        self.log = EventLog(table_id, settings.event_log_size, seq)
+        self.paused: str | None = None  # why the game waits (a vote, a drop), or None
+        self.pauses = 0  # pauses ended: a turn refused during one is prompted again
+        self.vote: Vote | None = None
+        self.ranked = RankedState()
+        self.prompted: dict[int, Turn] = {}  # seat -> the turn it was last prompted for
+        self.timers: dict[str, Command] = {}  # what the runner has scheduled, by key
+        self.acted = [0, 0, 0, 0]  # each seat's actions in this game
+        self.games = 0  # games started at this table
+        self.resuming = False  # a restored game waits for its standings before going on
+        self._out: list[Effect] = []
+        self._writes: list[Record] = []
+        self._pending: dict[int, _Pending] = {}
+        self._refs = 0
+        self._now = 0.0
+
+    # -- the one way in --------------------------------------------------------------------
+
+    def handle(self, command: Command, now: float) -> list[Effect]:
+        """Run one command; return its effects (or raise ``ProtocolError``, changing nothing)."""
+        if isinstance(command, Stored):
+            return self._stored(command.ref)
+        if isinstance(command, StoreFailed):
+            return self._store_failed(command.ref, command.reason)
+        if self._pending:
+            raise RuntimeError("a command arrived while another waits for the store")
+        if self.phase is Phase.CLOSED:
+            if isinstance(command, Request):
+                raise ProtocolError("no_such_table", f"table {self.id!r} is closed",
+                                    command.rid)
+            return []
+        if isinstance(command, TimerCommand) and self.timers.get(command.key) == command:
+            del self.timers[command.key]  # it fired: the runner holds it no more
+        self._now = now
+        mark = self._mark()
+        self._out, self._writes = [], []
+        try:
+            HANDLERS[type(command)](self, command)
+        except BaseException:
+            self._restore(mark)
+            self._out, self._writes = [], []
+            raise
+        out, writes = self._out, self._writes
+        self._out, self._writes = [], []
+        if not writes:
+            return out
+        self._refs += 1
+        requester = (command.who.client, command.rid) if isinstance(command, Request) else None
+        self._pending[self._refs] = _Pending(mark, out, requester)
+        return [Persist(tuple(writes), self._refs)]
+
+    def _stored(self, ref: int) -> list[Effect]:
+        pending = self._pending.pop(ref)
+        return pending.effects
+
+    def _store_failed(self, ref: int, reason: str) -> list[Effect]:
+        pending = self._pending.pop(ref)
+        self._restore(pending.mark)
+        effects: list[Effect] = [Note("store_failed", f"a write failed and was undone: {reason}")]
+        if pending.requester is not None:
+            client, rid = pending.requester
+            error = Error(id=rid, code="internal",
+                          message="the server could not store that and changed nothing; "
+                                  "send it again")
+            effects.append(Send((client,), Shared(error.encode())))
+        else:  # a timer's or a robot's work: try again shortly
+            self.timers["retry"] = Retry()
+            effects.append(SetTimer("retry", STORE_RETRY_SECONDS, Retry()))
+        return effects
+
+    def _mark(self) -> _Mark:
+        game = self.game
+        return _Mark([s.copy() for s in self.seats], dict(self.watchers), self.phase, game,
+                     self.game_id, len(game.actions) if game else 0,
+                     game.hand_no if game else 0, self.log.seq, self.paused, self.pauses,
+                     self.vote, self.ranked.copy(), dict(self.prompted), dict(self.timers),
+                     list(self.acted), self.games, self.resuming)
+
+    def _restore(self, mark: _Mark) -> None:
+        game = mark.game
+        if game is not None and (len(game.actions) != mark.actions
+                                 or game.hand_no != mark.hand_no):
+            record = game.record()
+            game = ENGINES[game.kind].replay({**record,
+                                              "actions": record["actions"][:mark.actions]})
+        (self.seats, self.watchers, self.phase, self.game, self.game_id, self.paused,
+         self.pauses, self.vote, self.ranked, self.prompted, self.timers, self.acted,
+         self.games, self.resuming) = (
+            mark.seats, mark.watchers, mark.phase, game, mark.game_id, mark.paused,
+            mark.pauses, mark.vote, mark.ranked, mark.prompted, mark.timers, mark.acted,
+            mark.games, mark.resuming)
+        self.log.truncate(mark.seq)
+
+    # -- what a command produces -------------------------------------------------------------
+
+    def _send(self, to: tuple[ClientId, ...], message: Shared) -> None:
+        if to:
+            self._out.append(Send(to, message))
+
+    def _reply(self, who: Who, message: ServerMessage) -> None:
+        self._out.append(Send((who.client,), Shared(message.encode())))
+
+    def _publish(self, event: dict[str, Any], to: int | None = None) -> None:
+        """Number, log and send one table event to whoever may see it."""
+        entry = self.log.publish(event, to)
+        if to is None:
+            self._send(self.audience(), entry.message)
+        else:
+            client = self.seats[to].client
+            if client is not None:
+                self._send((client,), entry.message)
+
+    def _publish_game(self, events: list[Event]) -> None:
+        for event in events:
+            self._publish(event.to_wire(), event.to)
+
+    def _write(self, record: Record) -> None:
+        self._writes.append(record)
+
+    def _note(self, event: str, text: str, seat: Seat | None = None) -> None:
+        self._out.append(Note(event, text, seat.index if seat else None,
+                              seat.account if seat else None))
+
+    def _set_timer(self, key: str, delay: float, command: Command) -> None:
+        """Schedule ``command``; a timer already set to the same command runs on unchanged
+        (a turn's clock does not restart when another seat acts)."""
+        if self.timers.get(key) == command:
+            return
+        self.timers[key] = command
+        self._out.append(SetTimer(key, max(0.0, delay), command))
+
+    def _cancel(self, *keys: str) -> None:
+        for key in keys:
+            if self.timers.pop(key, None) is not None:
+                self._out.append(CancelTimer(key))
+
+    def _cancel_all(self, prefixes: tuple[str, ...] = ("",)) -> None:
+        self._cancel(*[k for k in self.timers if k.startswith(prefixes)])
+
+    def _changed(self) -> None:
+        """A seat changed: tell the table (a ``table`` event) and the lobby."""
+        info = self.info()
+        self._publish({"type": "table", "info": info.model_dump()})
+        self._out.append(Changed(info))
+
+    # -- what clients see ---------------------------------------------------------------------
+
+    def audience(self) -> tuple[ClientId, ...]:
+        """Every connection at the table: seated players, then watchers."""
+        seated = [s.client for s in self.seats if s.client is not None]
+        return (*seated, *(c for c in self.watchers if c not in seated))
+
+    def seat_of(self, client: ClientId) -> Seat | None:
+        for seat in self.seats:
+            if seat.client == client:
+                return seat
+        return None
+
+    def info(self) -> TableInfo:
+        return TableInfo(
+            id=self.id, room=self.room.name, game=self.room.game,
+            state=self.phase.value,
+            seating=self.seating,
+            seats=[SeatInfo(seat=s.index, name=s.name, kind=s.kind, away=s.away)
+                   for s in self.seats],
+            watchers=len(self.watchers), game_id=self.game_id)
+
+    def snapshot(self, seat: int | None, rid: RequestId = None) -> Snapshot:
+        view = self.game.view(seat).to_wire() if self.game else None
+        return Snapshot(id=rid, table=self.id, seq=self.log.seq, info=self.info(), view=view,
+                        paused=self.paused, vote=self.vote_info())
+
+    def vote_info(self) -> dict[str, Any] | None:
+        vote = self.vote
+        if vote is None:
+            return None
+        return {**self._vote_started(vote), "cast": {str(s): c for s, c in vote.choices}}
+
+    def _vote_started(self, vote: Vote) -> dict[str, Any]:
+        return {"type": "vote_started", "vote": vote.id, "kind": vote.kind, "seat": vote.seat,
+                "player": self.seats[vote.seat].starter,
+                "seconds": self.settings.vote_seconds, "voters": sorted(vote.voters),
+                "choices": list(VOTE_CHOICES[vote.kind])}
+
+    # -- seats ----------------------------------------------------------------------------------
+
+    def _token(self) -> str:
+        return base64.urlsafe_b64encode(self.rng.getrandbits(192).to_bytes(24, "big")).decode()
+
+    def _take(self, seat: Seat, who: Who) -> str:
+        """``who`` takes ``seat``; returns the seat token (only its hash is kept)."""
+        token = self._token()
+        seat.name, seat.account, seat.kind = who.name, who.name, "human"
+        seat.client, seat.token_hash, seat.again = who.client, token_hash(token), False
+        self.watchers.pop(who.client, None)
+        return token
+
+    def _on_sit(self, cmd: Sit) -> None:
+        if self.seat_of(cmd.who.client) is not None:
+            raise ProtocolError("invalid_field", "you already sit at this table")
+        if self.phase is Phase.PLAYING:
+            self._substitute(cmd)
+            return
+        if self.phase is not Phase.WAITING:
+            raise ProtocolError("table_full", "the game has started; watch it, or rejoin "
+                                              "your own seat with its seat token")
+        if self.room.rated:
+            if cmd.refusal:
+                raise ProtocolError("not_eligible", cmd.refusal)
+            if any(s.account == cmd.who.name for s in self.seats):
+                raise ProtocolError("seat_taken", "you already have a seat at this table")
+        free = [s for s in self.seats if s.kind == "empty"]
+        if not free:
+            raise ProtocolError("table_full", "every seat at this table is taken")
+        if self.seating == "random_seating":
+            seat = self.rng.choice(free)  # seats are drawn, whatever was asked
+        elif cmd.seat is None:
+            seat = free[0]
+        else:
+            seat = self.seats[cmd.seat]
+            if seat.kind != "empty":
+                raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken by {seat.name}")
+        token = self._take(seat, cmd.who)
+        self._changed()
+        self._cancel("idle")
+        self._maybe_start()
+        self._reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=seat.index,
+                                    seat_token=token))
+
+    def _on_sit_reserved(self, cmd: SitReserved) -> None:
+        """The random queue: the seat was drawn for this player; the game starts at four."""
+        seat = self.seats[cmd.seat]
+        if seat.kind != "empty" or self.phase is not Phase.WAITING:
+            raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken")
+        token = self._take(seat, cmd.who)
+        self._changed()
+        self._cancel("idle")
+        self._reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=seat.index,
+                                    seat_token=token))
+        self._maybe_start()
+
+    def _substitute(self, cmd: Sit) -> None:
+        """A human takes a quitter's open seat, unrated (rooms whose policy allows it)."""
+        open_seats = self.ranked.open_seats
+        if not self.policy.substitutes or not open_seats:
+            raise ProtocolError("table_full", "the game has started; watch it, or rejoin "
+                                              "your own seat with its seat token")
+        index = cmd.seat if cmd.seat is not None else min(open_seats)
+        if index not in open_seats:
+            raise ProtocolError("seat_taken", f"seat {index} is not open to a substitute")
+        if cmd.who.name in {s.starter for s in self.seats}:
+            raise ProtocolError("not_eligible", "a player who left this game may not come back "
+                                                "as a substitute")
+        seat = self.seats[index]
+        token = self._take(seat, cmd.who)
+        seat.substitute = True
+        open_seats.discard(index)
+        self._save_seats()
+        self._publish({"type": "substitute", "seat": index, "name": cmd.who.name})
+        self._changed()
+        self._out.append(Send((cmd.who.client,),
+                              Shared(self.snapshot(index).encode())))
+        self._advance()
+        self._reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=index, seat_token=token))
+
+    def _on_stand(self, cmd: Stand) -> None:
+        seat = self._seated(cmd.who)
+        if self.phase is Phase.PLAYING:
+            self._note("left", f"{seat.name} left the game", seat)
+            self._run(Trigger.SUBSTITUTE_LEAVES if seat.substitute else Trigger.LEAVE, seat)
+            self._advance()
+        else:
+            seat.clear()
+            self._changed()
+            self._tidy()
+        self._reply(cmd.who, Ok(id=cmd.rid))
+
+    def _on_watch(self, cmd: Watch) -> None:
+        self.watchers[cmd.who.client] = cmd.who.name
+        self._reply(cmd.who, self.snapshot(None, cmd.rid))
+        self._out.append(Changed(self.info()))
+
+    def _on_unwatch(self, cmd: Unwatch) -> None:
+        self.watchers.pop(cmd.who.client, None)
+        self._reply(cmd.who, Ok(id=cmd.rid))
+        self._out.append(Changed(self.info()))
+        self._tidy()
+
+    def _on_fill(self, cmd: Fill) -> None:
+        if self.room.rated:
+            raise ProtocolError("not_authorized", "robots may not sit at a ranked table")
+        if self.phase is not Phase.WAITING:
+            raise ProtocolError("table_full", "the game has started")
+        for seat in self.seats:
+            if seat.kind == "empty":
+                seat.kind, seat.name, seat.robot_level = "robot", f"robot-{cmd.level}", cmd.level
+        self._changed()
+        self._cancel("idle")
+        self._maybe_start()
+        self._reply(cmd.who, Ok(id=cmd.rid))
+
+    def _on_start(self, cmd: Start) -> None:
+        if self.phase is Phase.WAITING:
+            if any(s.kind == "empty" for s in self.seats):
+                raise ProtocolError("invalid_field",
+                                    "a game starts when all four seats are filled")
+            self._maybe_start()
+        self._reply(cmd.who, Ok(id=cmd.rid))
+
+    def _on_play_again(self, cmd: PlayAgain) -> None:
+        seat = self._seated(cmd.who)
+        if self.phase is not Phase.OVER:
+            raise ProtocolError("wrong_phase", "the game is not over")
+        if self.room.rated and any(s.kind != "human" for s in self.seats):
+            raise ProtocolError("wrong_phase", "a ranked game starts with four players; "
+                                               "a seat is empty")
+        seat.again = True
+        if all(s.again for s in self.seats if s.connected):
+            for s in self.seats:
+                s.again = False
+                if s.away:  # gone since the game: a robot plays the seat
+                    s.kind, s.name, s.account, s.token_hash = (
+                        "robot", f"{s.name} (robot)", None, None)
+                elif s.kind == "empty":
+                    s.kind, s.name = "robot", f"robot-{s.robot_level}"
+            self._cancel("idle")
+            self.phase = Phase.WAITING
+            self._maybe_start()
+        self._reply(cmd.who, Ok(id=cmd.rid))
+
+    def _on_disconnect(self, cmd: Disconnect) -> None:
+        if self.watchers.pop(cmd.client, None) is not None:
+            self._out.append(Changed(self.info()))
+        seat = self.seat_of(cmd.client)
+        if seat is None:
+            self._tidy()
+            return
+        if self.phase is not Phase.PLAYING:
+            seat.clear()
+            self._changed()
+            self._tidy()
+            return
+        seat.client = None
+        self._note("away", f"{seat.name} is away; the seat's robot plays until they rejoin",
+                   seat)
+        self._changed()
+        self._cancel(f"turn-{seat.index}")
+        self._set_timer(f"window-{seat.index}", self.settings.reconnect_seconds,
+                        WindowOver(seat.index))
+        self._run(Trigger.DROP, seat)
+        self._advance()
+
+    def _on_rejoin(self, cmd: Rejoin) -> None:
+        for seat in self.seats:
+            if seat.kind == "human" and token_matches(cmd.token, seat.token_hash):
+                break
+        else:
+            raise ProtocolError("not_authorized",
+                                "that seat token does not match a seat waiting at this table "
+                                "(the reconnect window may have passed)")
+        if seat.client is not None and seat.client != cmd.who.client:
+            taken = Error(code="not_authorized",
+                          message="your seat was taken over by a newer connection")
+            self._send((seat.client,), Shared(taken.encode()))
+        was_away = seat.client is None
+        if was_away:
+            self._note("rejoined", f"{seat.name} rejoined", seat)
+        seat.client = cmd.who.client
+        self.watchers.pop(cmd.who.client, None)
+        self.prompted.pop(seat.index, None)  # this connection has seen no prompt yet
+        self._cancel(f"window-{seat.index}", f"robot-{seat.index}")
+        # A client that saw nothing (last_seq 0) gets a snapshot, not the whole log.
+        missed = self.log.since(cmd.last_seq, seat.index) if cmd.last_seq else None
+        if missed is None:
+            self._reply(cmd.who, self.snapshot(seat.index, cmd.rid))
+        else:
+            self._reply(cmd.who, Ok(id=cmd.rid))
+            for message in missed:
+                self._send((cmd.who.client,), message)
+        self._changed()
+        # After the reply: what the return changes (a vote closed, the game going on)
+        # reaches the client as events past its snapshot, and its turn is prompted once.
+        if was_away and self.phase is Phase.PLAYING:
+            self._run(Trigger.REJOIN, seat)
+        self._advance()
+
+    def _on_chat(self, cmd: Chat) -> None:
+        if self.seat_of(cmd.who.client) is None and cmd.who.client not in self.watchers:
+            raise ProtocolError("not_seated", "sit at or watch a table to chat there")
+        names = {s.client: s.account for s in self.seats if s.client is not None}
+        names.update(self.watchers)
+        to = tuple(c for c in self.audience() if names.get(c) not in cmd.ignored_by)
+        message = ChatOut(name=cmd.who.name, text=cmd.text, table=self.id)
+        self._send(to, Shared(message.encode()))
+        self._reply(cmd.who, Ok(id=cmd.rid))
+
+    def _seated(self, who: Who) -> Seat:
+        seat = self.seat_of(who.client)
+        if seat is None:
+            raise ProtocolError("not_seated", "you do not sit at this table")
+        return seat
+
+    def _save_seats(self) -> None:
+        if self.game_id is not None and self.phase is Phase.PLAYING:
+            self._write(SeatsChanged(self.game_id, tuple(s.stored() for s in self.seats)))
+
+    # -- the table's life -------------------------------------------------------------------
+
+    def _on_open(self, cmd: Open) -> None:
+        self._out.append(Changed(self.info()))
+        self._tidy()
+
+    def _tidy(self) -> None:
+        """Close a finished table nobody plays at; start the idle clock of an empty one.
+
+        A player who dropped during the game still holds a seat until their reconnect
+        window ends, so a connection that blinked at the last trick comes back to the
+        result; a table of robots only closes as its game ends.
+        """
+        if self.phase is Phase.OVER and not any(s.kind == "human" for s in self.seats):
+            self._close("the game is over and every player has left")
+        elif self.phase is Phase.WAITING and all(s.kind != "human" for s in self.seats):
+            self._set_timer("idle", self.settings.table_idle_seconds, IdleOver())
+
+    def _on_idle(self, cmd: IdleOver) -> None:
+        if self.phase is Phase.OVER:
+            self._close("the game is over and the table stayed idle")
+        elif self.phase is Phase.WAITING and all(s.kind != "human" for s in self.seats):
+            self._close("nobody sat at the table")
+
+    def _close(self, reason: str) -> None:
+        self._publish({"type": "closed", "reason": reason})
+        self._cancel_all()
+        self.phase = Phase.CLOSED
+        self._note("closed", reason)
+        self._out.append(Closed(self.info(), reason))
+
+    # -- the game ---------------------------------------------------------------------------------
+
+    def _maybe_start(self) -> None:
+        if self.phase is not Phase.WAITING or any(s.kind == "empty" for s in self.seats):
+            return
+        if self.room.rated:
+            players = tuple(s.account or "" for s in self.seats)
+            self._out.append(LoadStandings(players, self.room.game, self.system))
+        else:
+            self._start_game({})
+
+    def _on_standings(self, cmd: StandingsLoaded) -> None:
+        if self.phase is Phase.WAITING:
+            if all(s.kind != "empty" for s in self.seats):
+                self._start_game(dict(cmd.standings))
+        elif self.phase is Phase.PLAYING and self.resuming:
+            self.ranked.standings = dict(cmd.standings)
+            self._resumed()
+
+    def _start_game(self, standings: dict[str, Standing]) -> None:
+        seed = self.rng.getrandbits(32)
+        game = ENGINES[self.room.game](self.rules, seed)
+        game_id = f"{self.id}-{self.rng.getrandbits(32):08x}"
+        for seat in self.seats:
+            seat.starter, seat.substitute, seat.again = seat.name, False, False
+        self._write(GameCreated(game_id, self.id, self.room.name, self.room.game,
+                                game.record()["rules"], seed, game.first_dealer,
+                                tuple(s.stored() for s in self.seats), self.seating))
+        self.game, self.game_id, self.phase = game, game_id, Phase.PLAYING
+        self.games += 1
+        self.acted = [0, 0, 0, 0]
+        self.prompted.clear()
+        self.paused, self.vote = None, None
+        self.ranked = RankedState(standings=standings)
+        self._changed()
+        self._publish({"type": "game_started", "game_id": game_id,
+                       "rules": game.record()["rules"]})
+        self._publish_game(game.opening_events())
+        self._advance()
+
+    def _on_act(self, cmd: Act) -> None:
+        seat = self._seated(cmd.who)
+        if self.game is None or self.phase is not Phase.PLAYING:
+            raise ProtocolError("wrong_phase", "no game is being played at this table")
+        if self.paused:
+            raise ProtocolError("wrong_phase", f"the game is paused: {self.paused}")
+        try:
+            action = action_from_wire(dict(cmd.action))
+        except ActionParseError as exc:
+            raise ProtocolError("invalid_field", f"action: {exc}") from None
+        self._apply(seat.index, action)
+        self._reply(cmd.who, Ok(id=cmd.rid))
+
+    def _apply(self, index: int, action: Action) -> None:
+        """Apply one action: it is stored with everything it causes, or refused."""
+        game, game_id = self.game, self.game_id
+        assert game is not None and game_id is not None
+        try:
+            events = game.apply(action, index)
+        except IllegalAction as exc:
+            raise ProtocolError(exc.code, str(exc)) from None
+        seat, done = game.actions[-1]
+        self.acted[index] += 1
+        self._write(ActionTaken(game_id, len(game.actions) - 1, seat, done.to_wire()))
+        if game.phase == "game_over":
+            self._end_game(events)
+        else:
+            self._publish_game(events)
+            self._advance()
+
+    def _turn(self, index: int) -> Turn:
+        return (self.games, self.acted[index], self.pauses)
+
+    def _advance(self) -> None:
+        """What follows a change: the next deal, the end, prompts, robots and turn clocks."""
+        game = self.game
+        if game is None or self.phase is not Phase.PLAYING or self.paused or self.resuming:
+            return
+        if game.phase == "hand_over":
+            if self.ranked.end_after is not None:
+                self._end_game(abandoned=True)
+            else:
+                self._set_timer("deal", self.settings.hand_pause, NextHand(game.hand_no))
+            return
+        for index in game.awaiting:
+            seat = self.seats[index]
+            turn = self._turn(index)
+            if seat.robot_plays:
+                self._set_timer(f"robot-{index}", self.settings.robot_delay,
+                                RobotTurn(index, turn))
+            else:
+                self._prompt(seat, turn)
+                self._set_timer(f"turn-{index}", self.turn_seconds, TurnOver(index, turn))
+
+    def _prompt(self, seat: Seat, turn: Turn) -> None:
+        """Send the seat its turn, once per turn (a rejoining connection gets it again).
+
+        A turn ends when the seat acts (or its robot does). Other events on the way
+        (a drop, a vote, another seat's pass) do not prompt again: a client that had
+        already answered would answer twice, and its second answer would be refused.
+        A pause is the exception: an answer sent during it was refused, so the turn
+        is prompted again when the game goes on (the turn's key counts pauses).
+        """
+        game = self.game
+        if game is None or seat.client is None or self.prompted.get(seat.index) == turn:
+            return
+        self.prompted[seat.index] = turn
+        view = game.view(seat.index).to_wire()  # hand and legal actions come from the view
+        prompt = Prompt(table=self.id, seq=self.log.seq, seat=seat.index, phase=game.phase,
+                        legal=view["legal"], seconds=self.turn_seconds, hand=view["hand"],
+                        view=view,
+                        pass_count=game.rules.pass_count if game.phase == "pass" else None)
+        self._send((seat.client,), Shared(prompt.encode()))
+
+    def _on_window_over(self, cmd: WindowOver) -> None:
+        seat = self.seats[cmd.seat]
+        if not seat.away:
+            return
+        self._note("window_over", f"{seat.name} did not come back in time", seat)
+        if self.phase is Phase.PLAYING:
+            self._run(Trigger.WINDOW_OVER, seat)
+            self._advance()
+        elif self.phase is Phase.OVER:  # the game ended meanwhile: the seat is free
+            seat.clear()
+            self._changed()
+            self._tidy()
+
+    def _on_turn_over(self, cmd: TurnOver) -> None:
+        if self._current(cmd.seat, cmd.turn):
+            self._ask_robot(cmd.seat, cmd.turn, timeout=True)
+
+    def _on_robot_turn(self, cmd: RobotTurn) -> None:
+        if self._current(cmd.seat, cmd.turn) and self.seats[cmd.seat].robot_plays:
+            self._ask_robot(cmd.seat, cmd.turn, timeout=False)
+
+    def _current(self, index: int, turn: Turn) -> bool:
+        game = self.game
+        return (game is not None and self.phase is Phase.PLAYING and not self.paused
+                and index in game.awaiting and self._turn(index) == turn)
+
+    def _ask_robot(self, index: int, turn: Turn, timeout: bool) -> None:
+        assert self.game is not None
+        seat = self.seats[index]
+        self._out.append(AskRobot(index, seat.robot_level, self.game.view(index), turn, timeout))
+
+    def _on_robot_chose(self, cmd: RobotChose) -> None:
+        seat = self.seats[cmd.seat]
+        if not self._current(cmd.seat, cmd.turn) or not (cmd.timeout or seat.robot_plays):
+            self._note("stale_robot", "a robot's answer came after its turn", seat)
+            return
+        game = self.game
+        assert game is not None
+        action = cmd.action
+        if isinstance(action, Pass) and action not in game.legal_actions(cmd.seat):
+            return
+        try:
+            self._apply(cmd.seat, action)
+        except ProtocolError as exc:  # a robot's mistake must not stall the table
+            self._note("robot_illegal", f"robot chose {action}: {exc.message}", seat)
+            self._apply(cmd.seat, game.legal_actions(cmd.seat)[0])
+
+    def _on_next_hand(self, cmd: NextHand) -> None:
+        game = self.game
+        if (game is None or self.phase is not Phase.PLAYING or game.phase != "hand_over"
+                or game.hand_no != cmd.hand):
+            return
+        self._publish_game(game.next_hand())
+        self._advance()
+
+    def _end_game(self, events: list[Event] | None = None, abandoned: bool = False,
+                  announce: bool = False) -> None:
+        """Store the game's end (with its rating changes) and tell the table.
+
+        ``events``: the last action's, whose ``game_over`` gets the rating changes;
+        ``abandoned``: ended early (a points room after a drop), on the score so far;
+        ``announce``: a resumed game whose end was never stored nor told.
+        """
+        game, game_id = self.game, self.game_id
+        assert game is not None and game_id is not None
+        outcome = game.result()
+        ratings = self._rate(outcome) if self.room.rated else None
+        casual = () if self.room.rated else tuple(
+            s.account for s in self.seats if s.connected and s.account)
+        self._write(GameEnded(game_id, outcome.to_wire(), game.record(),
+                              tuple(ratings) if ratings is not None else None, casual))
+        for event in events or ():
+            wire = event.to_wire()
+            if event.kind == "game_over":
+                wire["ratings"] = ratings or []
+            self._publish(wire, event.to)
+        if abandoned or announce:
+            over: dict[str, Any] = {"type": "game_over", "scores": list(outcome.scores),
+                                    "winners": [] if abandoned else list(outcome.winners)}
+            if abandoned:
+                over["abandoned"] = True
+            self._publish({**over, "ratings": ratings or []})
+        self.phase = Phase.OVER
+        self.paused, self.vote = None, None
+        self._cancel_all(("turn-", "robot-", "deal", "vote", "retry"))
+        self._changed()
+        self._tidy()
+        if self.phase is Phase.OVER:
+            self._set_timer("idle", self.settings.table_idle_seconds, IdleOver())
+
+    def _hands_done(self) -> int:
+        return len(self.game.hand_results) if self.game else 0
+
+    # -- ratings ------------------------------------------------------------------------------
+
+    def _start_ratings(self) -> dict[str, Rating]:
+        start = system_named(self.system).start_rating
+        return {s.starter or "": self.ranked.standings[s.starter].rating
+                if s.starter in self.ranked.standings else start for s in self.seats}
+
+    def _result(self, outcome: Outcome) -> Any:
+        ranked = self.ranked
+        starters = [s.starter or "" for s in self.seats]
+        subs = [(s.index, s.name or "") for s in self.seats if s.substitute]
+        departures = list(ranked.departures)
+        if ranked.end_after is not None:
+            dropped = self.seats[ranked.end_after].starter or ""
+            if not any(d.player == dropped for d in departures):
+                departures.append(Departure(dropped, "dropped", self._hands_done()))
+        return game_result(self.room.game, self.system, self.seating, starters, subs, outcome,
+                           departures, ranked.first_disconnect)
+
+    def _rate(self, outcome: Outcome) -> list[dict[str, Any]]:
+        """Rate the game from the starters' ratings when it began; record the changes."""
+        assert self.game_id is not None
+        result = self._result(outcome)
+        changes = [c for c in rate(result, self._start_ratings())
+                   if c.player not in self.ranked.already_rated]
+        self._write(Rated(self.game_id, result, tuple(changes)))
+        return [c.to_wire() for c in changes]
+
+    # -- drops, returns and quits: the room's policy -----------------------------------------------
+
+    def _run(self, trigger: Trigger, seat: Seat) -> None:
+        for step in self.policy.on(trigger):
+            STEPS[step](self, seat, trigger)
+
+    def _step_blame(self, seat: Seat, trigger: Trigger) -> None:
+        self.ranked.first_disconnect = self.ranked.first_disconnect or seat.starter
+
+    def _step_ask_wait(self, seat: Seat, trigger: Trigger) -> None:
+        if self.vote is None:
+            self._start_vote("wait", seat)
+
+    def _step_renew_window(self, seat: Seat, trigger: Trigger) -> None:
+        self._set_timer(f"window-{seat.index}", self.settings.reconnect_seconds,
+                        WindowOver(seat.index))
+
+    def _step_end_wait_vote(self, seat: Seat, trigger: Trigger) -> None:
+        vote = self.vote
+        if vote is not None and vote.seat == seat.index and vote.kind == "wait":
+            self._close_vote("returned")
+
+    def _step_resume_if_all_back(self, seat: Seat, trigger: Trigger) -> None:
+        if self.paused and not any(s.away for s in self.seats) and self.vote is None:
+            self._unpause()
+            self._publish({"type": "resumed", "seat": seat.index})
+
+    def _step_wait_for_return(self, seat: Seat, trigger: Trigger) -> None:
+        self.paused = f"waiting for {seat.starter} to return"
+
+    def _step_charge(self, seat: Seat, trigger: Trigger) -> None:
+        hands = self._hands_done()
+        if trigger is Trigger.DONT_WAIT:
+            departure = Departure(seat.starter or "", "dropped", hands, "dont_wait")
+        else:
+            departure = Departure(seat.starter or "", "quit", hands)
+        self.ranked.departures.append(departure)
+
+    def _step_robot_keeps(self, seat: Seat, trigger: Trigger) -> None:
+        self._cancel(f"window-{seat.index}", f"turn-{seat.index}")
+        seat.kind, seat.token_hash, seat.client = "robot", None, None
+        seat.name = f"{seat.starter or seat.name} (robot)"
+        self._save_seats()
+        self._changed()
+
+    def _step_announce_quit(self, seat: Seat, trigger: Trigger) -> None:
+        self._publish({"type": "quit", "seat": seat.index, "player": seat.starter})
+
+    def _step_rate_quit(self, seat: Seat, trigger: Trigger) -> None:
+        """WoCG: the quitter is rated at once as losing to both opponents, and banned."""
+        assert self.game is not None and self.game_id is not None
+        starter = seat.starter or ""
+        how: Literal["quit", "dropped"] = "quit" if trigger is Trigger.LEAVE else "dropped"
+        self.ranked.departures.append(Departure(starter, how, self._hands_done()))
+        result = self._result(self.game.result())
+        change = rate_quit(result, self._start_ratings(), starter)
+        if change is not None:
+            self.ranked.already_rated.add(starter)
+            self._write(Rated(self.game_id, result, (change,)))
+        until = self._now + HOUR
+        self._write(Banned(starter, until, "quit a ranked game"))
+        self._publish({"type": "quit", "seat": seat.index, "player": starter,
+                       "rating": change.to_wire() if change else None,
+                       "banned_until": when(until)})
+
+    def _step_open_seat(self, seat: Seat, trigger: Trigger) -> None:
+        self.ranked.open_seats.add(seat.index)
+
+    def _step_close_seat(self, seat: Seat, trigger: Trigger) -> None:
+        self.ranked.open_seats.discard(seat.index)
+        self._changed()
+
+    def _step_ask_invite(self, seat: Seat, trigger: Trigger) -> None:
+        self._start_vote("invite_robot", seat)
+
+    def _step_end_after_hand(self, seat: Seat, trigger: Trigger) -> None:
+        if self.ranked.end_after is None:
+            self.ranked.end_after = seat.index
+
+    def _step_keep_playing(self, seat: Seat, trigger: Trigger) -> None:
+        if self.ranked.end_after == seat.index:
+            self.ranked.end_after = None  # back before the hand ended: the game goes on
+
+    # -- votes ----------------------------------------------------------------------------------
+
+    def _unpause(self) -> None:
+        if self.paused:
+            self.paused = None
+            self.pauses += 1
+
+    def _start_vote(self, kind: str, seat: Seat) -> None:
+        voters = frozenset(s.index for s in self.seats if s.connected and s.index != seat.index)
+        vote = Vote(f"{self.rng.getrandbits(24):06x}", cast(Any, kind), seat.index, voters)
+        self.vote = vote
+        if kind == "wait":
+            self._cancel_all(("robot-", "turn-"))
+            self.paused = f"a vote on waiting for {seat.starter} is open"
+        self._publish(self._vote_started(vote))
+        if not voters:
+            self._close_vote("dont_wait" if kind == "wait" else "no")
+            return
+        self._set_timer("vote", self.settings.vote_seconds, VoteOver(vote.id))
+
+    def _on_vote(self, cmd: CastVote) -> None:
+        if not self.policy.votes:
+            raise ProtocolError("wrong_phase", "casual tables have no votes")
+        seat = self._seated(cmd.who)
+        vote = self.vote
+        if vote is None or vote.id != cmd.vote:
+            raise ProtocolError("wrong_phase", "no such vote is open (it may have closed)")
+        if seat.index not in vote.voters:
+            raise ProtocolError("not_authorized", "you may not vote on this")
+        if seat.index in vote.cast:
+            raise ProtocolError("invalid_field", "you have already voted")
+        if cmd.choice not in VOTE_CHOICES[vote.kind]:
+            raise ProtocolError("invalid_field",
+                                f"choose one of: {', '.join(VOTE_CHOICES[vote.kind])}")
+        vote = self.vote = vote.with_choice(seat.index, cmd.choice)
+        self._publish({"type": "vote_cast", "vote": vote.id, "seat": seat.index,
+                       "choice": cmd.choice})
+        if vote.kind == "wait" and cmd.choice == "dont_wait":
+            self._close_vote("dont_wait")
+        elif vote.all_cast:
+            self._close_vote(self._count(vote))
+        self._advance()
+        self._reply(cmd.who, Ok(id=cmd.rid))
+
+    def _on_vote_over(self, cmd: VoteOver) -> None:
+        vote = self.vote
+        if vote is not None and vote.id == cmd.vote:
+            self._close_vote(self._count(vote))
+            self._advance()
+
+    def _count(self, vote: Vote) -> str:
+        """No answer counts as Wait (Zone) or as no (an invited robot, by majority)."""
+        if vote.kind == "wait":
+            return "dont_wait" if "dont_wait" in vote.cast.values() else "wait"
+        yes = sum(1 for c in vote.cast.values() if c == "yes")
+        return "robot" if yes * 2 > len(vote.voters) else "no"
+
+    def _close_vote(self, outcome: str) -> None:
+        vote = self.vote
+        assert vote is not None
+        self.vote = None
+        self._cancel("vote")
+        self._publish({"type": "vote_result", "vote": vote.id, "kind": vote.kind,
+                       "seat": vote.seat, "outcome": outcome})
+        trigger = VOTE_TRIGGERS.get(outcome)
+        if trigger is not None:
+            self._run(trigger, self.seats[vote.seat])
+
+    # -- restart ---------------------------------------------------------------------------
+
+    def _on_resume(self, cmd: Resume) -> None:
+        """A stored game, resumed: seats wait for their players; robots play away seats."""
+        game = cmd.game
+        self.game, self.game_id, self.phase = game, cmd.game_id, Phase.PLAYING
+        self.games += 1
+        self.acted = [sum(1 for s, _ in game.actions if s == i) for i in range(4)]
+        for stored in cmd.seats:
+            seat = self.seats[stored["seat"]]
+            seat.name, seat.kind = stored["name"], stored["kind"]
+            seat.account = stored.get("account", stored["name"] if seat.kind == "human" else None)
+            seat.token_hash, seat.robot_level = stored.get("token_hash"), stored["robot_level"]
+            seat.starter, seat.substitute = stored.get("starter"), stored.get("substitute", False)
+            if seat.kind == "human":
+                self._set_timer(f"window-{seat.index}", self.settings.reconnect_seconds,
+                                WindowOver(seat.index))
+        # Past any seq issued before the restart. A table's seq runs on across its games and
+        # counts unstored events (deals, drops, rejoins), so this game's actions alone are no
+        # bound. The wall clock in microseconds outruns any table's event rate (in
+        # milliseconds it did not: four robots with no delay issue well over 1,000 events a
+        # second), and stays below 2**53, exact in JavaScript.
+        self.log.seq = max(self.log.seq, 10 * len(game.actions) + 1000,
+                           int(self._now * 1_000_000))
+        self._out.append(Changed(self.info()))
+        if self.room.rated:
+            self.resuming = True
+            self._out.append(LoadStandings(tuple(s.starter or "" for s in self.seats),
+                                           self.room.game, self.system))
+        else:
+            self._resumed()
+
+    def _resumed(self) -> None:
+        self.resuming = False
+        game = self.game
+        if game is not None and game.phase == "game_over":
+            # The game's last action was stored, but the process died before its end was:
+            # store the end now and say so (that action's events were never sent).
+            self._end_game(announce=True)
+            return
+        self._advance()
+
+    def _on_retry(self, cmd: Retry) -> None:
+        if self.phase is Phase.WAITING:
+            self._maybe_start()
+        else:
+            self._advance()
+
+
+HANDLERS: dict[type[Command], Callable[[TableMachine, Any], None]] = {
+    Open: TableMachine._on_open,
+    Sit: TableMachine._on_sit,
+    SitReserved: TableMachine._on_sit_reserved,
+    Stand: TableMachine._on_stand,
+    Watch: TableMachine._on_watch,
+    Unwatch: TableMachine._on_unwatch,
+    Fill: TableMachine._on_fill,
+    Start: TableMachine._on_start,
+    PlayAgain: TableMachine._on_play_again,
+    Act: TableMachine._on_act,
+    Rejoin: TableMachine._on_rejoin,
+    CastVote: TableMachine._on_vote,
+    Chat: TableMachine._on_chat,
+    Disconnect: TableMachine._on_disconnect,
+    Resume: TableMachine._on_resume,
+    WindowOver: TableMachine._on_window_over,
+    TurnOver: TableMachine._on_turn_over,
+    RobotTurn: TableMachine._on_robot_turn,
+    NextHand: TableMachine._on_next_hand,
+    VoteOver: TableMachine._on_vote_over,
+    IdleOver: TableMachine._on_idle,
+    Retry: TableMachine._on_retry,
+    RobotChose: TableMachine._on_robot_chose,
+    StandingsLoaded: TableMachine._on_standings,
+}
+
+STEPS: dict[Step, Callable[[TableMachine, Seat, Trigger], None]] = {
+    step: getattr(TableMachine, f"_step_{step.name.lower()}") for step in Step
+}
+
+VOTE_TRIGGERS = {"wait": Trigger.WAIT, "dont_wait": Trigger.DONT_WAIT,
+                 "robot": Trigger.INVITE_ROBOT, "no": Trigger.NO_ROBOT}

@@ -1,0 +1,81 @@
+"""What a table asks the store to keep: one frozen record per fact, written before it is told.
+
+A :class:`~server.tables.effects.Persist` effect carries a tuple of these; the
+store writes them in one transaction (all of them land, or none), and only
+then does the runner send what the machine held back. The store alone knows
+their SQL; the machine only says what happened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ratings import GameResult, RatingChange
+
+
+@dataclass(frozen=True, slots=True)
+class GameCreated:
+    """A game starts: everything needed to rebuild it, with the seats as they sit."""
+
+    game_id: str
+    table_id: str
+    room: str
+    kind: str
+    rules: dict[str, Any]
+    seed: int
+    dealer: int
+    seats: tuple[dict[str, Any], ...]
+    seating: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionTaken:
+    """One accepted action, the ``idx``-th of its game."""
+
+    game_id: str
+    idx: int
+    seat: int
+    action: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsChanged:
+    """Who sits where now (a robot keeps a seat, a substitute sits), for a restart."""
+
+    game_id: str
+    seats: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    """A game is over (finished or abandoned): its result, its record for the review,
+    the rating changes shown with it, and the players whose casual game counts toward
+    ranked eligibility."""
+
+    game_id: str
+    result: dict[str, Any]
+    record: dict[str, Any]
+    ratings: tuple[dict[str, Any], ...] | None = None
+    casual_players: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Rated:
+    """Rating changes to apply to the players' standings (and their histories)."""
+
+    game_id: str
+    result: GameResult
+    changes: tuple[RatingChange, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Banned:
+    """A player may not sit at ranked tables until ``until`` (Unix time)."""
+
+    player: str
+    until: float
+    reason: str
+
+
+Record = GameCreated | ActionTaken | SeatsChanged | GameEnded | Rated | Banned

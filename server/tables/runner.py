@@ -1,0 +1,252 @@
+"""The runner: the only place a table meets sockets, clocks, robots and the store.
+
+It hands each command to the machine under the table's lock (so a table runs
+one command at a time, even while one waits for the store) and carries the
+effects out in order: records are stored before anything of their command is
+sent (the machine holds the rest until ``Stored``), timers become
+``call_later``, robots think inline or, for the search robot, in a worker
+thread so other tables keep moving, and messages go to the connections the
+machine named.
+
+A client's request runs in the connection's own task (:meth:`call`), which
+saves two trips round the event loop on every action; what no request waits
+for (a timer, a robot's next move) is posted to the table's inbox and run by
+the table's task (:meth:`post`). The lock is fair: commands run in the order
+they asked for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+from game.actions import Action
+from game.robots import Robot, make_robot
+from server.metrics import METRICS
+from server.protocol import ProtocolError, TableInfo
+from server.ranked import Ranked
+from server.store import SqliteStore
+from server.tables.commands import (
+    Act,
+    ClientId,
+    Command,
+    Retry,
+    RobotChose,
+    StandingsLoaded,
+    Stored,
+    StoreFailed,
+)
+from server.tables.effects import (
+    AskRobot,
+    CancelTimer,
+    Changed,
+    Closed,
+    Effect,
+    LoadStandings,
+    Note,
+    Persist,
+    Send,
+    SetTimer,
+)
+from server.tables.log import Shared
+from server.tables.machine import TableMachine
+from server.tables.records import ActionTaken, GameCreated, GameEnded
+
+log = logging.getLogger("trickroom.table")
+RETRY_SECONDS = 1.0
+
+
+class Client(Protocol):
+    """What a runner needs of a connection."""
+
+    name: str
+
+    def send_text(self, text: str | Shared) -> None:
+        """Send one message (a :class:`Shared` one goes to many clients)."""
+
+
+class Lobby(Protocol):
+    """What a runner tells the lobby."""
+
+    def on_change(self, info: TableInfo) -> None: ...
+
+    def on_close(self, runner: TableRunner, info: TableInfo) -> None: ...
+
+
+class TableRunner:
+    """Carries out one table machine's effects."""
+
+    def __init__(self, machine: TableMachine, store: SqliteStore, ranked: Ranked,
+                 clients: Mapping[ClientId, Client], lobby: Lobby,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.machine = machine
+        self.id = machine.id
+        self.store = store
+        self.ranked = ranked
+        self.clients = clients
+        self.lobby = lobby
+        self.clock = clock
+        self.lock = asyncio.Lock()
+        self.inbox: asyncio.Queue[Command] = asyncio.Queue()
+        self.stopped = False  # shutting down or closed: no timer or robot acts again
+        self._task: asyncio.Task[None] | None = None
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._robots: dict[tuple[int, int, str], Robot] = {}  # (game number, seat, level)
+
+    # -- commands in ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"table-{self.id}")
+
+    async def stop(self) -> None:
+        """Stop the timers and robots; a command already running finishes first (cut off
+        between storing an action and sending it, its client would never hear of it)."""
+        self.stopped = True
+        self._cancel_timers()
+        async with self.lock:
+            if self._task:
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
+
+    async def call(self, command: Command) -> None:
+        """Run one command as the table's only one, in the caller's task; a refusal raises
+        ``ProtocolError`` (and changed nothing)."""
+        started = time.perf_counter()
+        async with self.lock:
+            await self._handle(command)
+        if isinstance(command, Act):
+            METRICS.action_seconds.observe(time.perf_counter() - started)
+
+    def post(self, command: Command) -> None:
+        """Run ``command`` later, in the table's task (a timer, a robot's move)."""
+        if not self.stopped:
+            self.inbox.put_nowait(command)
+
+    async def _run(self) -> None:
+        while True:
+            command = await self.inbox.get()
+            try:
+                await self.call(command)
+            except ProtocolError:
+                pass
+            except Exception:
+                log.exception("table %s: command %s failed", self.id, type(command).__name__)
+
+    async def _handle(self, command: Command) -> None:
+        await self._carry_out(self.machine.handle(command, self.clock()))
+
+    # -- effects out -------------------------------------------------------------------------------
+
+    async def _carry_out(self, effects: list[Effect]) -> None:
+        for effect in effects:
+            kind = type(effect)
+            if kind is Send:
+                self._send(effect)  # type: ignore[arg-type]
+            elif kind is Persist:
+                await self._persist(effect)  # type: ignore[arg-type]
+            elif kind is SetTimer:
+                self._set_timer(effect)  # type: ignore[arg-type]
+            elif kind is CancelTimer:
+                handle = self._timers.pop(effect.key, None)  # type: ignore[attr-defined]
+                if handle is not None:
+                    handle.cancel()
+            elif kind is AskRobot:
+                await self._ask_robot(effect)  # type: ignore[arg-type]
+            elif kind is LoadStandings:
+                await self._load_standings(effect)  # type: ignore[arg-type]
+            elif kind is Changed:
+                self.lobby.on_change(effect.info)  # type: ignore[attr-defined]
+            elif kind is Closed:
+                self._close(effect)  # type: ignore[arg-type]
+            elif kind is Note:
+                self._note(effect)  # type: ignore[arg-type]
+            else:
+                raise TypeError(f"no runner for effect {effect!r}")
+
+    def _send(self, effect: Send) -> None:
+        clients = self.clients
+        for client_id in effect.to:
+            client = clients.get(client_id)
+            if client is not None:
+                client.send_text(effect.message)
+
+    async def _persist(self, effect: Persist) -> None:
+        try:
+            await self.store.persist(effect.records)
+        except Exception as exc:
+            log.exception("table %s: a write failed", self.id)
+            await self._handle(StoreFailed(effect.ref, f"{type(exc).__name__}: {exc}"))
+            return
+        for record in effect.records:
+            if type(record) is ActionTaken:
+                METRICS.actions.inc()
+            elif type(record) is GameCreated:
+                METRICS.games_started.inc()
+            elif type(record) is GameEnded:
+                METRICS.games_finished.inc()
+        await self._handle(Stored(effect.ref))
+
+    def _set_timer(self, effect: SetTimer) -> None:
+        old = self._timers.pop(effect.key, None)
+        if old is not None:
+            old.cancel()
+        if not self.stopped:
+            loop = asyncio.get_running_loop()
+            self._timers[effect.key] = loop.call_later(effect.delay, self.post, effect.command)
+
+    def _cancel_timers(self) -> None:
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+
+    async def _ask_robot(self, effect: AskRobot) -> None:
+        robot = self._robot(effect.seat, effect.level)
+        if effect.level == "search":
+            # Search thinks for ~200 ms: off the event loop, so other tables keep moving.
+            # The table's lock is held meanwhile, so its game cannot change under it.
+            action: Action = await asyncio.to_thread(robot.choose, effect.view)
+        else:
+            action = robot.choose(effect.view)
+        await self._handle(RobotChose(effect.seat, effect.turn, action, effect.timeout))
+
+    def _robot(self, seat: int, level: str) -> Robot:
+        """The seat's robot for this game (a new game deals new robots, freshly seeded)."""
+        key = (self.machine.games, seat, level)
+        robot = self._robots.get(key)
+        if robot is None:
+            if any(k[0] != key[0] for k in self._robots):
+                self._robots.clear()
+            try:
+                robot = make_robot(level, secrets.randbits(32))
+            except KeyError:  # a level this build does not have: the simplest one plays
+                robot = make_robot("random", secrets.randbits(32))
+            self._robots[key] = robot
+        return robot
+
+    async def _load_standings(self, effect: LoadStandings) -> None:
+        try:
+            standings = await self.ranked.current(list(effect.players), effect.kind,
+                                                  effect.system)
+        except Exception:
+            log.exception("table %s: could not read the players' ratings", self.id)
+            self._set_timer(SetTimer("retry", RETRY_SECONDS, Retry()))
+            return
+        await self._handle(StandingsLoaded(standings))
+
+    def _close(self, effect: Closed) -> None:
+        self.stopped = True
+        self._cancel_timers()
+        self._robots.clear()
+        self.lobby.on_close(self, effect.info)
+
+    def _note(self, effect: Note) -> None:
+        log.info("table %s%s: %s", self.id,
+                 f" seat {effect.seat}" if effect.seat is not None else "", effect.text,
+                 extra={"table": self.id, "event": effect.event, "seat": effect.seat,
+                        "player": effect.player})

@@ -1,0 +1,84 @@
+"""A table's seats and votes: plain values the machine changes and copies.
+
+A seat belongs to an account (or a guest session): ``account`` is who sat,
+``client`` the connection that holds it now (None while the player is away),
+``token_hash`` the hash of the secret that takes it back after a drop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from server.tables.commands import ClientId
+
+SeatKind = Literal["empty", "human", "robot"]
+
+
+@dataclass(slots=True)
+class Seat:
+    index: int
+    name: str | None = None  # as shown: "ann", "robot-heuristic", "ann (robot)"
+    account: str | None = None  # the account or guest session that sat here
+    kind: SeatKind = "empty"
+    token_hash: str | None = None
+    client: ClientId | None = None
+    robot_level: str = "heuristic"
+    again: bool = False  # asked to play again after the game
+    starter: str | None = None  # who sat here when the game started
+    substitute: bool = False  # a human in a quitter's seat, unrated
+
+    @property
+    def away(self) -> bool:
+        """A player's seat whose connection is gone (its robot plays meanwhile)."""
+        return self.kind == "human" and self.client is None
+
+    @property
+    def robot_plays(self) -> bool:
+        """A robot seat, or a human's while they are away."""
+        return self.kind == "robot" or (self.kind == "human" and self.client is None)
+
+    @property
+    def connected(self) -> bool:
+        return self.kind == "human" and self.client is not None
+
+    def clear(self) -> None:
+        self.name = self.account = self.token_hash = None
+        self.client = None
+        self.kind = "empty"
+        self.again = False
+
+    def copy(self) -> Seat:
+        return replace(self)
+
+    def stored(self) -> dict[str, Any]:
+        """The seat as a restart needs it (never the connection)."""
+        return {"seat": self.index, "name": self.name, "account": self.account,
+                "kind": self.kind, "token_hash": self.token_hash,
+                "robot_level": self.robot_level, "starter": self.starter,
+                "substitute": self.substitute}
+
+
+VOTE_CHOICES = {"wait": ("wait", "dont_wait"), "invite_robot": ("yes", "no")}
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    """An open vote: about ``seat``, asked of ``voters``, with the choices cast so far."""
+
+    id: str
+    kind: Literal["wait", "invite_robot"]
+    seat: int
+    voters: frozenset[int]
+    choices: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def cast(self) -> dict[int, str]:
+        return dict(self.choices)
+
+    def with_choice(self, seat: int, choice: str) -> Vote:
+        return replace(self, choices=(*self.choices, (seat, choice)))
+
+    @property
+    def all_cast(self) -> bool:
+        return {s for s, _ in self.choices} == self.voters
