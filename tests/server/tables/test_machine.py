@@ -1,0 +1,378 @@
+"""The table machine, commands in and effects out: a game's life, prompts, timers, refusals.
+
+No socket, clock or database: each test feeds commands to a ``Bench`` (which
+does what the runner does, synchronously) and reads what was stored, sent and
+scheduled.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from game.actions import Bid, action_from_wire
+from server.tables.commands import (
+    Act,
+    CastVote,
+    Chat,
+    Fill,
+    PlayAgain,
+    RobotChose,
+    Sit,
+    Stand,
+    Start,
+    Unwatch,
+    Watch,
+)
+from server.tables.effects import Persist, Send
+from server.tables.records import ActionTaken, GameCreated, GameEnded
+from tests.server.tables.harness import Bench, bench
+
+
+def fingerprint(table: Bench) -> tuple[object, ...]:
+    """Everything a refused command must leave as it was."""
+    m = table.machine
+    return (tuple((*s.stored().items(), s.client) for s in m.seats),
+            tuple(m.watchers.items()), m.phase, m.game_id,
+            len(m.game.actions) if m.game else None,
+            repr(m.game.view(None)) if m.game else None, m.log.seq, m.paused, m.vote,
+            tuple(m.timers.items()), tuple(m.prompted.items()), tuple(m.acted))
+
+
+def play_out(table: Bench, clients=(1, 2, 3, 4), seed: int = 0, until=None,
+             limit: int = 20_000) -> None:
+    """Everyone answers prompts at random (robots and deals too) until ``until`` or game over."""
+    rng = random.Random(seed)
+    for _ in range(limit):
+        if until is not None and until():
+            return
+        if table.machine.phase != "playing":
+            return
+        acted = any([table.answer(c, rng) for c in clients])
+        if not acted and not table.run_timers(limit=1, keys=("robot-", "deal")):
+            if until is None:
+                raise AssertionError(f"stuck: timers {list(table.timers)}")
+            return
+    raise AssertionError("the game never ended")
+
+
+# -- a game's life --------------------------------------------------------------------------
+
+
+def test_four_seats_start_a_game_stored_before_anyone_hears_of_it():
+    table = bench()
+    table.seat_four()
+    assert table.machine.phase == "playing"
+    persist = next(i for i, e in enumerate(table.effects) if isinstance(e, Persist))
+    first_deal = next(i for i, e in enumerate(table.effects)
+                      if isinstance(e, Send) and b'"dealt"' in e.message.data)
+    assert persist < first_deal
+    assert isinstance(table.stored[0], GameCreated)
+    assert table.stored[0].seats[0]["account"] == "p1"
+
+
+def test_each_seat_is_dealt_its_own_cards_only():
+    table = bench()
+    table.seat_four()
+    for client in (1, 2, 3, 4):
+        dealt = table.events(client, "dealt")
+        assert [d["seat"] for d in dealt] == [client - 1]
+        assert len(dealt[0]["cards"]) == 13
+
+
+def test_an_action_is_acknowledged_only_after_it_is_stored():
+    table = bench()
+    table.seat_four()
+    first = table.machine.game.to_act + 1
+    table.answer(first)
+    effects = table.effects
+    persisted = max(i for i, e in enumerate(effects) if isinstance(e, Persist))
+    bid_sent = next(i for i, e in enumerate(effects)
+                    if isinstance(e, Send) and b'"event":{"type":"bid"' in e.message.data)
+    assert persisted < bid_sent
+    assert isinstance(table.stored[-1], ActionTaken)
+    assert table.inbox[first][-1]["type"] == "ok" or any(
+        m["type"] == "ok" for m in table.inbox[first])
+
+
+def test_a_failed_write_undoes_the_action_and_tells_the_player():
+    table = bench()
+    table.seat_four()
+    first = table.machine.game.to_act + 1
+    before = fingerprint(table)
+    heard = {c: len(table.inbox[c]) for c in (1, 2, 3, 4)}
+    table.fail_writes = 1
+    table.act(first, {"type": "bid", "value": 3})
+    assert fingerprint(table) == before  # the game, the log, the timers: all as they were
+    error = table.inbox[first][-1]
+    assert error["type"] == "error" and error["code"] == "internal"
+    assert "changed nothing" in error["message"]
+    assert all(len(table.inbox[c]) == heard[c] for c in (1, 2, 3, 4) if c != first)
+    assert any(n.event == "store_failed" for n in table.notes)
+    table.act(first, {"type": "bid", "value": 3})  # the store is back: the same bid goes in
+    assert table.stored_actions()[-1].action == {"type": "bid", "value": 3}
+
+
+def test_a_failed_write_of_a_robot_s_move_is_tried_again_shortly():
+    table = bench()
+    table.sit(1, 0)
+    table.do(Fill(table.who(1), None, "random"))
+    while table.machine.game.to_act == 0:  # seat 0 bids first: answer it
+        table.answer(1)
+    table.fail_writes = 1
+    key = next(k for k in table.timers if k.startswith("robot-"))
+    acted = len(table.machine.game.actions)
+    table.fire(key)
+    assert len(table.machine.game.actions) == acted
+    assert "retry" in table.timers
+    table.fire("retry")
+    table.fire(key)
+    assert len(table.machine.game.actions) == acted + 1
+
+
+def test_the_whole_game_ends_stored_rated_and_over():
+    table = bench(rules={"target": 100, "mercy": 100})
+    table.seat_four()
+    play_out(table)
+    ended = [r for r in table.stored if isinstance(r, GameEnded)]
+    assert len(ended) == 1 and ended[0].casual_players == ("p1", "p2", "p3", "p4")
+    over = table.events(1, "game_over")
+    assert len(over) == 1 and over[0]["ratings"] == []
+    assert table.machine.phase == "over"
+    assert len(table.stored_actions()) == len(table.machine.game.actions)
+
+
+def test_play_again_starts_a_new_game_once_every_player_asked():
+    table = bench(rules={"target": 100, "mercy": 100})
+    table.seat_four()
+    play_out(table)
+    first = table.machine.game_id
+    for client in (1, 2, 3):
+        table.do(PlayAgain(table.who(client), None))
+        assert table.machine.phase == "over"
+    table.do(PlayAgain(table.who(4), None))
+    assert table.machine.phase == "playing" and table.machine.game_id != first
+
+
+# -- prompts and turns ---------------------------------------------------------------------
+
+
+def test_a_turn_is_prompted_once_while_others_pass():
+    table = bench("hearts")
+    table.seat_four()
+    assert all(len(table.prompts(c)) == 1 for c in (1, 2, 3, 4))
+    table.answer(1)
+    table.answer(2)
+    assert len(table.prompts(3)) == 1 and len(table.prompts(4)) == 1
+
+
+def test_a_turn_clock_does_not_restart_when_another_seat_acts():
+    table = bench("hearts")
+    table.seat_four()
+    clock = table.timers["turn-3"]
+    table.answer(1)
+    table.answer(2)
+    assert table.timers["turn-3"] == clock
+    assert sum(1 for e in table.effects if getattr(e, "key", None) == "turn-3") == 1
+
+
+def test_a_player_out_of_time_has_their_turn_played_once_by_the_robot():
+    table = bench("hearts")
+    table.seat_four()
+    table.fire("turn-2")  # seat 2, client 3
+    passed = table.events(3, "passed")
+    assert len(passed) == 1 and passed[0]["seat"] == 2
+    err = table.refused(Act(table.who(3), None, {"type": "pass",
+                                                 "cards": table.prompts(3)[-1]["hand"][:3]}))
+    assert err.code in ("wrong_phase", "illegal_action", "not_your_turn")
+
+
+def test_a_rejoining_player_is_prompted_again():
+    table = bench()
+    table.seat_four()
+    first = table.machine.game.to_act + 1
+    table.drop(first)
+    table.rejoin(first, new_client=9)
+    assert table.prompts(9) and table.prompts(9)[-1]["seat"] == first - 1
+
+
+def test_a_robot_answer_for_a_seat_its_player_took_back_is_dropped():
+    """The flake: a robot played an away seat's turn after its player came back and was
+    prompted, so the player's answer to that prompt was refused. A robot's answer is only
+    for a seat still robot-played, at the same turn."""
+    table = bench()
+    table.seat_four()
+    first = table.machine.game.to_act + 1
+    seat = first - 1
+    table.drop(first)
+    robot_turn = table.timers[f"robot-{seat}"]
+    table.rejoin(first, new_client=9)
+    assert f"robot-{seat}" not in table.timers  # the robot's move is cancelled...
+    acted = len(table.machine.game.actions)
+    # ...and its answer, if it was already thinking, comes too late.
+    table.do(RobotChose(seat, robot_turn.turn, Bid(3)))
+    assert len(table.machine.game.actions) == acted
+    assert any(n.event == "stale_robot" for n in table.notes)
+    table.answer(9)  # the player's answer to the rejoin prompt is accepted
+    assert len(table.machine.game.actions) == acted + 1
+
+
+def test_a_stale_pass_from_a_robot_is_dropped():
+    table = bench("hearts")
+    table.seat_four()
+    table.drop(2)
+    turn = table.timers["robot-1"].turn
+    table.rejoin(2, new_client=7)
+    cards = table.prompts(7)[-1]["hand"][:3]
+    table.do(RobotChose(1, turn, action_from_wire({"type": "pass", "cards": cards})))
+    assert table.events(7, "passed") == []
+
+
+# -- refusals change nothing ----------------------------------------------------------------
+
+
+def test_out_of_turn_illegal_and_unseated_actions_are_refused_and_change_nothing():
+    table = bench()
+    table.seat_four()
+    to_act = table.machine.game.to_act + 1
+    other = to_act % 4 + 1
+    before = fingerprint(table)
+    cases = [
+        (Act(table.who(other), 1, {"type": "bid", "value": 3}), "not_your_turn"),
+        (Act(table.who(to_act), 2, {"type": "bid", "value": 14}), "illegal_action"),
+        (Act(table.who(to_act), 3, {"type": "play", "card": "2C"}), "wrong_phase"),
+        (Act(table.who(to_act), 4, {"type": "dance"}), "invalid_field"),
+        (Act(table.who(8), 5, {"type": "bid", "value": 3}), "not_seated"),
+        (Sit(table.who(1), 6, 1), "invalid_field"),
+        (Sit(table.who(8), 7, None), "table_full"),
+        (Fill(table.who(1), 8, "random"), "table_full"),
+        (PlayAgain(table.who(1), 9), "wrong_phase"),
+        (Stand(table.who(8), 10), "not_seated"),
+        (CastVote(table.who(1), 11, "abc", "wait"), "wrong_phase"),
+        (Chat(table.who(8), 12, "hi"), "not_seated"),
+    ]
+    for command, code in cases:
+        assert table.refused(command).code == code, command
+        assert fingerprint(table) == before, command
+
+
+def test_a_game_starts_only_with_four_seats_filled():
+    table = bench()
+    table.sit(1, 0)
+    assert table.refused(Start(table.who(1), None)).code == "invalid_field"
+    assert table.machine.phase == "waiting"
+
+
+def test_a_seat_taken_or_a_ranked_room_s_refusal_is_named():
+    table = bench()
+    table.sit(1, 0)
+    assert table.refused(Sit(table.who(2), None, 0)).code == "seat_taken"
+    ranked = bench("spades-zone")
+    error = ranked.refused(Sit(ranked.who(1), None, 0, refusal="not experienced yet"))
+    assert error.code == "not_eligible" and error.message == "not experienced yet"
+    assert ranked.refused(Fill(ranked.who(1), None)).code == "not_authorized"
+
+
+def test_random_seating_draws_the_seat_whatever_was_asked():
+    drawn = set()
+    for seed in range(12):
+        table = bench(seating="random_seating", seed=seed)
+        table.sit(1, 0)
+        drawn.add(table.machine.seat_of(1).index)
+    assert len(drawn) > 1
+
+
+# -- watchers and chat ------------------------------------------------------------------------
+
+
+def test_a_watcher_sees_public_events_and_no_hand():
+    table = bench()
+    table.do(Watch(table.who(9), 1))
+    table.seat_four()
+    snapshot = table.inbox[9][0]
+    assert snapshot["type"] == "snapshot" and snapshot["view"] is None
+    assert table.events(9, "dealt") == [] and table.events(9, "game_started")
+    table.do(Unwatch(table.who(9), 2))
+    heard = len(table.inbox[9])
+    table.answer(table.machine.game.to_act + 1)
+    assert len(table.inbox[9]) == heard
+
+
+def test_chat_skips_those_who_ignore_the_sender():
+    table = bench()
+    table.seat_four()
+    table.do(Chat(table.who(1), None, "hello", frozenset({"p3"})))
+    heard = {c for c in (1, 2, 3, 4) if any(m["type"] == "chat" for m in table.inbox[c])}
+    assert heard == {1, 2, 4}
+
+
+# -- the table's life ----------------------------------------------------------------------
+
+
+def test_a_waiting_table_nobody_sits_at_closes_when_idle():
+    table = bench()
+    assert "idle" in table.timers
+    table.sit(1, 0)
+    assert "idle" not in table.timers  # someone sits: no expiry
+    table.do(Stand(table.who(1), None))
+    table.fire("idle")
+    assert table.machine.phase == "closed" and table.closed == "nobody sat at the table"
+    assert table.lobby[-1].state == "closed"
+
+
+def test_a_finished_table_closes_when_its_last_player_leaves():
+    table = bench(rules={"target": 100, "mercy": 100})
+    table.seat_four()
+    table.do(Watch(table.who(9), None))
+    play_out(table)
+    for client in (1, 2, 3):
+        table.do(Stand(table.who(client), None))
+        assert table.machine.phase == "over"
+    table.drop(4)
+    assert table.machine.phase == "closed"
+    assert table.events(9, "closed")[0]["reason"] == "the game is over and every player has left"
+    assert table.timers == {}
+    error = table.refused(Sit(table.who(5), 42, None))
+    assert error.code == "no_such_table" and error.request_id == 42
+
+
+def test_a_robots_only_table_closes_as_its_game_ends():
+    table = bench(rules={"target": 100, "mercy": 100})
+    table.sit(1, 0)
+    table.do(Fill(table.who(1), None, "random"))
+    table.do(Stand(table.who(1), None))  # leaves during the game: a robot keeps the seat
+    table.run_timers()
+    assert table.machine.phase == "closed"
+    assert any(isinstance(r, GameEnded) for r in table.stored)
+
+
+def test_a_finished_table_left_idle_closes():
+    table = bench(rules={"target": 100, "mercy": 100})
+    table.seat_four()
+    play_out(table)
+    table.fire("idle")
+    assert table.machine.phase == "closed"
+
+
+def test_a_player_who_dropped_at_the_end_may_still_come_back_to_the_result():
+    table = bench(rules={"target": 100, "mercy": 100})
+    table.seat_four()
+    play_out(table, until=lambda: len(table.machine.game.actions) > 20)
+    table.drop(2)
+    for client in (1, 3, 4):
+        table.do(Stand(table.who(client), None))
+    table.run_timers()  # robots finish the game
+    assert table.machine.phase == "over"  # seat 1 is still p2's until the window ends
+    table.rejoin(2, new_client=6)
+    assert table.inbox[6][-1]["type"] in ("snapshot", "event")
+    table.drop(6)
+    assert table.machine.phase == "closed"
+
+
+@pytest.mark.parametrize("room", ["spades", "hearts"])
+def test_the_log_is_bounded(room):
+    table = bench(room, rules={"target": 100}, event_log_size=50)
+    table.seat_four()
+    play_out(table)
+    assert len(table.machine.log) == 50
