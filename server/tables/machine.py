@@ -437,10 +437,10 @@ class TableMachine:
         seat.substitute = True
         open_seats.discard(index)
         self._save_seats()
+        # The substitute sees the table from here (a snapshot), then what follows it.
+        self._out.append(Send((cmd.who.client,), Shared(self.snapshot(index).encode())))
         self._publish({"type": "substitute", "seat": index, "name": cmd.who.name})
         self._changed()
-        self._out.append(Send((cmd.who.client,),
-                              Shared(self.snapshot(index).encode())))
         self._advance()
         self._reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=index, seat_token=token))
 

@@ -162,7 +162,8 @@ class Bench:
         """Answer the client's newest prompt if it is still its turn; whether it acted."""
         game = self.machine.game
         seat = self.machine.seat_of(client)
-        if game is None or seat is None or seat.index not in game.awaiting:
+        if (game is None or seat is None or seat.index not in game.awaiting
+                or self.machine.paused):
             return False
         prompt = self.prompts(client)[-1]
         rng = rng or random.Random(0)
