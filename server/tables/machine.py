@@ -432,6 +432,8 @@ class TableMachine:
         if cmd.who.name in {s.starter for s in self.seats}:
             raise ProtocolError("not_eligible", "a player who left this game may not come back "
                                                 "as a substitute")
+        if any(s.account == cmd.who.name for s in self.seats):
+            raise ProtocolError("seat_taken", "you already have a seat at this table")
         seat = self.seats[index]
         token = self._take(seat, cmd.who)
         seat.substitute = True
@@ -448,7 +450,7 @@ class TableMachine:
         seat = self._seated(cmd.who)
         if self.phase is Phase.PLAYING:
             self._note("left", f"{seat.name} left the game", seat)
-            self._run(Trigger.SUBSTITUTE_LEAVES if seat.substitute else Trigger.LEAVE, seat)
+            self._run(Trigger.LEAVE, seat)
             self._advance()
         else:
             seat.clear()
@@ -539,6 +541,10 @@ class TableMachine:
             raise ProtocolError("not_authorized",
                                 "that seat token does not match a seat waiting at this table "
                                 "(the reconnect window may have passed)")
+        held = self.seat_of(cmd.who.client)
+        if held is not None and held is not seat:
+            raise ProtocolError("invalid_field", f"this connection already sits at seat "
+                                                 f"{held.index} of this table")
         if seat.client is not None and seat.client != cmd.who.client:
             taken = Error(code="not_authorized",
                           message="your seat was taken over by a newer connection")
@@ -854,7 +860,7 @@ class TableMachine:
     # -- drops, returns and quits: the room's policy -----------------------------------------------
 
     def _run(self, trigger: Trigger, seat: Seat) -> None:
-        for step in self.policy.on(trigger):
+        for step in self.policy.on(trigger, seat.substitute):
             STEPS[step](self, seat, trigger)
 
     def _step_blame(self, seat: Seat, trigger: Trigger) -> None:

@@ -66,8 +66,18 @@ class DropPolicy:
     substitutes: bool = False  # a quitter's seat may be taken by a human, unrated
     votes: bool = False  # the room asks its players (CastVote is refused elsewhere)
 
-    def on(self, trigger: Trigger) -> tuple[Step, ...]:
+    def on(self, trigger: Trigger, substitute: bool = False) -> tuple[Step, ...]:
+        """The steps for ``trigger``; a substitute's seat is not its starter's to quit: when
+        the substitute goes (on purpose or not back in time) the seat is open again."""
+        if substitute:
+            trigger = SUBSTITUTE_TRIGGERS.get(trigger, trigger)
+            if trigger is not Trigger.SUBSTITUTE_LEAVES:
+                return ()
         return self.steps.get(trigger, ())
+
+
+SUBSTITUTE_TRIGGERS = {Trigger.LEAVE: Trigger.SUBSTITUTE_LEAVES,
+                       Trigger.WINDOW_OVER: Trigger.SUBSTITUTE_LEAVES}
 
 
 CASUAL = DropPolicy("casual", {

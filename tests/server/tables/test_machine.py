@@ -18,6 +18,7 @@ from server.tables.commands import (
     Chat,
     Fill,
     PlayAgain,
+    Rejoin,
     RobotChose,
     Sit,
     Stand,
@@ -376,3 +377,14 @@ def test_the_log_is_bounded(room):
     table.seat_four()
     play_out(table)
     assert len(table.machine.log) == 50
+
+
+def test_a_connection_holds_one_seat_a_seat_token_cannot_give_it_a_second():
+    """Found by the property test: a seated connection rejoining with another seat's token
+    held both seats and was dealt both hands."""
+    table = bench()
+    table.seat_four()
+    table.drop(1)
+    error = table.refused(Rejoin(table.who(2, "p1"), None, table.tokens[1], 0))
+    assert error.code == "invalid_field" and "already sits at seat 1" in error.message
+    assert table.machine.seats[0].away

@@ -359,3 +359,25 @@ def test_every_policy_s_game_ends_with_random_drops_and_returns():
                     if rng.random() < 0.1:
                         table.fire(key)
         play_out(table, clients, until=lambda: False)
+
+
+def test_wocg_a_substitute_not_back_in_time_reopens_the_seat_and_quits_no_one():
+    """Found by the property test: the starter was charged a second quit for it."""
+    table = four("spades-wocg")
+    table.do(Stand(table.who(1), None))
+    table.sit(5, 0)
+    table.drop(5)
+    table.fire("window-0")
+    assert table.machine.seats[0].kind == "robot" and table.machine.ranked.open_seats == {0}
+    assert [d.player for d in table.machine.ranked.departures] == ["p1"]
+    assert len([r for r in table.stored if isinstance(r, Banned)]) == 1
+
+
+def test_wocg_a_substitute_may_not_hold_two_seats():
+    """Found by the property test: one account in two seats made the game unrateable."""
+    table = four("spades-wocg")
+    table.do(Stand(table.who(2), None))
+    table.sit(5, 1)
+    table.drop(5)  # away, but the seat is still theirs
+    table.do(Stand(table.who(3), None))
+    assert table.refused(Sit(table.who(5), None, 2)).code == "seat_taken"
