@@ -126,7 +126,7 @@ class Connection:
         self.id = client_id  # how table machines name this connection
         self.name = ""
         self.guest = True
-        self.tables: set[str] = set()
+        self.tables: set[str] = set()  # the tables this connection sits at or watches
         settings = app.config.settings
         self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
         self.outbox_bytes = settings.outbox_bytes
@@ -152,6 +152,14 @@ class Connection:
             frame = text_frame(text.encode())
         transport.write(frame)
 
+    def joined(self, table_id: str) -> None:
+        """Remember a table this connection is at (told when it closes), forgetting
+        tables that have closed since, so a connection that watches game after game
+        does not keep every table id it ever saw."""
+        self.tables.add(table_id)
+        if len(self.tables) > 16:
+            self.tables.intersection_update(self.app.lobby.tables)
+
     def reply(self, message: ServerMessage) -> None:
         self.send_text(message.encode())
 
@@ -171,7 +179,8 @@ class App:
         self.config = config
         self.store = SqliteStore(db_path, durability=config.settings.durability)
         self.collector = Collector(config.settings.gc_freeze_seconds,
-                                   config.settings.gc_full_seconds)
+                                   config.settings.gc_full_seconds,
+                                   trim_seconds=config.settings.malloc_trim_seconds)
         self.ranked = Ranked(self.store, config.settings.min_games, wall_clock)
         self.clients: dict[int, Connection] = {}  # every open connection, by its id
         self._ids = itertools.count(1)
@@ -189,6 +198,8 @@ class App:
             max_size=self.config.settings.max_frame_bytes, compression=None,
             ping_interval=20, ping_timeout=20)
         self.collector.start()
+        METRICS.logged_events.set_function(
+            lambda: sum(len(t.machine.log) for t in self.lobby.tables.values()))
         log.info("serving on %s:%d, %d game(s) resumed", host, self.port, resumed)
 
     @property
@@ -397,16 +408,16 @@ class App:
         if table.machine.room.rated:
             refusal = await self.ranked.refusal(conn.name, conn.guest)
         await table.call(command.Sit(conn.who, msg.id, msg.seat, refusal))
-        conn.tables.add(table.id)
+        conn.joined(table.id)
 
     async def rejoin(self, conn: Connection, msg: Rejoin) -> None:
         table = self.lobby.table(msg.table)
-        conn.tables.add(table.id)
+        conn.joined(table.id)
         await table.call(command.Rejoin(conn.who, msg.id, msg.seat_token, msg.last_seq))
 
     async def watch(self, conn: Connection, msg: Watch) -> None:
         table = self.lobby.table(msg.table)
-        conn.tables.add(table.id)
+        conn.joined(table.id)
         await table.call(command.Watch(conn.who, msg.id))
 
     async def unwatch(self, conn: Connection, msg: Unwatch) -> None:

@@ -48,6 +48,8 @@ class Member(Protocol):
 
     def send_text(self, text: str | Shared) -> None: ...
 
+    def joined(self, table_id: str) -> None: ...
+
 
 class Lobby:
     def __init__(self, config: Config, store: SqliteStore, ranked: Ranked,
@@ -118,11 +120,17 @@ class Lobby:
         """Push a table's new state to everyone subscribed to its room."""
         self._push(info, removed=False)
 
-    def on_close(self, runner: TableRunner, info: TableInfo) -> None:
+    def on_close(self, runner: TableRunner, info: TableInfo,
+                 audience: tuple[ClientId, ...]) -> None:
         """A closed table leaves the lobby; its record stays in the store for review."""
+        for client_id in audience:  # they need not tell it of their going
+            member = self.clients.get(client_id)
+            if member is not None:
+                member.tables.discard(runner.id)
         if self.tables.get(runner.id) is runner:
             del self.tables[runner.id]
             METRICS.tables.set(len(self.tables))
+            METRICS.tables_closed.inc()
         self._push(info, removed=True)
 
     def _push(self, info: TableInfo, removed: bool) -> None:
@@ -176,7 +184,7 @@ class Lobby:
         table = await self.new_table(room_name, {}, "random_queue")
         seats = draw.sample(range(4), 4)
         for player, seat in zip(players, seats, strict=True):
-            player.tables.add(table.id)
+            player.joined(table.id)
             await table.call(SitReserved(Who(player.id, player.name, player.guest), None, seat))
 
     def _queue_status(self, room_name: str, asker: Member | None = None,

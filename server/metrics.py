@@ -24,6 +24,10 @@ class Metrics:
                               registry=r)
         self.games_started = Counter("trickroom_games_started", "games started", registry=r)
         self.games_finished = Counter("trickroom_games_finished", "games finished", registry=r)
+        self.logged_events = Gauge("trickroom_logged_events",
+                                   "events the open tables keep for rejoins (bounded per table)",
+                                   registry=r)
+        self.tables_closed = Counter("trickroom_tables_closed", "tables closed", registry=r)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -400,6 +400,100 @@ class SettingsSaved(Reply):
     banned_until: str | None
 
 
+# -- what a table says (inside an ``event``) -------------------------------------------------
+# The game's own events (bid, played, trick_won, ...) come from the engine (game/events.py);
+# these are the table's: seats, votes, quits, the game's start and end, the table closing.
+
+
+class TableChanged(ServerMessage):
+    """Seats changed (someone sat, left, dropped, came back; a robot took a seat)."""
+
+    type: Literal["table"] = "table"
+    info: TableInfo
+
+
+class GameStarted(ServerMessage):
+    type: Literal["game_started"] = "game_started"
+    game_id: str
+    rules: dict[str, Any]
+
+
+class GameOver(ServerMessage):
+    """The game is over: final scores, the winning seats, and each player's rating change
+    with how it was calculated (empty in casual rooms). ``abandoned``: ended early on the
+    score so far (a points room after a drop)."""
+
+    type: Literal["game_over"] = "game_over"
+    scores: list[int]
+    winners: list[int]
+    ratings: list[dict[str, Any]] = Field(default_factory=list)
+    abandoned: bool = False
+
+
+class Substituted(ServerMessage):
+    """A human took a quitter's seat, unrated (WoCG rooms)."""
+
+    type: Literal["substitute"] = "substitute"
+    seat: int
+    name: str
+
+
+class Quit(ServerMessage):
+    """A player left a ranked game (WoCG rooms: rated at once, banned until ``banned_until``)."""
+
+    type: Literal["quit"] = "quit"
+    seat: int
+    player: str | None
+    rating: dict[str, Any] | None = None
+    banned_until: str | None = None
+
+
+class Resumed(ServerMessage):
+    """A paused game goes on (the player it waited for is back, or a robot took the seat)."""
+
+    type: Literal["resumed"] = "resumed"
+    seat: int
+
+
+class VoteStarted(ServerMessage):
+    type: Literal["vote_started"] = "vote_started"
+    vote: str
+    kind: Literal["wait", "invite_robot"]
+    seat: int
+    player: str | None
+    seconds: float
+    voters: list[int]
+    choices: list[str]
+
+
+class VoteCast(ServerMessage):
+    type: Literal["vote_cast"] = "vote_cast"
+    vote: str
+    seat: int
+    choice: str
+
+
+class VoteResult(ServerMessage):
+    type: Literal["vote_result"] = "vote_result"
+    vote: str
+    kind: Literal["wait", "invite_robot"]
+    seat: int
+    outcome: Literal["wait", "dont_wait", "returned", "robot", "no"]
+
+
+class TableClosed(ServerMessage):
+    """The table's last event: it closed (``reason`` says why) and leaves the lobby."""
+
+    type: Literal["closed"] = "closed"
+    reason: str
+
+
+TABLE_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
+    TableChanged, GameStarted, GameOver, Substituted, Quit, Resumed, VoteStarted, VoteCast,
+    VoteResult, TableClosed,
+)
+
+
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
     Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved,
@@ -453,4 +547,5 @@ def json_schema() -> dict[str, Any]:
         "title": "trickroom WebSocket protocol",
         "client_to_server": client_adapter.json_schema(),
         "server_to_client": server,
+        "table_events": {m.__name__: m.model_json_schema() for m in TABLE_EVENT_MODELS},
     }

@@ -87,6 +87,7 @@ class Closed(Effect):
 
     info: TableInfo
     reason: str
+    audience: tuple[ClientId, ...] = ()  # who was still at the table
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,19 +42,27 @@ from game.outcome import Outcome
 from ratings import Departure, Rating, Standing, rate, rate_quit, system_named
 from server.auth import token_hash, token_matches
 from server.config import Room, ServerSettings
-from server.protocol import (
-    ChatMessage as ChatOut,
-)
+from server.protocol import ChatMessage as ChatOut
 from server.protocol import (
     Error,
+    GameOver,
+    GameStarted,
     Ok,
     Prompt,
     ProtocolError,
+    Quit,
+    Resumed,
     Seated,
     SeatInfo,
     ServerMessage,
     Snapshot,
+    Substituted,
+    TableChanged,
+    TableClosed,
     TableInfo,
+    VoteCast,
+    VoteResult,
+    VoteStarted,
 )
 from server.tables.commands import (
     Act,
@@ -281,8 +289,10 @@ class TableMachine:
     def _reply(self, who: Who, message: ServerMessage) -> None:
         self._out.append(Send((who.client,), Shared(message.encode())))
 
-    def _publish(self, event: dict[str, Any], to: int | None = None) -> None:
+    def _publish(self, event: dict[str, Any] | ServerMessage, to: int | None = None) -> None:
         """Number, log and send one table event to whoever may see it."""
+        if isinstance(event, ServerMessage):
+            event = event.model_dump()
         entry = self.log.publish(event, to)
         if to is None:
             self._send(self.audience(), entry.message)
@@ -321,7 +331,7 @@ class TableMachine:
     def _changed(self) -> None:
         """A seat changed: tell the table (a ``table`` event) and the lobby."""
         info = self.info()
-        self._publish({"type": "table", "info": info.model_dump()})
+        self._publish(TableChanged(info=info))
         self._out.append(Changed(info))
 
     # -- what clients see ---------------------------------------------------------------------
@@ -355,13 +365,14 @@ class TableMachine:
         vote = self.vote
         if vote is None:
             return None
-        return {**self._vote_started(vote), "cast": {str(s): c for s, c in vote.choices}}
+        return {**self._vote_started(vote).model_dump(),
+                "cast": {str(s): c for s, c in vote.choices}}
 
-    def _vote_started(self, vote: Vote) -> dict[str, Any]:
-        return {"type": "vote_started", "vote": vote.id, "kind": vote.kind, "seat": vote.seat,
-                "player": self.seats[vote.seat].starter,
-                "seconds": self.settings.vote_seconds, "voters": sorted(vote.voters),
-                "choices": list(VOTE_CHOICES[vote.kind])}
+    def _vote_started(self, vote: Vote) -> VoteStarted:
+        return VoteStarted(vote=vote.id, kind=vote.kind, seat=vote.seat,
+                           player=self.seats[vote.seat].starter,
+                           seconds=self.settings.vote_seconds, voters=sorted(vote.voters),
+                           choices=list(VOTE_CHOICES[vote.kind]))
 
     # -- seats ----------------------------------------------------------------------------------
 
@@ -441,7 +452,7 @@ class TableMachine:
         self._save_seats()
         # The substitute sees the table from here (a snapshot), then what follows it.
         self._out.append(Send((cmd.who.client,), Shared(self.snapshot(index).encode())))
-        self._publish({"type": "substitute", "seat": index, "name": cmd.who.name})
+        self._publish(Substituted(seat=index, name=cmd.who.name))
         self._changed()
         self._advance()
         self._reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=index, seat_token=token))
@@ -616,11 +627,11 @@ class TableMachine:
             self._close("nobody sat at the table")
 
     def _close(self, reason: str) -> None:
-        self._publish({"type": "closed", "reason": reason})
+        self._publish(TableClosed(reason=reason))
         self._cancel_all()
         self.phase = Phase.CLOSED
         self._note("closed", reason)
-        self._out.append(Closed(self.info(), reason))
+        self._out.append(Closed(self.info(), reason, self.audience()))
 
     # -- the game ---------------------------------------------------------------------------------
 
@@ -657,8 +668,7 @@ class TableMachine:
         self.paused, self.vote = None, None
         self.ranked = RankedState(standings=standings)
         self._changed()
-        self._publish({"type": "game_started", "game_id": game_id,
-                       "rules": game.record()["rules"]})
+        self._publish(GameStarted(game_id=game_id, rules=game.record()["rules"]))
         self._publish_game(game.opening_events())
         self._advance()
 
@@ -808,16 +818,15 @@ class TableMachine:
         self._write(GameEnded(game_id, outcome.to_wire(), game.record(),
                               tuple(ratings) if ratings is not None else None, casual))
         for event in events or ():
-            wire = event.to_wire()
-            if event.kind == "game_over":
-                wire["ratings"] = ratings or []
-            self._publish(wire, event.to)
+            if event.kind == "game_over":  # told with the rating changes it caused
+                self._publish(GameOver(scores=list(outcome.scores),
+                                       winners=list(outcome.winners), ratings=ratings or []))
+            else:
+                self._publish(event.to_wire(), event.to)
         if abandoned or announce:
-            over: dict[str, Any] = {"type": "game_over", "scores": list(outcome.scores),
-                                    "winners": [] if abandoned else list(outcome.winners)}
-            if abandoned:
-                over["abandoned"] = True
-            self._publish({**over, "ratings": ratings or []})
+            self._publish(GameOver(scores=list(outcome.scores),
+                                   winners=[] if abandoned else list(outcome.winners),
+                                   ratings=ratings or [], abandoned=abandoned))
         self.phase = Phase.OVER
         self.paused, self.vote = None, None
         self._cancel_all(("turn-", "robot-", "deal", "vote", "retry"))
@@ -882,7 +891,7 @@ class TableMachine:
     def _step_resume_if_all_back(self, seat: Seat, trigger: Trigger) -> None:
         if self.paused and not any(s.away for s in self.seats) and self.vote is None:
             self._unpause()
-            self._publish({"type": "resumed", "seat": seat.index})
+            self._publish(Resumed(seat=seat.index))
 
     def _step_wait_for_return(self, seat: Seat, trigger: Trigger) -> None:
         self.paused = f"waiting for {seat.starter} to return"
@@ -903,7 +912,7 @@ class TableMachine:
         self._changed()
 
     def _step_announce_quit(self, seat: Seat, trigger: Trigger) -> None:
-        self._publish({"type": "quit", "seat": seat.index, "player": seat.starter})
+        self._publish(Quit(seat=seat.index, player=seat.starter))
 
     def _step_rate_quit(self, seat: Seat, trigger: Trigger) -> None:
         """WoCG: the quitter is rated at once as losing to both opponents, and banned."""
@@ -918,9 +927,9 @@ class TableMachine:
             self._write(Rated(self.game_id, result, (change,)))
         until = self._now + HOUR
         self._write(Banned(starter, until, "quit a ranked game"))
-        self._publish({"type": "quit", "seat": seat.index, "player": starter,
-                       "rating": change.to_wire() if change else None,
-                       "banned_until": when(until)})
+        self._publish(Quit(seat=seat.index, player=starter,
+                           rating=change.to_wire() if change else None,
+                           banned_until=when(until)))
 
     def _step_open_seat(self, seat: Seat, trigger: Trigger) -> None:
         self.ranked.open_seats.add(seat.index)
@@ -975,8 +984,7 @@ class TableMachine:
             raise ProtocolError("invalid_field",
                                 f"choose one of: {', '.join(VOTE_CHOICES[vote.kind])}")
         vote = self.vote = vote.with_choice(seat.index, cmd.choice)
-        self._publish({"type": "vote_cast", "vote": vote.id, "seat": seat.index,
-                       "choice": cmd.choice})
+        self._publish(VoteCast(vote=vote.id, seat=seat.index, choice=cmd.choice))
         if vote.kind == "wait" and cmd.choice == "dont_wait":
             self._close_vote("dont_wait")
         elif vote.all_cast:
@@ -1002,8 +1010,8 @@ class TableMachine:
         assert vote is not None
         self.vote = None
         self._cancel("vote")
-        self._publish({"type": "vote_result", "vote": vote.id, "kind": vote.kind,
-                       "seat": vote.seat, "outcome": outcome})
+        self._publish(VoteResult(vote=vote.id, kind=vote.kind, seat=vote.seat,
+                                 outcome=cast(Any, outcome)))
         trigger = VOTE_TRIGGERS.get(outcome)
         if trigger is not None:
             self._run(trigger, self.seats[vote.seat])

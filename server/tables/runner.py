@@ -75,7 +75,8 @@ class Lobby(Protocol):
 
     def on_change(self, info: TableInfo) -> None: ...
 
-    def on_close(self, runner: TableRunner, info: TableInfo) -> None: ...
+    def on_close(self, runner: TableRunner, info: TableInfo,
+                 audience: tuple[ClientId, ...]) -> None: ...
 
 
 class TableRunner:
@@ -92,7 +93,7 @@ class TableRunner:
         self.lobby = lobby
         self.clock = clock
         self.lock = asyncio.Lock()
-        self.inbox: asyncio.Queue[Command] = asyncio.Queue()
+        self.inbox: asyncio.Queue[Command | None] = asyncio.Queue()  # None: the table closed
         self.stopped = False  # shutting down or closed: no timer or robot acts again
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -131,6 +132,8 @@ class TableRunner:
     async def _run(self) -> None:
         while True:
             command = await self.inbox.get()
+            if command is None:
+                return
             try:
                 await self.call(command)
             except ProtocolError:
@@ -240,10 +243,12 @@ class TableRunner:
         await self._handle(StandingsLoaded(standings))
 
     def _close(self, effect: Closed) -> None:
+        """Stop everything the table had running; the lobby forgets it and its memory goes."""
         self.stopped = True
         self._cancel_timers()
         self._robots.clear()
-        self.lobby.on_close(self, effect.info)
+        self.inbox.put_nowait(None)  # the table's task ends once what it holds is done
+        self.lobby.on_close(self, effect.info, effect.audience)
 
     def _note(self, effect: Note) -> None:
         log.info("table %s%s: %s", self.id,

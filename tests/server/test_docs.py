@@ -8,11 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from server.protocol import CLIENT_TYPES, ERROR_CODES, SERVER_MODELS, parse_client_message
+from server.protocol import (
+    CLIENT_TYPES,
+    ERROR_CODES,
+    SERVER_MODELS,
+    TABLE_EVENT_MODELS,
+    parse_client_message,
+)
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 BLOCK = re.compile(r"```json (client|server)\n(.*?)\n```", re.S)
 SERVER_BY_TYPE = {m.model_fields["type"].default: m for m in SERVER_MODELS}
+EVENT_BY_TYPE = {m.model_fields["type"].default: m for m in TABLE_EVENT_MODELS}
 
 
 def examples(side: str) -> list[dict]:
@@ -29,6 +36,13 @@ def test_every_client_example_is_a_valid_request(message):
 def test_every_server_example_matches_its_model(message):
     model = SERVER_BY_TYPE[message["type"]]
     model.model_validate(message)
+
+
+@pytest.mark.parametrize("message", [m for m in examples("server") if m["type"] == "event"
+                                     and m["event"]["type"] in EVENT_BY_TYPE],
+                         ids=lambda m: m["event"]["type"])
+def test_every_table_event_example_matches_its_model(message):
+    EVENT_BY_TYPE[message["event"]["type"]].model_validate(message["event"])
 
 
 def test_the_doc_names_every_request_type_and_error_code():

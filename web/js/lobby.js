@@ -135,7 +135,7 @@ export function mount(main, ctx, params) {
         h("div", { class: "tc-head" },
           h("strong", {}, `Table ${t.id}`),
           h("span", { class: `state ${t.state}` }, { waiting: "waiting for players", playing: "playing", over: "game over" }[t.state]),
-          h("span", { class: "hint" }, { random_seating: "random seats", random_queue: "from the queue" }[t.seating] || "pick your seat"),
+          waiting ? h("span", { class: "hint" }, { random_seating: "random seats", random_queue: "from the queue" }[t.seating] || "pick your seat") : null,
           t.watchers ? h("span", { class: "hint" }, `${t.watchers} watching`) : null),
         h("ul", { class: "tc-seats" }, t.seats.map((s) => h("li", { class: `seat-line ${s.kind}` },
           h("span", { class: "seat-dir" }, SEAT_NAMES[s.seat]),

@@ -162,7 +162,8 @@ def test_zone_a_turn_refused_during_the_pause_is_prompted_again_after_it():
 def test_zone_leaving_on_purpose_is_a_quit_at_once():
     table = four("spades-zone")
     table.do(Stand(table.who(4), None))
-    assert table.events(1, "quit")[-1] == {"type": "quit", "seat": 3, "player": "p4"}
+    quit_event = table.events(1, "quit")[-1]
+    assert (quit_event["seat"], quit_event["player"], quit_event["rating"]) == (3, "p4", None)
     assert table.machine.ranked.departures[-1].how == "quit"
     assert table.machine.seats[3].kind == "robot" and table.machine.vote is None
 

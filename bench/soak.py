@@ -1,0 +1,219 @@
+"""Soak: one server process plays games back to back; its memory and its lobby stay flat.
+
+The server runs in its own process (``trickroom serve``) on a temporary database
+with no robot delay and no pause between hands. This process keeps ``--tables``
+tables going at once: each of its sockets creates a table (Spades and Hearts in
+turn, short games), watches it, fills it with random robots and waits for the
+game to end and the table to close, then opens the next. Every half second it
+samples the server's RSS (from /proc), its open tables and the events their
+logs keep (``/metrics``) and the tables its lobby lists (``/api/rooms``).
+
+After the games, the sockets stop opening tables and let those in play finish;
+then the server's open tables are read once more. Memory growth is the slope of
+RSS against games played after a warm-up (the first fifth of the games, at
+least 200), per 1,000 games. Targets 127.0.0.1 only; stops by itself at
+``--games`` games or ``--seconds`` seconds. Ends with::
+
+    soak games=<n> rss_growth_kib_per_1000_games=<x> open_tables_end=<k>
+        playing_end=<p> max_logged_events=<e> max_lobby=<l>        (one line)
+
+``make bench`` runs ``--games 1000``; the issue's figure is ``--games 5000``
+(about five minutes on a 2-core machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from load import HOST, Server, raise_fd_limit, rss_kib
+from rich.progress import Progress
+from websockets.asyncio.client import ClientConnection, connect
+
+SOAK_CONFIG = """\
+[server]
+robot_delay = 0
+hand_pause = 0
+messages_per_second = 1000000
+message_burst = 1000000
+connections_per_ip = 1000000
+event_log_size = 1000
+
+[[rooms]]
+name = "spades"
+game = "spades"
+
+[[rooms]]
+name = "hearts"
+game = "hearts"
+"""
+GAMES = (("spades", {"target": 100, "mercy": 100}), ("hearts", {"target": 50}))
+
+
+@dataclass
+class Sample:
+    games: int
+    rss_kib: int
+    tables: int
+    logged_events: int
+    lobby: int
+
+
+@dataclass
+class Soak:
+    games: int = 0
+    playing: set[str] = field(default_factory=set)  # tables created and not yet closed
+    samples: list[Sample] = field(default_factory=list)
+    errors: int = 0
+
+
+async def request(ws: ClientConnection, ids: itertools.count[int],
+                  message: dict[str, Any]) -> dict[str, Any]:
+    """Send a request; return its reply (events that come first are skipped)."""
+    rid = next(ids)
+    await ws.send(json.dumps({**message, "id": rid}))
+    while True:
+        reply = json.loads(await ws.recv())
+        if reply.get("id") == rid:
+            if reply["type"] == "error":
+                raise RuntimeError(f"{message['type']}: {reply['message']}")
+            return reply
+
+
+async def player(url: str, index: int, soak: Soak, stop: asyncio.Event) -> None:
+    """One socket opening tables of four robots one after another, watching each to its end."""
+    ids = itertools.count(1)
+    async with connect(url, compression=None, max_size=2**22) as ws:
+        await request(ws, ids, {"type": "guest", "name": f"soak{index}"})
+        for n in itertools.count(index):
+            if stop.is_set():
+                return
+            room, rules = GAMES[n % len(GAMES)]
+            created = await request(ws, ids, {"type": "create_table", "room": room,
+                                              "rules": rules})
+            table = created["table"]["id"]
+            soak.playing.add(table)
+            await request(ws, ids, {"type": "watch", "table": table})
+            await request(ws, ids, {"type": "fill_robots", "table": table, "level": "random"})
+            while True:
+                message = json.loads(await ws.recv())
+                if message.get("type") != "event" or message["table"] != table:
+                    continue
+                kind = message["event"]["type"]
+                if kind == "game_over":
+                    soak.games += 1
+                elif kind == "closed":
+                    soak.playing.discard(table)
+                    break
+
+
+async def http_get(port: int, path: str) -> str:
+    reader, writer = await asyncio.open_connection(HOST, port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nConnection: close\r\n\r\n".encode())
+    data = await reader.read()
+    writer.close()
+    return data.split(b"\r\n\r\n", 1)[1].decode()
+
+
+async def sample(server: Server, soak: Soak) -> Sample:
+    metrics = await http_get(server.port, "/metrics")
+    rooms = json.loads(await http_get(server.port, "/api/rooms"))["rooms"]
+
+    def gauge(name: str) -> int:
+        found = re.search(rf"^{name} ([0-9.e+]+)$", metrics, re.MULTILINE)
+        return int(float(found.group(1))) if found else -1
+
+    return Sample(soak.games, rss_kib(server.pid), gauge("trickroom_tables"),
+                  gauge("trickroom_logged_events"), sum(r["tables"] for r in rooms))
+
+
+def growth_per_1000(samples: list[Sample], warmup: int) -> float:
+    """The least-squares slope of RSS (KiB) against games, times 1,000, after the warm-up."""
+    points = [(s.games, s.rss_kib) for s in samples if s.games >= warmup]
+    if len(points) < 3 or points[-1][0] == points[0][0]:
+        return float("nan")
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    sxy = sum((x - mx) * (y - my) for x, y in points)
+    return 1000 * sxy / sxx
+
+
+async def soak_run(games: int, tables: int, seconds: float, workdir: Path,
+                   quiet: bool = False) -> dict[str, Any]:
+    config = workdir / "soak.toml"
+    config.write_text(SOAK_CONFIG)
+    server = Server(workdir / "soak.sqlite3", config)
+    server.start()
+    soak, stop = Soak(), asyncio.Event()
+    started = time.monotonic()
+    try:
+        players = [asyncio.create_task(player(server.url, i, soak, stop))
+                   for i in range(tables)]
+        with Progress(disable=quiet, transient=True) as progress:
+            task = progress.add_task("soak: games", total=games)
+            while soak.games < games and time.monotonic() - started < seconds:
+                if any(p.done() for p in players):
+                    for p in players:
+                        if p.done() and p.exception():
+                            raise p.exception()  # type: ignore[misc]
+                await asyncio.sleep(0.5)
+                soak.samples.append(await sample(server, soak))
+                progress.update(task, completed=soak.games,
+                                description=f"soak: rss {soak.samples[-1].rss_kib} KiB")
+        stop.set()
+        _, pending = await asyncio.wait(players, timeout=60)
+        for p in pending:
+            p.cancel()
+        end = await sample(server, soak)
+    finally:
+        server.stop()
+    warmup = max(200, soak.games // 5)
+    return {
+        "games": soak.games,
+        "seconds": round(time.monotonic() - started, 1),
+        "rss_growth_kib_per_1000_games": round(growth_per_1000(soak.samples, warmup), 1),
+        "rss_start_kib": next((s.rss_kib for s in soak.samples if s.games >= warmup), None),
+        "rss_end_kib": end.rss_kib,
+        "open_tables_end": end.tables,
+        "playing_end": len(soak.playing),
+        "lobby_end": end.lobby,
+        "max_logged_events": max(s.logged_events for s in soak.samples),
+        "max_lobby": max(s.lobby for s in soak.samples),
+        "samples": soak.samples,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--tables", type=int, default=8, help="tables in play at once")
+    parser.add_argument("--seconds", type=float, default=900, help="stop after this long")
+    args = parser.parse_args(argv)
+    raise_fd_limit()
+    with tempfile.TemporaryDirectory(prefix="trickroom-soak-") as tmp:
+        out = asyncio.run(soak_run(args.games, args.tables, args.seconds, Path(tmp)))
+    for s in out["samples"][:: max(1, len(out["samples"]) // 10)]:
+        print(f"  games {s.games:6d}  rss {s.rss_kib:7d} KiB  tables {s.tables:3d}  "
+              f"logged events {s.logged_events:6d}  lobby {s.lobby:3d}")
+    print(f"{out['games']} games in {out['seconds']} s; RSS {out['rss_start_kib']} KiB after "
+          f"warm-up, {out['rss_end_kib']} KiB at the end")
+    print(f"soak games={out['games']} "
+          f"rss_growth_kib_per_1000_games={out['rss_growth_kib_per_1000_games']} "
+          f"open_tables_end={out['open_tables_end']} playing_end={out['playing_end']} "
+          f"max_logged_events={out['max_logged_events']} max_lobby={out['max_lobby']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
