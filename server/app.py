@@ -179,8 +179,7 @@ class App:
         self.config = config
         self.store = SqliteStore(db_path, durability=config.settings.durability)
         self.collector = Collector(config.settings.gc_freeze_seconds,
-                                   config.settings.gc_full_seconds,
-                                   trim_seconds=config.settings.malloc_trim_seconds)
+                                   config.settings.gc_full_seconds)
         self.ranked = Ranked(self.store, config.settings.min_games, wall_clock)
         self.clients: dict[int, Connection] = {}  # every open connection, by its id
         self._ids = itertools.count(1)

@@ -13,22 +13,12 @@ by reference counting when they die; only those that die inside a reference
 cycle (a closed socket's objects, a finished game's) wait for the next full
 collection. That comes every ``full_seconds``: everything is unfrozen and
 collected once, a pause of the old size, logged with what it freed.
-
-Freed memory also has to go back to the system. Objects bigger than Python's
-small-object blocks (a prompt's JSON, a view, a record) come from the C
-library's heap, which keeps what is freed in the middle of it for later use:
-the soak bench saw RSS creep up by about 300 KiB per 1,000 games while the live
-objects stayed flat, and stay flat once the heap was trimmed. So every
-``trim_seconds`` the collector asks glibc to hand free pages back
-(``malloc_trim``, well under a millisecond); elsewhere it does nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
 import gc
 import logging
 import time
@@ -41,16 +31,12 @@ class Collector:
     """Freezes survivors often and collects everything now and then."""
 
     def __init__(self, freeze_seconds: float, full_seconds: float,
-                 clock: Callable[[], float] = time.monotonic,
-                 trim_seconds: float = 10.0) -> None:
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.freeze_seconds = freeze_seconds
         self.full_seconds = full_seconds
-        self.trim_seconds = trim_seconds
         self.clock = clock
-        self.last_full = self.last_trim = clock()
+        self.last_full = clock()
         self.full_collections = 0
-        self.trims = 0
-        self._trim = _malloc_trim() if trim_seconds > 0 else None
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -72,16 +58,10 @@ class Collector:
             self.tick()
 
     def tick(self) -> None:
-        """Freeze what is alive now; first collect everything if a full round is due, and
-        hand freed heap memory back to the system when a trim is due."""
-        now = self.clock()
-        if now - self.last_full >= self.full_seconds:
+        """Freeze what is alive now; first collect everything if a full round is due."""
+        if self.clock() - self.last_full >= self.full_seconds:
             self.collect_all()
         gc.freeze()
-        if self._trim is not None and now - self.last_trim >= self.trim_seconds:
-            self.last_trim = now
-            self._trim(0)
-            self.trims += 1
 
     def collect_all(self) -> int:
         """Unfreeze and collect every generation; returns the objects freed."""
@@ -93,13 +73,3 @@ class Collector:
         log.info("full garbage collection: %d objects freed in %.1f ms", freed,
                  (time.perf_counter() - started) * 1e3)
         return freed
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or None where the C library has none (musl, macOS)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim: Callable[[int], int] = libc.malloc_trim
-    except (OSError, AttributeError):
-        return None
-    return trim

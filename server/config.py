@@ -38,7 +38,6 @@ class ServerSettings:
     durability: str = "server_crash"  # or "power_loss": fsync every commit (server/store.py)
     gc_freeze_seconds: float = 0.25  # server/collector.py; 0: Python's own collection only
     gc_full_seconds: float = 600.0
-    malloc_trim_seconds: float = 10.0  # hand freed heap memory back this often; 0: never
     event_log_size: int = 1000  # events a table keeps for rejoins; further back: a snapshot
     table_idle_seconds: float = 600.0  # an empty waiting table, or a finished one, then closes
 
