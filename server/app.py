@@ -132,6 +132,7 @@ class Connection:
         self.outbox_bytes = settings.outbox_bytes
         self.strikes = 0
         self.closing = False
+        self._who: Who | None = None
 
     def send_text(self, text: str | Shared) -> None:
         """Send one message, unless the connection is closing (as ``broadcast`` skips it)."""
@@ -165,8 +166,11 @@ class Connection:
 
     @property
     def who(self) -> Who:
-        """This connection as a table's command names its sender."""
-        return Who(self.id, self.name, self.guest)
+        """This connection as a table's command names its sender (made once per login)."""
+        who = self._who
+        if who is None or who.name != self.name or who.guest != self.guest:
+            who = self._who = Who(self.id, self.name, self.guest)
+        return who
 
     def error(self, exc: ProtocolError) -> None:
         METRICS.errors.labels(exc.code).inc()

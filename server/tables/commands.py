@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from game.actions import Action
 from game.engine import Engine
@@ -33,9 +33,16 @@ acted (or the game paused and went on), anything keyed by the old turn is stale.
 
 
 class Command:
-    """Base of every command (dispatch is by type)."""
+    """Base of every command (dispatch is by type).
+
+    ``seats_kept``: the command's handling never changes who sits where, who watches, or
+    a ranked game's record of leavers (a move, a turn's clock, the next deal), so undoing
+    it needs no copy of them. The property test checks it: a failed write leaves the
+    whole table as it was.
+    """
 
     __slots__ = ()
+    seats_kept: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +115,8 @@ class PlayAgain(Request):
 class Act(Request):
     """A game action in its wire form (parsed by the machine, refused if malformed)."""
 
+    seats_kept = True
+
     action: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -160,84 +169,82 @@ class Resume(Command):
 
 @dataclass(frozen=True, slots=True)
 class TimerCommand(Command):
+    """A command that comes back from a timer; ``key`` names the timer (one per key: a new
+    one replaces it), a seat's timers are keyed by their seat."""
+
+    timer: ClassVar[str] = ""
+
     @property
     def key(self) -> str:
-        raise NotImplementedError
+        seat = getattr(self, "seat", None)
+        return self.timer if seat is None else f"{self.timer}-{seat}"
 
 
 @dataclass(frozen=True, slots=True)
 class WindowOver(TimerCommand):
     """The reconnect window of an away seat has passed."""
 
-    seat: int
+    timer = "window"
 
-    @property
-    def key(self) -> str:
-        return f"window-{self.seat}"
+    seat: int
 
 
 @dataclass(frozen=True, slots=True)
 class TurnOver(TimerCommand):
     """A connected player's time for a turn ran out: the seat's robot plays it once."""
 
+    seats_kept = True
+
+    timer = "turn"
+
     seat: int
     turn: Turn
-
-    @property
-    def key(self) -> str:
-        return f"turn-{self.seat}"
 
 
 @dataclass(frozen=True, slots=True)
 class RobotTurn(TimerCommand):
     """A robot-played seat's pause before acting is over (people can follow the play)."""
 
+    seats_kept = True
+
+    timer = "robot"
+
     seat: int
     turn: Turn
-
-    @property
-    def key(self) -> str:
-        return f"robot-{self.seat}"
 
 
 @dataclass(frozen=True, slots=True)
 class NextHand(TimerCommand):
     """The pause after hand ``hand`` is over: deal the next one."""
 
-    hand: int
+    seats_kept = True
 
-    @property
-    def key(self) -> str:
-        return "deal"
+    timer = "deal"
+
+    hand: int
 
 
 @dataclass(frozen=True, slots=True)
 class VoteOver(TimerCommand):
     """A vote's time is up: no answer counts as Wait (Zone) or no (an invited robot)."""
 
-    vote: str
+    timer = "vote"
 
-    @property
-    def key(self) -> str:
-        return "vote"
+    vote: str
 
 
 @dataclass(frozen=True, slots=True)
 class IdleOver(TimerCommand):
     """Nobody sat at a waiting table, or a finished one stayed idle, for the setting's time."""
 
-    @property
-    def key(self) -> str:
-        return "idle"
+    timer = "idle"
 
 
 @dataclass(frozen=True, slots=True)
 class Retry(TimerCommand):
     """Try again what a store failure undid when no request was waiting for it."""
 
-    @property
-    def key(self) -> str:
-        return "retry"
+    timer = "retry"
 
 
 # -- answers to effects --------------------------------------------------------------------
@@ -247,6 +254,8 @@ class Retry(TimerCommand):
 class RobotChose(Command):
     """A robot's action for ``seat`` at ``turn``; ``timeout``: it played for a player out of
     time (otherwise for a robot-played seat, and stale if a player has taken it back)."""
+
+    seats_kept = True
 
     seat: int
     turn: Turn

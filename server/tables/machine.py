@@ -221,7 +221,7 @@ class TableMachine:
         if isinstance(command, TimerCommand) and self.timers.get(command.key) == command:
             del self.timers[command.key]  # it fired: the runner holds it no more
         self._now = now
-        mark = self._mark()
+        mark = self._mark(command.seats_kept)
         self._out, self._writes = [], []
         try:
             HANDLERS[type(command)](self, command)
@@ -257,13 +257,21 @@ class TableMachine:
             effects.append(SetTimer("retry", STORE_RETRY_SECONDS, Retry()))
         return effects
 
-    def _mark(self) -> _Mark:
+    def _mark(self, seats_kept: bool = False) -> _Mark:
+        """Note the table before a command. A move keeps seats, watchers and the ranked
+        record as they are (``Command.seats_kept``): those are noted as they stand, and the
+        action's hot path copies only what a move changes."""
         game = self.game
-        return _Mark([s.copy() for s in self.seats], dict(self.watchers), self.phase, game,
-                     self.game_id, len(game.actions) if game else 0,
-                     game.hand_no if game else 0, self.log.seq, self.paused, self.pauses,
-                     self.vote, self.ranked.copy(), dict(self.prompted), dict(self.timers),
-                     list(self.acted), self.games, self.resuming)
+        if seats_kept:
+            seats, watchers, ranked = self.seats, self.watchers, self.ranked
+        else:
+            seats, watchers = [s.copy() for s in self.seats], dict(self.watchers)
+            ranked = self.ranked.copy()
+        return _Mark(seats, watchers, self.phase, game, self.game_id,
+                     len(game.actions) if game else 0, game.hand_no if game else 0,
+                     self.log.seq, self.paused, self.pauses, self.vote, ranked,
+                     dict(self.prompted), dict(self.timers), list(self.acted), self.games,
+                     self.resuming)
 
     def _restore(self, mark: _Mark) -> None:
         game = mark.game

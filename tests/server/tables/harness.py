@@ -69,12 +69,19 @@ class Bench:
     effects: list[Effect] = field(default_factory=list)  # every effect, in order
     fail_writes: int = 0  # the next N writes fail
     tokens: dict[ClientId, str] = field(default_factory=dict)
+    handling: list[Command] = field(default_factory=list)  # the commands being carried out
+    failed: list[Command] = field(default_factory=list)  # those whose write failed
 
     # -- driving the machine ----------------------------------------------------------------
 
     def do(self, command: Command) -> None:
         """Hand the machine one command and carry its effects out, as the runner does."""
-        self.carry_out(self.machine.handle(command, self.now))
+        effects = self.machine.handle(command, self.now)
+        self.handling.append(command)
+        try:
+            self.carry_out(effects)
+        finally:
+            self.handling.pop()
 
     def refused(self, command: Command) -> ProtocolError:
         """Send a command that must be refused; return the error."""
@@ -91,6 +98,7 @@ class Bench:
                 assert len(effects) == 1, "a Persist comes alone: the rest waits for the store"
                 if self.fail_writes:
                     self.fail_writes -= 1
+                    self.failed.append(self.handling[-1])
                     self.do(StoreFailed(effect.ref, "the disk is full"))
                 else:
                     self.stored.extend(effect.records)

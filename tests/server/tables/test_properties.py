@@ -5,7 +5,8 @@
   seat, and a view (snapshot or prompt) shows a hand only to that seat's own.
 * A refused command changes nothing and sends nothing.
 * Nothing is told before it is stored: a ``Persist`` comes alone, and no
-  connection hears of more actions of a game than the store holds.
+  connection hears of more actions of a game than the store holds; a command
+  whose write fails leaves the table as it was.
 """
 
 from __future__ import annotations
@@ -199,6 +200,8 @@ def test_random_commands_keep_hands_hidden_refusals_harmless_and_writes_first(da
         assert isinstance(command, Command)
         start = len(table.effects)
         before = fingerprint(table)
+        failing = table.fail_writes
+        table.failed.clear()
         try:
             if isinstance(command, Sit) and command.who.client not in table.tokens:
                 table.do(command)
@@ -212,3 +215,8 @@ def test_random_commands_keep_hands_hidden_refusals_harmless_and_writes_first(da
             assert len(table.effects) == start, f"{command} was refused but did something"
             continue
         audit.check_sends(table, start)
+        if failing and table.failed[-1:] == [command]:  # its write failed: no trace of it
+            after = fingerprint(table)
+            timers = 9  # a timer's own key is spent, and a retry may be set
+            assert after[:timers] + after[timers + 1:] == before[:timers] + before[timers + 1:], \
+                f"{command} failed to store but changed the table"
