@@ -23,7 +23,8 @@ How a game goes, in the order the machine runs it::
     over --(every player gone, or idle)--> closed    waiting --(idle, nobody sat)--> closed
 
 What a room does on a drop, a return or a quit is its policy's table
-(:mod:`server.tables.policies`); each step is one ``_step_*`` method here.
+(:mod:`server.tables.policies`); each step is one function of
+:mod:`server.tables.drops`, which also holds the votes.
 """
 
 from __future__ import annotations
@@ -33,13 +34,13 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal, cast
+from typing import Any
 
 from game.actions import Action, ActionParseError, IllegalAction, Pass, action_from_wire
 from game.engine import ENGINES, Engine
 from game.events import Event
 from game.outcome import Outcome
-from ratings import Departure, Rating, Standing, rate, rate_quit, system_named
+from ratings import Departure, Rating, Standing, rate, system_named
 from server.auth import token_hash, token_matches
 from server.config import Room, ServerSettings
 from server.protocol import ChatMessage as ChatOut
@@ -50,8 +51,6 @@ from server.protocol import (
     Ok,
     Prompt,
     ProtocolError,
-    Quit,
-    Resumed,
     Seated,
     SeatInfo,
     ServerMessage,
@@ -60,10 +59,8 @@ from server.protocol import (
     TableChanged,
     TableClosed,
     TableInfo,
-    VoteCast,
-    VoteResult,
-    VoteStarted,
 )
+from server.tables import drops
 from server.tables.commands import (
     Act,
     CastVote,
@@ -112,18 +109,17 @@ from server.tables.effects import (
     SetTimer,
 )
 from server.tables.log import EventLog, Shared
-from server.tables.policies import DropPolicy, Step, Trigger, policy_for
-from server.tables.rating import RankedState, game_result, when
+from server.tables.policies import DropPolicy, Trigger, policy_for
+from server.tables.rating import RankedState, game_result
 from server.tables.records import (
     ActionTaken,
-    Banned,
     GameCreated,
     GameEnded,
     Rated,
     Record,
     SeatsChanged,
 )
-from server.tables.seats import VOTE_CHOICES, Seat, Vote
+from server.tables.seats import Seat, Vote
 
 HOUR = 3600.0
 STORE_RETRY_SECONDS = 1.0
@@ -201,7 +197,7 @@ class TableMachine:
         self._writes: list[Record] = []
         self._pending: dict[int, _Pending] = {}
         self._refs = 0
-        self._now = 0.0
+        self.now = 0.0
 
     # -- the one way in --------------------------------------------------------------------
 
@@ -220,7 +216,7 @@ class TableMachine:
             return []
         if isinstance(command, TimerCommand) and self.timers.get(command.key) == command:
             del self.timers[command.key]  # it fired: the runner holds it no more
-        self._now = now
+        self.now = now
         mark = self._mark(command.seats_kept)
         self._out, self._writes = [], []
         try:
@@ -290,37 +286,37 @@ class TableMachine:
 
     # -- what a command produces -------------------------------------------------------------
 
-    def _send(self, to: tuple[ClientId, ...], message: Shared) -> None:
+    def send(self, to: tuple[ClientId, ...], message: Shared) -> None:
         if to:
             self._out.append(Send(to, message))
 
-    def _reply(self, who: Who, message: ServerMessage) -> None:
+    def reply(self, who: Who, message: ServerMessage) -> None:
         self._out.append(Send((who.client,), Shared(message.encode())))
 
-    def _publish(self, event: dict[str, Any] | ServerMessage, to: int | None = None) -> None:
+    def publish(self, event: dict[str, Any] | ServerMessage, to: int | None = None) -> None:
         """Number, log and send one table event to whoever may see it."""
         if isinstance(event, ServerMessage):
             event = event.model_dump()
         entry = self.log.publish(event, to)
         if to is None:
-            self._send(self.audience(), entry.message)
+            self.send(self.audience(), entry.message)
         else:
             client = self.seats[to].client
             if client is not None:
-                self._send((client,), entry.message)
+                self.send((client,), entry.message)
 
-    def _publish_game(self, events: list[Event]) -> None:
+    def publish_game(self, events: list[Event]) -> None:
         for event in events:
-            self._publish(event.to_wire(), event.to)
+            self.publish(event.to_wire(), event.to)
 
-    def _write(self, record: Record) -> None:
+    def write(self, record: Record) -> None:
         self._writes.append(record)
 
-    def _note(self, event: str, text: str, seat: Seat | None = None) -> None:
+    def note(self, event: str, text: str, seat: Seat | None = None) -> None:
         self._out.append(Note(event, text, seat.index if seat else None,
                               seat.account if seat else None))
 
-    def _set_timer(self, key: str, delay: float, command: Command) -> None:
+    def set_timer(self, key: str, delay: float, command: Command) -> None:
         """Schedule ``command``; a timer already set to the same command runs on unchanged
         (a turn's clock does not restart when another seat acts)."""
         if self.timers.get(key) == command:
@@ -328,18 +324,18 @@ class TableMachine:
         self.timers[key] = command
         self._out.append(SetTimer(key, max(0.0, delay), command))
 
-    def _cancel(self, *keys: str) -> None:
+    def cancel(self, *keys: str) -> None:
         for key in keys:
             if self.timers.pop(key, None) is not None:
                 self._out.append(CancelTimer(key))
 
-    def _cancel_all(self, prefixes: tuple[str, ...] = ("",)) -> None:
-        self._cancel(*[k for k in self.timers if k.startswith(prefixes)])
+    def cancel_all(self, prefixes: tuple[str, ...] = ("",)) -> None:
+        self.cancel(*[k for k in self.timers if k.startswith(prefixes)])
 
-    def _changed(self) -> None:
+    def changed(self) -> None:
         """A seat changed: tell the table (a ``table`` event) and the lobby."""
         info = self.info()
-        self._publish(TableChanged(info=info))
+        self.publish(TableChanged(info=info))
         self._out.append(Changed(info))
 
     # -- what clients see ---------------------------------------------------------------------
@@ -373,14 +369,8 @@ class TableMachine:
         vote = self.vote
         if vote is None:
             return None
-        return {**self._vote_started(vote).model_dump(),
+        return {**drops.vote_started(self, vote).model_dump(),
                 "cast": {str(s): c for s, c in vote.choices}}
-
-    def _vote_started(self, vote: Vote) -> VoteStarted:
-        return VoteStarted(vote=vote.id, kind=vote.kind, seat=vote.seat,
-                           player=self.seats[vote.seat].starter,
-                           seconds=self.settings.vote_seconds, voters=sorted(vote.voters),
-                           choices=list(VOTE_CHOICES[vote.kind]))
 
     # -- seats ----------------------------------------------------------------------------------
 
@@ -421,10 +411,10 @@ class TableMachine:
             if seat.kind != "empty":
                 raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken by {seat.name}")
         token = self._take(seat, cmd.who)
-        self._changed()
-        self._cancel("idle")
+        self.changed()
+        self.cancel("idle")
         self._maybe_start()
-        self._reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=seat.index,
+        self.reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=seat.index,
                                     seat_token=token))
 
     def _on_sit_reserved(self, cmd: SitReserved) -> None:
@@ -433,9 +423,9 @@ class TableMachine:
         if seat.kind != "empty" or self.phase is not Phase.WAITING:
             raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken")
         token = self._take(seat, cmd.who)
-        self._changed()
-        self._cancel("idle")
-        self._reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=seat.index,
+        self.changed()
+        self.cancel("idle")
+        self.reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=seat.index,
                                     seat_token=token))
         self._maybe_start()
 
@@ -457,34 +447,34 @@ class TableMachine:
         token = self._take(seat, cmd.who)
         seat.substitute = True
         open_seats.discard(index)
-        self._save_seats()
+        self.save_seats()
         # The substitute sees the table from here (a snapshot), then what follows it.
         self._out.append(Send((cmd.who.client,), Shared(self.snapshot(index).encode())))
-        self._publish(Substituted(seat=index, name=cmd.who.name))
-        self._changed()
-        self._advance()
-        self._reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=index, seat_token=token))
+        self.publish(Substituted(seat=index, name=cmd.who.name))
+        self.changed()
+        self.advance()
+        self.reply(cmd.who, Seated(id=cmd.rid, table=self.id, seat=index, seat_token=token))
 
     def _on_stand(self, cmd: Stand) -> None:
-        seat = self._seated(cmd.who)
+        seat = self.seated(cmd.who)
         if self.phase is Phase.PLAYING:
-            self._note("left", f"{seat.name} left the game", seat)
-            self._run(Trigger.LEAVE, seat)
-            self._advance()
+            self.note("left", f"{seat.name} left the game", seat)
+            drops.run(self, Trigger.LEAVE, seat)
+            self.advance()
         else:
             seat.clear()
-            self._changed()
+            self.changed()
             self._tidy()
-        self._reply(cmd.who, Ok(id=cmd.rid))
+        self.reply(cmd.who, Ok(id=cmd.rid))
 
     def _on_watch(self, cmd: Watch) -> None:
         self.watchers[cmd.who.client] = cmd.who.name
-        self._reply(cmd.who, self.snapshot(None, cmd.rid))
+        self.reply(cmd.who, self.snapshot(None, cmd.rid))
         self._out.append(Changed(self.info()))
 
     def _on_unwatch(self, cmd: Unwatch) -> None:
         self.watchers.pop(cmd.who.client, None)
-        self._reply(cmd.who, Ok(id=cmd.rid))
+        self.reply(cmd.who, Ok(id=cmd.rid))
         self._out.append(Changed(self.info()))
         self._tidy()
 
@@ -496,10 +486,10 @@ class TableMachine:
         for seat in self.seats:
             if seat.kind == "empty":
                 seat.kind, seat.name, seat.robot_level = "robot", f"robot-{cmd.level}", cmd.level
-        self._changed()
-        self._cancel("idle")
+        self.changed()
+        self.cancel("idle")
         self._maybe_start()
-        self._reply(cmd.who, Ok(id=cmd.rid))
+        self.reply(cmd.who, Ok(id=cmd.rid))
 
     def _on_start(self, cmd: Start) -> None:
         if self.phase is Phase.WAITING:
@@ -507,10 +497,10 @@ class TableMachine:
                 raise ProtocolError("invalid_field",
                                     "a game starts when all four seats are filled")
             self._maybe_start()
-        self._reply(cmd.who, Ok(id=cmd.rid))
+        self.reply(cmd.who, Ok(id=cmd.rid))
 
     def _on_play_again(self, cmd: PlayAgain) -> None:
-        seat = self._seated(cmd.who)
+        seat = self.seated(cmd.who)
         if self.phase is not Phase.OVER:
             raise ProtocolError("wrong_phase", "the game is not over")
         if self.room.rated and any(s.kind != "human" for s in self.seats):
@@ -525,10 +515,10 @@ class TableMachine:
                         "robot", f"{s.name} (robot)", None, None)
                 elif s.kind == "empty":
                     s.kind, s.name = "robot", f"robot-{s.robot_level}"
-            self._cancel("idle")
+            self.cancel("idle")
             self.phase = Phase.WAITING
             self._maybe_start()
-        self._reply(cmd.who, Ok(id=cmd.rid))
+        self.reply(cmd.who, Ok(id=cmd.rid))
 
     def _on_disconnect(self, cmd: Disconnect) -> None:
         if self.watchers.pop(cmd.client, None) is not None:
@@ -539,18 +529,18 @@ class TableMachine:
             return
         if self.phase is not Phase.PLAYING:
             seat.clear()
-            self._changed()
+            self.changed()
             self._tidy()
             return
         seat.client = None
-        self._note("away", f"{seat.name} is away; the seat's robot plays until they rejoin",
+        self.note("away", f"{seat.name} is away; the seat's robot plays until they rejoin",
                    seat)
-        self._changed()
-        self._cancel(f"turn-{seat.index}")
-        self._set_timer(f"window-{seat.index}", self.settings.reconnect_seconds,
+        self.changed()
+        self.cancel(f"turn-{seat.index}")
+        self.set_timer(f"window-{seat.index}", self.settings.reconnect_seconds,
                         WindowOver(seat.index))
-        self._run(Trigger.DROP, seat)
-        self._advance()
+        drops.run(self, Trigger.DROP, seat)
+        self.advance()
 
     def _on_rejoin(self, cmd: Rejoin) -> None:
         for seat in self.seats:
@@ -567,28 +557,28 @@ class TableMachine:
         if seat.client is not None and seat.client != cmd.who.client:
             taken = Error(code="not_authorized",
                           message="your seat was taken over by a newer connection")
-            self._send((seat.client,), Shared(taken.encode()))
+            self.send((seat.client,), Shared(taken.encode()))
         was_away = seat.client is None
         if was_away:
-            self._note("rejoined", f"{seat.name} rejoined", seat)
+            self.note("rejoined", f"{seat.name} rejoined", seat)
         seat.client = cmd.who.client
         self.watchers.pop(cmd.who.client, None)
         self.prompted.pop(seat.index, None)  # this connection has seen no prompt yet
-        self._cancel(f"window-{seat.index}", f"robot-{seat.index}")
+        self.cancel(f"window-{seat.index}", f"robot-{seat.index}")
         # A client that saw nothing (last_seq 0) gets a snapshot, not the whole log.
         missed = self.log.since(cmd.last_seq, seat.index) if cmd.last_seq else None
         if missed is None:
-            self._reply(cmd.who, self.snapshot(seat.index, cmd.rid))
+            self.reply(cmd.who, self.snapshot(seat.index, cmd.rid))
         else:
-            self._reply(cmd.who, Ok(id=cmd.rid))
+            self.reply(cmd.who, Ok(id=cmd.rid))
             for message in missed:
-                self._send((cmd.who.client,), message)
-        self._changed()
+                self.send((cmd.who.client,), message)
+        self.changed()
         # After the reply: what the return changes (a vote closed, the game going on)
         # reaches the client as events past its snapshot, and its turn is prompted once.
         if was_away and self.phase is Phase.PLAYING:
-            self._run(Trigger.REJOIN, seat)
-        self._advance()
+            drops.run(self, Trigger.REJOIN, seat)
+        self.advance()
 
     def _on_chat(self, cmd: Chat) -> None:
         if self.seat_of(cmd.who.client) is None and cmd.who.client not in self.watchers:
@@ -597,18 +587,18 @@ class TableMachine:
         names.update(self.watchers)
         to = tuple(c for c in self.audience() if names.get(c) not in cmd.ignored_by)
         message = ChatOut(name=cmd.who.name, text=cmd.text, table=self.id)
-        self._send(to, Shared(message.encode()))
-        self._reply(cmd.who, Ok(id=cmd.rid))
+        self.send(to, Shared(message.encode()))
+        self.reply(cmd.who, Ok(id=cmd.rid))
 
-    def _seated(self, who: Who) -> Seat:
+    def seated(self, who: Who) -> Seat:
         seat = self.seat_of(who.client)
         if seat is None:
             raise ProtocolError("not_seated", "you do not sit at this table")
         return seat
 
-    def _save_seats(self) -> None:
+    def save_seats(self) -> None:
         if self.game_id is not None and self.phase is Phase.PLAYING:
-            self._write(SeatsChanged(self.game_id, tuple(s.stored() for s in self.seats)))
+            self.write(SeatsChanged(self.game_id, tuple(s.stored() for s in self.seats)))
 
     # -- the table's life -------------------------------------------------------------------
 
@@ -626,7 +616,7 @@ class TableMachine:
         if self.phase is Phase.OVER and not any(s.kind == "human" for s in self.seats):
             self._close("the game is over and every player has left")
         elif self.phase is Phase.WAITING and all(s.kind != "human" for s in self.seats):
-            self._set_timer("idle", self.settings.table_idle_seconds, IdleOver())
+            self.set_timer("idle", self.settings.table_idle_seconds, IdleOver())
 
     def _on_idle(self, cmd: IdleOver) -> None:
         if self.phase is Phase.OVER:
@@ -635,10 +625,10 @@ class TableMachine:
             self._close("nobody sat at the table")
 
     def _close(self, reason: str) -> None:
-        self._publish(TableClosed(reason=reason))
-        self._cancel_all()
+        self.publish(TableClosed(reason=reason))
+        self.cancel_all()
         self.phase = Phase.CLOSED
-        self._note("closed", reason)
+        self.note("closed", reason)
         self._out.append(Closed(self.info(), reason, self.audience()))
 
     # -- the game ---------------------------------------------------------------------------------
@@ -666,7 +656,7 @@ class TableMachine:
         game_id = f"{self.id}-{self.rng.getrandbits(32):08x}"
         for seat in self.seats:
             seat.starter, seat.substitute, seat.again = seat.name, False, False
-        self._write(GameCreated(game_id, self.id, self.room.name, self.room.game,
+        self.write(GameCreated(game_id, self.id, self.room.name, self.room.game,
                                 game.record()["rules"], seed, game.first_dealer,
                                 tuple(s.stored() for s in self.seats), self.seating))
         self.game, self.game_id, self.phase = game, game_id, Phase.PLAYING
@@ -675,13 +665,13 @@ class TableMachine:
         self.prompted.clear()
         self.paused, self.vote = None, None
         self.ranked = RankedState(standings=standings)
-        self._changed()
-        self._publish(GameStarted(game_id=game_id, rules=game.record()["rules"]))
-        self._publish_game(game.opening_events())
-        self._advance()
+        self.changed()
+        self.publish(GameStarted(game_id=game_id, rules=game.record()["rules"]))
+        self.publish_game(game.opening_events())
+        self.advance()
 
     def _on_act(self, cmd: Act) -> None:
-        seat = self._seated(cmd.who)
+        seat = self.seated(cmd.who)
         if self.game is None or self.phase is not Phase.PLAYING:
             raise ProtocolError("wrong_phase", "no game is being played at this table")
         if self.paused:
@@ -691,7 +681,7 @@ class TableMachine:
         except ActionParseError as exc:
             raise ProtocolError("invalid_field", f"action: {exc}") from None
         self._apply(seat.index, action)
-        self._reply(cmd.who, Ok(id=cmd.rid))
+        self.reply(cmd.who, Ok(id=cmd.rid))
 
     def _apply(self, index: int, action: Action) -> None:
         """Apply one action: it is stored with everything it causes, or refused."""
@@ -703,17 +693,17 @@ class TableMachine:
             raise ProtocolError(exc.code, str(exc)) from None
         seat, done = game.actions[-1]
         self.acted[index] += 1
-        self._write(ActionTaken(game_id, len(game.actions) - 1, seat, done.to_wire()))
+        self.write(ActionTaken(game_id, len(game.actions) - 1, seat, done.to_wire()))
         if game.phase == "game_over":
             self._end_game(events)
         else:
-            self._publish_game(events)
-            self._advance()
+            self.publish_game(events)
+            self.advance()
 
     def _turn(self, index: int) -> Turn:
         return (self.games, self.acted[index], self.pauses)
 
-    def _advance(self) -> None:
+    def advance(self) -> None:
         """What follows a change: the next deal, the end, prompts, robots and turn clocks."""
         game = self.game
         if game is None or self.phase is not Phase.PLAYING or self.paused or self.resuming:
@@ -722,17 +712,17 @@ class TableMachine:
             if self.ranked.end_after is not None:
                 self._end_game(abandoned=True)
             else:
-                self._set_timer("deal", self.settings.hand_pause, NextHand(game.hand_no))
+                self.set_timer("deal", self.settings.hand_pause, NextHand(game.hand_no))
             return
         for index in game.awaiting:
             seat = self.seats[index]
             turn = self._turn(index)
             if seat.robot_plays:
-                self._set_timer(f"robot-{index}", self.settings.robot_delay,
+                self.set_timer(f"robot-{index}", self.settings.robot_delay,
                                 RobotTurn(index, turn))
             else:
                 self._prompt(seat, turn)
-                self._set_timer(f"turn-{index}", self.turn_seconds, TurnOver(index, turn))
+                self.set_timer(f"turn-{index}", self.turn_seconds, TurnOver(index, turn))
 
     def _prompt(self, seat: Seat, turn: Turn) -> None:
         """Send the seat its turn, once per turn (a rejoining connection gets it again).
@@ -752,19 +742,19 @@ class TableMachine:
                         legal=view["legal"], seconds=self.turn_seconds, hand=view["hand"],
                         view=view,
                         pass_count=game.rules.pass_count if game.phase == "pass" else None)
-        self._send((seat.client,), Shared(prompt.encode()))
+        self.send((seat.client,), Shared(prompt.encode()))
 
     def _on_window_over(self, cmd: WindowOver) -> None:
         seat = self.seats[cmd.seat]
         if not seat.away:
             return
-        self._note("window_over", f"{seat.name} did not come back in time", seat)
+        self.note("window_over", f"{seat.name} did not come back in time", seat)
         if self.phase is Phase.PLAYING:
-            self._run(Trigger.WINDOW_OVER, seat)
-            self._advance()
+            drops.run(self, Trigger.WINDOW_OVER, seat)
+            self.advance()
         elif self.phase is Phase.OVER:  # the game ended meanwhile: the seat is free
             seat.clear()
-            self._changed()
+            self.changed()
             self._tidy()
 
     def _on_turn_over(self, cmd: TurnOver) -> None:
@@ -788,7 +778,7 @@ class TableMachine:
     def _on_robot_chose(self, cmd: RobotChose) -> None:
         seat = self.seats[cmd.seat]
         if not self._current(cmd.seat, cmd.turn) or not (cmd.timeout or seat.robot_plays):
-            self._note("stale_robot", "a robot's answer came after its turn", seat)
+            self.note("stale_robot", "a robot's answer came after its turn", seat)
             return
         game = self.game
         assert game is not None
@@ -798,7 +788,7 @@ class TableMachine:
         try:
             self._apply(cmd.seat, action)
         except ProtocolError as exc:  # a robot's mistake must not stall the table
-            self._note("robot_illegal", f"robot chose {action}: {exc.message}", seat)
+            self.note("robot_illegal", f"robot chose {action}: {exc.message}", seat)
             self._apply(cmd.seat, game.legal_actions(cmd.seat)[0])
 
     def _on_next_hand(self, cmd: NextHand) -> None:
@@ -806,8 +796,8 @@ class TableMachine:
         if (game is None or self.phase is not Phase.PLAYING or game.phase != "hand_over"
                 or game.hand_no != cmd.hand):
             return
-        self._publish_game(game.next_hand())
-        self._advance()
+        self.publish_game(game.next_hand())
+        self.advance()
 
     def _end_game(self, events: list[Event] | None = None, abandoned: bool = False,
                   announce: bool = False) -> None:
@@ -823,37 +813,37 @@ class TableMachine:
         ratings = self._rate(outcome) if self.room.rated else None
         casual = () if self.room.rated else tuple(
             s.account for s in self.seats if s.connected and s.account)
-        self._write(GameEnded(game_id, outcome.to_wire(), game.record(),
+        self.write(GameEnded(game_id, outcome.to_wire(), game.record(),
                               tuple(ratings) if ratings is not None else None, casual))
         for event in events or ():
             if event.kind == "game_over":  # told with the rating changes it caused
-                self._publish(GameOver(scores=list(outcome.scores),
+                self.publish(GameOver(scores=list(outcome.scores),
                                        winners=list(outcome.winners), ratings=ratings or []))
             else:
-                self._publish(event.to_wire(), event.to)
+                self.publish(event.to_wire(), event.to)
         if abandoned or announce:
-            self._publish(GameOver(scores=list(outcome.scores),
+            self.publish(GameOver(scores=list(outcome.scores),
                                    winners=[] if abandoned else list(outcome.winners),
                                    ratings=ratings or [], abandoned=abandoned))
         self.phase = Phase.OVER
         self.paused, self.vote = None, None
-        self._cancel_all(("turn-", "robot-", "deal", "vote", "retry"))
-        self._changed()
+        self.cancel_all(("turn-", "robot-", "deal", "vote", "retry"))
+        self.changed()
         self._tidy()
         if self.phase is Phase.OVER:
-            self._set_timer("idle", self.settings.table_idle_seconds, IdleOver())
+            self.set_timer("idle", self.settings.table_idle_seconds, IdleOver())
 
-    def _hands_done(self) -> int:
+    def hands_done(self) -> int:
         return len(self.game.hand_results) if self.game else 0
 
     # -- ratings ------------------------------------------------------------------------------
 
-    def _start_ratings(self) -> dict[str, Rating]:
+    def start_ratings(self) -> dict[str, Rating]:
         start = system_named(self.system).start_rating
         return {s.starter or "": self.ranked.standings[s.starter].rating
                 if s.starter in self.ranked.standings else start for s in self.seats}
 
-    def _result(self, outcome: Outcome) -> Any:
+    def result(self, outcome: Outcome) -> Any:
         ranked = self.ranked
         starters = [s.starter or "" for s in self.seats]
         subs = [(s.index, s.name or "") for s in self.seats if s.substitute]
@@ -861,168 +851,24 @@ class TableMachine:
         if ranked.end_after is not None:
             dropped = self.seats[ranked.end_after].starter or ""
             if not any(d.player == dropped for d in departures):
-                departures.append(Departure(dropped, "dropped", self._hands_done()))
+                departures.append(Departure(dropped, "dropped", self.hands_done()))
         return game_result(self.room.game, self.system, self.seating, starters, subs, outcome,
                            departures, ranked.first_disconnect)
 
     def _rate(self, outcome: Outcome) -> list[dict[str, Any]]:
         """Rate the game from the starters' ratings when it began; record the changes."""
         assert self.game_id is not None
-        result = self._result(outcome)
-        changes = [c for c in rate(result, self._start_ratings())
+        result = self.result(outcome)
+        changes = [c for c in rate(result, self.start_ratings())
                    if c.player not in self.ranked.already_rated]
-        self._write(Rated(self.game_id, result, tuple(changes)))
+        self.write(Rated(self.game_id, result, tuple(changes)))
         return [c.to_wire() for c in changes]
 
-    # -- drops, returns and quits: the room's policy -----------------------------------------------
-
-    def _run(self, trigger: Trigger, seat: Seat) -> None:
-        for step in self.policy.on(trigger, seat.substitute):
-            STEPS[step](self, seat, trigger)
-
-    def _step_blame(self, seat: Seat, trigger: Trigger) -> None:
-        self.ranked.first_disconnect = self.ranked.first_disconnect or seat.starter
-
-    def _step_ask_wait(self, seat: Seat, trigger: Trigger) -> None:
-        if self.vote is None:
-            self._start_vote("wait", seat)
-
-    def _step_renew_window(self, seat: Seat, trigger: Trigger) -> None:
-        self._set_timer(f"window-{seat.index}", self.settings.reconnect_seconds,
-                        WindowOver(seat.index))
-
-    def _step_end_wait_vote(self, seat: Seat, trigger: Trigger) -> None:
-        vote = self.vote
-        if vote is not None and vote.seat == seat.index and vote.kind == "wait":
-            self._close_vote("returned")
-
-    def _step_resume_if_all_back(self, seat: Seat, trigger: Trigger) -> None:
-        if self.paused and not any(s.away for s in self.seats) and self.vote is None:
-            self._unpause()
-            self._publish(Resumed(seat=seat.index))
-
-    def _step_wait_for_return(self, seat: Seat, trigger: Trigger) -> None:
-        self.paused = f"waiting for {seat.starter} to return"
-
-    def _step_charge(self, seat: Seat, trigger: Trigger) -> None:
-        hands = self._hands_done()
-        if trigger is Trigger.DONT_WAIT:
-            departure = Departure(seat.starter or "", "dropped", hands, "dont_wait")
-        else:
-            departure = Departure(seat.starter or "", "quit", hands)
-        self.ranked.departures.append(departure)
-
-    def _step_robot_keeps(self, seat: Seat, trigger: Trigger) -> None:
-        self._cancel(f"window-{seat.index}", f"turn-{seat.index}")
-        seat.kind, seat.token_hash, seat.client = "robot", None, None
-        seat.name = f"{seat.starter or seat.name} (robot)"
-        self._save_seats()
-        self._changed()
-
-    def _step_announce_quit(self, seat: Seat, trigger: Trigger) -> None:
-        self._publish(Quit(seat=seat.index, player=seat.starter))
-
-    def _step_rate_quit(self, seat: Seat, trigger: Trigger) -> None:
-        """WoCG: the quitter is rated at once as losing to both opponents, and banned."""
-        assert self.game is not None and self.game_id is not None
-        starter = seat.starter or ""
-        how: Literal["quit", "dropped"] = "quit" if trigger is Trigger.LEAVE else "dropped"
-        self.ranked.departures.append(Departure(starter, how, self._hands_done()))
-        result = self._result(self.game.result())
-        change = rate_quit(result, self._start_ratings(), starter)
-        if change is not None:
-            self.ranked.already_rated.add(starter)
-            self._write(Rated(self.game_id, result, (change,)))
-        until = self._now + HOUR
-        self._write(Banned(starter, until, "quit a ranked game"))
-        self._publish(Quit(seat=seat.index, player=starter,
-                           rating=change.to_wire() if change else None,
-                           banned_until=when(until)))
-
-    def _step_open_seat(self, seat: Seat, trigger: Trigger) -> None:
-        self.ranked.open_seats.add(seat.index)
-
-    def _step_close_seat(self, seat: Seat, trigger: Trigger) -> None:
-        self.ranked.open_seats.discard(seat.index)
-        self._changed()
-
-    def _step_ask_invite(self, seat: Seat, trigger: Trigger) -> None:
-        self._start_vote("invite_robot", seat)
-
-    def _step_end_after_hand(self, seat: Seat, trigger: Trigger) -> None:
-        if self.ranked.end_after is None:
-            self.ranked.end_after = seat.index
-
-    def _step_keep_playing(self, seat: Seat, trigger: Trigger) -> None:
-        if self.ranked.end_after == seat.index:
-            self.ranked.end_after = None  # back before the hand ended: the game goes on
-
-    # -- votes ----------------------------------------------------------------------------------
-
-    def _unpause(self) -> None:
+    def unpause(self) -> None:
+        """The game goes on; a turn refused during the pause is prompted again."""
         if self.paused:
             self.paused = None
             self.pauses += 1
-
-    def _start_vote(self, kind: str, seat: Seat) -> None:
-        voters = frozenset(s.index for s in self.seats if s.connected and s.index != seat.index)
-        vote = Vote(f"{self.rng.getrandbits(24):06x}", cast(Any, kind), seat.index, voters)
-        self.vote = vote
-        if kind == "wait":
-            self._cancel_all(("robot-", "turn-"))
-            self.paused = f"a vote on waiting for {seat.starter} is open"
-        self._publish(self._vote_started(vote))
-        if not voters:
-            self._close_vote("dont_wait" if kind == "wait" else "no")
-            return
-        self._set_timer("vote", self.settings.vote_seconds, VoteOver(vote.id))
-
-    def _on_vote(self, cmd: CastVote) -> None:
-        if not self.policy.votes:
-            raise ProtocolError("wrong_phase", "casual tables have no votes")
-        seat = self._seated(cmd.who)
-        vote = self.vote
-        if vote is None or vote.id != cmd.vote:
-            raise ProtocolError("wrong_phase", "no such vote is open (it may have closed)")
-        if seat.index not in vote.voters:
-            raise ProtocolError("not_authorized", "you may not vote on this")
-        if seat.index in vote.cast:
-            raise ProtocolError("invalid_field", "you have already voted")
-        if cmd.choice not in VOTE_CHOICES[vote.kind]:
-            raise ProtocolError("invalid_field",
-                                f"choose one of: {', '.join(VOTE_CHOICES[vote.kind])}")
-        vote = self.vote = vote.with_choice(seat.index, cmd.choice)
-        self._publish(VoteCast(vote=vote.id, seat=seat.index, choice=cmd.choice))
-        if vote.kind == "wait" and cmd.choice == "dont_wait":
-            self._close_vote("dont_wait")
-        elif vote.all_cast:
-            self._close_vote(self._count(vote))
-        self._advance()
-        self._reply(cmd.who, Ok(id=cmd.rid))
-
-    def _on_vote_over(self, cmd: VoteOver) -> None:
-        vote = self.vote
-        if vote is not None and vote.id == cmd.vote:
-            self._close_vote(self._count(vote))
-            self._advance()
-
-    def _count(self, vote: Vote) -> str:
-        """No answer counts as Wait (Zone) or as no (an invited robot, by majority)."""
-        if vote.kind == "wait":
-            return "dont_wait" if "dont_wait" in vote.cast.values() else "wait"
-        yes = sum(1 for c in vote.cast.values() if c == "yes")
-        return "robot" if yes * 2 > len(vote.voters) else "no"
-
-    def _close_vote(self, outcome: str) -> None:
-        vote = self.vote
-        assert vote is not None
-        self.vote = None
-        self._cancel("vote")
-        self._publish(VoteResult(vote=vote.id, kind=vote.kind, seat=vote.seat,
-                                 outcome=cast(Any, outcome)))
-        trigger = VOTE_TRIGGERS.get(outcome)
-        if trigger is not None:
-            self._run(trigger, self.seats[vote.seat])
 
     # -- restart ---------------------------------------------------------------------------
 
@@ -1039,7 +885,7 @@ class TableMachine:
             seat.token_hash, seat.robot_level = stored.get("token_hash"), stored["robot_level"]
             seat.starter, seat.substitute = stored.get("starter"), stored.get("substitute", False)
             if seat.kind == "human":
-                self._set_timer(f"window-{seat.index}", self.settings.reconnect_seconds,
+                self.set_timer(f"window-{seat.index}", self.settings.reconnect_seconds,
                                 WindowOver(seat.index))
         # Past any seq issued before the restart. A table's seq runs on across its games and
         # counts unstored events (deals, drops, rejoins), so this game's actions alone are no
@@ -1047,7 +893,7 @@ class TableMachine:
         # milliseconds it did not: four robots with no delay issue well over 1,000 events a
         # second), and stays below 2**53, exact in JavaScript.
         self.log.seq = max(self.log.seq, 10 * len(game.actions) + 1000,
-                           int(self._now * 1_000_000))
+                           int(self.now * 1_000_000))
         self._out.append(Changed(self.info()))
         if self.room.rated:
             self.resuming = True
@@ -1064,13 +910,13 @@ class TableMachine:
             # store the end now and say so (that action's events were never sent).
             self._end_game(announce=True)
             return
-        self._advance()
+        self.advance()
 
     def _on_retry(self, cmd: Retry) -> None:
         if self.phase is Phase.WAITING:
             self._maybe_start()
         else:
-            self._advance()
+            self.advance()
 
 
 HANDLERS: dict[type[Command], Callable[[TableMachine, Any], None]] = {
@@ -1085,7 +931,7 @@ HANDLERS: dict[type[Command], Callable[[TableMachine, Any], None]] = {
     PlayAgain: TableMachine._on_play_again,
     Act: TableMachine._on_act,
     Rejoin: TableMachine._on_rejoin,
-    CastVote: TableMachine._on_vote,
+    CastVote: drops.on_cast,
     Chat: TableMachine._on_chat,
     Disconnect: TableMachine._on_disconnect,
     Resume: TableMachine._on_resume,
@@ -1093,16 +939,9 @@ HANDLERS: dict[type[Command], Callable[[TableMachine, Any], None]] = {
     TurnOver: TableMachine._on_turn_over,
     RobotTurn: TableMachine._on_robot_turn,
     NextHand: TableMachine._on_next_hand,
-    VoteOver: TableMachine._on_vote_over,
+    VoteOver: drops.on_vote_over,
     IdleOver: TableMachine._on_idle,
     Retry: TableMachine._on_retry,
     RobotChose: TableMachine._on_robot_chose,
     StandingsLoaded: TableMachine._on_standings,
 }
-
-STEPS: dict[Step, Callable[[TableMachine, Seat, Trigger], None]] = {
-    step: getattr(TableMachine, f"_step_{step.name.lower()}") for step in Step
-}
-
-VOTE_TRIGGERS = {"wait": Trigger.WAIT, "dont_wait": Trigger.DONT_WAIT,
-                 "robot": Trigger.INVITE_ROBOT, "no": Trigger.NO_ROBOT}
