@@ -254,7 +254,8 @@ class App:
             record = await self.store.game(unquote(path.removeprefix("/api/games/")))
             if record is None:
                 return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
-            record["hands"] = review(record["record"])
+            # Replaying a long game takes tens of ms: off the loop, so no table waits for it.
+            record["hands"] = await asyncio.to_thread(review, record["record"])
             return _json(record)
         if path == "/api/leaderboard":
             game, system = params.get("game", ""), params.get("system", "")
