@@ -105,6 +105,7 @@ class Seat:
         self.conn_gen = 0  # the server process this seat's socket is connected to
         self.seq_gen = 0  # the server process that issued last_seq
         self.rejoin_id = -1
+        self.session: str | None = None  # a seat token is its account's: log back in as it
         self.stale = False  # since a stale replay or a gap: nothing counts until told again
         self.answered = -1
         self.game_id = ""
@@ -258,8 +259,12 @@ async def connect_seat(url: str, seat: Seat) -> asyncio.Task[None]:
     seat.ws = await connect(url, max_size=2**22, compression=None, open_timeout=10)
     seat.conn_gen = seat.run.generation
     task = asyncio.create_task(seat.read())
-    reply = await seat.request({"type": "guest", "name": f"c{seat.index}"})
+    if seat.session is None:
+        reply = await seat.request({"type": "guest", "name": f"c{seat.index}"})
+    else:
+        reply = await seat.request({"type": "resume", "token": seat.session})
     assert reply["type"] == "welcome", reply
+    seat.session = reply["session"]
     return task
 
 

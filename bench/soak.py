@@ -150,9 +150,10 @@ def growth_per_1000(samples: list[Sample], warmup: int) -> float:
 
 
 async def soak_run(games: int, tables: int, seconds: float, workdir: Path,
-                   quiet: bool = False) -> dict[str, Any]:
+                   quiet: bool = False, settings: list[str] | None = None) -> dict[str, Any]:
     config = workdir / "soak.toml"
-    config.write_text(SOAK_CONFIG)
+    extra = "".join(f"{line}\n" for line in settings or [])
+    config.write_text(SOAK_CONFIG.replace("[server]\n", f"[server]\n{extra}", 1))
     server = Server(workdir / "soak.sqlite3", config)
     server.start()
     soak, stop = Soak(), asyncio.Event()
@@ -199,10 +200,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--tables", type=int, default=8, help="tables in play at once")
     parser.add_argument("--seconds", type=float, default=900, help="stop after this long")
+    parser.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
+                        help="a [server] setting for the soaked server, in TOML "
+                             "(e.g. gc_freeze_seconds=0); repeatable")
     args = parser.parse_args(argv)
     raise_fd_limit()
     with tempfile.TemporaryDirectory(prefix="trickroom-soak-") as tmp:
-        out = asyncio.run(soak_run(args.games, args.tables, args.seconds, Path(tmp)))
+        out = asyncio.run(soak_run(args.games, args.tables, args.seconds, Path(tmp),
+                                     settings=args.setting))
     for s in out["samples"][:: max(1, len(out["samples"]) // 10)]:
         print(f"  games {s.games:6d}  rss {s.rss_kib:7d} KiB  tables {s.tables:3d}  "
               f"logged events {s.logged_events:6d}  lobby {s.lobby:3d}")

@@ -31,6 +31,7 @@ from game.events import (
 )
 from game.outcome import NilStats, Outcome
 from game.trickgame import TrickGame, TrickView
+from game.variants import HEARTS_BOUNDS, check_rules
 
 HEARTS_MASK = 0x1FFF << (13 * HEARTS)
 QUEEN_OF_SPADES = 49
@@ -60,12 +61,10 @@ class HeartsRules:
     moon: MoonRule = "add_to_others"
 
     def __post_init__(self) -> None:
-        if self.target <= 0:
-            raise ValueError("target must be positive")
-        if not self.pass_cycle or any(d not in PASS_OFFSETS for d in self.pass_cycle):
-            raise ValueError(f"pass_cycle entries must be among {sorted(PASS_OFFSETS)}")
-        if not 1 <= self.pass_count <= 13:
-            raise ValueError("pass_count must be 1..13")
+        check_rules(self, HEARTS_BOUNDS)
+        if not 1 <= len(self.pass_cycle) <= 8 or any(
+                not isinstance(d, str) or d not in PASS_OFFSETS for d in self.pass_cycle):
+            raise ValueError(f"pass_cycle is 1..8 entries among {sorted(PASS_OFFSETS)}")
         if self.moon not in ("add_to_others", "subtract_from_shooter", "shooter_chooses"):
             raise ValueError(f"unknown moon rule {self.moon!r}")
 

@@ -18,6 +18,7 @@ from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid, IllegalAction, Look
 from game.events import BidMade, Dealt, Event, GameOver, HandScored, Looked
 from game.outcome import NO_NILS, Outcome
 from game.trickgame import SPADES_MASK, TrickGame, TrickView
+from game.variants import SPADES_BOUNDS, check_rules
 
 
 @dataclass(frozen=True)
@@ -39,14 +40,7 @@ class SpadesRules:
     bag_penalty: int = 100
 
     def __post_init__(self) -> None:
-        if self.target <= 0:
-            raise ValueError("target must be positive")
-        if self.mercy is not None and self.mercy <= 0:
-            raise ValueError("mercy, when set, must be positive")
-        if not 0 <= self.min_team_bid <= 13:
-            raise ValueError("min_team_bid must be 0..13")
-        if self.bag_limit is not None and self.bag_limit <= 0:
-            raise ValueError("bag_limit, when set, must be positive")
+        check_rules(self, SPADES_BOUNDS)
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,13 @@ import logging
 import mimetypes
 import os
 import time
+import unicodedata
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -33,11 +34,13 @@ from websockets.protocol import State
 
 from game.review import review
 from ratings import SYSTEMS
-from server import auth
+from server import auth, names
 from server.collector import Collector
 from server.config import Config
 from server.lobby import Lobby
 from server.metrics import METRICS
+from server.names import GuestNames
+from server.passwords import Passwords
 from server.protocol import (
     Act,
     CastVote,
@@ -80,9 +83,15 @@ from server.tables import commands as command
 from server.tables.commands import Disconnect, Who
 from server.tables.log import Shared
 from server.tables.rating import when
+from server.throttle import Backoff
 
 log = logging.getLogger("trickroom.server")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+
+
+# Unicode's explicit direction overrides and isolates: they make chat text read as
+# something else (a name or a score turned around).
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def default_db_path() -> Path:
@@ -126,6 +135,8 @@ class Connection:
         self.id = client_id  # how table machines name this connection
         self.name = ""
         self.guest = True
+        self.address = str(ws.remote_address[0]) if ws.remote_address else "?"
+        self.logins = 0  # register, login, guest or resume on this socket
         self.tables: set[str] = set()  # the tables this connection sits at or watches
         settings = app.config.settings
         self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
@@ -191,7 +202,16 @@ class App:
                            wall_clock=wall_clock)
         self.server: Server | None = None
         self.per_ip: dict[str, int] = defaultdict(int)
-        self.guest_names: set[str] = set()
+        settings = config.settings
+        self.passwords = Passwords(settings.password_profile, settings.password_workers,
+                                   settings.password_queue)
+        self.account_backoff = Backoff(settings.login_free_failures,
+                                       settings.login_backoff_seconds,
+                                       settings.login_backoff_max_seconds)
+        self.address_backoff = Backoff(settings.login_free_failures_per_address,
+                                       settings.login_backoff_seconds,
+                                       settings.login_backoff_max_seconds)
+        self.guests = GuestNames()
 
     async def start(self, host: str = "127.0.0.1", port: int = 8765) -> None:
         await self.store.open()
@@ -222,6 +242,7 @@ class App:
             await self.server.wait_closed()
         await self.store.close()
         await self.collector.stop()
+        self.passwords.close()
 
     # -- HTTP --------------------------------------------------------------------------------
 
@@ -229,6 +250,12 @@ class App:
                               request: Request) -> Response | None:
         path, _, query = request.path.partition("?")
         if path == "/ws":
+            origin = request.headers.get("Origin")
+            if origin is not None and not self._origin_allowed(origin,
+                                                               request.headers.get("Host")):
+                log.warning("refused a socket from origin %s", origin)
+                return _response(HTTPStatus.FORBIDDEN, f"origin {origin} may not open this "
+                                 "server's socket\n".encode(), "text/plain")
             ip = str(connection.remote_address[0]) if connection.remote_address else "?"
             if self.per_ip[ip] >= self.config.settings.connections_per_ip:
                 return _response(HTTPStatus.TOO_MANY_REQUESTS, b"too many connections\n",
@@ -241,6 +268,14 @@ class App:
         if path.startswith("/api/"):
             return await self.api(path, query)
         return self.static(path)
+
+    def _origin_allowed(self, origin: str, host: str | None) -> bool:
+        """A browser page may open the socket from the server's own origin or one the host
+        allows (``allowed_origins``); a client without an Origin header (a bot) always may."""
+        if origin in self.config.settings.allowed_origins:
+            return True
+        parsed = urlsplit(origin)
+        return parsed.scheme in ("http", "https") and host is not None and parsed.netloc == host
 
     async def api(self, path: str, query: str) -> Response:
         params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&")
@@ -266,7 +301,8 @@ class App:
                                                  self.config.settings.leaderboard_min_games)
             return _json({"game": game, "system": system, "players": board})
         if path.startswith("/api/players/"):
-            player = await self.store.player(unquote(path.removeprefix("/api/players/")))
+            name = unquote(path.removeprefix("/api/players/"))
+            player = await self.store.player(name) if names.valid_name(name) else None
             if player is None:
                 return _json({"error": "no registered player by that name"},
                              HTTPStatus.NOT_FOUND)
@@ -327,6 +363,7 @@ class App:
             self.per_ip[ip] -= 1
             METRICS.connections.dec()
             self.lobby.unsubscribe(conn)
+            self._logout(conn)
             for table_id in list(conn.tables):
                 table = self.lobby.tables.get(table_id)
                 if table is not None:
@@ -339,7 +376,11 @@ class App:
             conn.reply(Pong(id=rid))
             return
         if isinstance(msg, (Register, Login, Guest, Resume)):
-            await self.authenticate(conn, msg)
+            try:
+                await self.authenticate(conn, msg)
+            except ProtocolError as exc:
+                exc.request_id = rid
+                raise
             return
         if isinstance(msg, ListRooms):
             conn.reply(Rooms(id=rid, rooms=self.lobby.rooms_info()))
@@ -361,7 +402,7 @@ class App:
         conn.reply(Tables(id=msg.id, room=msg.room, tables=self.lobby.tables_info(msg.room)))
 
     async def create_table(self, conn: Connection, msg: CreateTable) -> None:
-        table = await self.lobby.new_table(msg.room, msg.rules, msg.seating)
+        table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=conn)
         conn.reply(TableCreated(id=msg.id, table=table.machine.info()))
 
     async def queue(self, conn: Connection, msg: Queue) -> None:
@@ -372,6 +413,11 @@ class App:
 
     async def chat(self, conn: Connection, msg: Chat) -> None:
         text = msg.text.strip()
+        if not text or not any(c.isprintable() and not c.isspace() for c in text):
+            raise ProtocolError("invalid_field", "a chat message needs some visible text")
+        if any(unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS for c in text):
+            raise ProtocolError("invalid_field", "a chat message may not hold control "
+                                "characters (line breaks, escapes, direction overrides)")
         if len(text) > self.config.settings.chat_max_chars:
             raise ProtocolError("too_long", f"chat messages are at most "
                                             f"{self.config.settings.chat_max_chars} characters")
@@ -450,46 +496,106 @@ class App:
 
     async def authenticate(self, conn: Connection,
                            msg: Register | Login | Guest | Resume) -> None:
+        """Log a connection in. Passwords are checked off the loop (server/passwords.py),
+        behind a back-off per account and per address (server/throttle.py)."""
         rid = msg.id
-        named = msg.name if isinstance(msg, (Register, Login, Guest)) else None
-        if named is not None and not auth.valid_name(named):
-            raise ProtocolError("invalid_field", "a name is 1-24 letters, digits, '_' or '-'",
-                                rid)
+        settings = self.config.settings
+        if any(self.lobby.tables[t].machine.seat_of(conn.id) for t in conn.tables
+               if t in self.lobby.tables):
+            raise ProtocolError("invalid_field", "you sit at a table as "
+                                f"{conn.name}; stand up before logging in as someone else", rid)
+        if conn.logins >= settings.logins_per_connection:
+            raise ProtocolError("rate_limited", f"at most {settings.logins_per_connection} "
+                                "logins on one connection; open a new one", rid)
         if isinstance(msg, Register):
+            refusal = names.account_name_refusal(msg.name)
+            if refusal:
+                raise ProtocolError("invalid_field", refusal, rid)
+            self._throttled(conn, None)  # an address that is guessing may not register either
             try:
-                await self.store.create_user(msg.name, auth.hash_password(msg.password))
+                await self.store.create_user(msg.name, await self.passwords.hash(msg.password))
             except NameTaken:
                 raise ProtocolError("name_taken", f"the name {msg.name!r} is taken", rid) from None
             name, guest = msg.name, False
         elif isinstance(msg, Login):
-            found = await self.store.user_hash(msg.name)
-            stored_hash = found[1] if found else auth.hash_password("not a password")
-            ok = auth.check_password(msg.password, stored_hash)
-            if not found or not ok:
-                raise ProtocolError("bad_credentials", "wrong name or password", rid)
-            name, guest = found[0], False
+            name = await self._check_login(conn, msg)
+            guest = False
         elif isinstance(msg, Guest):
-            name = await self.guest_name(msg.name)
+            name = await self._new_guest(conn, msg.name)
             guest = True
         else:
             session = await self.store.session(auth.token_hash(msg.token))
             if session is None:
                 raise ProtocolError("not_authorized", "that session token is not valid", rid)
-            name, guest = session
+            name, guest, made = session
+            if guest and made < time.time() - settings.guest_session_seconds:
+                raise ProtocolError("not_authorized", "that guest session has expired (guest "
+                                    "names are kept for an hour after the last login); play "
+                                    "as a new guest", rid)
+            if guest:
+                self.guests.attach(name, conn.address)
         token = auth.new_token()
         await self.store.create_session(auth.token_hash(token), name, guest)
+        self._logout(conn)
         conn.name, conn.guest = name, guest
+        conn.logins += 1
         conn.reply(Welcome(id=rid, name=name, guest=guest, session=token))
 
-    async def guest_name(self, wanted: str | None) -> str:
-        base = f"guest-{wanted}" if wanted else "guest"
-        for n in range(1, 100000):
-            name = f"{base}-{n}" if n > 1 or not wanted else base
-            name = name[:24]
-            if name not in self.guest_names and await self.store.user_hash(name) is None:
-                self.guest_names.add(name)
-                return name
-        raise ProtocolError("name_taken", "no guest name is free")
+    def _throttled(self, conn: Connection, account: str | None) -> None:
+        """Refuse, without checking anything, while the account or address waits."""
+        now = time.monotonic()
+        waits = [self.address_backoff.wait(conn.address, now)]
+        if account is not None:
+            waits.append(self.account_backoff.wait(account.lower(), now))
+        wait = max(waits)
+        if wait > 0:
+            METRICS.logins_throttled.inc()
+            raise ProtocolError("rate_limited", f"too many failed logins; try again in "
+                                f"{wait:.0f} s", retry_after=round(wait, 1))
+
+    async def _check_login(self, conn: Connection, msg: Login) -> str:
+        self._throttled(conn, msg.name)
+        found = await self.store.user_hash(msg.name)
+        stored = found[1] if found else None
+        if not await self.passwords.verify(msg.password, stored) or found is None:
+            now = time.monotonic()
+            self.account_backoff.failed(msg.name.lower(), now)
+            self.address_backoff.failed(conn.address, now)
+            raise ProtocolError("bad_credentials", "wrong name or password")
+        self.account_backoff.succeeded(msg.name.lower())
+        if self.passwords.needs_rehash(found[1]):
+            await self.store.set_password(found[0], await self.passwords.hash(msg.password))
+        return found[0]
+
+    async def _new_guest(self, conn: Connection, wanted: str | None) -> str:
+        settings = self.config.settings
+        if self.guests.per_address[conn.address] >= settings.guests_per_address:
+            raise ProtocolError("rate_limited", f"at most {settings.guests_per_address} guests "
+                                "at once from one address; register, or close a guest's "
+                                "connection first")
+        recent = time.time() - settings.guest_session_seconds
+        for name in self.guests.candidates(wanted):
+            if not self.guests.reclaim(name, self._seated):
+                continue
+            self.guests.take(name, conn.address)  # now, before any await: no one else gets it
+            if (await self.store.guest_session_since(name, recent)
+                    or await self.store.user_hash(name) is not None):
+                self.guests.release(name)
+                continue
+            await self.store.end_guest_sessions(name)
+            return name
+        raise ProtocolError("name_taken", "no guest name is free; ask for another name")
+
+    def _seated(self, name: str) -> bool:
+        """Whether a seat at some table belongs to ``name`` (a player away keeps it)."""
+        return any(seat.account == name for table in self.lobby.tables.values()
+                   for seat in table.machine.seats)
+
+    def _logout(self, conn: Connection) -> None:
+        """The connection stops being who it was (it closed, or logged in anew)."""
+        if conn.name and conn.guest:
+            self.guests.detach(conn.name, self._seated)
+        conn.name, conn.guest = "", True
 
 
 Handler = Callable[[App, Connection, Any], Awaitable[None]]
@@ -525,9 +631,22 @@ def _request_id(frame: str | bytes) -> Any:
     return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
 
 
+# Every response: the page runs only its own scripts and styles (no inline script, so
+# an injected one does not run), talks only to this server, and is framed by no one.
+SECURITY_HEADERS = (
+    ("Content-Security-Policy",
+     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+     "frame-ancestors 'none'"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "same-origin"),
+)
+
+
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
     headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
-                       ("Cache-Control", "no-store")])
+                       ("Cache-Control", "no-store"), *SECURITY_HEADERS])
     return Response(status.value, status.phrase, headers, body)
 
 

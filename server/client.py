@@ -44,6 +44,7 @@ class TrickroomClient:
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.received: list[dict[str, Any]] = []  # every message, for tests that audit traffic
+        self.session: str | None = None  # the last welcome's session token (for resume)
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -89,6 +90,8 @@ class TrickroomClient:
             reply = await future
         if reply.get("type") == "error":
             raise ServerError(reply)
+        if reply.get("type") == "welcome":
+            self.session = reply["session"]
         return reply
 
     async def act(self, table: str, action: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 from game.hearts import HeartsRules
 from game.spades import SpadesRules
 from ratings import SYSTEMS
+from server.passwords import PROFILES
 from server.store import DURABILITY
 
 DEFAULT_CONFIG = Path(__file__).with_name("rooms.toml")
@@ -40,6 +41,22 @@ class ServerSettings:
     gc_full_seconds: float = 600.0
     event_log_size: int = 1000  # events a table keeps for rejoins; further back: a snapshot
     table_idle_seconds: float = 600.0  # an empty waiting table, or a finished one, then closes
+    # Accounts and abuse (DESIGN section 12, docs/protocol.md "Limits").
+    password_profile: str = "rfc9106_low_memory"  # server/passwords.py PROFILES
+    password_workers: int = 1  # threads hashing passwords
+    password_queue: int = 8  # hashes waiting for them; more: rate_limited at once
+    login_free_failures: int = 5  # per account, before the back-off
+    login_free_failures_per_address: int = 20
+    login_backoff_seconds: float = 1.0  # the first wait; it doubles with each failure
+    login_backoff_max_seconds: float = 900.0
+    logins_per_connection: int = 5  # register, login, guest or resume on one socket
+    guest_session_seconds: float = 3600.0  # a guest may resume for this long; then the name is free
+    guests_per_address: int = 20  # guest names held at once by one address's connections
+    tables_per_account: int = 3  # open tables one player created
+    tables_per_address: int = 10
+    # Origins a browser may open the socket from, besides the server's own (a client
+    # that sends no Origin, such as a bot, is always let in).
+    allowed_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,6 +101,10 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
     known = {f.name for f in fields(ServerSettings)}
     if set(server) - known:
         raise ConfigError(f"unknown [server] setting(s): {', '.join(sorted(set(server) - known))}")
+    if "allowed_origins" in server:
+        server["allowed_origins"] = tuple(server["allowed_origins"])
+    if server.get("password_profile", "rfc9106_low_memory") not in PROFILES:
+        raise ConfigError(f"[server] password_profile must be one of {', '.join(PROFILES)}")
     if server.get("durability", "server_crash") not in DURABILITY:
         raise ConfigError(f"[server] durability must be one of {', '.join(DURABILITY)}, "
                           f"not {server['durability']!r}")

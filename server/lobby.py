@@ -44,6 +44,7 @@ class Member(Protocol):
     id: ClientId
     name: str
     guest: bool
+    address: str
     tables: set[str]
 
     def send_text(self, text: str | Shared) -> None: ...
@@ -71,6 +72,7 @@ class Lobby:
         self.ignores: dict[str, set[str]] = defaultdict(set)
         self.queues: dict[str, list[Member]] = defaultdict(list)  # room -> queued connections
         self.queue_joins: dict[str, list[float]] = defaultdict(list)
+        self.created_by: dict[str, tuple[str, str]] = {}  # open table -> (creator, address)
 
     def room(self, name: str) -> Room:
         room = self.rooms.get(name)
@@ -98,14 +100,19 @@ class Lobby:
         return [t.machine.info() for t in self.tables.values() if t.machine.room.name == room]
 
     async def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
-                        table_id: str | None = None) -> TableRunner:
+                        table_id: str | None = None,
+                        creator: Member | None = None) -> TableRunner:
         room = self.room(room_name)
+        if creator is not None:
+            self._may_create(room, rules, creator)
         try:
             made = room.make_rules(rules)
         except ConfigError as exc:
             raise ProtocolError("invalid_field", f"rules: {exc}") from None
         machine = TableMachine(table_id or secrets.token_urlsafe(6), room, self.settings, made,
-                               seating, self.rng())
+                               seating, self.rng(), creator=creator.name if creator else None)
+        if creator is not None:
+            self.created_by[machine.id] = (creator.name, creator.address)
         runner = TableRunner(machine, self.store, self.ranked, self.clients, self,
                              self.wall_clock)
         self.tables[runner.id] = runner
@@ -113,6 +120,20 @@ class Lobby:
         runner.start()
         await runner.call(Open())
         return runner
+
+    def _may_create(self, room: Room, rules: dict[str, Any], creator: Member) -> None:
+        """A ranked room plays its host's rules; one player (or address) opens few tables."""
+        if room.rated and rules:
+            raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: it plays the "
+                                "host's rules; create the table without 'rules'")
+        mine = [who for who in self.created_by.values() if who[0] == creator.name]
+        if len(mine) >= self.settings.tables_per_account:
+            raise ProtocolError("rate_limited", f"you have {len(mine)} open tables, the most "
+                                "one player may open; play at or leave one of them first")
+        here = [who for who in self.created_by.values() if who[1] == creator.address]
+        if len(here) >= self.settings.tables_per_address:
+            raise ProtocolError("rate_limited", f"{len(here)} tables are open from your "
+                                "address, the most it may open; wait for one to close")
 
     # -- what runners tell the lobby -----------------------------------------------------------
 
@@ -129,6 +150,7 @@ class Lobby:
                 member.tables.discard(runner.id)
         if self.tables.get(runner.id) is runner:
             del self.tables[runner.id]
+            self.created_by.pop(runner.id, None)
             METRICS.tables.set(len(self.tables))
             METRICS.tables_closed.inc()
         self._push(info, removed=True)

@@ -28,6 +28,10 @@ class Metrics:
                                    "events the open tables keep for rejoins (bounded per table)",
                                    registry=r)
         self.tables_closed = Counter("trickroom_tables_closed", "tables closed", registry=r)
+        self.passwords_checked = Counter("trickroom_passwords_checked",
+                                         "passwords hashed to check a login", registry=r)
+        self.logins_throttled = Counter("trickroom_logins_throttled",
+                                        "logins refused by the back-off, unchecked", registry=r)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -17,8 +17,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from server.names import NAME_RULE
+
 RequestId = str | int | None
-Name = Annotated[str, Field(min_length=1, max_length=24)]
+Name = Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9_-]+$")]
 TableId = Annotated[str, Field(min_length=1, max_length=40)]
 
 # Error codes a client can act on (DESIGN section 8).
@@ -256,6 +258,7 @@ class Error(Reply):
     type: Literal["error"] = "error"
     code: str
     message: str
+    retry_after: float | None = None  # rate_limited: seconds until a retry can succeed
 
 
 class Welcome(Reply):
@@ -323,12 +326,23 @@ class TableCreated(Reply):
 
 
 class Seated(Reply):
-    """You sit at ``seat``; keep ``seat_token`` secret: it alone reclaims the seat after a drop."""
+    """You sit at ``seat``; keep ``seat_token`` secret: with your login it reclaims the seat
+    after a drop (it is refused for anyone else)."""
 
     type: Literal["seated"] = "seated"
     table: str
     seat: int
     seat_token: str
+
+
+class TakenOver(ServerMessage):
+    """Your seat is played from another connection now: the same account sent ``rejoin``
+    with the seat's token there. This connection stays at the table as a watcher."""
+
+    type: Literal["taken_over"] = "taken_over"
+    table: str
+    seat: int
+    message: str
 
 
 class Snapshot(Reply):
@@ -496,21 +510,24 @@ TABLE_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
 
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
-    Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved,
+    Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver,
 )
 
 
 class ProtocolError(Exception):
     """A message that cannot be accepted, with the wire error code and a message for people."""
 
-    def __init__(self, code: str, message: str, request_id: RequestId = None) -> None:
+    def __init__(self, code: str, message: str, request_id: RequestId = None,
+                 retry_after: float | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.request_id = request_id
+        self.retry_after = retry_after
 
     def to_model(self) -> Error:
-        return Error(id=self.request_id, code=self.code, message=self.message)
+        return Error(id=self.request_id, code=self.code, message=self.message,
+                     retry_after=self.retry_after)
 
 
 def parse_client_message(text: str | bytes) -> ClientMessage:
@@ -535,7 +552,10 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"
-        raise ProtocolError("invalid_field", f"field {where!r}: {first['msg']}",
+        why = first["msg"]
+        if first["type"] == "string_pattern_mismatch" and where == "name":
+            why = NAME_RULE
+        raise ProtocolError("invalid_field", f"field {where!r}: {why}",
                             request_id) from None
 
 

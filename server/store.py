@@ -91,6 +91,7 @@ CREATE TABLE IF NOT EXISTS actions (
     action TEXT NOT NULL,
     PRIMARY KEY (game_id, idx)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_name ON sessions (name);
 CREATE INDEX IF NOT EXISTS games_unfinished ON games (finished) WHERE finished IS NULL;
 CREATE TABLE IF NOT EXISTS ratings (
     player TEXT NOT NULL COLLATE NOCASE,
@@ -306,16 +307,31 @@ class SqliteStore:
             row = await cur.fetchone()
         return (row["name"], row["pw_hash"]) if row else None
 
+    async def set_password(self, name: str, pw_hash: str) -> None:
+        """A new hash for the same password (an old scheme's, upgraded at login)."""
+        await self._write("UPDATE users SET pw_hash = ? WHERE name = ?", (pw_hash, name))
+
+    async def end_guest_sessions(self, name: str) -> None:
+        """A guest name goes to a new guest: the sessions of whoever had it before end."""
+        await self._write("DELETE FROM sessions WHERE name = ? AND guest = 1", (name,))
+
     async def create_session(self, token_hash: str, name: str, guest: bool) -> None:
         await self._write(
             "INSERT INTO sessions (token_hash, name, guest, created) VALUES (?, ?, ?, ?)",
             (token_hash, name, int(guest), time.time()))
 
-    async def session(self, token_hash: str) -> tuple[str, bool] | None:
-        async with self.db.execute("SELECT name, guest FROM sessions WHERE token_hash = ?",
-                                   (token_hash,)) as cur:
+    async def session(self, token_hash: str) -> tuple[str, bool, float] | None:
+        """The session's (name, guest, time it was made)."""
+        async with self.db.execute("SELECT name, guest, created FROM sessions "
+                                   "WHERE token_hash = ?", (token_hash,)) as cur:
             row = await cur.fetchone()
-        return (row["name"], bool(row["guest"])) if row else None
+        return (row["name"], bool(row["guest"]), row["created"]) if row else None
+
+    async def guest_session_since(self, name: str, since: float) -> bool:
+        """Whether a guest session for ``name`` was made after ``since``."""
+        async with self.db.execute("SELECT 1 FROM sessions WHERE name = ? AND guest = 1 "
+                                   "AND created > ? LIMIT 1", (name, since)) as cur:
+            return await cur.fetchone() is not None
 
     # -- games -------------------------------------------------------------------------------------
 

@@ -59,6 +59,7 @@ from server.protocol import (
     TableChanged,
     TableClosed,
     TableInfo,
+    TakenOver,
 )
 from server.tables import drops
 from server.tables.commands import (
@@ -168,8 +169,10 @@ class TableMachine:
     """One table: four seats, watchers, a game, its log, its timers, its room's policy."""
 
     def __init__(self, table_id: str, room: Room, settings: ServerSettings, rules: Any,
-                 seating: str, rng: random.Random, seq: int = 0) -> None:
+                 seating: str, rng: random.Random, seq: int = 0,
+                 creator: str | None = None) -> None:
         self.id = table_id
+        self.creator = creator  # who opened the table: may fill and start it unseated
         self.room = room
         self.settings = settings
         self.rules = rules
@@ -380,25 +383,34 @@ class TableMachine:
     def _take(self, seat: Seat, who: Who) -> str:
         """``who`` takes ``seat``; returns the seat token (only its hash is kept)."""
         token = self._token()
-        seat.name, seat.account, seat.kind = who.name, who.name, "human"
+        seat.name, seat.account, seat.kind, seat.guest = who.name, who.name, "human", who.guest
         seat.client, seat.token_hash, seat.again = who.client, token_hash(token), False
         self.watchers.pop(who.client, None)
         return token
 
+    def _already_seated(self, who: Who) -> None:
+        """One account holds at most one seat at a table, in every room."""
+        held = self.seat_of(who.client)
+        if held is not None:
+            raise ProtocolError("seat_taken", f"you already sit at seat {held.index} of "
+                                              "this table")
+        for seat in self.seats:
+            if seat.kind == "human" and seat.account == who.name:
+                raise ProtocolError(
+                    "seat_taken", f"{who.name} already sits at seat {seat.index} of this "
+                    "table (from another connection): send rejoin with that seat's token to "
+                    "play it from here")
+
     def _on_sit(self, cmd: Sit) -> None:
-        if self.seat_of(cmd.who.client) is not None:
-            raise ProtocolError("invalid_field", "you already sit at this table")
+        self._already_seated(cmd.who)
         if self.phase is Phase.PLAYING:
             self._substitute(cmd)
             return
         if self.phase is not Phase.WAITING:
             raise ProtocolError("table_full", "the game has started; watch it, or rejoin "
                                               "your own seat with its seat token")
-        if self.room.rated:
-            if cmd.refusal:
-                raise ProtocolError("not_eligible", cmd.refusal)
-            if any(s.account == cmd.who.name for s in self.seats):
-                raise ProtocolError("seat_taken", "you already have a seat at this table")
+        if self.room.rated and cmd.refusal:
+            raise ProtocolError("not_eligible", cmd.refusal)
         free = [s for s in self.seats if s.kind == "empty"]
         if not free:
             raise ProtocolError("table_full", "every seat at this table is taken")
@@ -441,8 +453,6 @@ class TableMachine:
         if cmd.who.name in {s.starter for s in self.seats}:
             raise ProtocolError("not_eligible", "a player who left this game may not come back "
                                                 "as a substitute")
-        if any(s.account == cmd.who.name for s in self.seats):
-            raise ProtocolError("seat_taken", "you already have a seat at this table")
         seat = self.seats[index]
         token = self._take(seat, cmd.who)
         seat.substitute = True
@@ -478,9 +488,16 @@ class TableMachine:
         self._out.append(Changed(self.info()))
         self._tidy()
 
+    def _may_run(self, who: Who, what: str) -> None:
+        """Only the table's players, or the player who opened it, fill or start it."""
+        if self.seat_of(who.client) is None and who.name != self.creator:
+            raise ProtocolError("not_seated", f"only this table's players or the player who "
+                                              f"opened it may {what} it")
+
     def _on_fill(self, cmd: Fill) -> None:
         if self.room.rated:
             raise ProtocolError("not_authorized", "robots may not sit at a ranked table")
+        self._may_run(cmd.who, "fill")
         if self.phase is not Phase.WAITING:
             raise ProtocolError("table_full", "the game has started")
         for seat in self.seats:
@@ -492,6 +509,7 @@ class TableMachine:
         self.reply(cmd.who, Ok(id=cmd.rid))
 
     def _on_start(self, cmd: Start) -> None:
+        self._may_run(cmd.who, "start")
         if self.phase is Phase.WAITING:
             if any(s.kind == "empty" for s in self.seats):
                 raise ProtocolError("invalid_field",
@@ -550,14 +568,20 @@ class TableMachine:
             raise ProtocolError("not_authorized",
                                 "that seat token does not match a seat waiting at this table "
                                 "(the reconnect window may have passed)")
+        if seat.account != cmd.who.name:
+            # A token is the seat holder's: a copy in anyone else's hands is worth nothing.
+            raise ProtocolError("not_authorized", f"seat {seat.index}'s token belongs to "
+                                                  "another player; log in as them to rejoin")
         held = self.seat_of(cmd.who.client)
         if held is not None and held is not seat:
-            raise ProtocolError("invalid_field", f"this connection already sits at seat "
-                                                 f"{held.index} of this table")
+            raise ProtocolError("seat_taken", f"this connection already sits at seat "
+                                              f"{held.index} of this table")
         if seat.client is not None and seat.client != cmd.who.client:
-            taken = Error(code="not_authorized",
-                          message="your seat was taken over by a newer connection")
-            self.send((seat.client,), Shared(taken.encode()))
+            self.send((seat.client,), Shared(TakenOver(
+                table=self.id, seat=seat.index,
+                message=f"{seat.account} rejoined seat {seat.index} from another connection; "
+                        "this one no longer plays it").encode()))
+            self.watchers[seat.client] = seat.account or ""  # it may still watch
         was_away = seat.client is None
         if was_away:
             self.note("rejoined", f"{seat.name} rejoined", seat)
@@ -811,8 +835,7 @@ class TableMachine:
         assert game is not None and game_id is not None
         outcome = game.result()
         ratings = self._rate(outcome) if self.room.rated else None
-        casual = () if self.room.rated else tuple(
-            s.account for s in self.seats if s.connected and s.account)
+        casual = () if self.room.rated or abandoned else self._casual_credit()
         self.write(GameEnded(game_id, outcome.to_wire(), game.record(),
                               tuple(ratings) if ratings is not None else None, casual))
         for event in events or ():
@@ -832,6 +855,14 @@ class TableMachine:
         self._tidy()
         if self.phase is Phase.OVER:
             self.set_timer("idle", self.settings.table_idle_seconds, IdleOver())
+
+    def _casual_credit(self) -> tuple[str, ...]:
+        """Who a finished casual game counts toward ranked eligibility: each registered
+        account present at the end, once, and only when at least two distinct accounts
+        played (one account alone, or with guests and robots, earns nothing)."""
+        accounts = sorted({s.account for s in self.seats
+                           if s.connected and s.account and not s.guest})
+        return tuple(accounts) if len(accounts) >= 2 else ()
 
     def hands_done(self) -> int:
         return len(self.game.hand_results) if self.game else 0
@@ -882,6 +913,7 @@ class TableMachine:
             seat = self.seats[stored["seat"]]
             seat.name, seat.kind = stored["name"], stored["kind"]
             seat.account = stored.get("account", stored["name"] if seat.kind == "human" else None)
+            seat.guest = stored.get("guest", False)
             seat.token_hash, seat.robot_level = stored.get("token_hash"), stored["robot_level"]
             seat.starter, seat.substitute = stored.get("starter"), stored.get("substitute", False)
             if seat.kind == "human":

@@ -27,6 +27,7 @@ class Seat:
     again: bool = False  # asked to play again after the game
     starter: str | None = None  # who sat here when the game started
     substitute: bool = False  # a human in a quitter's seat, unrated
+    guest: bool = False  # the account is a guest session (counts toward no eligibility)
 
     @property
     def away(self) -> bool:
@@ -45,6 +46,7 @@ class Seat:
     def clear(self) -> None:
         self.name = self.account = self.token_hash = None
         self.client = None
+        self.guest = False
         self.kind = "empty"
         self.again = False
 
@@ -52,14 +54,14 @@ class Seat:
         # Spelled out: every command notes the seats first, and dataclasses.replace takes
         # ten times as long.
         return Seat(self.index, self.name, self.account, self.kind, self.token_hash, self.client,
-                    self.robot_level, self.again, self.starter, self.substitute)
+                    self.robot_level, self.again, self.starter, self.substitute, self.guest)
 
     def stored(self) -> dict[str, Any]:
         """The seat as a restart needs it (never the connection)."""
         return {"seat": self.index, "name": self.name, "account": self.account,
                 "kind": self.kind, "token_hash": self.token_hash,
                 "robot_level": self.robot_level, "starter": self.starter,
-                "substitute": self.substitute}
+                "substitute": self.substitute, "guest": self.guest}
 
 
 VOTE_CHOICES = {"wait": ("wait", "dont_wait"), "invite_robot": ("yes", "no")}

@@ -55,3 +55,14 @@ def test_the_doc_names_every_request_type_and_error_code():
 
 def test_a_session_example_covers_both_directions():
     assert len(examples("client")) >= 10 and len(examples("server")) >= 10
+
+
+def test_the_doc_gives_every_rule_s_bounds_as_the_engines_check_them():
+    from game.variants import HEARTS_BOUNDS, SPADES_BOUNDS
+
+    text = DOC.read_text()
+    for game, bounds in (("spades", SPADES_BOUNDS), ("hearts", HEARTS_BOUNDS)):
+        for rule, (least, most) in bounds.items():
+            row = re.search(rf"^\| {game} \| `{rule}` \| ([^|]+) \|$", text, re.M)
+            assert row is not None, (game, rule)
+            assert row.group(1).startswith(f"{least}..{most}"), (game, rule, row.group(1))

@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import random
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -43,9 +44,26 @@ def clock():
     return Clock()
 
 
+def ranked_config():
+    """The default rooms with short games (a ranked room's rules are its host's: a client
+    may not change them), plus long-game rooms for games that must still be going."""
+    config = load_config(**RANKED)
+    rooms = {}
+    for name, room in config.rooms.items():
+        if room.rated:
+            short = SHORT_SPADES if room.game == "spades" else {"target": 30}
+            rooms[name] = replace(room, rules={**room.rules, **short})
+            if room.game == "spades":
+                rooms[f"{name}-long"] = replace(room, name=f"{name}-long",
+                                                rules={**room.rules, **LONG_SPADES})
+        else:
+            rooms[name] = room
+    return replace(config, rooms=rooms)
+
+
 @pytest.fixture
 async def ranked_app(tmp_path, clock):
-    server = App(load_config(**RANKED), tmp_path / "ranked.sqlite3", wall_clock=clock)
+    server = App(ranked_config(), tmp_path / "ranked.sqlite3", wall_clock=clock)
     await server.start("127.0.0.1", 0)
     yield server
     await server.stop()
@@ -63,9 +81,8 @@ async def players(app: App, stack: AsyncExitStack, names: list[str],
     return clients
 
 
-async def seat(clients, room: str, rules: dict[str, Any] | None = None) -> str:
-    created = await clients[0].request({"type": "create_table", "room": room,
-                                        "rules": rules or {}})
+async def seat(clients, room: str) -> str:
+    created = await clients[0].request({"type": "create_table", "room": room})
     table = created["table"]["id"]
     for i, client in enumerate(clients):
         reply = await client.request({"type": "sit", "table": table, "seat": i})
@@ -118,19 +135,19 @@ def game_id_of(client: TrickroomClient) -> str:
                 if m.get("type") == "event" and m["event"]["type"] == "game_started")
 
 
-@pytest.mark.parametrize(("room", "system", "rules"), [
-    ("spades-zone", "zone", SHORT_SPADES),
-    ("spades-wocg", "wocg", SHORT_SPADES),
-    ("spades-points", "points_en", SHORT_SPADES),
-    ("spades-openskill", "openskill_tuned", SHORT_SPADES),
-    ("hearts-zone", "zone", {"target": 30}),
+@pytest.mark.parametrize(("room", "system"), [
+    ("spades-zone", "zone"),
+    ("spades-wocg", "wocg"),
+    ("spades-points", "points_en"),
+    ("spades-openskill", "openskill_tuned"),
+    ("hearts-zone", "zone"),
 ])
 async def test_a_complete_ranked_game_is_rated_as_the_ratings_module_says(
-        ranked_app, room, system, rules):
+        ranked_app, room, system):
     names = ["ann", "bob", "cat", "dan"]
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, names)
-        table = await seat(clients, room, rules)
+        table = await seat(clients, room)
         ends = await asyncio.wait_for(asyncio.gather(
             *(autoplay(c, table, i) for i, c in enumerate(clients))), 120)
         stored = await ranked_app.store.game(game_id_of(clients[0]))
@@ -260,7 +277,7 @@ async def rejoin(app, name: str, table: str, token: str, stack) -> TrickroomClie
 async def test_zone_all_wait_pauses_until_the_player_returns(ranked_app):
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
-        table = await seat(clients, "spades-zone", SHORT_SPADES)
+        table = await seat(clients, "spades-zone")
         tasks = await drop_mid_game(ranked_app, clients, table, who=1)
         t = ranked_app.lobby.tables[table].machine
         await wait_for(lambda: any(m.get("type") == "event" and m["event"]["type"] ==
@@ -282,7 +299,7 @@ async def test_zone_dont_wait_hands_the_seat_to_a_robot_unrated_and_charges_the_
         ranked_app):
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
-        table = await seat(clients, "spades-zone", SHORT_SPADES)
+        table = await seat(clients, "spades-zone")
         t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i, {"wait": "dont_wait"}))
                  for i, c in enumerate(clients)]
@@ -304,7 +321,7 @@ async def test_wocg_quit_is_rated_at_once_banned_and_a_substitute_plays_unrated(
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["mary", "john", "sue", "peter"])
         [sub] = await players(ranked_app, stack, ["subby"], experienced=False)
-        table = await seat(clients, "spades-wocg", LONG_SPADES)  # still going when subby sits
+        table = await seat(clients, "spades-wocg-long")  # still going when subby sits
         t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "no"}))
                  for i, c in enumerate(clients)]
@@ -340,7 +357,7 @@ async def test_wocg_players_may_invite_a_robot_into_a_quitters_seat(ranked_app):
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
         [late] = await players(ranked_app, stack, ["late"])
-        table = await seat(clients, "spades-wocg", LONG_SPADES)
+        table = await seat(clients, "spades-wocg-long")
         t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "yes"}))
                  for i, c in enumerate(clients)]
@@ -357,7 +374,7 @@ async def test_wocg_players_may_invite_a_robot_into_a_quitters_seat(ranked_app):
 async def test_wocg_a_drop_and_return_inside_the_window_is_no_quit(ranked_app):
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
-        table = await seat(clients, "spades-wocg", SHORT_SPADES)
+        table = await seat(clients, "spades-wocg")
         t = ranked_app.lobby.tables[table].machine
         # The robot plays the away seat slowly, so cat is back before the hand is over.
         t.settings = dataclasses.replace(t.settings, robot_delay=0.3)
@@ -373,7 +390,7 @@ async def test_wocg_a_drop_and_return_inside_the_window_is_no_quit(ranked_app):
 async def test_points_a_drop_ends_the_game_after_the_hand_with_the_multipliers(ranked_app):
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
-        table = await seat(clients, "spades-points", {"target": 500})
+        table = await seat(clients, "spades-points-long")
         t = ranked_app.lobby.tables[table].machine
         tasks = await drop_mid_game(ranked_app, clients, table, who=1)
         ends = await asyncio.wait_for(asyncio.gather(*(tasks[i] for i in (0, 2, 3))), 120)
@@ -395,7 +412,7 @@ async def test_points_a_drop_ends_the_game_after_the_hand_with_the_multipliers(r
 async def test_a_vote_from_a_non_voter_a_second_vote_and_a_late_vote_are_refused(ranked_app):
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
-        table = await seat(clients, "spades-zone", SHORT_SPADES)
+        table = await seat(clients, "spades-zone")
         t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i)) for i, c in enumerate(clients)]
         await wait_for(lambda: len(t.game.actions) >= 6)

@@ -36,7 +36,7 @@ async def test_a_dropped_seat_is_played_by_a_robot_and_reclaimed_with_missed_eve
     await wait_for(lambda: len(table.game.actions) > before + 8 or table.phase == "over")
     assert table.info().seats[0].away or table.phase == "over"
     async with TrickroomClient.connect(url(app)) as back:
-        await back.request({"type": "guest", "name": "solo"})
+        await back.request({"type": "resume", "token": first.session})
         missed_expected = [(seq, message) for seq, to, message in table.log
                            if seq > last_seq and to in (None, 0)]
         await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
@@ -53,7 +53,7 @@ async def test_a_stale_seq_gets_a_full_snapshot(app):
         table_id, token = await solo_table(first)
         await play_until_over(first, table_id, random.Random(2), stop_after=1)
     async with TrickroomClient.connect(url(app)) as back:
-        await back.request({"type": "guest"})
+        await back.request({"type": "resume", "token": first.session})
         reply = await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
                                     "last_seq": 10**9})
         assert reply["type"] == "snapshot" and reply["view"]["seat"] == 0
@@ -72,7 +72,7 @@ async def test_after_the_window_the_seat_stays_the_robots(tmp_path):
         await wait_for(lambda: table.seats[0].kind == "robot")
         assert table.phase == "playing" and table.seats[0].name == "guest-solo (robot)"
         async with TrickroomClient.connect(url(app)) as back:
-            await back.request({"type": "guest"})
+            await back.request({"type": "resume", "token": first.session})
             with pytest.raises(ServerError) as err:
                 await back.request({"type": "rejoin", "table": table_id, "seat_token": token})
             assert err.value.code == "not_authorized"
@@ -109,6 +109,7 @@ async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_act
         await asyncio.gather(*players, return_exceptions=True)
         acked = sum(1 for c in clients for m in c.received if m.get("type") == "ok")
         state = app.lobby.tables[table_id].machine.game.view(None)
+        sessions = [c.session for c in clients]
         await app.stop()
     app = App(load_config(**FAST), db)
     await app.start("127.0.0.1", 0)
@@ -121,7 +122,7 @@ async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_act
             clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
                        for _ in range(4)]
             for i, client in enumerate(clients):
-                await client.request({"type": "guest", "name": f"p{i}"})
+                await client.request({"type": "resume", "token": sessions[i]})
                 await client.request({"type": "rejoin", "table": table_id,
                                       "seat_token": tokens[i], "last_seq": 0})
             ends = await asyncio.wait_for(asyncio.gather(
@@ -182,7 +183,7 @@ async def test_rejoining_with_last_seq_zero_gets_a_snapshot_not_the_log(app):
         table_id, token = await solo_table(first)
         await play_until_over(first, table_id, random.Random(2), stop_after=2)
     async with TrickroomClient.connect(url(app)) as back:
-        await back.request({"type": "guest"})
+        await back.request({"type": "resume", "token": first.session})
         reply = await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
                                     "last_seq": 0})
         assert reply["type"] == "snapshot" and reply["view"]["seat"] == 0
@@ -213,7 +214,7 @@ async def test_a_turn_is_prompted_once_whatever_happens_around_it(app):
         assert table.game.awaiting == (0,)
 
         back = await stack.enter_async_context(TrickroomClient.connect(url(app)))
-        await back.request({"type": "guest", "name": "ann"})
+        await back.request({"type": "resume", "token": ann.session})
         await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
                             "last_seq": 0})
         await back.request({"type": "ping"})
@@ -234,6 +235,7 @@ async def test_a_game_whose_last_action_was_stored_but_not_its_end_ends_on_resta
         await play_until_over(client, table_id, random.Random(5))
         game_id = app.lobby.tables[table_id].machine.game_id
         actions = len(app.lobby.tables[table_id].machine.game.actions)
+        session = client.session
     await app.stop()
     con = sqlite3.connect(db)  # as if the process died before finish_game committed
     con.execute("UPDATE games SET finished = NULL, result = NULL, record = NULL WHERE id = ?",
@@ -248,7 +250,7 @@ async def test_a_game_whose_last_action_was_stored_but_not_its_end_ends_on_resta
         record = await again.store.game(game_id)
         assert record is not None and len(record["record"]["actions"]) == actions
         async with TrickroomClient.connect(url(again)) as client:
-            await client.request({"type": "guest", "name": "solo"})
+            await client.request({"type": "resume", "token": session})
             snap = await client.request({"type": "rejoin", "table": table_id,
                                          "seat_token": token, "last_seq": 0})
             assert snap["info"]["state"] == "over"

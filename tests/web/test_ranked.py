@@ -9,13 +9,16 @@ from __future__ import annotations
 import asyncio
 import random
 from contextlib import AsyncExitStack
+from dataclasses import replace
 
 import pytest
 
+from server.app import App
 from server.client import TrickroomClient
+from server.config import load_config
 from tests.server.conftest import play_until_over, wait_for
 from tests.server.test_ranked import autoplay
-from tests.web.conftest import start_app, ws_url
+from tests.web.conftest import WEB_SETTINGS, ws_url
 from tests.web.play import play_to_game_over
 
 PASSWORD = "secret-pw"
@@ -23,7 +26,15 @@ PASSWORD = "secret-pw"
 
 @pytest.fixture
 async def ranked_app(tmp_path):
-    server = await start_app(tmp_path, vote_seconds=60.0, reconnect_seconds=120.0, min_games=5)
+    """Ranked rooms whose host plays short games (a player may not change a ranked room's
+    rules)."""
+    config = load_config(None, **{**WEB_SETTINGS, "vote_seconds": 60.0,
+                                  "reconnect_seconds": 120.0, "min_games": 5})
+    short = {"spades": {"target": 100, "mercy": 100}, "hearts": {"target": 20}}
+    rooms = {name: replace(room, rules={**room.rules, **short[room.game]}) if room.rated
+             else room for name, room in config.rooms.items()}
+    server = App(replace(config, rooms=rooms), tmp_path / "trickroom.sqlite3")
+    await server.start("127.0.0.1", 0)
     yield server
     await server.stop()
 
@@ -46,12 +57,13 @@ async def register_in_browser(page, app, name: str) -> None:
     await page.locator(".me-name", has_text=name).wait_for()
 
 
-async def browser_creates_ranked_table(page, room: str, rules: dict[str, str]) -> str:
+async def browser_creates_ranked_table(page, room: str) -> str:
     await page.locator(".room-link", has_text=room).first.click()
     await page.get_by_role("button", name="Create table").click()
     dialog = page.locator("dialog.create-dialog")
-    for label, value in rules.items():
-        await dialog.get_by_label(label).fill(value)
+    # The host's rules are shown, not offered for change.
+    await dialog.locator(".host-rules", has_text="target").wait_for()
+    assert await dialog.get_by_label("Play to (points)").count() == 0
     await dialog.get_by_role("button", name="Create and sit").click()
     await page.locator(".table-page").wait_for()
     return page.url.rsplit("/", 1)[1]
@@ -73,9 +85,7 @@ async def test_zone_vote_prompt_on_a_drop_then_the_game_goes_on(ranked_app, open
     async with AsyncExitStack() as stack:
         bob, cat, dan = await bots(ranked_app, stack, ["bob", "cat", "dan"])
         await p.get_by_role("button", name="Dismiss").click()
-        table = await browser_creates_ranked_table(
-            p, "spades-zone", {"Play to (points)": "100",
-                               "Mercy: end when a side falls to minus (empty: off)": "100"})
+        table = await browser_creates_ranked_table(p, "spades-zone")
         tokens = {}
         for client in (bob, cat, dan):
             reply = await client.request({"type": "sit", "table": table})
@@ -123,8 +133,7 @@ async def test_profile_chart_and_leaderboard_after_ranked_games(ranked_app, open
     async with AsyncExitStack() as stack:
         eve, *others = await bots(ranked_app, stack, ["eve", "fay", "gus", "hal"])
         # A first ranked game, all over the socket, so the chart has two points.
-        created = await eve.request({"type": "create_table", "room": "hearts-zone",
-                                     "rules": {"target": 20}})
+        created = await eve.request({"type": "create_table", "room": "hearts-zone"})
         first = created["table"]["id"]
         for client in (eve, *others):
             await client.request({"type": "sit", "table": first})
@@ -139,7 +148,7 @@ async def test_profile_chart_and_leaderboard_after_ranked_games(ranked_app, open
         await login.get_by_label("Password").fill(PASSWORD)
         await login.get_by_role("button", name="Log in").click()
         await p.locator(".me-name", has_text="eve").wait_for()
-        table = await browser_creates_ranked_table(p, "hearts-zone", {"Play to (points)": "14"})
+        table = await browser_creates_ranked_table(p, "hearts-zone")
         for client in others:
             await client.request({"type": "sit", "table": table})
         tasks = [asyncio.create_task(autoplay(c, table, i)) for i, c in enumerate(others)]

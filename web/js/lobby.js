@@ -163,6 +163,13 @@ export function mount(main, ctx, params) {
 
     function rulesFields(r) {
       const rules = r.rules || {};
+      if (r.rated) {
+        // A ranked room plays its host's rules: shown, not chosen (the server refuses others).
+        return [h("p", { class: "hint host-rules" }, "Ranked rooms play the host's rules: ",
+          Object.entries(rules).filter(([k]) => ["target", "mercy", "bag_limit", "blind_nil", "pass_cycle", "moon"].includes(k))
+            .map(([k, v]) => `${k.replaceAll("_", " ")} ${v === null || v === false ? "off" : v === true ? "on"
+              : Array.isArray(v) ? v.join(", ") : String(v).replaceAll("_", " ")}`).join(" · "), ".")];
+      }
       const num = (label, name, value, extra = {}) => h("label", { class: "field" }, h("span", {}, label),
         h("input", { type: "number", name, value: value ?? "", ...extra }));
       const check = (label, name, on) => h("label", { class: "check" },
@@ -237,8 +244,8 @@ export function mount(main, ctx, params) {
       const r = forRoom;
       const errorEl = form.querySelector(".error");
       try {
-        const created = await ctx.conn.request({ type: "create_table", room: r.name, rules: rulesFrom(data, r),
-          seating: data.get("seating") });
+        const created = await ctx.conn.request({ type: "create_table", room: r.name,
+          ...(r.rated ? {} : { rules: rulesFrom(data, r) }), seating: data.get("seating") });
         const t = created.table;
         try {
           const seated = await ctx.conn.request({ type: "sit", table: t.id });

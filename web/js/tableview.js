@@ -579,6 +579,13 @@ export function mount(main, ctx, params) {
       } else if (msg.type === "snapshot") {
         st.applySnapshot(msg);
         schedule();
+      } else if (msg.type === "taken_over") {
+        // The same player opened this seat in another window: this one only watches now.
+        st.seat = null;
+        toast("You are playing this seat from another window; this one now watches.", "info", 7000);
+        ctx.conn.request({ type: "watch", table: id })
+          .then((snap) => { st.applySnapshot(snap); schedule(); })
+          .catch((err) => toast(err.message, "bad"));
       } else if (msg.type === "error" && msg.id == null) {
         toast(msg.message, "bad", 7000);
       }

@@ -245,7 +245,7 @@ def test_out_of_turn_illegal_and_unseated_actions_are_refused_and_change_nothing
         (Act(table.who(to_act), 3, {"type": "play", "card": "2C"}), "wrong_phase"),
         (Act(table.who(to_act), 4, {"type": "dance"}), "invalid_field"),
         (Act(table.who(8), 5, {"type": "bid", "value": 3}), "not_seated"),
-        (Sit(table.who(1), 6, 1), "invalid_field"),
+        (Sit(table.who(1), 6, 1), "seat_taken"),
         (Sit(table.who(8), 7, None), "table_full"),
         (Fill(table.who(1), 8, "random"), "table_full"),
         (PlayAgain(table.who(1), 9), "wrong_phase"),
@@ -386,5 +386,5 @@ def test_a_connection_holds_one_seat_a_seat_token_cannot_give_it_a_second():
     table.seat_four()
     table.drop(1)
     error = table.refused(Rejoin(table.who(2, "p1"), None, table.tokens[1], 0))
-    assert error.code == "invalid_field" and "already sits at seat 1" in error.message
+    assert error.code == "seat_taken" and "already sits at seat 1" in error.message
     assert table.machine.seats[0].away

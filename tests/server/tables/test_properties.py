@@ -176,8 +176,8 @@ def test_random_commands_keep_hands_hidden_refusals_harmless_and_writes_first(da
     audit = Audit()
     for client in range(1, data.draw(st.integers(0, 4)) + 1):  # a head start: seats taken
         table.sit(client)
-    if table.machine.phase == "waiting" and not table.machine.room.rated and data.draw(
-            st.booleans()):
+    if (table.machine.phase == "waiting" and not table.machine.room.rated
+            and table.machine.seat_of(1) is not None and data.draw(st.booleans())):
         table.do(Fill(table.who(1), None, "random"))
     for _ in range(data.draw(st.integers(10, 120))):
         if table.machine.phase == "closed":

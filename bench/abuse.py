@@ -1,0 +1,282 @@
+"""Abuse: a login flood beside a table in play, and a password guesser against one account.
+
+The server runs in its own process on a temporary database (robots without delay,
+message rate limits out of the way, the password settings as shipped). One
+socket plays Spades with three robots as fast as prompts come and times each
+``act`` until its reply, and pings every 10 ms. Quiet and flood windows
+alternate (``--rounds`` of each, ``--window`` seconds); in a flood window
+``--sockets`` sockets from the same address send logins with wrong passwords
+as fast as their replies come. Run twice: with the login back-off as shipped,
+and with it turned off (every guess hashed: what moving the hash off the event
+loop alone buys). Then, on a fresh server, one socket sends ``--guesses`` wrong
+passwords to one account, and the server's own counter says how many it
+checked. Targets 127.0.0.1 only; bounded in time. Ends with::
+
+    abuse flood_act_p99_ratio=<r> flood_ping_p99_ratio=<p> checked=<n>/<guesses>
+        (one line; the ratios are flood over quiet, back-off on)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import random
+import re
+import secrets
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from load import HOST, Server, choose, pct, raise_fd_limit
+from rich.console import Console
+from rich.progress import Progress
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+CONFIG = """\
+[server]
+robot_delay = 0
+hand_pause = 0
+turn_seconds = 600
+messages_per_second = 1000000
+message_burst = 1000000
+connections_per_ip = 1000000
+{extra}
+[[rooms]]
+name = "spades"
+game = "spades"
+rules = {{ mercy = 200 }}
+"""
+NO_BACKOFF = "login_free_failures = 1000000000\nlogin_free_failures_per_address = 1000000000\n"
+
+
+@dataclass
+class Window:
+    flood: bool
+    acts: list[float] = field(default_factory=list)
+    pings: list[float] = field(default_factory=list)
+    logins: int = 0
+
+
+class Victim:
+    """One player at a table of robots: every act's round trip, every ping's."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.ids = itertools.count(1)
+        self.sent: dict[int, tuple[str, float]] = {}
+        self.window: Window | None = None
+        self.table = ""
+        self.answered = -1
+        self.rng = random.Random(1)
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        rid = next(self.ids)
+        await self.ws.send(json.dumps({**message, "id": rid}))
+        while True:
+            reply = json.loads(await self.ws.recv())
+            if reply.get("id") == rid:
+                return reply
+
+    async def send(self, kind: str, message: dict[str, Any]) -> None:
+        rid = next(self.ids)
+        self.sent[rid] = (kind, time.perf_counter())
+        await self.ws.send(json.dumps({**message, "id": rid}))
+
+    async def play(self) -> None:
+        await self.request({"type": "guest", "name": "victim"})
+        created = await self.request({"type": "create_table", "room": "spades"})
+        self.table = created["table"]["id"]
+        await self.request({"type": "sit", "table": self.table, "seat": 0})
+        await self.send("other", {"type": "fill_robots", "table": self.table, "level": "random"})
+        async for frame in self.ws:
+            message = json.loads(frame)
+            rid = message.get("id")
+            if rid in self.sent:
+                kind, started = self.sent.pop(rid)
+                if self.window is not None and kind in ("act", "ping"):
+                    (self.window.acts if kind == "act" else self.window.pings).append(
+                        (time.perf_counter() - started) * 1e3)
+                continue
+            if message.get("type") == "prompt" and message["table"] == self.table:
+                if message["seq"] > self.answered:
+                    self.answered = message["seq"]
+                    await self.send("act", {"type": "act", "table": self.table,
+                                            "action": choose(message, self.rng)})
+            elif message.get("type") == "event" and message["event"]["type"] == "game_over":
+                await self.send("other", {"type": "play_again", "table": self.table})
+
+    async def ping(self) -> None:
+        while True:
+            await asyncio.sleep(0.01)
+            await self.send("ping", {"type": "ping"})
+
+
+async def flooder(url: str, stop: asyncio.Event, counts: list[int]) -> None:
+    """Wrong passwords as fast as the replies come (a closed socket reconnects)."""
+    while not stop.is_set():
+        try:
+            async with connect(url, compression=None) as ws:
+                while not stop.is_set():
+                    await ws.send(json.dumps({"type": "login", "id": 1,
+                                              "name": f"user{secrets.randbelow(50)}",
+                                              "password": secrets.token_hex(8)}))
+                    await ws.recv()
+                    counts[0] += 1
+        except (ConnectionClosed, OSError):
+            await asyncio.sleep(0.05)
+
+
+async def flood_process(url: str, sockets: int, seconds: float) -> None:
+    """The attacker, in a process of its own (so its work does not delay the victim's
+    client): prints how many logins it sent."""
+    stop, counts = asyncio.Event(), [0]
+    tasks = [asyncio.create_task(flooder(url, stop, counts)) for _ in range(sockets)]
+    await asyncio.sleep(seconds)
+    stop.set()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    print(counts[0])
+
+
+async def flood_run(sockets: int, rounds: int, seconds: float, workdir: Path, backoff: bool,
+                    progress: Progress) -> list[Window]:
+    config = workdir / f"abuse-{backoff}.toml"
+    config.write_text(CONFIG.format(extra="" if backoff else NO_BACKOFF))
+    server = Server(workdir / f"abuse-{backoff}.sqlite3", config)
+    server.start()
+    windows: list[Window] = []
+    try:
+        async with connect(server.url, compression=None, max_size=2**22) as ws:
+            victim = Victim(ws)
+            tasks = [asyncio.create_task(victim.play()), asyncio.create_task(victim.ping())]
+            await asyncio.sleep(1.0)  # the game under way
+            label = "back-off on" if backoff else "back-off off"
+            task = progress.add_task(f"flood ({label})", total=2 * rounds)
+            for flood in [False, True] * rounds:
+                window = Window(flood)
+                victim.window = window
+                if flood:
+                    attacker = await asyncio.create_subprocess_exec(
+                        sys.executable, __file__, "--flood", server.url, "--sockets",
+                        str(sockets), "--window", str(seconds),
+                        stdout=asyncio.subprocess.PIPE)
+                    out, _ = await attacker.communicate()
+                    window.logins = int(out.decode().strip() or 0)
+                else:
+                    await asyncio.sleep(seconds)
+                victim.window = None
+                windows.append(window)
+                progress.advance(task)
+                await asyncio.sleep(0.3)  # in-flight logins drain before the next window
+            for t in tasks:
+                t.cancel()
+    finally:
+        server.stop()
+    return windows
+
+
+async def checked_count(port: int) -> int:
+    reader, writer = await asyncio.open_connection(HOST, port)
+    writer.write(f"GET /metrics HTTP/1.1\r\nHost: {HOST}\r\nConnection: close\r\n\r\n".encode())
+    text = (await reader.read()).decode()
+    writer.close()
+    found = re.search(r"^trickroom_passwords_checked_total ([0-9.e+]+)$", text, re.MULTILINE)
+    return int(float(found.group(1))) if found else -1
+
+
+async def guess_run(guesses: int, workdir: Path) -> tuple[int, float, dict[str, int]]:
+    """``guesses`` wrong passwords for one account from one socket: how many were checked."""
+    config = workdir / "guess.toml"
+    config.write_text(CONFIG.format(extra=""))
+    server = Server(workdir / "guess.sqlite3", config)
+    server.start()
+    codes: dict[str, int] = {}
+    try:
+        async with connect(server.url, compression=None) as ws:
+            await ws.send(json.dumps({"type": "register", "name": "target",
+                                      "password": "the-right-one"}))
+            await ws.recv()
+        before = await checked_count(server.port)
+        started = time.perf_counter()
+        async with connect(server.url, compression=None) as ws:
+            for i in range(guesses):
+                await ws.send(json.dumps({"type": "login", "id": i, "name": "target",
+                                          "password": f"guess-{i}"}))
+                code = json.loads(await ws.recv()).get("code", "?")
+                codes[code] = codes.get(code, 0) + 1
+        elapsed = time.perf_counter() - started
+        checked = await checked_count(server.port) - before
+    finally:
+        server.stop()
+    return checked, elapsed, codes
+
+
+def summary(windows: list[Window]) -> dict[str, float]:
+    quiet = [w for w in windows if not w.flood]
+    flood = [w for w in windows if w.flood]
+
+    def joined(ws: list[Window], attr: str) -> list[float]:
+        return [x for w in ws for x in getattr(w, attr)]
+
+    out = {}
+    for name, group in (("quiet", quiet), ("flood", flood)):
+        acts, pings = joined(group, "acts"), joined(group, "pings")
+        out[f"{name}_act_p50"] = pct(acts, 0.5)
+        out[f"{name}_act_p99"] = pct(acts, 0.99)
+        out[f"{name}_ping_p50"] = pct(pings, 0.5)
+        out[f"{name}_ping_p99"] = pct(pings, 0.99)
+        out[f"{name}_acts"] = len(acts)
+    seconds = sum(1 for _ in flood) or 1
+    out["logins_per_window"] = sum(w.logins for w in flood) / seconds
+    out["act_p99_ratio"] = out["flood_act_p99"] / out["quiet_act_p99"]
+    out["ping_p99_ratio"] = out["flood_ping_p99"] / out["quiet_ping_p99"]
+    return out
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sockets", type=int, default=8, help="flooding sockets")
+    parser.add_argument("--rounds", type=int, default=3, help="quiet and flood windows each")
+    parser.add_argument("--window", type=float, default=5.0, help="seconds a window")
+    parser.add_argument("--guesses", type=int, default=1000)
+    parser.add_argument("--flood", metavar="URL", help=argparse.SUPPRESS)  # the attacker
+    args = parser.parse_args(argv)
+    if args.flood:
+        await flood_process(args.flood, args.sockets, args.window)
+        return 0
+    raise_fd_limit()
+    console = Console()
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="trickroom-abuse-") as tmp, \
+            Progress(console=console, transient=True) as progress:
+        for backoff in (True, False):
+            results[backoff] = summary(await flood_run(args.sockets, args.rounds, args.window,
+                                                       Path(tmp), backoff, progress))
+        checked, elapsed, codes = await guess_run(args.guesses, Path(tmp))
+    for backoff, r in results.items():
+        console.print(
+            f"back-off {'on ' if backoff else 'off'}: act p50/p99 quiet "
+            f"{r['quiet_act_p50']:.2f}/{r['quiet_act_p99']:.2f} ms, flood "
+            f"{r['flood_act_p50']:.2f}/{r['flood_act_p99']:.2f} ms (x{r['act_p99_ratio']:.2f}); "
+            f"ping p99 quiet {r['quiet_ping_p99']:.2f}, flood {r['flood_ping_p99']:.2f} ms "
+            f"(x{r['ping_p99_ratio']:.2f}); {r['logins_per_window']:.0f} logins a flood window; "
+            f"{r['quiet_acts']:.0f}/{r['flood_acts']:.0f} acts timed")
+    console.print(f"guesser: {args.guesses} wrong passwords in {elapsed:.1f} s, {checked} "
+                  f"checked; replies {codes}")
+    on = results[True]
+    print(f"abuse flood_act_p99_ratio={on['act_p99_ratio']:.2f} "
+          f"flood_ping_p99_ratio={on['ping_p99_ratio']:.2f} "
+          f"no_backoff_act_p99_ratio={results[False]['act_p99_ratio']:.2f} "
+          f"checked={checked}/{args.guesses}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

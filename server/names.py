@@ -1,0 +1,116 @@
+"""Player names: what an account may be called, and the guests' names.
+
+One pattern, matched whole: ``bob\\n`` is not a second ``bob``. Names are unique
+regardless of case (the store's ``COLLATE NOCASE``). Names that could pass for
+the server's own are kept for it: a guest's ``guest-...``, a robot's
+``robot-...``, and a few words a player could use to pose as the host.
+
+Guest names are ``guest-<wanted>`` with ``-2``, ``-3``, ... when taken, cut so
+that the suffix always fits in the 24 characters. A guest name is held while a
+connection uses it, a seat at some table waits for it, or its session may still
+be resumed (``guest_session_seconds`` after the last login, checked by the
+caller in the store); after that the next guest may get it, and the old
+guest's sessions end, so two people never share one name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+MAX_NAME = 24
+NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,24}")
+RESERVED_PREFIXES = ("guest", "robot")
+RESERVED_NAMES = frozenset({"admin", "administrator", "host", "moderator", "server", "system",
+                            "trickroom"})
+NAME_RULE = "a name is 1-24 ASCII letters, digits, '_' or '-'"
+
+
+def valid_name(name: str) -> bool:
+    return NAME_RE.fullmatch(name) is not None
+
+
+def account_name_refusal(name: str) -> str | None:
+    """Why ``name`` cannot be an account's, or None."""
+    if not valid_name(name):
+        return NAME_RULE
+    lower = name.lower()
+    if lower.startswith(RESERVED_PREFIXES) or lower in RESERVED_NAMES:
+        return (f"the name {name!r} is reserved (names starting with 'guest' or 'robot', "
+                f"and {', '.join(sorted(RESERVED_NAMES))}, are the server's)")
+    return None
+
+
+@dataclass(slots=True)
+class _Held:
+    address: str
+    connections: int
+
+
+class GuestNames:
+    """The guest names in use, by whom (an address), and how many each address holds."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, _Held] = {}  # lower-cased name -> holder
+        self.per_address: Counter[str] = Counter()  # names with a live connection
+
+    def held(self, name: str) -> bool:
+        return name.lower() in self._held
+
+    def candidates(self, wanted: str | None) -> list[str]:
+        """The names to try for a guest who asked for ``wanted``, best first."""
+        base = f"guest-{wanted}" if wanted else "guest"
+        names = [base[:MAX_NAME]] if wanted else []
+        for n in range(2, 10_000):
+            suffix = f"-{n}"
+            names.append(base[:MAX_NAME - len(suffix)] + suffix)
+        return names
+
+    def take(self, name: str, address: str) -> None:
+        self._held[name.lower()] = _Held(address, 1)
+        self.per_address[address] += 1
+
+    def release(self, name: str) -> None:
+        """Give back a name just taken (the store says it is in use after all)."""
+        held = self._held.pop(name.lower(), None)
+        if held is not None and held.connections > 0:
+            self.per_address[held.address] -= 1
+            if self.per_address[held.address] <= 0:
+                del self.per_address[held.address]
+
+    def attach(self, name: str, address: str) -> None:
+        """Another connection (a resumed session) uses a guest's name."""
+        held = self._held.get(name.lower())
+        if held is None:
+            self.take(name, address)
+            return
+        if held.connections == 0:
+            self.per_address[held.address] += 1
+        held.connections += 1
+
+    def detach(self, name: str, seated: Callable[[str], bool]) -> None:
+        """A connection using ``name`` closed; free the name unless a seat waits for it."""
+        held = self._held.get(name.lower())
+        if held is None:
+            return
+        held.connections -= 1
+        if held.connections > 0:
+            return
+        self.per_address[held.address] -= 1
+        if self.per_address[held.address] <= 0:
+            del self.per_address[held.address]
+        if not seated(name):
+            del self._held[name.lower()]
+
+    def reclaim(self, name: str, seated: Callable[[str], bool]) -> bool:
+        """Whether ``name`` is free: no connection uses it and no seat waits for it (a
+        restarted server's tables may hold seats of guests it has not seen yet)."""
+        held = self._held.get(name.lower())
+        if held is None:
+            return not seated(name)
+        if held.connections == 0 and not seated(name):
+            del self._held[name.lower()]
+            return True
+        return False

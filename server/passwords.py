@@ -1,0 +1,107 @@
+"""Passwords: Argon2id hashes, checked off the event loop, at a bounded rate.
+
+A hash is meant to be slow (tens of milliseconds and 64 MiB with the RFC 9106
+profile): run on the event loop, a few wrong passwords a second stalled every
+table. So hashing runs in a small thread pool (``argon2-cffi`` and
+``hashlib.scrypt`` release the GIL while they work), and at most ``queue``
+hashes wait for it: past that a login is refused as ``rate_limited`` at once,
+instead of queueing work that would delay every later login.
+
+Hashes made before Argon2 (``scrypt$n$r$p$salt$digest``) still verify; the
+caller re-hashes the password with Argon2 after a good login
+(:func:`needs_rehash`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal, TypeVar
+
+from argon2 import PasswordHasher, profiles
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from server.metrics import METRICS
+from server.protocol import ProtocolError
+
+Profile = Literal["rfc9106_low_memory", "rfc9106_high_memory", "cheapest"]
+T = TypeVar("T")
+PROFILES = {
+    "rfc9106_low_memory": profiles.RFC_9106_LOW_MEMORY,  # t=3, 64 MiB, p=4: the default
+    "rfc9106_high_memory": profiles.RFC_9106_HIGH_MEMORY,  # t=1, 2 GiB
+    "cheapest": profiles.CHEAPEST,  # for benchmarks of other things only
+}
+
+
+def hasher(profile: str = "rfc9106_low_memory") -> PasswordHasher:
+    return PasswordHasher.from_parameters(PROFILES[profile])
+
+
+def _scrypt_matches(password: str, stored: str) -> bool:
+    """A hash from before Argon2: ``scrypt$n$r$p$salt$digest``."""
+    try:
+        _, n, r, p, salt, digest = stored.split("$")
+        got = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r),
+                             p=int(p), dklen=32)
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got.hex(), digest)
+
+
+def verify(ph: PasswordHasher, password: str, stored: str) -> bool:
+    """Whether ``password`` matches ``stored`` (Argon2 or a legacy scrypt hash)."""
+    if stored.startswith("scrypt$"):
+        return _scrypt_matches(password, stored)
+    try:
+        return ph.verify(stored, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def needs_rehash(ph: PasswordHasher, stored: str) -> bool:
+    """A legacy scrypt hash, or Argon2 with other parameters than the server's."""
+    return stored.startswith("scrypt$") or ph.check_needs_rehash(stored)
+
+
+class Passwords:
+    """Hashes and checks passwords in worker threads, with a bounded queue."""
+
+    def __init__(self, profile: str = "rfc9106_low_memory", workers: int = 1,
+                 queue: int = 8) -> None:
+        self.ph = hasher(profile)
+        self.queue = queue
+        self.pending = 0
+        self.checked = 0  # passwords verified since start (the abuse bench reads it)
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="passwords")
+        # A login for a name nobody has is checked against this, so it takes as long as
+        # a real one and does not tell which names exist.
+        self._decoy = self.ph.hash("not a password")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self.pending >= self.queue:
+            raise ProtocolError("rate_limited", "the server is busy checking passwords; "
+                                                "try again in a second")
+        self.pending += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+        finally:
+            self.pending -= 1
+
+    async def hash(self, password: str) -> str:
+        return await self._run(self.ph.hash, password)
+
+    async def verify(self, password: str, stored: str | None) -> bool:
+        """Check ``password``; ``stored`` None (no such account) checks a decoy, and fails."""
+        self.checked += 1
+        METRICS.passwords_checked.inc()
+        ok = await self._run(verify, self.ph, password, stored or self._decoy)
+        return ok and stored is not None
+
+    def needs_rehash(self, stored: str) -> bool:
+        return needs_rehash(self.ph, stored)

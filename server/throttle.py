@@ -1,0 +1,61 @@
+"""Exponential back-off after failed logins, per account and per address.
+
+A few failures are free (typos happen); after ``free`` of them, each further
+failure closes the key for ``base * 2**k`` seconds (k = 0, 1, 2, ...), up to
+``cap``. While a key is closed, attempts are refused without checking the
+password, so a guesser gets about ``free + log2(time / base)`` checks, not
+thousands. A success opens an account's key again, but not an address's: else
+one good account would reset the address's count between guesses. Failures are
+forgotten ``window`` seconds after the last one.
+
+Pure: the caller passes the time. The table of keys is bounded: past
+``max_keys`` the oldest entries go (a flood of random names cannot grow it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class _Entry:
+    failures: int
+    closed_until: float
+    last: float
+
+
+class Backoff:
+    def __init__(self, free: int, base: float = 1.0, cap: float = 900.0,
+                 window: float = 3600.0, max_keys: int = 100_000) -> None:
+        self.free, self.base, self.cap, self.window = free, base, cap, window
+        self.max_keys = max_keys
+        self._keys: dict[str, _Entry] = {}
+
+    def wait(self, key: str, now: float) -> float:
+        """Seconds until ``key`` may try again (0: now)."""
+        entry = self._keys.get(key)
+        if entry is None:
+            return 0.0
+        if now - entry.last > self.window:
+            del self._keys[key]
+            return 0.0
+        return max(0.0, entry.closed_until - now)
+
+    def failed(self, key: str, now: float) -> None:
+        entry = self._keys.pop(key, None)  # re-inserted last: the dict stays in age order
+        if entry is None or now - entry.last > self.window:
+            entry = _Entry(0, 0.0, now)
+        entry.failures += 1
+        entry.last = now
+        over = entry.failures - self.free
+        if over >= 0:
+            entry.closed_until = now + min(self.cap, self.base * 2.0 ** over)
+        self._keys[key] = entry
+        while len(self._keys) > self.max_keys:
+            del self._keys[next(iter(self._keys))]
+
+    def succeeded(self, key: str) -> None:
+        self._keys.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._keys)

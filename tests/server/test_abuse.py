@@ -1,0 +1,431 @@
+"""Attacks on accounts, seats and the room, each sent over the live socket as an attacker
+would (issue 13): each is refused with a typed error that echoes the request's id, and
+nothing changes."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+from contextlib import AsyncExitStack
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from server.app import App
+from server.client import ServerError, TrickroomClient
+from server.config import load_config
+from tests.server.conftest import FAST, play_until_over, url, wait_for
+from tests.server.test_http import http_get
+
+
+@pytest.fixture
+async def make_app(tmp_path):
+    """An app with some settings changed (the limits under test, made small)."""
+    apps: list[App] = []
+
+    async def make(**settings: Any) -> App:
+        app = App(load_config(**{**FAST, **settings}), tmp_path / f"db{len(apps)}.sqlite3")
+        await app.start("127.0.0.1", 0)
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        await app.stop()
+
+
+async def refused(client: TrickroomClient, message: dict[str, Any]) -> dict[str, Any]:
+    """Send a request that must be refused; return the error, checking it echoes the id."""
+    with pytest.raises(ServerError) as err:
+        await client.request(message)
+    reply = err.value.reply
+    assert reply["id"] is not None, reply  # the request had one: the error carries it
+    return reply
+
+
+# -- 1. passwords: a flood is throttled, checked off the loop; old hashes still work ----------
+
+async def test_wrong_passwords_meet_a_back_off_and_are_not_checked_meanwhile(app):
+    async with TrickroomClient.connect(url(app)) as owner, \
+            TrickroomClient.connect(url(app)) as guesser:
+        await owner.request({"type": "register", "name": "bob", "password": "right-one"})
+        checked = app.passwords.checked
+        codes = []
+        for i in range(60):
+            codes.append((await refused(guesser, {"type": "login", "name": "bob",
+                                                  "password": f"guess{i}"}))["code"])
+        # Five typos are free; then the account waits, and guesses are refused unchecked.
+        assert codes[:5] == ["bad_credentials"] * 5
+        assert set(codes[5:]) == {"rate_limited"}
+        assert app.passwords.checked - checked <= 6
+        error = await refused(guesser, {"type": "login", "name": "bob", "password": "right-one"})
+        assert error["code"] == "rate_limited" and error["retry_after"] > 0
+        assert "try again in" in error["message"]
+
+
+async def test_guessing_many_accounts_from_one_address_is_throttled_too(app):
+    async with TrickroomClient.connect(url(app)) as guesser:
+        codes = [(await refused(guesser, {"type": "login", "name": f"user{i}",
+                                          "password": "123456"}))["code"] for i in range(25)]
+    assert codes[:20] == ["bad_credentials"] * 20 and codes[20:] == ["rate_limited"] * 5
+
+
+async def test_a_good_login_clears_the_account_s_failures(make_app):
+    app = await make_app(login_backoff_seconds=0.05)
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "register", "name": "cat", "password": "meow-meow"})
+        for _ in range(5):
+            await refused(client, {"type": "login", "name": "cat", "password": "woof-woof"})
+        await asyncio.sleep(0.1)
+        await client.request({"type": "login", "name": "cat", "password": "meow-meow"})
+        assert app.account_backoff.wait("cat", 0.0) == 0
+
+
+async def test_an_old_scrypt_password_still_logs_in_and_is_upgraded_to_argon2(app):
+    salt = bytes(range(16))
+    digest = hashlib.scrypt(b"old-secret", salt=salt, n=2**14, r=8, p=1, dklen=32)
+    await app.store.create_user("olga", f"scrypt${2**14}$8$1${salt.hex()}${digest.hex()}")
+    async with TrickroomClient.connect(url(app)) as client:
+        await refused(client, {"type": "login", "name": "olga", "password": "wrong-one"})
+        welcome = await client.request({"type": "login", "name": "olga",
+                                        "password": "old-secret"})
+        assert welcome["name"] == "olga"
+    _, stored = await app.store.user_hash("olga")
+    assert stored.startswith("$argon2id$")
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "login", "name": "olga", "password": "old-secret"})
+
+
+async def test_password_hashing_waits_in_a_bounded_queue(make_app):
+    app = await make_app(password_queue=1)
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(4)]
+        replies = await asyncio.gather(
+            *(c.request({"type": "register", "name": f"q{i}", "password": "long-enough"})
+              for i, c in enumerate(clients)), return_exceptions=True)
+    busy = [r for r in replies if isinstance(r, ServerError)]
+    assert busy and all(r.code == "rate_limited" and "busy" in str(r) for r in busy)
+    assert any(isinstance(r, dict) and r["type"] == "welcome" for r in replies)
+
+
+async def test_one_connection_may_not_churn_through_guest_sessions(app):
+    async with TrickroomClient.connect(url(app)) as client:
+        for _ in range(5):
+            await client.request({"type": "guest"})
+        error = await refused(client, {"type": "guest"})
+        assert error["code"] == "rate_limited"
+    await wait_for(lambda: not app.guests.per_address)  # closed: every name it held goes
+
+
+async def test_one_address_holds_a_bounded_number_of_guests(make_app):
+    app = await make_app(guests_per_address=3)
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(4)]
+        for client in clients[:3]:
+            await client.request({"type": "guest"})
+        assert (await refused(clients[3], {"type": "guest"}))["code"] == "rate_limited"
+        await clients[0].ws.close()
+        await wait_for(lambda: app.guests.per_address["127.0.0.1"] == 2)
+        await clients[3].request({"type": "guest"})
+
+
+# -- 2. a ranked room's rules are its host's --------------------------------------------------
+
+async def test_a_client_s_rules_in_a_ranked_room_are_refused(app):
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "register", "name": "ann", "password": "secret-ann"})
+        error = await refused(client, {"type": "create_table", "room": "spades-zone",
+                                       "rules": {"target": 1, "mercy": 1}})
+        assert error["code"] == "invalid_field" and "host's rules" in error["message"]
+        assert app.lobby.tables == {}
+        created = await client.request({"type": "create_table", "room": "spades-zone"})
+        table = app.lobby.tables[created["table"]["id"]].machine
+        assert table.rules.target == app.config.rooms["spades-zone"].make_rules().target
+
+
+@pytest.mark.parametrize(("room", "rules", "field"), [
+    ("spades", {"target": 1e12}, "target"),
+    ("spades", {"target": 10**12}, "target"),
+    ("spades", {"nil_value": 1e18}, "nil_value"),
+    ("spades", {"bag_limit": -3}, "bag_limit"),
+    ("spades", {"blind_nil": 1}, "blind_nil"),
+    ("hearts", {"pass_count": 13}, "pass_count"),
+    ("hearts", {"pass_cycle": ["left"] * 100}, "pass_cycle"),
+    ("hearts", {"jack_value": "ten"}, "jack_value"),
+])
+async def test_rule_values_outside_their_bounds_are_refused_naming_the_rule(app, room, rules,
+                                                                            field):
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "guest"})
+        error = await refused(client, {"type": "create_table", "room": room, "rules": rules})
+        assert error["code"] == "invalid_field" and field in error["message"]
+    assert app.lobby.tables == {}
+
+
+# -- 3 and 6. one account holds one seat; a casual game counts once, and not alone -------------
+
+async def test_one_account_on_four_sockets_gets_one_seat(app):
+    async with AsyncExitStack() as stack:
+        sockets = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(4)]
+        await sockets[0].request({"type": "register", "name": "farmer", "password": "farm-farm"})
+        for s in sockets[1:]:
+            await s.request({"type": "login", "name": "farmer", "password": "farm-farm"})
+        created = await sockets[0].request({"type": "create_table", "room": "spades"})
+        table_id = created["table"]["id"]
+        await sockets[0].request({"type": "sit", "table": table_id, "seat": 0})
+        for i, s in enumerate(sockets[1:], 1):
+            error = await refused(s, {"type": "sit", "table": table_id, "seat": i})
+            assert error["code"] == "seat_taken" and "rejoin" in error["message"]
+        seats = app.lobby.tables[table_id].machine.seats
+        assert [s.kind for s in seats] == ["human", "empty", "empty", "empty"]
+
+
+async def test_one_account_with_robots_earns_no_casual_games(app):
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "register", "name": "solo", "password": "solo-solo"})
+        created = await client.request({"type": "create_table", "room": "spades",
+                                        "rules": {"target": 100, "mercy": 100}})
+        table_id = created["table"]["id"]
+        await client.request({"type": "sit", "table": table_id, "seat": 0})
+        await client.request({"type": "fill_robots", "table": table_id, "level": "random"})
+        await play_until_over(client, table_id, random.Random(1))
+    await wait_for(lambda: app.lobby.tables.get(table_id) is None
+                   or app.lobby.tables[table_id].machine.phase in ("over", "closed"))
+    assert (await app.store.account("solo"))["casual_games"] == 0
+
+
+async def test_two_accounts_finishing_a_casual_game_count_it_once_each(app):
+    async with AsyncExitStack() as stack:
+        a, b = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                for _ in range(2)]
+        await a.request({"type": "register", "name": "amy", "password": "amy-amy"})
+        await b.request({"type": "register", "name": "ben", "password": "ben-ben"})
+        created = await a.request({"type": "create_table", "room": "spades",
+                                   "rules": {"target": 100, "mercy": 100}})
+        table_id = created["table"]["id"]
+        await a.request({"type": "sit", "table": table_id, "seat": 0})
+        await b.request({"type": "sit", "table": table_id, "seat": 1})
+        await a.request({"type": "fill_robots", "table": table_id, "level": "random"})
+        await asyncio.gather(play_until_over(a, table_id, random.Random(1)),
+                             play_until_over(b, table_id, random.Random(2)))
+        table = app.lobby.tables[table_id].machine
+        await wait_for(lambda: table.phase == "over")
+        await a.request({"type": "ping"})
+    assert (await app.store.account("amy"))["casual_games"] == 1
+    assert (await app.store.account("ben"))["casual_games"] == 1
+
+
+# -- 4. a seat token is its holder's ----------------------------------------------------------
+
+async def test_another_player_with_a_seat_token_takes_nothing(app):
+    async with TrickroomClient.connect(url(app)) as owner, \
+            TrickroomClient.connect(url(app)) as thief:
+        await owner.request({"type": "guest", "name": "owner"})
+        created = await owner.request({"type": "create_table", "room": "spades"})
+        table_id = created["table"]["id"]
+        token = (await owner.request({"type": "sit", "table": table_id, "seat": 1}))[
+            "seat_token"]
+        await owner.request({"type": "fill_robots", "table": table_id, "level": "random"})
+        await thief.request({"type": "guest", "name": "thief"})
+        seen = len(owner.received)
+        error = await refused(thief, {"type": "rejoin", "table": table_id, "seat_token": token,
+                                      "last_seq": 0})
+        assert error["code"] == "not_authorized" and "belongs to another player" in (
+            error["message"])
+        await owner.request({"type": "ping"})
+        await thief.request({"type": "ping"})
+        machine = app.lobby.tables[table_id].machine
+        assert machine.seats[1].client is not None and machine.seats[1].account == "guest-owner"
+        assert not any(m["type"] == "error" for m in owner.received[seen:])
+        assert not any(m["type"] in ("snapshot", "prompt") or "hand" in json.dumps(m)
+                       for m in thief.received)
+
+
+async def test_the_same_player_rejoining_elsewhere_takes_the_seat_and_the_old_socket_is_told(
+        app):
+    async with TrickroomClient.connect(url(app)) as first, \
+            TrickroomClient.connect(url(app)) as second:
+        await first.request({"type": "guest", "name": "phone"})
+        created = await first.request({"type": "create_table", "room": "spades"})
+        table_id = created["table"]["id"]
+        token = (await first.request({"type": "sit", "table": table_id, "seat": 0}))[
+            "seat_token"]
+        await first.request({"type": "fill_robots", "table": table_id, "level": "random"})
+        await second.request({"type": "resume", "token": first.session})
+        snapshot = await second.request({"type": "rejoin", "table": table_id,
+                                         "seat_token": token, "last_seq": 0})
+        assert snapshot["view"]["seat"] == 0 and len(snapshot["view"]["hand"]) == 13
+        await wait_for(lambda: any(m["type"] == "taken_over" for m in first.received))
+        told = next(m for m in first.received if m["type"] == "taken_over")
+        assert told["table"] == table_id and told["seat"] == 0
+        machine = app.lobby.tables[table_id].machine
+        assert machine.seats[0].client == max(app.clients)
+
+
+# -- 5. only the table's players (or its creator) run it ---------------------------------------
+
+async def test_a_stranger_cannot_fill_or_start_someone_else_s_table(app):
+    async with TrickroomClient.connect(url(app)) as host, \
+            TrickroomClient.connect(url(app)) as stranger:
+        await host.request({"type": "guest", "name": "host"})
+        await stranger.request({"type": "guest", "name": "stranger"})
+        created = await host.request({"type": "create_table", "room": "spades"})
+        table_id = created["table"]["id"]
+        await host.request({"type": "sit", "table": table_id, "seat": 0})
+        for kind in ("fill_robots", "start"):
+            error = await refused(stranger, {"type": kind, "table": table_id})
+            assert error["code"] == "not_seated"
+        machine = app.lobby.tables[table_id].machine
+        assert machine.phase == "waiting" and [s.kind for s in machine.seats][1:] == ["empty"] * 3
+        await host.request({"type": "fill_robots", "table": table_id, "level": "random"})
+        assert machine.phase == "playing"
+        assert (await refused(stranger, {"type": "start", "table": table_id}))["code"] == (
+            "not_seated")
+
+
+async def test_the_creator_may_fill_their_table_without_sitting(app):
+    async with TrickroomClient.connect(url(app)) as host:
+        await host.request({"type": "guest"})
+        created = await host.request({"type": "create_table", "room": "hearts"})
+        await host.request({"type": "fill_robots", "table": created["table"]["id"]})
+        assert app.lobby.tables[created["table"]["id"]].machine.phase == "playing"
+
+
+# -- 6. names ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["bob\n", "bob ", "robot-heuristic", "Robot", "guest-alice",
+                                  "GUEST", "admin", "bö"])
+async def test_look_alike_and_reserved_names_are_refused(app, name):
+    async with TrickroomClient.connect(url(app)) as client:
+        error = await refused(client, {"type": "register", "name": name, "password": "secret"})
+        assert error["code"] == "invalid_field"
+    assert await app.store.user_hash(name) is None
+
+
+async def test_a_name_differing_only_in_case_is_taken_and_the_api_needs_the_exact_pattern(app):
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "register", "name": "bob", "password": "secret"})
+        error = await refused(client, {"type": "register", "name": "BOB", "password": "secret"})
+        assert error["code"] == "name_taken"
+    status, _, _ = await http_get(app, "/api/players/bob%0A")
+    assert status == 404
+    status, _, _ = await http_get(app, "/api/players/bob")
+    assert status == 200
+
+
+# -- 7. guest names fit, and are freed ---------------------------------------------------------
+
+async def test_long_guest_names_keep_their_suffix_and_every_reply_its_id(app):
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(4)]
+        names = [(await c.request({"type": "guest", "name": "abcdefghijklmnopq"}))["name"]
+                 for c in clients]
+    assert len(set(names)) == 4 and all(len(n) <= 24 for n in names)
+    assert names[0] == "guest-abcdefghijklmnopq" and names[1].endswith("-2")
+
+
+async def test_a_guest_name_is_freed_when_its_guest_has_gone(make_app):
+    app = await make_app(guest_session_seconds=0)
+    async with TrickroomClient.connect(url(app)) as first:
+        assert (await first.request({"type": "guest", "name": "kim"}))["name"] == "guest-kim"
+        session = first.session
+    await wait_for(lambda: not app.guests.held("guest-kim"))
+    async with TrickroomClient.connect(url(app)) as second:
+        assert (await second.request({"type": "guest", "name": "kim"}))["name"] == "guest-kim"
+        # The first guest's session does not make them the second.
+        error = await refused(second, {"type": "resume", "token": session})
+        assert error["code"] == "not_authorized"
+
+
+async def test_a_guest_name_a_seat_waits_for_is_not_given_away(app):
+    async with TrickroomClient.connect(url(app)) as first:
+        await first.request({"type": "guest", "name": "lee"})
+        created = await first.request({"type": "create_table", "room": "spades"})
+        table_id = created["table"]["id"]
+        await first.request({"type": "sit", "table": table_id, "seat": 0})
+        await first.request({"type": "fill_robots", "table": table_id, "level": "random"})
+    await wait_for(lambda: app.lobby.tables[table_id].machine.seats[0].away)
+    async with TrickroomClient.connect(url(app)) as second:
+        assert (await second.request({"type": "guest", "name": "lee"}))["name"] == "guest-lee-2"
+
+
+# -- 8. tables per player and per address ------------------------------------------------------
+
+async def test_one_player_opens_a_bounded_number_of_tables(app):
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "guest"})
+        for _ in range(3):
+            await client.request({"type": "create_table", "room": "spades"})
+        error = await refused(client, {"type": "create_table", "room": "spades"})
+        assert error["code"] == "rate_limited"
+    assert len(app.lobby.tables) == 3
+
+
+async def test_one_address_opens_a_bounded_number_of_tables(make_app):
+    app = await make_app(tables_per_address=4)
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(3)]
+        made = 0
+        for client in clients:
+            await client.request({"type": "guest"})
+            for _ in range(2):
+                try:
+                    await client.request({"type": "create_table", "room": "hearts"})
+                    made += 1
+                except ServerError as exc:
+                    assert exc.code == "rate_limited" and "address" in str(exc)
+    assert made == 4
+
+
+async def test_tables_nobody_sat_at_close_after_their_creator_leaves(make_app):
+    app = await make_app(table_idle_seconds=0.2)
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "guest"})
+        for _ in range(3):
+            await client.request({"type": "create_table", "room": "spades"})
+    await wait_for(lambda: app.lobby.tables == {})
+    assert app.lobby.created_by == {}
+
+
+# -- 9. the lesser ones ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["", "   ", "\u200b", "hi\x1b[2J", "line\nbreak",
+                                  "\u202eevil"])
+async def test_blank_or_control_character_chat_is_refused(app, text):
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "guest"})
+        await client.request({"type": "list_tables", "room": "spades"})
+        error = await refused(client, {"type": "chat", "room": "spades", "text": text})
+        assert error["code"] == "invalid_field"
+
+
+async def test_a_socket_from_another_site_s_page_is_refused(make_app):
+    app = await make_app(allowed_origins=["https://cards.example"])
+    with pytest.raises(InvalidStatus) as err:
+        async with connect(url(app), origin="https://evil.example"):
+            pass
+    assert err.value.response.status_code == 403
+    own = f"http://127.0.0.1:{app.port}"
+    for origin in (own, "https://cards.example", None):
+        async with connect(url(app), origin=origin) as ws:
+            await ws.send(json.dumps({"type": "ping", "id": 1}))
+            assert json.loads(await ws.recv())["type"] == "pong"
+
+
+async def test_pages_carry_the_security_headers(app):
+    for path in ("/", "/js/app.js", "/api/rooms"):
+        _, headers, _ = await http_get(app, path)
+        assert "script-src 'self'" in headers["Content-Security-Policy"]
+        assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["X-Frame-Options"] == "DENY"
+        assert headers["Referrer-Policy"] == "same-origin"
