@@ -66,6 +66,8 @@ turn_seconds = 600
 reconnect_seconds = 600
 messages_per_second = 1000000
 message_burst = 1000000
+messages_per_second_per_address = 1000000
+message_burst_per_address = 1000000
 connections_per_ip = 1000000
 
 [[rooms]]

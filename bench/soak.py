@@ -45,6 +45,8 @@ robot_delay = 0
 hand_pause = 0
 messages_per_second = 1000000
 message_burst = 1000000
+messages_per_second_per_address = 1000000
+message_burst_per_address = 1000000
 connections_per_ip = 1000000
 event_log_size = 1000
 

@@ -10,7 +10,6 @@ off instead of growing the server's memory).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import logging
@@ -101,21 +100,24 @@ def default_db_path() -> Path:
 
 
 class TokenBucket:
-    """Per-connection message credit: ``rate`` a second, up to ``burst`` saved."""
+    """Message credit: ``rate`` a second, up to ``burst`` saved.
+
+    Over the rate, a message is not refused: it waits its turn. :meth:`reserve` takes a
+    credit now, running into debt when there is none, and says how long its holder must
+    wait. Shared by all of an address's sockets, the debt orders them: each reservation
+    gets the next slot.
+    """
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate, self.burst = rate, float(burst)
         self.tokens = float(burst)
         self.stamp = time.monotonic()
 
-    def take(self) -> bool:
+    def reserve(self) -> float:
         now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - 1
         self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
 
 
 class Connection:
@@ -141,7 +143,6 @@ class Connection:
         settings = app.config.settings
         self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
         self.outbox_bytes = settings.outbox_bytes
-        self.strikes = 0
         self.closing = False
         self._who: Who | None = None
 
@@ -202,6 +203,9 @@ class App:
                            wall_clock=wall_clock)
         self.server: Server | None = None
         self.per_ip: dict[str, int] = defaultdict(int)
+        # One message budget for all of an address's sockets: opening more sockets does not
+        # buy a flood more messages.
+        self.address_buckets: dict[str, TokenBucket] = {}
         settings = config.settings
         self.passwords = Passwords(settings.password_profile, settings.password_workers,
                                    settings.password_queue)
@@ -257,7 +261,7 @@ class App:
                 return _response(HTTPStatus.FORBIDDEN, f"origin {origin} may not open this "
                                  "server's socket\n".encode(), "text/plain")
             ip = str(connection.remote_address[0]) if connection.remote_address else "?"
-            if self.per_ip[ip] >= self.config.settings.connections_per_ip:
+            if self.per_ip.get(ip, 0) >= self.config.settings.connections_per_ip:
                 return _response(HTTPStatus.TOO_MANY_REQUESTS, b"too many connections\n",
                                  "text/plain")
             return None
@@ -322,19 +326,23 @@ class App:
     async def handler(self, ws: ServerConnection) -> None:
         ip = str(ws.remote_address[0]) if ws.remote_address else "?"
         self.per_ip[ip] += 1
+        settings = self.config.settings
+        address_bucket = self.address_buckets.get(ip)
+        if address_bucket is None:
+            address_bucket = self.address_buckets[ip] = TokenBucket(
+                settings.messages_per_second_per_address, settings.message_burst_per_address)
         METRICS.connections.inc()
         conn = Connection(ws, self, next(self._ids))
         self.clients[conn.id] = conn
         try:
             async for frame in ws:
-                if not conn.bucket.take():
-                    conn.strikes += 1
-                    conn.error(ProtocolError("rate_limited", "too many messages; slow down",
-                                             _request_id(frame)))
-                    if conn.strikes > 50:
-                        conn.closing = True  # a flood: stop reading and close (below)
-                        break
-                    continue
+                # Over the rate (this socket's, or its address's), the message waits its
+                # turn: the server reads this socket more slowly, the client's own sends
+                # back up, and a flood costs the room nothing, refused or not.
+                wait = max(conn.bucket.reserve(), address_bucket.reserve())
+                if wait > 0:
+                    METRICS.messages_delayed.inc()
+                    await asyncio.sleep(wait)
                 try:
                     message = parse_client_message(frame)
                     await self.dispatch(conn, message)
@@ -346,21 +354,14 @@ class App:
         except ConnectionClosed:
             pass
         finally:
-            if conn.closing:
-                # Keep reading (and dropping) frames while the close handshake runs: a
-                # flooder's frames fill the receive queue, and a server that stops reading
-                # never sees the client's answering close frame, so the client would only
-                # learn of the 1008 when the close timeout aborts the connection.
-                closer = asyncio.create_task(ws.close(1008, "message flood or slow consumer"))
-                with contextlib.suppress(ConnectionClosed):
-                    async for _ in ws:
-                        pass
-                await closer
             if conn.tables:
                 log.info("%s's connection closed (code %s %s) at table(s) %s",
                          conn.name or "?", ws.close_code, ws.close_reason or "",
                          ", ".join(sorted(conn.tables)))
             self.per_ip[ip] -= 1
+            if self.per_ip[ip] <= 0:
+                del self.per_ip[ip]
+                self.address_buckets.pop(ip, None)
             METRICS.connections.dec()
             self.lobby.unsubscribe(conn)
             self._logout(conn)

@@ -31,6 +31,8 @@ class ServerSettings:
     messages_per_second: float = 50.0
     message_burst: int = 100
     connections_per_ip: int = 32
+    messages_per_second_per_address: float = 200.0  # all of one address's sockets together
+    message_burst_per_address: int = 400
     chat_max_chars: int = 300
     outbox_bytes: int = 1_048_576
     vote_seconds: float = 30.0
@@ -42,7 +44,7 @@ class ServerSettings:
     event_log_size: int = 1000  # events a table keeps for rejoins; further back: a snapshot
     table_idle_seconds: float = 600.0  # an empty waiting table, or a finished one, then closes
     # Accounts and abuse (DESIGN section 12, docs/protocol.md "Limits").
-    password_profile: str = "rfc9106_low_memory"  # server/passwords.py PROFILES
+    password_profile: str = "owasp"  # server/passwords.py PROFILES
     password_workers: int = 1  # threads hashing passwords
     password_queue: int = 8  # hashes waiting for them; more: rate_limited at once
     login_free_failures: int = 5  # per account, before the back-off
@@ -103,7 +105,7 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
         raise ConfigError(f"unknown [server] setting(s): {', '.join(sorted(set(server) - known))}")
     if "allowed_origins" in server:
         server["allowed_origins"] = tuple(server["allowed_origins"])
-    if server.get("password_profile", "rfc9106_low_memory") not in PROFILES:
+    if server.get("password_profile", "owasp") not in PROFILES:
         raise ConfigError(f"[server] password_profile must be one of {', '.join(PROFILES)}")
     if server.get("durability", "server_crash") not in DURABILITY:
         raise ConfigError(f"[server] durability must be one of {', '.join(DURABILITY)}, "

@@ -28,6 +28,9 @@ class Metrics:
                                    "events the open tables keep for rejoins (bounded per table)",
                                    registry=r)
         self.tables_closed = Counter("trickroom_tables_closed", "tables closed", registry=r)
+        self.messages_delayed = Counter("trickroom_messages_delayed",
+                                        "messages read late: their socket or address was over "
+                                        "its message rate", registry=r)
         self.passwords_checked = Counter("trickroom_passwords_checked",
                                          "passwords hashed to check a login", registry=r)
         self.logins_throttled = Counter("trickroom_logins_throttled",

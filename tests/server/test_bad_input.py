@@ -13,6 +13,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.protocol import State
 
 from server.client import ServerError, TrickroomClient
+from server.metrics import METRICS
 from tests.server.conftest import seat_four, url, wait_for
 from tests.server.test_seats import solo_table
 
@@ -95,16 +96,40 @@ async def test_an_oversized_frame_closes_the_connection_cleanly(app):
         assert err.value.rcvd.code == 1009
 
 
-async def test_a_burst_beyond_the_limit_is_rate_limited_and_the_server_stays_up(app):
+async def test_a_burst_beyond_the_limit_is_read_late_not_refused_nor_closed(app):
+    """Over the message rate the server reads a socket more slowly: every request is still
+    answered, in order, and the socket stays open."""
     burst = app.config.settings.message_burst
+    delayed = METRICS.messages_delayed._value.get()
     async with connect(url(app)) as ws:
-        for _ in range(burst + 40):
-            await ws.send('{"type": "ping"}')
+        for i in range(burst + 40):
+            await ws.send(json.dumps({"type": "ping", "id": i}))
         replies = [json.loads(await asyncio.wait_for(ws.recv(), 5)) for _ in range(burst + 40)]
-        kinds = [r.get("code") or r["type"] for r in replies]
-        assert kinds.count("pong") >= burst and "rate_limited" in kinds
-    async with connect(url(app)) as ws:  # the server is fine
-        assert (await raw_reply(ws, '{"type": "ping", "id": 1}'))["type"] == "pong"
+        assert [r["type"] for r in replies] == ["pong"] * (burst + 40)
+        assert [r["id"] for r in replies] == list(range(burst + 40))
+        assert METRICS.messages_delayed._value.get() - delayed >= 39
+        assert (await raw_reply(ws, '{"type": "ping", "id": "after"}'))["type"] == "pong"
+
+
+async def test_an_address_shares_one_message_budget_across_its_sockets(app):
+    """More sockets do not buy a flood more messages: past the address's burst, a second
+    socket's requests wait too."""
+    per_address = app.config.settings.message_burst_per_address
+    delayed = METRICS.messages_delayed._value.get()
+    sockets = [await connect(url(app)) for _ in range(8)]
+    try:
+        each = per_address // 8 + 20  # under each socket's own burst, over the address's
+        for ws in sockets:
+            for i in range(each):
+                await ws.send(json.dumps({"type": "ping", "id": i}))
+        for ws in sockets:
+            replies = [json.loads(await asyncio.wait_for(ws.recv(), 10)) for _ in range(each)]
+            assert [r["id"] for r in replies] == list(range(each))
+        # Each socket stayed under its own burst: every wait was the address's.
+        assert METRICS.messages_delayed._value.get() - delayed >= (8 * each - per_address) / 2
+    finally:
+        for ws in sockets:
+            await ws.close()
 
 
 async def test_too_many_connections_from_one_address_are_refused(app):
