@@ -68,6 +68,8 @@ messages_per_second = 1000000
 message_burst = 1000000
 messages_per_second_per_address = 1000000
 message_burst_per_address = 1000000
+guests_per_address = 1000000
+tables_per_address = 1000000
 connections_per_ip = 1000000
 
 [[rooms]]
@@ -660,7 +662,8 @@ async def main(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="trickroom-load-") as tmp:
         workdir = Path(tmp)
         config = workdir / "load.toml"
-        config.write_text(LOAD_CONFIG)
+        extra = "".join(f"{line}\n" for line in args.setting)
+        config.write_text(LOAD_CONFIG.replace("[server]\n", f"[server]\n{extra}", 1))
         echo_port = free_port()
         echo = subprocess.Popen([sys.executable, str(Path(__file__).resolve()),
                                  "--echo-server", str(echo_port)], cwd=ROOT)
@@ -730,6 +733,9 @@ if __name__ == "__main__":
     parser.add_argument("--idle", type=int, default=1000,
                         help="idle sockets for the memory-per-connection figure")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
+                        help="a [server] setting for the server under load, in TOML "
+                             "(e.g. gc_freeze_above_ms=0); repeatable")
     parser.add_argument("--no-pin", dest="pin", action="store_false",
                         help="do not pin the servers to one core and the clients to the rest")
     parser.add_argument("--stamp", choices=("loop", "kernel"), default="loop",

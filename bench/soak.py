@@ -47,6 +47,8 @@ messages_per_second = 1000000
 message_burst = 1000000
 messages_per_second_per_address = 1000000
 message_burst_per_address = 1000000
+guests_per_address = 1000000
+tables_per_address = 1000000
 connections_per_ip = 1000000
 event_log_size = 1000
 

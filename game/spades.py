@@ -215,9 +215,9 @@ class SpadesGame(TrickGame):
     def _other_legal(self, seat: int) -> Sequence[Action]:
         if self.phase != "bid" or seat != self.to_act:
             return ()
-        if not self.seen[seat]:
-            return (BLIND_NIL, LOOK)
         lo, hi, nil_ok = self._bid_range(seat)
+        if not self.seen[seat]:
+            return (BLIND_NIL, LOOK) if nil_ok else (LOOK,)
         return ((BIDS[0],) if nil_ok else ()) + BIDS[lo:hi + 1]
 
     def _apply_other(self, seat: int, action: Action) -> list[Event]:
@@ -256,6 +256,10 @@ class SpadesGame(TrickGame):
                     f"{self.rules.blind_nil_deficit} or more")
             if self.seen[seat]:
                 raise IllegalAction("blind nil must be bid before looking at your cards")
+            if not self._bid_range(seat)[2]:  # a nil, blind or not, leaves the team short
+                raise IllegalAction(
+                    f"minimum team bid is {self.rules.min_team_bid}: your partner bid "
+                    f"{self.bids[(seat + 2) % 4]}, so you may not bid blind nil")
             return
         if not self.seen[seat]:
             raise IllegalAction("look at your cards (or bid blind nil) before bidding")

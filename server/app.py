@@ -195,7 +195,8 @@ class App:
         self.config = config
         self.store = SqliteStore(db_path, durability=config.settings.durability)
         self.collector = Collector(config.settings.gc_freeze_seconds,
-                                   config.settings.gc_full_seconds)
+                                   config.settings.gc_full_seconds,
+                                   freeze_above_ms=config.settings.gc_freeze_above_ms)
         self.ranked = Ranked(self.store, config.settings.min_games, wall_clock)
         self.clients: dict[int, Connection] = {}  # every open connection, by its id
         self._ids = itertools.count(1)

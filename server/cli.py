@@ -42,7 +42,9 @@ def play_demo(seed: int, robot: str, console: Console) -> SpadesGame:
             elif event.kind == "hand_scored":
                 _print_hand(console, event.result)  # type: ignore[attr-defined]
     winners = " and ".join(SEAT_NAMES[s] for s in game.winners)
-    console.print(f"[bold]Game over[/bold]: {winners} win, {game.scores[0]} to {game.scores[1]}")
+    side = game.winners[0] % 2
+    console.print(f"[bold]Game over[/bold]: {winners} win, {game.scores[side]} to "
+                  f"{game.scores[1 - side]}")
     return game
 
 
@@ -104,30 +106,42 @@ def setup_logging(level: str) -> None:
     logging.basicConfig(level=level.upper(), handlers=[handler])
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="trickroom", description=__doc__.splitlines()[0])
-    parser.add_argument("--log-level", default="info")
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trickroom", description="trickroom: a real-time Spades and Hearts server "
+        "(serve), its protocol schema (schema), a terminal demo (demo) and a socket bot (bot).")
+    parser.add_argument("--log-level", default="info",
+                        help="debug, info, warning or error (default: info)")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("serve", help="run the server")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    p.add_argument("--port", type=int, default=8765, help="port for HTTP and the socket")
     p.add_argument("--db", help="SQLite file (default: under the user's data directory)")
     p.add_argument("--config", help="room config TOML (default: server/rooms.toml)")
     p = sub.add_parser("schema", help="write the protocol's JSON Schema")
     p.add_argument("--out", help="file to write (default: standard output)")
     p = sub.add_parser("demo", help="four robots play one Spades game, printed hand by hand")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--robot", choices=sorted(ROBOTS), default="random")
+    p.add_argument("--seed", type=int, default=1, help="the deal's seed (default: 1)")
+    p.add_argument("--robot", choices=sorted(ROBOTS), default="heuristic",
+                   help="the robots' level (default: heuristic)")
     p = sub.add_parser("bot", help="play through the socket like any bot program")
-    p.add_argument("--url", default="ws://127.0.0.1:8765/ws")
-    p.add_argument("--name")
-    p.add_argument("--password")
-    p.add_argument("--robot", default="random")
+    p.add_argument("--url", default="ws://127.0.0.1:8765/ws", help="the server's socket")
+    p.add_argument("--name", help="play under this name (a guest, or an account with "
+                                   "--password)")
+    p.add_argument("--password", help="log in (or register, the first time) as --name")
+    p.add_argument("--robot", choices=sorted(ROBOTS), default="heuristic",
+                   help="how the bot chooses its actions (default: heuristic)")
     p.add_argument("--room", default=None, help="room to play in (default: the game's name)")
-    p.add_argument("--game", choices=("spades", "hearts"), default="spades")
-    p.add_argument("--games", type=int, default=1)
-    p.add_argument("--fill", action="store_true", help="fill empty seats with robots")
-    args = parser.parse_args(argv)
+    p.add_argument("--game", choices=("spades", "hearts"), default="spades",
+                   help="the game, when no --room is given (default: spades)")
+    p.add_argument("--games", type=int, default=1, help="games to play (default: 1)")
+    p.add_argument("--fill", action="store_true",
+                   help="fill the table's empty seats with robots instead of waiting")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     setup_logging(args.log_level)
     if args.command == "serve":
         serve(args)

@@ -13,6 +13,14 @@ by reference counting when they die; only those that die inside a reference
 cycle (a closed socket's objects, a finished game's) wait for the next full
 collection. That comes every ``full_seconds``: everything is unfrozen and
 collected once, a pause of the old size, logged with what it freed.
+
+Freezing has a cost of its own: frozen survivors are spread over the
+allocator's arenas, which can then never be handed back, and a server that
+freezes all the time grows by a few hundred KiB per thousand games
+(``bench/soak.py``). A small heap does not need it (its full collections take a
+few milliseconds), so the collector freezes only once a full collection has
+taken ``freeze_above_ms`` or more, and stops when one takes under half of that
+again. ``freeze_above_ms = 0`` freezes from the start.
 """
 
 from __future__ import annotations
@@ -31,17 +39,23 @@ class Collector:
     """Freezes survivors often and collects everything now and then."""
 
     def __init__(self, freeze_seconds: float, full_seconds: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 freeze_above_ms: float = 0.0) -> None:
         self.freeze_seconds = freeze_seconds
         self.full_seconds = full_seconds
         self.clock = clock
+        self.freeze_above_ms = freeze_above_ms
+        self.freezing = freeze_above_ms <= 0
         self.last_full = clock()
         self.full_collections = 0
         self._task: asyncio.Task[None] | None = None
+        self._started = 0.0
 
     def start(self) -> None:
         if self.freeze_seconds > 0:
-            gc.freeze()  # what start-up made (modules, schemas, the restored games)
+            if self.freezing:
+                gc.freeze()  # what start-up made (modules, schemas, the restored games)
+            gc.callbacks.append(self.on_collection)
             self._task = asyncio.create_task(self._run(), name="gc-freezer")
 
     async def stop(self) -> None:
@@ -50,7 +64,21 @@ class Collector:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+            with contextlib.suppress(ValueError):
+                gc.callbacks.remove(self.on_collection)
             gc.unfreeze()
+
+    def on_collection(self, phase: str, info: dict[str, int]) -> None:
+        """Python's own full collections, timed: one that took long starts the freezing."""
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif not self.freezing:
+            took = (time.perf_counter() - self._started) * 1e3
+            if took >= self.freeze_above_ms:
+                self.freezing = True
+                log.info("a full garbage collection took %.1f ms: freezing survivors", took)
 
     async def _run(self) -> None:
         while True:
@@ -59,8 +87,12 @@ class Collector:
 
     def tick(self) -> None:
         """Freeze what is alive now; first collect everything if a full round is due."""
+        if not self.freezing:
+            return
         if self.clock() - self.last_full >= self.full_seconds:
             self.collect_all()
+            if not self.freezing:
+                return
         gc.freeze()
 
     def collect_all(self) -> int:
@@ -68,8 +100,11 @@ class Collector:
         started = time.perf_counter()
         gc.unfreeze()
         freed = gc.collect()
+        took = (time.perf_counter() - started) * 1e3
         self.last_full = self.clock()
         self.full_collections += 1
-        log.info("full garbage collection: %d objects freed in %.1f ms", freed,
-                 (time.perf_counter() - started) * 1e3)
+        log.info("full garbage collection: %d objects freed in %.1f ms", freed, took)
+        if self.freeze_above_ms > 0 and took < self.freeze_above_ms / 2:
+            self.freezing = False  # the heap is small again: Python's own collection will do
+            log.info("full collections are short again: no more freezing")
         return freed

@@ -41,6 +41,7 @@ class ServerSettings:
     durability: str = "server_crash"  # or "power_loss": fsync every commit (server/store.py)
     gc_freeze_seconds: float = 0.25  # server/collector.py; 0: Python's own collection only
     gc_full_seconds: float = 600.0
+    gc_freeze_above_ms: float = 20.0  # freeze only once a full collection took this long
     event_log_size: int = 1000  # events a table keeps for rejoins; further back: a snapshot
     table_idle_seconds: float = 600.0  # an empty waiting table, or a finished one, then closes
     # Accounts and abuse (DESIGN section 12, docs/protocol.md "Limits").

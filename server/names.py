@@ -15,9 +15,10 @@ guest's sessions end, so two people never share one name.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 MAX_NAME = 24
@@ -55,18 +56,25 @@ class GuestNames:
     def __init__(self) -> None:
         self._held: dict[str, _Held] = {}  # lower-cased name -> holder
         self.per_address: Counter[str] = Counter()  # names with a live connection
+        self._next_suffix: dict[str, int] = {}  # base name -> the suffix to try first
 
     def held(self, name: str) -> bool:
         return name.lower() in self._held
 
-    def candidates(self, wanted: str | None) -> list[str]:
-        """The names to try for a guest who asked for ``wanted``, best first."""
+    def candidates(self, wanted: str | None) -> Iterator[str]:
+        """The names to try for a guest who asked for ``wanted``, best first: the name
+        itself, then suffixes from the last one given out for it (a thousand guests asking
+        for one name do not each walk past the thousand before them)."""
         base = f"guest-{wanted}" if wanted else "guest"
-        names = [base[:MAX_NAME]] if wanted else []
-        for n in range(2, 10_000):
+        if wanted:
+            yield base[:MAX_NAME]
+        start = self._next_suffix.get(base, 2)
+        for n in itertools.chain(range(start, 100_000), range(2, start)):
+            self._next_suffix[base] = n + 1
+            if len(self._next_suffix) > 10_000:
+                self._next_suffix.clear()  # hints only: a flood of names cannot grow them
             suffix = f"-{n}"
-            names.append(base[:MAX_NAME - len(suffix)] + suffix)
-        return names
+            yield base[:MAX_NAME - len(suffix)] + suffix
 
     def take(self, name: str, address: str) -> None:
         self._held[name.lower()] = _Held(address, 1)

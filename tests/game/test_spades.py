@@ -120,6 +120,25 @@ def test_blind_nil_scores_200_either_way():
     assert lost.sides[0].nil_points == -200
 
 
+def test_blind_nil_may_not_leave_the_side_under_the_minimum_team_bid():
+    """A plain nil that leaves the side short is refused; so is a blind one (it was not)."""
+    g = SpadesGame.from_hands(ONE_SUIT_EACH, dealer=3, seed=9,
+                              rules=SpadesRules(blind_nil=True, bag_limit=None, min_team_bid=4))
+    bid_all(g, [6, 2, 6, 2])
+    play_until(g, {"play"})
+    g.next_hand()
+    g.apply(Bid(3))  # East
+    g.apply(LOOK)  # South, trailing, looks...
+    g.apply(Bid(2))  # ...and bids 2
+    g.apply(Bid(3))  # West
+    assert g.to_act == 0 and not g.view(0).sees_hand  # North may still bid blind...
+    assert list(g.legal_actions()) == [LOOK]  # ...but not with partner at 2 of 4
+    with pytest.raises(IllegalAction, match="minimum team bid is 4"):
+        g.apply(BLIND_NIL)
+    g.apply(LOOK)
+    assert 0 not in [a.value for a in g.legal_actions()]
+
+
 def test_blind_nil_reveals_the_hand_after_the_bid():
     g = trailing_game()
     g.apply(Bid(3))

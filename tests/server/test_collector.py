@@ -53,3 +53,26 @@ def test_a_cycle_that_dies_frozen_is_freed_by_the_next_full_round():
     finally:
         gc.unfreeze()
 
+
+
+def test_freezing_starts_only_once_a_full_collection_took_long_and_stops_when_short_again():
+    clock = Clock()
+    # A threshold far above what a real collection here takes (so the last step is sure).
+    collector = Collector(0.25, 600.0, clock, freeze_above_ms=10_000.0)
+    try:
+        collector.tick()
+        assert not collector.freezing and gc.get_freeze_count() == 0  # a small heap
+        collector.on_collection("start", {"generation": 1})
+        collector.on_collection("stop", {"generation": 1})
+        assert not collector.freezing  # young collections do not count
+        collector.on_collection("start", {"generation": 2})
+        collector._started -= 20.0  # as if it had run 20 s
+        collector.on_collection("stop", {"generation": 2})
+        assert collector.freezing
+        collector.tick()
+        assert gc.get_freeze_count() > 0
+        clock.now = 600.0
+        collector.tick()  # the full round is short: the freezing stops
+        assert not collector.freezing and gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
