@@ -288,8 +288,12 @@ class App:
         if path == "/api/rooms":
             return _json({"rooms": [r.model_dump() for r in self.lobby.rooms_info()]})
         if path == "/api/tables":
-            return _json({"tables": [t.model_dump() for t in
-                                     self.lobby.tables_info(params.get("room", ""))]})
+            room = params.get("room", "")
+            if room not in self.lobby.rooms:
+                return _json({"error": f"give room=NAME, one of: "
+                                       f"{', '.join(sorted(self.lobby.rooms))}"},
+                             HTTPStatus.NOT_FOUND)
+            return _json({"tables": [t.model_dump() for t in self.lobby.tables_info(room)]})
         if path.startswith("/api/games/"):
             record = await self.store.game(unquote(path.removeprefix("/api/games/")))
             if record is None:

@@ -76,11 +76,32 @@ async def find_or_create_table(client: TrickroomClient, room: str) -> str:
     return str(created["table"]["id"])
 
 
+def describe_score(game: str, names: dict[int, str], scores: list[int],
+                   winners: list[int]) -> str:
+    """A game's or hand's standing for people: names with scores, leaders first."""
+    def who(seat: int) -> str:
+        return names.get(seat, f"seat {seat}")
+
+    if game == "spades":
+        sides = sorted(((scores[side], f"{who(side)} & {who(side + 2)}") for side in (0, 1)),
+                       reverse=True)
+        text = ", ".join(f"{name} {score}" for score, name in sides)
+    else:
+        text = ", ".join(f"{who(seat)} {scores[seat]}"
+                         for seat in sorted(range(4), key=lambda s: scores[s]))
+    if winners:
+        text += f"; won by {' & '.join(who(seat) for seat in winners)}"
+    return text
+
+
 async def play_games(client: TrickroomClient, table: str, robot_level: str, games: int,
                      seed: int, console: Console | None = None) -> list[dict[str, Any]]:
-    """Answer every prompt with the robot's choice until ``games`` games are over."""
+    """Answer every prompt with the robot's choice until ``games`` games are over; with a
+    console, print each hand's score and each game's result as they come."""
     robot = make_robot(robot_level, seed)
     results: list[dict[str, Any]] = []
+    names: dict[int, str] = {}
+    game = "spades"
     answered = -1  # the seq of the last prompt answered: a repeat of it is stale
     async for message in client.messages():
         kind = message.get("type")
@@ -89,21 +110,54 @@ async def play_games(client: TrickroomClient, table: str, robot_level: str, game
                 continue
             answered = message["seq"]
             view = view_from_wire(message["view"])
+            game = view.game
             action = await asyncio.to_thread(robot.choose, view)
             try:
                 await client.act(table, action.to_wire())
             except ServerError as exc:
                 if exc.code not in ("not_your_turn", "wrong_phase"):
                     raise  # a stale prompt (a timer played for us) is fine; anything else is not
-        elif kind == "event" and message["event"]["type"] == "game_over":
-            results.append(message["event"])
+            continue
+        if kind != "event" or message.get("table") != table:
+            continue
+        event = message["event"]
+        if event["type"] == "table":
+            names = {s["seat"]: s["name"] for s in event["info"]["seats"] if s["name"]}
+            game = event["info"]["game"]
+        elif event["type"] == "hand_scored" and console:
+            console.print(f"  hand {event['hand'] + 1}: "
+                          f"{describe_score(game, names, event['scores'], [])}")
+        elif event["type"] == "game_over":
+            results.append(event)
             if console:
-                console.print(f"game {len(results)} over: scores {message['event']['scores']}, "
-                              f"winners {message['event']['winners']}")
+                console.print(f"[bold]game {len(results)} over[/bold]: "
+                              f"{describe_score(game, names, event['scores'], event['winners'])}")
             if len(results) >= games:
                 break
             await client.request({"type": "play_again", "table": table})
     return results
+
+
+async def take_a_seat(client: TrickroomClient, room: str, fill: bool) -> tuple[str, int]:
+    """Sit at a waiting table of ``room`` (or a new one), and fill it if asked. Another bot
+    may take the seat or start the table first: then try another (a few times)."""
+    for _ in range(5):
+        table = await find_or_create_table(client, room)
+        try:
+            seated = await client.request({"type": "sit", "table": table})
+        except ServerError as exc:
+            if exc.code in ("seat_taken", "table_full", "no_such_table"):
+                continue
+            raise
+        if fill:
+            try:
+                await client.request({"type": "fill_robots", "table": table,
+                                      "level": "heuristic"})
+            except ServerError as exc:
+                if exc.code != "table_full":
+                    raise  # table_full: four players came first; the game is on
+        return table, int(seated["seat"])
+    raise ServerError({"code": "table_full", "message": f"no seat came free in room {room!r}"})
 
 
 async def run_bot(args: argparse.Namespace) -> None:
@@ -121,14 +175,11 @@ async def run_bot(args: argparse.Namespace) -> None:
                                                 "password": args.password})
         else:
             welcome = await client.request({"type": "guest", "name": args.name})
-        table = await find_or_create_table(client, room)
-        seated = await client.request({"type": "sit", "table": table})
+        table, seat = await take_a_seat(client, room, args.fill)
         console.print(f"[bold]{welcome['name']}[/bold] sits at table {table} seat "
-                      f"{seated['seat']} in room {room} ({args.robot} robot)")
-        if args.fill:
-            await client.request({"type": "fill_robots", "table": table, "level": "heuristic"})
+                      f"{seat} in room {room} ({args.robot} robot)")
         with console.status("playing"):
             results = await play_games(client, table, args.robot, args.games,
                                        random.randrange(2**32), console)
-        won = sum(1 for r in results if seated["seat"] in r["winners"])
+        won = sum(1 for r in results if seat in r["winners"])
         console.print(f"[bold]summary[/bold]: {len(results)} game(s), {won} won")

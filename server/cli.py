@@ -158,8 +158,16 @@ def main(argv: list[str] | None = None) -> None:
         play_demo(args.seed, args.robot, Console())
     elif args.command == "bot":
         from server.bot import run_bot
+        from server.client import ServerError
 
-        asyncio.run(run_bot(args))
+        try:
+            asyncio.run(run_bot(args))
+        except ServerError as exc:  # a refusal is news for the user, not a traceback
+            Console(stderr=True).print(f"[bold red]the server refused[/bold red]: {exc}")
+            sys.exit(1)
+        except OSError as exc:
+            Console(stderr=True).print(f"[bold red]cannot reach {args.url}[/bold red]: {exc}")
+            sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -366,6 +366,15 @@ class TableEvent(ServerMessage):
     event: dict[str, Any]
 
 
+class Skip(ServerMessage):
+    """Event ``seq`` of this table is one you may not see (another seat's cards): it is
+    numbered all the same, so a gap in the numbers always means a lost message."""
+
+    type: Literal["skip"] = "skip"
+    table: str
+    seq: int
+
+
 class Prompt(ServerMessage):
     """Your turn: the legal actions, so a bot needs no rules engine, and the time allowed."""
 
@@ -502,6 +511,148 @@ class TableClosed(ServerMessage):
     reason: str
 
 
+# -- the games' own events (game/events.py), as they are sent ---------------------------------
+
+Card = Annotated[str, Field(pattern=r"^[2-9TJQKA][CDHS]$")]
+SeatNo = Annotated[int, Field(ge=0, le=3)]
+
+
+class HandStartedEvent(ServerMessage):
+    """A hand is dealt; Hearts says which way it passes (``hold``: no pass)."""
+
+    type: Literal["hand_started"] = "hand_started"
+    hand: int
+    dealer: SeatNo
+    pass_direction: Literal["left", "right", "across", "hold"] | None = None
+
+    def encode(self) -> str:
+        return self.model_dump_json(exclude_none=True)
+
+
+class DealtEvent(ServerMessage):
+    """Your cards (only you get it; the others get a ``skip``). In Spades a seat that may
+    bid blind nil gets it only after it looks or bids."""
+
+    type: Literal["dealt"] = "dealt"
+    seat: SeatNo
+    cards: list[Card]
+
+
+class LookedEvent(ServerMessage):
+    """A seat that could have bid blind nil looked at its cards instead."""
+
+    type: Literal["looked"] = "looked"
+    seat: SeatNo
+
+
+class BidEvent(ServerMessage):
+    """A Spades bid: 0 is nil; ``blind`` is present (true) for blind nil."""
+
+    type: Literal["bid"] = "bid"
+    seat: SeatNo
+    value: Annotated[int, Field(ge=0, le=13)]
+    blind: bool | None = None
+
+    def encode(self) -> str:
+        return self.model_dump_json(exclude_none=True)
+
+
+class PassChosenEvent(ServerMessage):
+    """A Hearts seat has chosen its pass (which cards: only that seat's ``passed``)."""
+
+    type: Literal["pass_chosen"] = "pass_chosen"
+    seat: SeatNo
+
+
+class PassedEvent(ServerMessage):
+    """The cards you passed, and to whom (only you)."""
+
+    type: Literal["passed"] = "passed"
+    seat: SeatNo
+    cards: list[Card]
+    to_seat: SeatNo
+
+
+class ReceivedEvent(ServerMessage):
+    """The cards passed to you, and from whom (only you)."""
+
+    type: Literal["received"] = "received"
+    seat: SeatNo
+    cards: list[Card]
+    from_seat: SeatNo
+
+
+class PlayedEvent(ServerMessage):
+    type: Literal["played"] = "played"
+    seat: SeatNo
+    card: Card
+
+
+class TrickWonEvent(ServerMessage):
+    """``trick`` is 0..12 in the hand; ``cards`` in play order from ``leader``; ``points``:
+    the Hearts points in it (0 in Spades)."""
+
+    type: Literal["trick_won"] = "trick_won"
+    seat: SeatNo
+    trick: Annotated[int, Field(ge=0, le=12)]
+    leader: SeatNo
+    cards: list[Card]
+    points: int
+
+
+class SideScoreWire(BaseModel):
+    """One Spades partnership's hand, term by term (side 0: North-South)."""
+
+    model_config = ConfigDict(extra="forbid")
+    side: Literal[0, 1]
+    contract: int
+    tricks: int
+    made: bool | None
+    contract_points: int
+    bags: int
+    nil_points: int
+    bag_penalty: int
+    points: int
+    score: int
+    bags_total: int
+
+
+class HandScoredEvent(ServerMessage):
+    """A hand's score. Spades: ``bids``, ``blind``, ``tricks_won`` and two ``sides``;
+    Hearts: ``pass_direction``, ``taken`` (points taken), ``moon`` (the shooter's seat or
+    null), ``moon_choice`` and ``points`` (scored this hand). ``scores``: running totals
+    (per side in Spades, per seat in Hearts)."""
+
+    type: Literal["hand_scored"] = "hand_scored"
+    hand: int
+    dealer: SeatNo
+    scores: list[int]
+    bids: list[int] | None = None
+    blind: list[bool] | None = None
+    tricks_won: list[int] | None = None
+    sides: list[SideScoreWire] | None = None
+    pass_direction: Literal["left", "right", "across", "hold"] | None = None
+    taken: list[int] | None = None
+    moon: SeatNo | None = None
+    moon_choice: str | None = None
+    points: list[int] | None = None
+
+
+class MoonPendingEvent(ServerMessage):
+    """Hearts with ``moon = "shooter_chooses"``: ``seat`` shot the moon and is prompted to
+    choose (``add_to_others`` or ``subtract_from_shooter``)."""
+
+    type: Literal["moon_pending"] = "moon_pending"
+    seat: SeatNo
+
+
+GAME_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
+    HandStartedEvent, DealtEvent, LookedEvent, BidEvent, PassChosenEvent, PassedEvent,
+    ReceivedEvent, PlayedEvent, TrickWonEvent, HandScoredEvent, MoonPendingEvent,
+)
+"""The engines' events (``game_over`` is the table's :class:`GameOver`, with ratings)."""
+
+
 TABLE_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
     TableChanged, GameStarted, GameOver, Substituted, Quit, Resumed, VoteStarted, VoteCast,
     VoteResult, TableClosed,
@@ -510,7 +661,7 @@ TABLE_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
 
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
-    Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver,
+    Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip,
 )
 
 
@@ -568,4 +719,5 @@ def json_schema() -> dict[str, Any]:
         "client_to_server": client_adapter.json_schema(),
         "server_to_client": server,
         "table_events": {m.__name__: m.model_json_schema() for m in TABLE_EVENT_MODELS},
+        "game_events": {m.__name__: m.model_json_schema() for m in GAME_EVENT_MODELS},
     }

@@ -7,6 +7,10 @@ an event is the engine's own rule, :func:`game.events.visible_to`, applied to
 the event's ``to`` tag; :meth:`since` answers a rejoin with the missed events a
 seat may see, or ``None`` (send a snapshot) once the log no longer holds them.
 
+Every connection at the table sees every ``seq`` exactly once, in order: the
+event, or for an event it may not see (another seat's cards) a bare ``skip``
+with the same number, so a client can tell a lost message from a private one.
+
 The log is bounded: it keeps the last ``limit`` events, so a table that runs
 for weeks holds as much as one that just opened.
 """
@@ -17,7 +21,7 @@ from collections import deque
 from typing import Any, NamedTuple
 
 from game.events import visible_to
-from server.protocol import TableEvent
+from server.protocol import Skip, TableEvent
 
 
 class Shared:
@@ -37,11 +41,13 @@ class Shared:
 
 
 class Entry(NamedTuple):
-    """One logged event: its number, who may see it (a seat, or None: everyone), its bytes."""
+    """One logged event: its number, who may see it (a seat, or None: everyone), its bytes,
+    and for a private event the skip marker everyone else gets in its place."""
 
     seq: int
     to: int | None
     message: Shared
+    skip: Shared | None = None
 
 
 class EventLog:
@@ -62,7 +68,8 @@ class EventLog:
         """Number ``event``, encode it once and keep it; ``to``: the one seat it is for."""
         self.seq += 1
         text = TableEvent(table=self.table_id, seq=self.seq, event=event).encode()
-        entry = Entry(self.seq, to, Shared(text))
+        skip = None if to is None else Shared(Skip(table=self.table_id, seq=self.seq).encode())
+        entry = Entry(self.seq, to, Shared(text), skip)
         self._entries.append(entry)
         return entry
 
@@ -74,7 +81,8 @@ class EventLog:
         first = self._entries[0].seq if self._entries else self.seq + 1
         if seq < first - 1:
             return None
-        return [e.message for e in self._entries if e.seq > seq and visible_to(e, seat)]
+        return [e.message if visible_to(e, seat) else e.skip or e.message
+                for e in self._entries if e.seq > seq]
 
     def truncate(self, seq: int) -> None:
         """Forget every event after ``seq`` and number from it again (a write that failed

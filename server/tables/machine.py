@@ -307,6 +307,9 @@ class TableMachine:
             client = self.seats[to].client
             if client is not None:
                 self.send((client,), entry.message)
+            others = tuple(c for c in self.audience() if c != client)
+            if others and entry.skip is not None:
+                self.send(others, entry.skip)
 
     def publish_game(self, events: list[Event]) -> None:
         for event in events:
@@ -512,7 +515,7 @@ class TableMachine:
         self._may_run(cmd.who, "start")
         if self.phase is Phase.WAITING:
             if any(s.kind == "empty" for s in self.seats):
-                raise ProtocolError("invalid_field",
+                raise ProtocolError("wrong_phase",
                                     "a game starts when all four seats are filled")
             self._maybe_start()
         self.reply(cmd.who, Ok(id=cmd.rid))

@@ -40,3 +40,20 @@ async def test_a_bot_plays_whole_games_with_robots_through_the_socket(app):
         results = await asyncio.wait_for(play_games(client, table, "heuristic", 1, seed=1), 120)
         assert len(results) == 1 and results[0]["type"] == "game_over"
         assert max(results[0]["scores"]) >= 100
+
+
+async def test_four_bots_started_at_once_with_fill_all_play_and_say_who_won(app, capsys):
+    """Found by a new user: one of four `trickroom bot --fill` started together crashed
+    with a traceback (table_full from fill_robots: another bot had filled the table)."""
+    import argparse
+
+    from server.bot import run_bot
+
+    def args(i: int) -> argparse.Namespace:
+        return argparse.Namespace(url=url(app), name=f"b{i}", password=None, robot="random",
+                                  room=None, game="hearts", games=1, fill=True)
+
+    await asyncio.wait_for(asyncio.gather(*(run_bot(args(i)) for i in range(4))), 180)
+    out = capsys.readouterr().out
+    assert out.count("game 1 over") == 4 and out.count("won by") == 4
+    assert "hand 1:" in out and out.count("summary") == 4

@@ -11,6 +11,7 @@ import pytest
 from server.protocol import (
     CLIENT_TYPES,
     ERROR_CODES,
+    GAME_EVENT_MODELS,
     SERVER_MODELS,
     TABLE_EVENT_MODELS,
     parse_client_message,
@@ -19,7 +20,8 @@ from server.protocol import (
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 BLOCK = re.compile(r"```json (client|server)\n(.*?)\n```", re.S)
 SERVER_BY_TYPE = {m.model_fields["type"].default: m for m in SERVER_MODELS}
-EVENT_BY_TYPE = {m.model_fields["type"].default: m for m in TABLE_EVENT_MODELS}
+EVENT_BY_TYPE = {m.model_fields["type"].default: m
+                 for m in (*TABLE_EVENT_MODELS, *GAME_EVENT_MODELS)}
 
 
 def examples(side: str) -> list[dict]:
@@ -66,3 +68,28 @@ def test_the_doc_gives_every_rule_s_bounds_as_the_engines_check_them():
             row = re.search(rf"^\| {game} \| `{rule}` \| ([^|]+) \|$", text, re.M)
             assert row is not None, (game, rule)
             assert row.group(1).startswith(f"{least}..{most}"), (game, rule, row.group(1))
+
+
+def test_every_message_and_event_the_server_sends_has_an_example():
+    shown = {m["type"] for m in examples("server")}
+    assert set(SERVER_BY_TYPE) <= shown, set(SERVER_BY_TYPE) - shown
+    events = {m["event"]["type"] for m in examples("server") if m["type"] == "event"}
+    assert set(EVENT_BY_TYPE) <= events, set(EVENT_BY_TYPE) - events
+
+
+@pytest.mark.parametrize("room", ["spades", "hearts"])
+async def test_the_example_bot_in_the_doc_plays_a_whole_game(app, room, tmp_path):
+    import asyncio
+    import sys
+
+    code = re.search(r"```python example\n(.*?)\n```", DOC.read_text(), re.S).group(1)
+    assert len(code.splitlines()) <= 40
+    script = tmp_path / "bot.py"
+    script.write_text(code)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, str(script), f"ws://127.0.0.1:{app.port}/ws", room,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode == 0, err.decode()
+    scores = json.loads(out.decode())
+    assert len(scores) == (2 if room == "spades" else 4)

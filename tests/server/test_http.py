@@ -121,3 +121,11 @@ async def test_play_again_starts_a_new_game_with_the_same_seats(app):
             await client.request({"type": "play_again", "table": table_id})
         await wait_for(lambda: table.phase == "playing" and table.game_id != first_game)
         assert [s.name for s in table.seats] == [f"guest-p{i}" for i in range(4)]
+
+
+async def test_tables_of_an_unknown_or_missing_room_is_an_error_naming_the_rooms(app):
+    for path in ("/api/tables", "/api/tables?room=nope"):
+        status, _, body = await http_get(app, path)
+        assert status == 404 and "spades" in json.loads(body)["error"]
+    status, _, body = await http_get(app, "/api/tables?room=spades")
+    assert status == 200 and json.loads(body) == {"tables": []}

@@ -37,14 +37,18 @@ async def test_a_dropped_seat_is_played_by_a_robot_and_reclaimed_with_missed_eve
     assert table.info().seats[0].away or table.phase == "over"
     async with TrickroomClient.connect(url(app)) as back:
         await back.request({"type": "resume", "token": first.session})
-        missed_expected = [(seq, message) for seq, to, message in table.log
-                           if seq > last_seq and to in (None, 0)]
+        mine = {e.seq for e in table.log if e.seq > last_seq and e.to in (None, 0)}
+        upto = table.log.seq
         await back.request({"type": "rejoin", "table": table_id, "seat_token": token,
                             "last_seq": last_seq})
-        await wait_for(lambda: sum(1 for m in back.received if m.get("type") == "event")
-                       >= len(missed_expected))
-        got = [m["seq"] for m in back.received if m.get("type") == "event"]
-        assert got[:len(missed_expected)] == [seq for seq, _ in missed_expected]
+        numbered = lambda: [m for m in back.received if m.get("type") in ("event", "skip")]  # noqa: E731
+        await wait_for(lambda: len(numbered()) >= upto - last_seq)
+        got = numbered()[:upto - last_seq]
+        # Every number after last_seq, in order and none missing: the seat's own and public
+        # events in full, another seat's private ones as a bare skip.
+        assert [m["seq"] for m in got] == list(range(last_seq + 1, upto + 1))
+        assert {m["seq"] for m in got if m["type"] == "event"} == mine
+        assert all(set(m) == {"type", "table", "seq"} for m in got if m["type"] == "skip")
         assert table.seats[0].client is not None and not table.info().seats[0].away
 
 

@@ -579,6 +579,8 @@ export function mount(main, ctx, params) {
       } else if (msg.type === "snapshot") {
         st.applySnapshot(msg);
         schedule();
+      } else if (msg.type === "skip") {
+        if (msg.seq > st.seq) st.seq = msg.seq; // another seat's private event: numbered, unseen
       } else if (msg.type === "taken_over") {
         // The same player opened this seat in another window: this one only watches now.
         st.seat = null;

@@ -261,7 +261,7 @@ def test_out_of_turn_illegal_and_unseated_actions_are_refused_and_change_nothing
 def test_a_game_starts_only_with_four_seats_filled():
     table = bench()
     table.sit(1, 0)
-    assert table.refused(Start(table.who(1), None)).code == "invalid_field"
+    assert table.refused(Start(table.who(1), None)).code == "wrong_phase"
     assert table.machine.phase == "waiting"
 
 
