@@ -22,6 +22,8 @@ from server.names import NAME_RULE
 RequestId = str | int | None
 Name = Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9_-]+$")]
 TableId = Annotated[str, Field(min_length=1, max_length=40)]
+Card = Annotated[str, Field(pattern=r"^[2-9TJQKA][CDHS]$")]
+SeatNo = Annotated[int, Field(ge=0, le=3)]
 
 # Error codes a client can act on (DESIGN section 8).
 ERROR_CODES = (
@@ -240,10 +242,17 @@ client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 # -- server to client ---------------------------------------------------------------------------
 
 
+def _type_required(schema: dict[str, Any]) -> None:
+    """Every message says its ``type``: the schema says so too (it has a default here)."""
+    required = schema.setdefault("required", [])
+    if "type" in schema.get("properties", {}) and "type" not in required:
+        required.insert(0, "type")
+
+
 class ServerMessage(BaseModel):
     """Base of what the server sends; unknown fields are an error, so the docs stay exact."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_type_required)
 
     def encode(self) -> str:
         """The message as sent: JSON text, every field present (null when empty)."""
@@ -345,6 +354,85 @@ class TakenOver(ServerMessage):
     message: str
 
 
+class TrickCard(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seat: SeatNo
+    card: Card
+
+
+class TrickDone(BaseModel):
+    """A finished trick of this hand, as its ``trick_won`` event gave it."""
+
+    model_config = ConfigDict(extra="forbid")
+    seat: SeatNo
+    trick: int
+    leader: SeatNo
+    cards: list[Card]
+    points: int
+
+
+class ViewBase(BaseModel):
+    """A seat's view of the game (``seat`` null: a spectator's, with no hand). Cards are
+    text; ``rules`` are the table's, every field filled in; ``legal`` is what this seat
+    may do now (empty when it is not its turn, and during a Hearts pass)."""
+
+    model_config = ConfigDict(extra="forbid")
+    seat: SeatNo | None
+    phase: Literal["pass", "bid", "play", "moon", "hand_over", "game_over"]
+    rules: dict[str, Any]
+    hand_no: int
+    dealer: SeatNo
+    to_act: SeatNo | None
+    awaiting: list[SeatNo]
+    hand: list[Card]
+    hand_sizes: list[int]
+    leader: SeatNo | None
+    trick: list[TrickCard]
+    tricks: list[TrickDone]
+    tricks_won: list[int]
+    scores: list[int]
+    hand_results: list[dict[str, Any]]  # each as its hand_scored event, less type/hand/scores
+    legal: list[GameAction]
+
+
+class SpadesViewWire(ViewBase):
+    game: Literal["spades"]
+    bids: list[int | None]
+    blind: list[bool]
+    bags: list[int]
+    spades_broken: bool
+    sees_hand: bool  # False while this seat may still bid blind nil and has not looked
+
+
+class HeartsViewWire(ViewBase):
+    game: Literal["hearts"]
+    pass_direction: Literal["left", "right", "across", "hold"]
+    passed: list[Card]
+    received: list[Card]
+    pass_chosen: list[SeatNo]
+    points_taken: list[int]
+    hearts_broken: bool
+
+
+GameView = Annotated[SpadesViewWire | HeartsViewWire, Field(discriminator="game")]
+
+
+class VoteInfo(BaseModel):
+    """An open vote, as its ``vote_started`` event put it, with the choices ``cast`` so far
+    (by seat number, as text)."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["vote_started"] = "vote_started"
+    vote: str
+    kind: Literal["wait", "invite_robot"]
+    seat: SeatNo
+    player: str | None
+    seconds: float
+    voters: list[SeatNo]
+    choices: list[str]
+    cast: dict[str, str]
+
+
 class Snapshot(Reply):
     """The whole table as this client may see it, at ``seq``."""
 
@@ -352,9 +440,24 @@ class Snapshot(Reply):
     table: str
     seq: int
     info: TableInfo
-    view: dict[str, Any] | None
+    view: GameView | None
     paused: str | None = None  # why the game waits (ranked votes), if it does
-    vote: dict[str, Any] | None = None  # the open vote, as its vote_started event put it
+    vote: VoteInfo | None = None  # the open vote
+
+    @classmethod
+    def of(cls, rid: RequestId, table: str, seq: int, info: TableInfo,
+           view: dict[str, Any] | None, paused: str | None,
+           vote: dict[str, Any] | None) -> Snapshot:
+        """A snapshot from the engine's view dict as it is (not re-validated: the tests
+        check every message sent against the schema)."""
+        return cls.model_construct(id=rid, table=table, seq=seq, info=info, view=view,
+                                   paused=paused, vote=vote)
+
+    def encode(self) -> str:
+        return json.dumps({"type": "snapshot", "id": self.id, "table": self.table,
+                           "seq": self.seq, "info": self.info.model_dump(), "view": self.view,
+                           "paused": self.paused, "vote": self.vote},
+                          separators=(",", ":"), ensure_ascii=False)
 
 
 class TableEvent(ServerMessage):
@@ -363,7 +466,14 @@ class TableEvent(ServerMessage):
     type: Literal["event"] = "event"
     table: str
     seq: int
-    event: dict[str, Any]
+    event: AnyEvent
+
+    @staticmethod
+    def wire(table: str, seq: int, event: dict[str, Any]) -> str:
+        """The message as sent, from an event's wire dict as the engine or the table made
+        it (not re-validated here: the tests check every message sent against the schema)."""
+        return json.dumps({"type": "event", "table": table, "seq": seq, "event": event},
+                          separators=(",", ":"), ensure_ascii=False)
 
 
 class Skip(ServerMessage):
@@ -375,19 +485,67 @@ class Skip(ServerMessage):
     seq: int
 
 
+class BidAction(ServerMessage):
+    """A Spades bid, 0 for nil; ``"blind": true`` for blind nil."""
+
+    type: Literal["bid"] = "bid"
+    value: Annotated[int, Field(ge=0, le=13)]
+    blind: bool | None = None
+
+
+class LookAction(ServerMessage):
+    """Spades: look at your cards instead of bidding blind nil."""
+
+    type: Literal["look"] = "look"
+
+
+class PlayAction(ServerMessage):
+    type: Literal["play"] = "play"
+    card: Card
+
+
+class PassAction(ServerMessage):
+    """Hearts: the cards to pass (``pass_count`` of your hand)."""
+
+    type: Literal["pass"] = "pass"
+    cards: list[Card]
+
+
+class MoonAction(ServerMessage):
+    """Hearts: having shot the moon, add 26 to the others or take 26 off your own score."""
+
+    type: Literal["moon"] = "moon"
+    choice: Literal["add", "subtract"]
+
+
+GameAction = Annotated[BidAction | LookAction | PlayAction | PassAction | MoonAction,
+                       Field(discriminator="type")]
+
+
 class Prompt(ServerMessage):
-    """Your turn: the legal actions, so a bot needs no rules engine, and the time allowed."""
+    """Your turn: the legal actions, so a bot needs no rules engine, and the time allowed.
+    (A Hearts pass lists none: choose ``pass_count`` cards of ``hand``.)"""
 
     type: Literal["prompt"] = "prompt"
     table: str
     seq: int
     seat: int
     phase: str
-    legal: list[dict[str, Any]]
+    legal: list[GameAction]
     seconds: float | None
     hand: list[str]  # the seat's cards now (empty before a blind-nil decision)
-    view: dict[str, Any]  # the seat's whole view, as in a snapshot
+    view: GameView  # the seat's whole view, as in a snapshot
     pass_count: int | None = None  # Hearts pass: how many cards to choose
+
+    @staticmethod
+    def wire(table: str, seq: int, seat: int, phase: str, legal: list[dict[str, Any]],
+             seconds: float | None, hand: list[str], view: dict[str, Any],
+             pass_count: int | None) -> str:
+        """The message as sent, from the view's own wire dicts (checked by the tests)."""
+        return json.dumps({"type": "prompt", "table": table, "seq": seq, "seat": seat,
+                           "phase": phase, "legal": legal, "seconds": seconds, "hand": hand,
+                           "view": view, "pass_count": pass_count},
+                          separators=(",", ":"), ensure_ascii=False)
 
 
 class ChatMessage(ServerMessage):
@@ -513,8 +671,6 @@ class TableClosed(ServerMessage):
 
 # -- the games' own events (game/events.py), as they are sent ---------------------------------
 
-Card = Annotated[str, Field(pattern=r"^[2-9TJQKA][CDHS]$")]
-SeatNo = Annotated[int, Field(ge=0, le=3)]
 
 
 class HandStartedEvent(ServerMessage):
@@ -659,6 +815,20 @@ TABLE_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
 )
 
 
+AnyEvent = Annotated[
+    TableChanged | GameStarted | GameOver | Substituted | Quit | Resumed | VoteStarted
+    | VoteCast | VoteResult | TableClosed | HandStartedEvent | DealtEvent | LookedEvent
+    | BidEvent | PassChosenEvent | PassedEvent | ReceivedEvent | PlayedEvent | TrickWonEvent
+    | HandScoredEvent | MoonPendingEvent,
+    Field(discriminator="type")]
+"""A table event: the table's own, or its game's."""
+
+TableEvent.model_rebuild()
+Prompt.model_rebuild()
+SpadesViewWire.model_rebuild()
+HeartsViewWire.model_rebuild()
+Snapshot.model_rebuild()
+
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
     Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip,
@@ -679,6 +849,14 @@ class ProtocolError(Exception):
     def to_model(self) -> Error:
         return Error(id=self.request_id, code=self.code, message=self.message,
                      retry_after=self.retry_after)
+
+
+AnyServerMessage = Annotated[
+    Error | Welcome | Ok | Rooms | Tables | TableUpdate | TableCreated | Seated | Snapshot
+    | TableEvent | Skip | Prompt | ChatMessage | Pong | QueueStatus | SettingsSaved | TakenOver,
+    Field(discriminator="type")]
+server_adapter: TypeAdapter[Any] = TypeAdapter(AnyServerMessage)
+"""Every message the server sends, told apart by ``type`` (tests validate traffic with it)."""
 
 
 def parse_client_message(text: str | bytes) -> ClientMessage:
@@ -712,12 +890,11 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of both directions, for ``trickroom schema`` and the docs."""
-    server = {m.__name__: m.model_json_schema() for m in SERVER_MODELS}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "trickroom WebSocket protocol",
         "client_to_server": client_adapter.json_schema(),
-        "server_to_client": server,
+        "server_to_client": server_adapter.json_schema(),
         "table_events": {m.__name__: m.model_json_schema() for m in TABLE_EVENT_MODELS},
         "game_events": {m.__name__: m.model_json_schema() for m in GAME_EVENT_MODELS},
     }

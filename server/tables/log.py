@@ -67,7 +67,7 @@ class EventLog:
     def publish(self, event: dict[str, Any], to: int | None = None) -> Entry:
         """Number ``event``, encode it once and keep it; ``to``: the one seat it is for."""
         self.seq += 1
-        text = TableEvent(table=self.table_id, seq=self.seq, event=event).encode()
+        text = TableEvent.wire(self.table_id, self.seq, event)
         skip = None if to is None else Shared(Skip(table=self.table_id, seq=self.seq).encode())
         entry = Entry(self.seq, to, Shared(text), skip)
         self._entries.append(entry)

@@ -368,8 +368,8 @@ class TableMachine:
 
     def snapshot(self, seat: int | None, rid: RequestId = None) -> Snapshot:
         view = self.game.view(seat).to_wire() if self.game else None
-        return Snapshot(id=rid, table=self.id, seq=self.log.seq, info=self.info(), view=view,
-                        paused=self.paused, vote=self.vote_info())
+        return Snapshot.of(rid, self.id, self.log.seq, self.info(), view, self.paused,
+                           self.vote_info())
 
     def vote_info(self) -> dict[str, Any] | None:
         vote = self.vote
@@ -765,11 +765,10 @@ class TableMachine:
             return
         self.prompted[seat.index] = turn
         view = game.view(seat.index).to_wire()  # hand and legal actions come from the view
-        prompt = Prompt(table=self.id, seq=self.log.seq, seat=seat.index, phase=game.phase,
-                        legal=view["legal"], seconds=self.turn_seconds, hand=view["hand"],
-                        view=view,
-                        pass_count=game.rules.pass_count if game.phase == "pass" else None)
-        self.send((seat.client,), Shared(prompt.encode()))
+        prompt = Prompt.wire(self.id, self.log.seq, seat.index, game.phase, view["legal"],
+                             self.turn_seconds, view["hand"], view,
+                             game.rules.pass_count if game.phase == "pass" else None)
+        self.send((seat.client,), Shared(prompt))
 
     def _on_window_over(self, cmd: WindowOver) -> None:
         seat = self.seats[cmd.seat]

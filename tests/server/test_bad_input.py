@@ -191,6 +191,7 @@ class StuckSocket:
         self.closed_with = (code, reason)
 
 
+@pytest.mark.raw_messages  # it sends made-up frames straight to connections
 async def test_a_client_that_stops_reading_is_cut_off_not_buffered_for_ever(app):
     from server.app import Connection
 
@@ -235,6 +236,7 @@ async def test_room_chat_respects_ignore(app):
         assert err.value.code == "not_found"
 
 
+@pytest.mark.raw_messages  # it frames a made-up message
 async def test_a_message_for_many_clients_is_framed_once_and_closing_ones_are_skipped(app):
     from server.app import Connection
     from server.tables.log import Shared

@@ -1,0 +1,68 @@
+"""Every message a server sends in any test is checked against the protocol's schema.
+
+The server builds its hottest messages (events, prompts) as JSON text straight from
+the engines' wire dicts, not through the models: so the schema could drift from
+what is sent. This fixture records what every connection sends during a test and
+validates each message with the models (``server_adapter``), and the first of each
+kind with the JSON Schema ``trickroom schema`` prints (``jsonschema``), so a bot
+author who validates against that file never sees a message it rejects.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+import pytest
+
+from server import app as app_module
+from server.protocol import json_schema, server_adapter
+
+_SCHEMA = json_schema()
+_VALIDATOR = jsonschema.Draft202012Validator(_SCHEMA["server_to_client"])
+_CHECKED_BY_SCHEMA: set[str] = set()  # kinds already checked with jsonschema (once each)
+
+
+def _kind(message: dict[str, Any]) -> str:
+    kind = str(message.get("type"))
+    if kind == "event" and isinstance(message.get("event"), dict):
+        kind += ":" + str(message["event"].get("type"))
+    return kind
+
+
+def check_message(text: str) -> None:
+    """Raise if ``text`` is not a message of the protocol as the schema gives it."""
+    server_adapter.validate_json(text)
+    message = json.loads(text)
+    kind = _kind(message)
+    if kind not in _CHECKED_BY_SCHEMA:
+        _VALIDATOR.validate(message)
+        _CHECKED_BY_SCHEMA.add(kind)
+
+
+@pytest.fixture(autouse=True)
+def sent_messages_match_the_schema(request: pytest.FixtureRequest,
+                                   monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    sent: list[str] = []
+    if request.node.get_closest_marker("raw_messages"):  # a test of the transport itself
+        yield sent
+        return
+    original = app_module.Connection.send_text
+
+    def recording(self: Any, text: Any) -> None:
+        sent.append(text if isinstance(text, str) else text.text)
+        original(self, text)
+
+    monkeypatch.setattr(app_module.Connection, "send_text", recording)
+    yield sent
+    seen: set[bytes | str] = set()
+    for text in sent:
+        if text in seen:
+            continue  # one message to many connections: checked once
+        seen.add(text)
+        try:
+            check_message(text)
+        except Exception as exc:
+            pytest.fail(f"the server sent a message its schema rejects: {exc}\n{text[:500]}")
