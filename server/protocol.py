@@ -409,7 +409,7 @@ class HeartsViewWire(ViewBase):
     pass_direction: Literal["left", "right", "across", "hold"]
     passed: list[Card]
     received: list[Card]
-    pass_chosen: list[SeatNo]
+    pass_chosen: list[bool]  # per seat: has it chosen its pass
     points_taken: list[int]
     hearts_broken: bool
 

@@ -26,15 +26,20 @@ _CHECKED_BY_SCHEMA: set[str] = set()  # kinds already checked with jsonschema (o
 
 
 def _kind(message: dict[str, Any]) -> str:
+    """A message's kind, fine enough that each shape is checked once with jsonschema: an
+    event by its type, a prompt or snapshot by its game and phase."""
     kind = str(message.get("type"))
     if kind == "event" and isinstance(message.get("event"), dict):
         kind += ":" + str(message["event"].get("type"))
+    view = message.get("view")
+    if isinstance(view, dict):
+        kind += f":{view.get('game')}:{view.get('phase')}:{view.get('seat') is None}"
     return kind
 
 
 def check_message(text: str) -> None:
     """Raise if ``text`` is not a message of the protocol as the schema gives it."""
-    server_adapter.validate_json(text)
+    server_adapter.validate_json(text, strict=True)  # no coercion: false is not 0
     message = json.loads(text)
     kind = _kind(message)
     if kind not in _CHECKED_BY_SCHEMA:
