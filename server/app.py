@@ -81,7 +81,6 @@ from server.store import NameTaken, SqliteStore
 from server.tables import commands as command
 from server.tables.commands import Disconnect, Who
 from server.tables.log import Shared
-from server.tables.rating import when
 from server.throttle import Backoff
 
 log = logging.getLogger("trickroom.server")
@@ -447,7 +446,7 @@ class App:
                 "your ratings to the start value: send again with \"confirm\": true")
         until = await self.ranked.set_rank_me(conn.name, msg.rank_me)
         conn.reply(SettingsSaved(id=msg.id, rank_me=msg.rank_me,
-                                 banned_until=when(until) if until else None))
+                                 banned_until=until or None))
 
     async def ignore(self, conn: Connection, msg: Ignore) -> None:
         if msg.on:

@@ -578,7 +578,7 @@ class QueueStatus(Reply):
 class SettingsSaved(Reply):
     type: Literal["settings"] = "settings"
     rank_me: bool
-    banned_until: str | None
+    banned_until: float | None  # a Unix time, as /api/players gives it
 
 
 # -- what a table says (inside an ``event``) -------------------------------------------------
@@ -626,7 +626,7 @@ class Quit(ServerMessage):
     seat: int
     player: str | None
     rating: dict[str, Any] | None = None
-    banned_until: str | None = None
+    banned_until: float | None = None  # a Unix time
 
 
 class Resumed(ServerMessage):

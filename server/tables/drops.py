@@ -18,7 +18,6 @@ from ratings import Departure, rate_quit
 from server.protocol import Ok, ProtocolError, Quit, Resumed, VoteCast, VoteResult, VoteStarted
 from server.tables.commands import CastVote, VoteOver, WindowOver
 from server.tables.policies import Step, Trigger
-from server.tables.rating import when
 from server.tables.records import Banned, Rated
 from server.tables.seats import VOTE_CHOICES, Seat, Vote
 
@@ -107,7 +106,7 @@ def rate_quit_now(table: TableMachine, seat: Seat, trigger: Trigger) -> None:
     until = table.now + HOUR
     table.write(Banned(starter, until, "quit a ranked game"))
     table.publish(Quit(seat=seat.index, player=starter,
-                       rating=change.to_wire() if change else None, banned_until=when(until)))
+                       rating=change.to_wire() if change else None, banned_until=until))
 
 
 def open_seat(table: TableMachine, seat: Seat, trigger: Trigger) -> None:

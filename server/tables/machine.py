@@ -279,6 +279,10 @@ class TableMachine:
             record = game.record()
             game = ENGINES[game.kind].replay({**record,
                                               "actions": record["actions"][:mark.actions]})
+            # A replay stops at the end of the hand its last action finished; the table may
+            # have dealt the next one since (next_hand is no action): deal it again.
+            while game.hand_no < mark.hand_no and game.phase == "hand_over":
+                game.next_hand()
         (self.seats, self.watchers, self.phase, self.game, self.game_id, self.paused,
          self.pauses, self.vote, self.ranked, self.prompted, self.timers, self.acted,
          self.games, self.resuming) = (

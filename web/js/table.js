@@ -255,7 +255,7 @@ const HANDLERS = {
   // Ranked rooms: a quit (rated at once in WoCG rooms), a substitute, a game resumed.
   quit(t, ev) {
     t.openSeats.add(ev.seat);
-    t.announce(`${ev.player || t.seatName(ev.seat)} left the game${ev.banned_until ? ` (banned from ranked play until ${ev.banned_until})` : ""}.`, ev.rating);
+    t.announce(`${ev.player || t.seatName(ev.seat)} left the game${ev.banned_until ? ` (banned from ranked play until ${new Date(ev.banned_until * 1000).toLocaleString()})` : ""}.`, ev.rating);
   },
   substitute(t, ev) {
     t.openSeats.delete(ev.seat);

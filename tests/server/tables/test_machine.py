@@ -388,3 +388,21 @@ def test_a_connection_holds_one_seat_a_seat_token_cannot_give_it_a_second():
     error = table.refused(Rejoin(table.who(2, "p1"), None, table.tokens[1], 0))
     assert error.code == "seat_taken" and "already sits at seat 1" in error.message
     assert table.machine.seats[0].away
+
+
+def test_a_failed_write_just_after_a_new_deal_keeps_the_new_hand():
+    """Found by the property test: undoing the first bid of a new hand replayed the stored
+    actions, which stop at the end of the hand before, and the table went back to it."""
+    table = bench(rules={"target": 500, "mercy": 500})
+    table.seat_four()
+    rng = random.Random(1)
+    while table.machine.game.hand_no == 0:
+        if not any(table.answer(client, rng) for client in (1, 2, 3, 4)):
+            table.run_timers(keys=("deal",))
+    game = table.machine.game
+    assert game.phase == "bid" and not any(b is not None for b in game.bids)
+    before = game.view(None)
+    table.fail_writes = 1
+    table.act(game.to_act + 1, {"type": "bid", "value": 3})
+    assert table.failed  # refused: nothing stored
+    assert table.machine.game.hand_no == 1 and table.machine.game.view(None) == before
