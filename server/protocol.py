@@ -298,10 +298,14 @@ class Rooms(Reply):
 
 
 class SeatInfo(ServerMessage):
+    """A seat as the lobby and the table show it; ``robot_level`` when a robot plays it (a
+    robot's seat, or a player's while they are away)."""
+
     seat: int
     name: str | None
     kind: Literal["empty", "human", "robot"]
     away: bool = False
+    robot_level: Literal["random", "heuristic", "search"] | None = None
 
 
 class TableInfo(ServerMessage):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from game.actions import Action
 from game.engine import Engine
@@ -98,7 +98,7 @@ class Unwatch(Request):
 class Fill(Request):
     """Robots of ``level`` in every empty seat (casual rooms)."""
 
-    level: str = "heuristic"
+    level: Literal["random", "heuristic", "search"] = "heuristic"
 
 
 @dataclass(frozen=True, slots=True)

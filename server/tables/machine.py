@@ -120,7 +120,7 @@ from server.tables.records import (
     Record,
     SeatsChanged,
 )
-from server.tables.seats import Seat, Vote
+from server.tables.seats import Seat, Vote, robot_name
 
 HOUR = 3600.0
 STORE_RETRY_SECONDS = 1.0
@@ -366,7 +366,8 @@ class TableMachine:
             id=self.id, room=self.room.name, game=self.room.game,
             state=self.phase.value,
             seating=self.seating,
-            seats=[SeatInfo(seat=s.index, name=s.name, kind=s.kind, away=s.away)
+            seats=[SeatInfo(seat=s.index, name=s.name, kind=s.kind, away=s.away,
+                            robot_level=s.robot_level if s.robot_plays else None)
                    for s in self.seats],
             watchers=len(self.watchers), game_id=self.game_id)
 
@@ -509,7 +510,8 @@ class TableMachine:
             raise ProtocolError("table_full", "the game has started")
         for seat in self.seats:
             if seat.kind == "empty":
-                seat.kind, seat.name, seat.robot_level = "robot", f"robot-{cmd.level}", cmd.level
+                seat.kind, seat.robot_level = "robot", cmd.level
+                seat.name = robot_name(seat.index, cmd.level)
         self.changed()
         self.cancel("idle")
         self._maybe_start()
@@ -539,7 +541,7 @@ class TableMachine:
                     s.kind, s.name, s.account, s.token_hash = (
                         "robot", f"{s.name} (robot)", None, None)
                 elif s.kind == "empty":
-                    s.kind, s.name = "robot", f"robot-{s.robot_level}"
+                    s.kind, s.name = "robot", robot_name(s.index, s.robot_level)
             self.cancel("idle")
             self.phase = Phase.WAITING
             self._maybe_start()

@@ -13,17 +13,31 @@ from typing import Any, Literal
 from server.tables.commands import ClientId
 
 SeatKind = Literal["empty", "human", "robot"]
+RobotLevel = Literal["random", "heuristic", "search"]
+
+# A robot's name says which seat it plays and how well (the level's initial): "robot-
+# heuristic" four times over told a player nothing. The space keeps them apart from every
+# account name (names are letters, digits, '_' and '-').
+ROBOT_NAMES = {
+    "heuristic": ("Bot Hazel", "Bot Hugo", "Bot Holly", "Bot Hank"),
+    "search": ("Bot Sage", "Bot Sol", "Bot Skye", "Bot Sid"),
+    "random": ("Bot Rosa", "Bot Rex", "Bot Rita", "Bot Rudy"),
+}
+
+
+def robot_name(seat: int, level: str) -> str:
+    return ROBOT_NAMES.get(level, ROBOT_NAMES["heuristic"])[seat]
 
 
 @dataclass(slots=True)
 class Seat:
     index: int
-    name: str | None = None  # as shown: "ann", "robot-heuristic", "ann (robot)"
+    name: str | None = None  # as shown: "ann", "Bot Hugo", "ann (robot)"
     account: str | None = None  # the account or guest session that sat here
     kind: SeatKind = "empty"
     token_hash: str | None = None
     client: ClientId | None = None
-    robot_level: str = "heuristic"
+    robot_level: RobotLevel = "heuristic"
     again: bool = False  # asked to play again after the game
     starter: str | None = None  # who sat here when the game started
     substitute: bool = False  # a human in a quitter's seat, unrated

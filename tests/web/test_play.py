@@ -24,6 +24,11 @@ async def test_guest_plays_spades_to_game_over(web_app, open_page):
     await page.shot("waiting")
     await p.get_by_role("button", name="Fill with robots").click()
     await p.locator(".seat .badge.robot").nth(2).wait_for()
+    # Each robot has a name of its own (they were all "robot-heuristic"), and says its level.
+    robots = [n for n in await p.locator(".seat .seat-name .nm").all_inner_texts()
+              if n.startswith("Bot ")]
+    assert len(robots) == 3 and len(set(robots)) == 3
+    assert await p.locator('.seat .badge.robot[title="heuristic robot"]').count() == 3
 
     async def bid_shot():
         await page.shot("bid")

@@ -203,7 +203,7 @@ export function mount(main, ctx, params) {
     el.className = `seat pos-${POSITIONS[pos]}${turn ? " turn" : ""}${seat === st.seat ? " me" : ""}${info?.away ? " away" : ""}`;
     el.dataset.seat = seat;
     const badges = [];
-    if (info?.kind === "robot") badges.push(h("span", { class: "badge robot" }, "robot"));
+    if (info?.kind === "robot") badges.push(h("span", { class: "badge robot", title: info.robot_level ? `${info.robot_level} robot` : "robot" }, "robot"));
     if (info?.away) badges.push(h("span", { class: "badge away", title: "Dropped: a robot plays this seat until they come back" }, "away · robot playing"));
     if (v && v.hand_no >= 0 && v.dealer === seat) badges.push(h("span", { class: "badge dealer", title: "Dealer" }, "D"));
     const stats = [];
