@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from tests.web.play import create_table, guest_signs_in, play_to_game_over
 
@@ -35,6 +36,10 @@ async def test_guest_plays_spades_to_game_over(web_app, open_page):
         await page.shot("bid-phone", phone=True)
 
     async def keyboard_play():
+        # Once all have bid, each side's contract is on the table (no adding up of seats).
+        contract = await p.locator(".contract-line").inner_text()
+        assert re.fullmatch(r"North–South bid \d+, have \d+.* · East–West bid \d+, have \d+.*",
+                            contract), contract
         # Keyboard play: arrows move along the legal cards, Enter plays the focused one.
         await page.shot("play")
         await page.shot("play-phone", phone=True)
@@ -74,6 +79,9 @@ async def test_guest_plays_spades_to_game_over(web_app, open_page):
     await page.shot("last-trick-and-sheet")
     rows = await p.locator(".sheet tbody tr").count()
     assert rows >= 1
+    # The newest hand is in view: the sheet scrolls to its last row (it stayed on hand 1).
+    assert await p.evaluate("() => { const b = document.querySelector('.sheet-box'); "
+                            "return b.scrollTop + b.clientHeight >= b.scrollHeight - 2; }")
     game_id = await p.evaluate("() => document.querySelector('.table-page') && "
                                "window.trickroom && location.hash")
     assert table in game_id

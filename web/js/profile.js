@@ -92,7 +92,7 @@ function player(main, ctx, params) {
     const mine = ctx.me && !ctx.me.guest && ctx.me.name.toLowerCase() === (data.name || "").toLowerCase();
     fill(root,
       h("h1", {}, data.name || params.name),
-      h("p", { class: "hint" }, `${data.casual_games ?? 0} casual games finished · rank me ${data.rank_me === false ? "off" : "on"}`),
+      h("p", { class: "hint" }, `${data.casual_games ?? 0} casual game${(data.casual_games ?? 0) === 1 ? "" : "s"} finished · rank me ${data.rank_me === false ? "off" : "on"}`),
       data.banned_until ? h("p", { class: "refusal" }, `Banned from ranked play until ${
         typeof data.banned_until === "number" ? new Date(data.banned_until * 1000).toLocaleString() : data.banned_until}`) : null,
       mine ? rankMe(ctx, data, load) : null,

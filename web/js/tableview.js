@@ -30,6 +30,7 @@ export function mount(main, ctx, params) {
   const root = h("section", { class: "table-page", "aria-label": `Table ${id}` });
   const bar = h("header", { class: "table-bar" });
   const statusLine = h("p", { class: "turn-status", role: "status", "aria-live": "polite" });
+  const contractLine = h("p", { class: "contract-line hint" });
   const felt = h("div", { class: "felt" });
   const seatEls = POSITIONS.map((pos) => h("div", { class: `seat pos-${pos}` }));
   const center = h("div", { class: "center" });
@@ -42,7 +43,7 @@ export function mount(main, ctx, params) {
   const overEl = h("dialog", { class: "game-over", "aria-labelledby": "over-h" });
   felt.append(...seatEls, center, promptBox);
   fill(main, root);
-  root.append(bar, statusLine,
+  root.append(bar, statusLine, contractLine,
     h("div", { class: "table-main" }, felt, handNote, handEl),
     h("aside", { class: "table-side" }, h("h2", {}, "Scores"), sheetEl, h("h2", {}, "Table chat"), chatBox),
     voteEl, overEl);
@@ -193,6 +194,25 @@ export function mount(main, ctx, params) {
     const left = st.turnStarted?.deadline ? (st.turnStarted.deadline - Date.now()) / 1000 : null;
     fill(statusLine, turnText(),
       left != null && st.view?.phase !== "pass" ? h("span", { class: `countdown ${left < 8 ? "low" : ""}` }, ` ${seconds(left)}`) : null);
+    renderContract();
+  }
+
+  /** Spades: each side's contract (its non-nil bids together) against the tricks it has,
+   *  so nobody adds up seats; shown once all four have bid. */
+  function renderContract() {
+    const v = st.view;
+    if (!v || v.game !== "spades" || v.phase !== "play" || v.bids?.some((b) => b == null)) {
+      fill(contractLine); contractLine.hidden = true; return;
+    }
+    contractLine.hidden = false;
+    fill(contractLine, [0, 1].map((side) => {
+      const seats = [side, side + 2];
+      const bid = seats.reduce((n, s) => n + (v.bids[s] || 0), 0);
+      const have = seats.reduce((n, s) => n + v.tricks_won[s], 0);
+      const nils = seats.filter((s) => v.bids[s] === 0).map((s) => `${st.seatName(s)} nil`);
+      return h("span", { class: "contract" }, `${side === 0 ? "North–South" : "East–West"} bid ${bid}, have ${have}`,
+        nils.length ? ` (${nils.join(", ")})` : "", side === 0 ? " · " : "");
+    }));
   }
 
   function renderSeat(el, seat) {
@@ -457,8 +477,12 @@ export function mount(main, ctx, params) {
   function renderSheet() {
     const v = st.view;
     if (!v || v.hand_no < 0) { fill(sheetEl, h("p", { class: "hint" }, "Scores appear after the first hand.")); return; }
+    const rows = v.hand_results.length;
     fill(sheetEl, scoreSheet(v.game, v.hand_results, names(), { target: v.rules?.target }));
+    if (rows !== sheetRows) sheetEl.scrollTop = sheetEl.scrollHeight; // the newest hand in view
+    sheetRows = rows;
   }
+  let sheetRows = -1;
 
   function renderVotes() {
     const open = [...st.votes.values()].filter((vote) => !vote.outcome || Date.now() - vote.closedAt < 4000);
