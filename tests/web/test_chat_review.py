@@ -127,7 +127,7 @@ async def test_review_steps_through_every_trick_of_every_hand(web_app, open_page
     assert await p.locator(".mini-hand .card.gone").count() == 52
     final_row = p.locator(".sheet tbody tr").last
     # A cell reads "3 → 16", and "shot the moon" under it when a seat did.
-    totals = [int(x.split("→")[1].split()[0])
+    totals = [int(x.split("→")[1].split()[0].replace("−", "-"))
               for x in await final_row.locator("td").all_inner_texts()]
     assert totals == record["result"]["scores"]
     assert await p.locator(".review-head .hint", has_text="differ").count() == 0
@@ -149,7 +149,7 @@ async def test_spades_review_scores_match_the_stored_result(web_app, open_page):
     for _ in range(13):
         await p.get_by_role("button", name="Next ▶").click()
     cells = await p.locator(".sheet tbody tr").last.locator("td .pts").all_inner_texts()
-    totals = [int(c.split("→")[1].split("·")[0]) for c in cells]
+    totals = [int(c.split("→")[1].split("·")[0].replace("−", "-")) for c in cells]  # U+2212
     assert totals == record["result"]["scores"]
     await page.shot("end")
 

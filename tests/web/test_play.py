@@ -116,8 +116,15 @@ async def test_guest_plays_hearts_with_the_pass_to_game_over(web_app, open_page)
     over = p.locator("dialog.game-over")
     assert len(await over.locator(".final-scores td.num").all_inner_texts()) == 4
     await page.shot("game-over")
-    review = over.get_by_role("link", name="Review the game")
-    await review.click()
+    href = await over.get_by_role("link", name="Review the game").get_attribute("href")
+    # Escape closes the game-over dialog, and it stays closed (it came straight back).
+    await p.keyboard.press("Escape")
+    await over.wait_for(state="hidden")
+    await p.wait_for_timeout(600)
+    assert not await over.is_visible()
+    # One minus sign on the whole score sheet ("−78 → −78", not "−78 → -78").
+    assert not re.search(r"(?<![\w-])-\d", await p.locator(".sheet tbody").inner_text())
+    await p.evaluate(f"location.hash = {json.dumps(href)}")  # the dialog's review link
     await p.locator(".review .where").wait_for()
     assert "the deal" in await p.locator(".review .where").inner_text()
     json.dumps(counts)

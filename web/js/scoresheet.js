@@ -5,6 +5,7 @@ import { h } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
 
 const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
+const total = (n) => (n < 0 ? `−${-n}` : String(n)); // one minus sign on the whole sheet
 
 export function sideName(names, side) {
   return `${side ? "E+W" : "N+S"}: ${names[side] || SEAT_NAMES[side]} & ${names[side + 2] || SEAT_NAMES[side + 2]}`;
@@ -20,7 +21,7 @@ function spadesCell(sideScore, result, side) {
   return h("td", {},
     h("div", {}, `bid ${sideScore.contract}${nils.length ? ` (${nils.join(", ")})` : ""}, took ${sideScore.tricks}`,
       sideScore.made === false ? h("span", { class: "set" }, " set") : null),
-    h("div", { class: "pts" }, h("b", {}, signed(sideScore.points)), ` → ${sideScore.score}`,
+    h("div", { class: "pts" }, h("b", {}, signed(sideScore.points)), ` → ${total(sideScore.score)}`,
       h("span", { class: "hint" }, ` · bags ${sideScore.bags_total}`)),
     notes.length ? h("div", { class: "hint" }, notes.join(" · ")) : null);
 }
@@ -46,7 +47,7 @@ export function scoreSheet(game, results, names, { target, current } = {}) {
       return h("tr", { class: i === current ? "current" : null },
         h("th", { scope: "row" }, String(i + 1), h("div", { class: "hint" }, r.pass_direction === "hold" ? "no pass" : `pass ${r.pass_direction}`)),
         [0, 1, 2, 3].map((s) => h("td", {},
-          h("b", {}, signed(r.points[s])), ` → ${totals[s]}`,
+          h("b", {}, signed(r.points[s])), ` → ${total(totals[s])}`,
           r.moon === s ? h("div", { class: "hint" }, "shot the moon") : null)));
     }) : h("tr", {}, h("td", { colspan: 5, class: "hint" }, "No hand scored yet."))));
 }

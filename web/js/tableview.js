@@ -41,6 +41,8 @@ export function mount(main, ctx, params) {
   const chatBox = h("div", { class: "table-chat" });
   const voteEl = h("div", { class: "vote-box", role: "alertdialog", "aria-labelledby": "vote-h", hidden: true });
   const overEl = h("dialog", { class: "game-over", "aria-labelledby": "over-h" });
+  // Escape closes the dialog (the browser's own cancel): it must stay closed, like the button.
+  overEl.addEventListener("cancel", () => { gameOverClosed = true; });
   felt.append(...seatEls, center, promptBox);
   fill(main, root);
   root.append(bar, statusLine, contractLine,
