@@ -79,6 +79,13 @@ rules = { mercy = 200 }
 """
 
 
+def with_settings(config: str, settings: list[str]) -> str:
+    """A room file with ``KEY=VALUE`` lines (TOML) added to its ``[server]`` table: what
+    ``--setting`` passes to the server under test."""
+    extra = "".join(f"{line}\n" for line in settings)
+    return config.replace("[server]\n", f"[server]\n{extra}", 1)
+
+
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux; the module lacks it on 3.11
 STAMP = {"source": "loop"}  # "loop" or "kernel": see StampedConnection; set by --stamp
 
@@ -662,8 +669,7 @@ async def main(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="trickroom-load-") as tmp:
         workdir = Path(tmp)
         config = workdir / "load.toml"
-        extra = "".join(f"{line}\n" for line in args.setting)
-        config.write_text(LOAD_CONFIG.replace("[server]\n", f"[server]\n{extra}", 1))
+        config.write_text(with_settings(LOAD_CONFIG, args.setting))
         echo_port = free_port()
         echo = subprocess.Popen([sys.executable, str(Path(__file__).resolve()),
                                  "--echo-server", str(echo_port)], cwd=ROOT)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from load import HOST, Server, raise_fd_limit, rss_kib
+from load import HOST, Server, raise_fd_limit, rss_kib, with_settings
 from rich.progress import Progress
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -156,8 +156,7 @@ def growth_per_1000(samples: list[Sample], warmup: int) -> float:
 async def soak_run(games: int, tables: int, seconds: float, workdir: Path,
                    quiet: bool = False, settings: list[str] | None = None) -> dict[str, Any]:
     config = workdir / "soak.toml"
-    extra = "".join(f"{line}\n" for line in settings or [])
-    config.write_text(SOAK_CONFIG.replace("[server]\n", f"[server]\n{extra}", 1))
+    config.write_text(with_settings(SOAK_CONFIG, settings or []))
     server = Server(workdir / "soak.sqlite3", config)
     server.start()
     soak, stop = Soak(), asyncio.Event()

@@ -626,16 +626,6 @@ REQUESTS: dict[type, Handler] = {
 """Every request after logging in, by its message type: one handler each."""
 
 
-def _request_id(frame: str | bytes) -> Any:
-    """The ``id`` of a refused frame, so the sender's request gets its answer (or None)."""
-    try:
-        data = json.loads(frame)
-    except ValueError:
-        return None
-    rid = data.get("id") if isinstance(data, dict) else None
-    return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
-
-
 # Every response: the page runs only its own scripts and styles (no inline script, so
 # an injected one does not run), talks only to this server, and is framed by no one.
 SECURITY_HEADERS = (

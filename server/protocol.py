@@ -20,6 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from server.names import NAME_RULE
 
 RequestId = str | int | None
+# How the messages built as JSON text straight from wire dicts are written (events,
+# prompts, snapshots): compact, UTF-8 as it is, like pydantic's own model_dump_json.
+COMPACT: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False}
 Name = Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9_-]+$")]
 TableId = Annotated[str, Field(min_length=1, max_length=40)]
 Card = Annotated[str, Field(pattern=r"^[2-9TJQKA][CDHS]$")]
@@ -461,7 +464,7 @@ class Snapshot(Reply):
         return json.dumps({"type": "snapshot", "id": self.id, "table": self.table,
                            "seq": self.seq, "info": self.info.model_dump(), "view": self.view,
                            "paused": self.paused, "vote": self.vote},
-                          separators=(",", ":"), ensure_ascii=False)
+                          **COMPACT)
 
 
 class TableEvent(ServerMessage):
@@ -477,7 +480,7 @@ class TableEvent(ServerMessage):
         """The message as sent, from an event's wire dict as the engine or the table made
         it (not re-validated here: the tests check every message sent against the schema)."""
         return json.dumps({"type": "event", "table": table, "seq": seq, "event": event},
-                          separators=(",", ":"), ensure_ascii=False)
+                          **COMPACT)
 
 
 class Skip(ServerMessage):
@@ -549,7 +552,7 @@ class Prompt(ServerMessage):
         return json.dumps({"type": "prompt", "table": table, "seq": seq, "seat": seat,
                            "phase": phase, "legal": legal, "seconds": seconds, "hand": hand,
                            "view": view, "pass_count": pass_count},
-                          separators=(",", ":"), ensure_ascii=False)
+                          **COMPACT)
 
 
 class ChatMessage(ServerMessage):

@@ -4,8 +4,8 @@ A command is a frozen dataclass. Requests come from a client (``who`` says
 which connection and account, ``rid`` is the request's id, echoed in the
 reply); timers come back as the command they were set with; answers come
 back from effects that needed the outside world (a robot's choice, the
-players' standings, the store's confirmation). The runner builds requests
-from protocol messages, after any lookup they need (ranked eligibility), so
+players' standings, the store's confirmation). The runner builds requests out
+of the clients' messages, after any lookup they need (ranked eligibility), so
 the machine never waits on anything.
 """
 
