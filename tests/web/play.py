@@ -34,12 +34,16 @@ async def create_table(page: Any, room: str, rules: dict[str, str], shot: Any = 
     return page.url.rsplit("/", 1)[1]
 
 
-async def play_turn(page: Any, counts: dict[str, int], bid: int = 3) -> None:
+async def play_turn(page: Any, counts: dict[str, int], bid: int = 3,
+                    close_summary: bool = True) -> None:
     """Answer the prompt on screen: a bid, a pass of three cards, or a legal card."""
     bid_dialog = page.locator(".bid-dialog")
     pass_dialog = page.locator(".pass-dialog")
     moon = page.locator(".moon-dialog")
-    if await bid_dialog.count():
+    summary = page.locator(".hand-summary .summary-go")
+    if close_summary and await summary.count():  # the last hand's summary waits to be closed
+        await summary.click()
+    elif await bid_dialog.count():
         if await bid_dialog.locator('[data-bid="look"]').count():
             await bid_dialog.locator('[data-bid="look"]').click()
             return
@@ -98,3 +102,35 @@ async def play_to_game_over(page: Any, limit: float = 200.0, shots: dict[str, An
         except Exception as exc:  # the table moved on between looking and clicking: look again
             if "Timeout" not in type(exc).__name__ and "detached" not in str(exc):
                 raise
+
+
+HOLD_AFTER = """(eventType) => {
+  const conn = window.trickroom.conn;
+  conn.held = [];
+  conn.holding = false;
+  conn.receive = function (text) {
+    if (this.holding) { this.held.push(text); return; }
+    Object.getPrototypeOf(this).receive.call(this, text);
+    if (text.includes(`"type":"${eventType}"`) || text.includes(`"type": "${eventType}"`)) {
+      this.holding = true;
+    }
+  };
+}"""
+
+RELEASE = """() => {
+  const conn = window.trickroom.conn;
+  delete conn.receive;
+  conn.holding = false;
+  for (const text of conn.held.splice(0)) conn.receive(text);
+}"""
+
+
+async def hold_after(page: Any, event_type: str) -> None:
+    """Freeze the page on the screen an event draws (e.g. "hand_scored", the hand summary):
+    from the next such event on, the page keeps what the socket says until release()."""
+    await page.evaluate(HOLD_AFTER, event_type)
+
+
+async def release(page: Any) -> None:
+    """Hand the page every message held since hold_after's event, in order; no more holding."""
+    await page.evaluate(RELEASE)

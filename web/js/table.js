@@ -44,11 +44,13 @@ export class TableState {
     this.paused = null; // why a ranked game waits (a vote on a dropped player), or null
     this.openSeats = new Set(); // WoCG: seats a substitute may take
     this.names = [null, null, null, null]; // the last name seen in each seat
+    this.chances = null; // ranked: each side's chance of winning when the game started
   }
 
   /** Remember who sat where, so the results still name players who have left the table. */
   noteNames() {
     this.info?.seats?.forEach((s) => { if (s.name) this.names[s.seat] = s.name; });
+    if (this.info?.chances) this.chances = this.info.chances;
   }
 
   announce(text, rating = null) { this.announcements.push({ text, rating, at: Date.now() }); }
@@ -74,7 +76,7 @@ export class TableState {
     this.seat = msg.seat;
     this.turnSeconds = msg.seconds || this.turnSeconds;
     this.prompt = {
-      phase: msg.phase, legal: msg.legal, pass_count: msg.pass_count,
+      phase: msg.phase, legal: msg.legal, pass_count: msg.pass_count, illegal: msg.illegal || [],
       deadline: msg.seconds ? Date.now() + msg.seconds * 1000 : null,
     };
     this.turnStarted = { seat: msg.seat, at: Date.now(), deadline: this.prompt.deadline };
@@ -125,6 +127,7 @@ const HANDLERS = {
 
   game_started(t, ev) {
     t.gameId = ev.game_id;
+    t.chances = ev.chances || null;
     t.view = freshView(t.info?.game || (ev.rules && "pass_cycle" in ev.rules ? "hearts" : "spades"),
       ev.rules, t.seat);
     t.gameOver = null;
@@ -212,7 +215,8 @@ const HANDLERS = {
 
   trick_won(t, ev) {
     const v = t.view;
-    const trick = { seat: ev.seat, trick: ev.trick, leader: ev.leader, cards: ev.cards, points: ev.points };
+    const trick = { seat: ev.seat, trick: ev.trick, leader: ev.leader, cards: ev.cards, points: ev.points,
+      penalties: ev.penalties || [] };
     v.tricks.push(trick);
     v.tricks_won[ev.seat] += 1;
     if (v.points_taken) v.points_taken[ev.seat] += ev.points || 0;

@@ -10,10 +10,15 @@ import { SEAT_NAMES, SUITS, cardEl, cardBack, cardName, cardShort } from "./card
 import { TableState } from "./table.js";
 import { chatPanel } from "./chat.js";
 import { scoreSheet, sideName, ratingChange } from "./scoresheet.js";
+import { handSummary } from "./handsummary.js";
+import { play as playSound, soundOn, setSound } from "./sound.js";
 
 const POSITIONS = ["bottom", "left", "top", "right"];
 const DIRECTION_OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
-const TRICK_LINGER_MS = 1200;
+const PASS_ARROWS = { left: "←", right: "→", across: "↑" }; // as the player sees the table
+const TRICK_LINGER_MS = 1100; // a finished trick stays up this long, its winner marked...
+const TRICK_SLIDE_MS = 350; // ...then slides to the winner (not with prefers-reduced-motion)
+const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
 
 export function mount(main, ctx, params) {
   const id = params.id;
@@ -26,6 +31,7 @@ export function mount(main, ctx, params) {
   let mounted = true;
   let renderQueued = false;
   let focusCard = null;
+  let summaryDone = -1; // the last hand whose summary the player has closed
 
   const root = h("section", { class: "table-page", "aria-label": `Table ${id}` });
   const bar = h("header", { class: "table-bar" });
@@ -36,17 +42,19 @@ export function mount(main, ctx, params) {
   const center = h("div", { class: "center" });
   const promptBox = h("div", { class: "prompt-box" });
   const handEl = h("div", { class: "hand", role: "toolbar", "aria-label": "Your hand", "aria-orientation": "horizontal" });
-  const handNote = h("p", { class: "hand-note hint", "aria-live": "polite" });
+  const handNote = h("p", { class: "hand-note", "aria-live": "polite" });
+  const receivedNote = h("p", { class: "received-note", hidden: true });
   const sheetEl = h("div", { class: "sheet-box" });
   const chatBox = h("div", { class: "table-chat" });
   const voteEl = h("div", { class: "vote-box", role: "alertdialog", "aria-labelledby": "vote-h", hidden: true });
   const overEl = h("dialog", { class: "game-over", "aria-labelledby": "over-h" });
   // Escape closes the dialog (the browser's own cancel): it must stay closed, like the button.
   overEl.addEventListener("cancel", () => { gameOverClosed = true; });
-  felt.append(...seatEls, center, promptBox);
+  const mine = h("div", { class: "my-area" }, seatEls[0], receivedNote, handNote, handEl);
+  felt.append(seatEls[1], seatEls[2], seatEls[3], center, promptBox, mine);
   fill(main, root);
   root.append(bar, statusLine, contractLine,
-    h("div", { class: "table-main" }, felt, handNote, handEl),
+    h("div", { class: "table-main" }, felt),
     h("aside", { class: "table-side" }, h("h2", {}, "Scores"), sheetEl, h("h2", {}, "Table chat"), chatBox),
     voteEl, overEl);
 
@@ -87,7 +95,7 @@ export function mount(main, ctx, params) {
         try {
           const reply = await ctx.conn.request({ type: "rejoin", table: id, seat_token: mine.token, last_seq: st.seq });
           st.seat = mine.seat;
-          if (reply.type === "snapshot") st.applySnapshot(reply);
+          if (reply.type === "snapshot") { st.applySnapshot(reply); closeOldSummary(); }
           schedule();
           return;
         } catch (err) {
@@ -98,6 +106,7 @@ export function mount(main, ctx, params) {
       }
       const snap = await ctx.conn.request({ type: "watch", table: id });
       st.applySnapshot(snap);
+      closeOldSummary();
       schedule();
     } catch (err) {
       fill(root, h("div", { class: "panel" }, h("h1", {}, "Table not found"), h("p", {}, err.message),
@@ -126,6 +135,12 @@ export function mount(main, ctx, params) {
   }
 
   // -- rendering ------------------------------------------------------------------------------
+
+  /** Coming to a table mid-game: only the hand that has just ended gets its summary. */
+  function closeOldSummary() {
+    const v = st.view;
+    if (v && v.phase !== "hand_over") summaryDone = v.hand_results?.length ?? -1;
+  }
 
   function schedule() {
     if (renderQueued || !mounted) return;
@@ -162,13 +177,38 @@ export function mount(main, ctx, params) {
       h("div", { class: "bar-title" },
         h("h1", {}, `${info?.game === "hearts" ? "Hearts" : "Spades"} · table ${id}`),
         h("span", { class: "hint" }, [info?.room, rules.target ? `to ${rules.target}` : null,
-          v?.hand_no >= 0 ? `hand ${v.hand_no + 1}` : null, st.seat == null ? "watching" : null].filter(Boolean).join(" · "))),
+          v?.hand_no >= 0 ? `hand ${v.hand_no + 1}` : null,
+          v?.game === "hearts" && v.hand_no >= 0 ? (v.pass_direction === "hold" ? "no pass" : `pass ${v.pass_direction}`) : null,
+          st.seat == null ? "watching" : null].filter(Boolean).join(" · "))),
       scores ? h("div", { class: "bar-scores" }, scores) : null,
+      chancesLine(),
       h("div", { class: "bar-actions" },
+        h("button", { type: "button", class: "sound-toggle", "aria-pressed": String(soundOn()),
+          title: "Table sounds (remembered in this browser)",
+          onclick: () => { setSound(!soundOn()); schedule(); } }, soundOn() ? "Sound on" : "Sound off"),
         h("button", { type: "button", "aria-pressed": String(showLast), disabled: st.lastTrick ? null : true,
           onclick: () => { showLast = !showLast; schedule(); } }, "Last trick"),
         st.gameOver && gameOverClosed ? h("button", { type: "button", onclick: () => { gameOverClosed = false; schedule(); } }, "Results") : null,
         h("button", { type: "button", onclick: leave }, st.seat == null ? "Back to lobby" : "Leave table")));
+  }
+
+  /** Ranked rooms: each side's chance of winning, as the room's rating system put it
+   *  when the game started (the server sends it; nothing is computed here). */
+  function chancesText(chances) {
+    if (!chances?.length) return null;
+    const pct = (p) => `${Math.round(p * 100)}%`;
+    if (chances.length === 2) {
+      return [0, 1].map((side) => `${side === 0 ? "North–South" : "East–West"} ${pct(chances[side])}`).join(" · ");
+    }
+    return chances.map((p, seat) => `${seat === st.seat ? "you" : st.seatName(seat)} ${pct(p)}`).join(" · ");
+  }
+
+  function chancesLine() {
+    const text = chancesText(st.chances);
+    if (!text) return null;
+    const mySide = st.seat == null ? null : st.chances.length === 2 ? st.seat % 2 : st.seat;
+    return h("p", { class: "chances" }, h("span", { class: "hint" }, "Chances: "), text,
+      mySide != null ? h("span", { class: "hint" }, ` (yours ${Math.round(st.chances[mySide] * 100)}%)`) : null);
   }
 
   function turnText() {
@@ -246,10 +286,11 @@ export function mount(main, ctx, params) {
       || (st.info?.state === "playing" && st.openSeats.has(seat)));
     fill(el,
       h("div", { class: "seat-name" }, h("span", { class: "dir", "aria-hidden": "true" }, SEAT_NAMES[seat][0]),
-        h("span", { class: "nm" }, info?.kind === "empty" ? "empty seat" : (info?.name || SEAT_NAMES[seat])),
-        seat === st.seat ? h("span", { class: "hint" }, " (you)") : null),
+        h("span", { class: "nm" }, seatLabel(seat, info)),
+        seat === st.seat ? h("span", { class: "you" }, " (you)") : null),
       badges.length ? h("div", { class: "badges" }, badges) : null,
       stats.length ? h("div", { class: "seat-stats" }, stats) : null,
+      penaltyCards(seat),
       left != null && v.phase !== "pass" ? h("div", { class: `timer ${left < 8 ? "low" : ""}`, "aria-label": `${Math.round(left)} seconds left` }, `${seconds(left)} left`) : null,
       v && v.phase === "pass" && v.pass_chosen?.[seat] ? h("div", { class: "hint" }, "passed ✓") : null,
       canSit ? h("button", { type: "button", class: "small", onclick: () => sit(seat) },
@@ -257,10 +298,33 @@ export function mount(main, ctx, params) {
     el.setAttribute("aria-label", `${SEAT_NAMES[seat]}: ${info?.name || "empty"}${turn ? ", to act" : ""}`);
   }
 
-  function trickCards(plays, winner) {
-    return h("div", { class: "trick" }, plays.map(({ seat, card }) =>
-      h("div", { class: `played pos-${POSITIONS[posOf(seat)]}${winner === seat ? " winner" : ""}` },
-        cardEl(card), h("span", { class: "played-by" }, who(seat)))));
+  /** The seat's name; a player who left an unfinished or finished game keeps theirs. */
+  function seatLabel(seat, info) {
+    if (info?.kind !== "empty") return info?.name || SEAT_NAMES[seat];
+    if (st.view && st.view.hand_no >= 0 && st.names[seat]) return `${st.names[seat]} (left)`;
+    return "empty seat";
+  }
+
+  /** Hearts: the scoring cards this seat has taken this hand, as the server counted them. */
+  function penaltyCards(seat) {
+    const v = st.view;
+    if (!v || v.game !== "hearts" || v.hand_no < 0) return null;
+    const cards = v.tricks.filter((t) => t.seat === seat).flatMap((t) => t.penalties || []);
+    if (!cards.length) return null;
+    return h("div", { class: "taken", "aria-label": `Taken: ${cards.map(cardName).join(", ")}` },
+      cards.map((c) => cardEl(c, { cls: "mini" })));
+  }
+
+  /** The trick on the felt: each card in front of the seat that played it, the led card
+   *  tagged, the winner ringed; `slide` sends the cards to the winner's side. */
+  function trickCards(plays, winner, slide = false) {
+    const to = winner == null ? null : POSITIONS[posOf(winner)];
+    return h("div", { class: `trick${slide ? ` slide-${to}` : ""}` }, plays.map(({ seat, card }, i) => {
+      const el = cardEl(card);
+      el.setAttribute("aria-label", `${cardName(card)}, ${i === 0 ? "led " : ""}by ${who(seat)}${winner === seat ? ", winning" : ""}`);
+      return h("div", { class: `played pos-${POSITIONS[posOf(seat)]}${winner === seat ? " winner" : ""}${i === 0 ? " led" : ""}` },
+        el, i === 0 ? h("span", { class: "led-tag", "aria-hidden": "true" }, "led") : null);
+    }));
   }
 
   function renderCenter() {
@@ -285,36 +349,62 @@ export function mount(main, ctx, params) {
       parts.push(h("div", { class: "last-trick", "aria-label": "The last trick" },
         trickCards(plays, t.seat),
         h("p", { class: "center-caption" }, `Last trick: ${who(t.seat)} won`, t.points ? ` (${t.points} pts)` : "")));
+    } else if (trickShowing()) {
+      // The trick just won stays up with its winner ringed, then slides to the winner:
+      // the slide is a CSS animation whose delay counts down the linger, so a render in
+      // between picks it up where it is instead of starting it again.
+      const age = Date.now() - st.justWon.at;
+      const trick = trickCards(st.justWon.plays, st.justWon.seat, !reducedMotion());
+      trick.style.setProperty("--slide-delay", `${TRICK_LINGER_MS - age}ms`);
+      parts.push(trick, h("p", { class: "center-caption" }, `${who(st.justWon.seat)} won the trick`,
+        st.justWon.points ? ` (${st.justWon.points} pts)` : ""));
+      setTimeout(schedule, trickEnds() - age + 10);
     } else {
-      const recent = st.justWon && !v.trick.length && Date.now() - st.justWon.at < TRICK_LINGER_MS;
-      if (recent) {
-        parts.push(trickCards(st.justWon.plays, st.justWon.seat));
-        parts.push(h("p", { class: "center-caption" }, `${who(st.justWon.seat)} won the trick`));
-        setTimeout(schedule, TRICK_LINGER_MS);
-      } else {
-        parts.push(trickCards(v.trick, null));
-      }
+      parts.push(trickCards(v.trick, null));
     }
-    const dialog = promptPanel();
+    // A hand just scored: its summary first (once its last trick has gone), then any prompt.
+    const dialog = summaryDue() ? (trickShowing() ? null : summaryPanel()) : promptPanel();
     fill(promptBox, dialog);
     if (dialog) { /* drawn over the felt */ } else if (v?.phase === "pass" && st.seat != null && v.pass_chosen?.[st.seat]) {
       parts.push(h("div", { class: "center-note" }, h("p", {}, "Passed ",
         (v.passed || []).map(cardShort).join(" "), ` to ${st.seatName((st.seat + DIRECTION_OFFSET[v.pass_direction]) % 4)}.`),
       h("p", { class: "hint" }, "Waiting for the others to pass.")));
-    } else if (v?.phase === "hand_over" && v.hand_results.length) {
-      parts.push(handSummary(v.hand_results.at(-1)));
     }
     fill(center, parts);
+    renderReceived();
   }
 
-  function handSummary(r) {
-    const n = names();
-    if (st.view.game === "spades") {
-      return h("div", { class: "center-note" }, h("p", {}, h("b", {}, `Hand ${st.view.hand_results.length} scored`)),
-        r.sides.map((s) => h("p", {}, `${sideName(n, s.side)}: ${s.points >= 0 ? "+" : ""}${s.points} → ${s.score}`)));
-    }
-    return h("div", { class: "center-note" }, h("p", {}, h("b", {}, `Hand ${st.view.hand_results.length} scored`)),
-      h("p", {}, [0, 1, 2, 3].map((s) => `${n[s]} +${r.points[s]}`).join(" · ")));
+  const trickEnds = () => TRICK_LINGER_MS + (reducedMotion() ? 0 : TRICK_SLIDE_MS);
+  const trickShowing = () => st.justWon && !st.view?.trick.length && Date.now() - st.justWon.at < trickEnds();
+
+  /** The summary of the hand just scored, once its last trick has gone: it waits for
+   *  the player to close it, even when the next hand is dealt (the turn timer runs). */
+  function summaryDue() {
+    const v = st.view;
+    const n = v?.hand_results?.length || 0;
+    if (!n || n === summaryDone || st.gameOver) return false;
+    return v.phase === "hand_over" || (v.hand_no === n && !v.tricks.length && !v.trick.length);
+  }
+
+  function summaryPanel() {
+    const v = st.view;
+    const n = v.hand_results.length;
+    const mine = st.ourTurn() && st.prompt;
+    const next = !mine ? "the next hand" : { bid: "your bid", pass: "your pass", play: "play" }[st.prompt.phase] || "your turn";
+    return handSummary({ game: v.game, number: n, result: v.hand_results[n - 1], names: names(), next,
+      onContinue: () => { summaryDone = n; schedule(); } });
+  }
+
+  /** Hearts: the cards passed to us this hand, named with who passed them, until the
+   *  first trick is over; the cards themselves are tagged in the hand. */
+  function renderReceived() {
+    const v = st.view;
+    const got = v?.game === "hearts" && st.seat != null && v.phase === "play" && !v.tricks.length ? v.received || [] : [];
+    if (!got.length) { receivedNote.hidden = true; return; }
+    const from = (st.seat - DIRECTION_OFFSET[v.pass_direction] + 4) % 4;
+    receivedNote.hidden = false;
+    fill(receivedNote, h("span", { class: "recv-label" }, `You received from ${st.seatName(from)}: `),
+      got.map((c) => h("b", { class: `recv-card ${SUITS[c[1]].red ? "red" : ""}` }, cardShort(c))));
   }
 
   function promptPanel() {
@@ -348,7 +438,8 @@ export function mount(main, ctx, params) {
       const count = p.pass_count || 3;
       const to = (st.seat + DIRECTION_OFFSET[v.pass_direction]) % 4;
       return h("div", { class: "prompt-panel pass-dialog", role: "dialog", "aria-label": "Pass cards" },
-        h("h2", {}, `Pass ${count} cards ${v.pass_direction}`),
+        h("h2", {}, h("span", { class: "pass-arrow", "aria-hidden": "true" }, PASS_ARROWS[v.pass_direction] || ""),
+          ` Pass ${count} cards ${v.pass_direction}`),
         h("p", {}, `to ${st.seatName(to)}. Choose them in your hand: ${selected.size} of ${count} chosen.`),
         h("p", {}, [...selected].map(cardShort).join(" ") || "\u00a0"),
         h("button", { type: "button", class: "primary pass-go", disabled: selected.size === count ? null : true,
@@ -375,18 +466,13 @@ export function mount(main, ctx, params) {
     return new Set();
   }
 
+  /** Why a card cannot be played: the server's reason from the prompt (the rules are
+   *  the engine's, not this client's); otherwise it is simply not our move. */
   function whyNot(card) {
-    const v = st.view;
     if (!st.prompt || !st.ourTurn()) return "It is not your turn.";
     if (st.prompt.phase !== "play") return "Finish the dialog first.";
-    if (v.trick.length) {
-      const led = v.trick[0].card[1];
-      if (card[1] !== led) return `Follow suit: ${SUITS[led].name} were led.`;
-    }
-    if (!v.tricks.length && v.game === "hearts") return "The first trick: 2♣ leads, and no points on it.";
-    if (v.game === "spades" && card[1] === "S") return "Spades are not broken yet.";
-    if (v.game === "hearts" && card[1] === "H") return "Hearts are not broken yet.";
-    return `${cardName(card)} may not be played now.`;
+    const reason = st.prompt.illegal?.find((x) => x.card === card)?.reason;
+    return reason || `${cardName(card)} may not be played now.`;
   }
 
   function clickCard(card) {
@@ -415,20 +501,26 @@ export function mount(main, ctx, params) {
     }
     handEl.hidden = false;
     if (v.game === "spades" && v.sees_hand === false && !v.hand.length) {
+      handEl.style.setProperty("--n", "13");
       fill(handEl, Array.from({ length: 13 }, () => cardBack("in-hand")));
       return;
     }
     const legal = legalCards();
     const passing = st.prompt?.phase === "pass" && st.ourTurn();
-    const received = new Set(v.tricks.length === 0 && !v.trick.length ? v.received || [] : []);
+    const received = new Set(v.game === "hearts" && v.tricks.length === 0 ? v.received || [] : []);
     const cards = v.hand.map((card) => {
       const ok = legal?.has(card);
       const cls = [ok ? "legal" : "not-legal", selected.has(card) ? "chosen" : "", received.has(card) ? "received" : ""].join(" ");
       const el = cardEl(card, { onclick: () => clickCard(card), cls, disabled: !ok,
         pressed: passing ? selected.has(card) : undefined });
+      if (received.has(card)) {
+        el.append(h("span", { class: "new-tag", "aria-hidden": "true" }, "new"));
+        el.setAttribute("aria-label", `${cardName(card)}, received`);
+      }
       el.tabIndex = -1;
       return el;
     });
+    handEl.style.setProperty("--n", String(Math.max(cards.length, 1)));
     fill(handEl, cards);
     if (!cards.length) return;
     const target = cards.find((c) => c.dataset.card === focused) ||
@@ -544,8 +636,10 @@ export function mount(main, ctx, params) {
       h("p", { class: "over-headline" }, st.seat == null ? `${winnerNames.join(" and ")} won.`
         : youWon ? "You won!" : `${winnerNames.join(" and ")} won.`),
       h("table", { class: "final-scores" }, h("caption", {}, "Final scores"), h("tbody", {}, scoreRows)),
-      over.ratings?.length ? h("section", { class: "ratings" }, h("h3", {}, "Rating changes"),
-        h("ul", {}, over.ratings.map(ratingChange))) : null,
+      over.ratings?.length || chancesText(over.chances) ? h("section", { class: "ratings" }, h("h3", {}, "Rating changes"),
+        chancesText(over.chances) ? h("p", { class: "chances" }, h("span", { class: "hint" }, "Chances before the game: "),
+          chancesText(over.chances)) : null,
+        over.ratings?.length ? h("ul", {}, over.ratings.map(ratingChange)) : null) : null,
       h("div", { class: "dialog-actions" },
         st.seat != null ? h("button", { type: "button", class: "primary", onclick: async () => {
           try { await ctx.conn.request({ type: "play_again", table: id }); toast("Waiting for the others to play again"); }
@@ -586,7 +680,8 @@ export function mount(main, ctx, params) {
         const type = msg.event.type;
         if (type === "game_started") { gameOverClosed = false; votedFor = new Map(); }
         if (type === "hand_started" || (type === "hand_started" && before !== st.view?.hand_no)) selected = new Set();
-        if (type === "trick_won") showLast = false;
+        if (type === "trick_won") { showLast = false; playSound("trick"); }
+        if (type === "played" && msg.event.seat !== st.seat) playSound("card");
         for (const note of st.announcements.splice(0)) {
           toast(note.text, "info", 7000);
           if (note.rating) toast(`${note.rating.player}: rating ${note.rating.delta >= 0 ? "+" : ""}${Math.round(note.rating.delta * 10) / 10}`, "info", 7000);
@@ -600,10 +695,12 @@ export function mount(main, ctx, params) {
       } else if (msg.type === "prompt") {
         if (msg.seq < st.seq) return;
         if (msg.phase !== "pass") selected = new Set();
+        if (!st.prompt) playSound("turn");
         st.applyPrompt(msg);
         schedule();
       } else if (msg.type === "snapshot") {
         st.applySnapshot(msg);
+        closeOldSummary();
         schedule();
       } else if (msg.type === "skip") {
         if (msg.seq > st.seq) st.seq = msg.seq; // another seat's private event: numbered, unseen

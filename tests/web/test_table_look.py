@@ -1,0 +1,149 @@
+"""The table reads like a card room: the hand on the felt, the trick with its led card and
+winner, the trick going to its winner, a hand summary that waits, a phone bid that leaves
+the felt in view, received cards named, sound off until asked for."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tests.web.conftest import PHONE
+from tests.web.play import TURN_OR_OVER, create_table, guest_signs_in, play_turn
+
+# Every class a .trick element has had, and whether a won trick was drawn with a
+# summary on screen at the same time.
+WATCH_TRICKS = """() => {
+  window.trickLog = { classes: [], overlap: false, winners: [], led: 0 };
+  new MutationObserver(() => {
+    for (const t of document.querySelectorAll('.center .trick')) {
+      window.trickLog.classes.push(t.className);
+      if (t.querySelector('.played') && document.querySelector('.hand-summary')) window.trickLog.overlap = true;
+      if (t.querySelector('.played.winner')) window.trickLog.winners.push(t.className);
+      if (t.querySelector('.played.led .led-tag')) window.trickLog.led += 1;
+    }
+  }).observe(document.body, { subtree: true, childList: true });
+}"""
+
+
+async def play_until(page: Any, selector: str, limit: float = 90.0) -> None:
+    """Take our turns until `selector` is on screen (the hand summary, say)."""
+    counts = {"bids": 0, "passes": 0, "plays": 0}
+    deadline = time.monotonic() + limit
+    turn_or_target = f"""() => document.querySelector({selector!r}) !== null || ({TURN_OR_OVER})()"""
+    while not await page.locator(selector).count():
+        assert time.monotonic() < deadline, f"{selector} never showed: {counts}"
+        await page.wait_for_function(turn_or_target, timeout=60_000)
+        if await page.locator(selector).count():
+            return
+        try:
+            await play_turn(page, counts, close_summary=False)
+        except Exception as exc:  # the table moved on between looking and clicking
+            if "Timeout" not in type(exc).__name__ and "detached" not in str(exc):
+                raise
+
+
+def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
+    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+
+
+async def test_spades_hand_on_the_felt_trick_to_its_winner_and_a_summary_that_waits(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await guest_signs_in(p, "ada")
+    await create_table(p, "spades", {"Play to (points)": "500"})
+    await p.get_by_role("button", name="Fill with robots").click()
+    await p.evaluate(WATCH_TRICKS)
+    await p.locator(".bid-dialog").wait_for()
+    # The hand is on the felt, with our nameplate.
+    assert await p.locator(".felt .my-area .hand .card").count() == 13
+    assert await p.locator(".felt .my-area .seat.me").count() == 1
+
+    # On a phone the bid leaves the other seats, and their bids, in view; names are whole.
+    await p.set_viewport_size(PHONE)
+    await p.wait_for_timeout(150)
+    dialog = await p.locator(".bid-dialog").bounding_box()
+    for pos in ("top", "left", "right"):
+        seat = p.locator(f".seat.pos-{pos}")
+        box = await seat.bounding_box()
+        assert box and dialog and not overlaps(box, dialog), f"the bid dialog covers the {pos} seat"
+        name = seat.locator(".nm")
+        assert await name.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), f"{pos} name is cut"
+        assert (await name.inner_text()).startswith("Bot "), await name.inner_text()
+    await page.shot("bid-phone", phone=True)
+    await p.set_viewport_size({"width": 1280, "height": 860})
+    await page.shot("bid")
+
+    await play_until(p, ".hand-summary")
+    log = await p.evaluate("window.trickLog")
+    # Each trick showed its led card; a won trick ringed its winner, then slid to that side.
+    assert log["led"] > 0 and log["winners"], log
+    assert any("slide-" in c for c in log["classes"]), log["classes"][-5:]
+    # The summary comes once the last trick has gone: never drawn over it.
+    assert not log["overlap"]
+    summary = p.locator(".hand-summary")
+    assert "Hand 1 scored" in await summary.inner_text()
+    assert await summary.locator("tbody tr").count() == 2
+    await page.shot("hand-summary")
+    await page.shot("hand-summary-phone", phone=True)
+    # It waits for us: the next hand is dealt behind it (the server pauses 0.2 s here).
+    await p.wait_for_function("() => document.querySelector('.table-page').dataset.phase === 'bid'")
+    await p.wait_for_timeout(600)
+    assert await summary.is_visible()
+    await p.wait_for_function(TURN_OR_OVER)
+    go = summary.get_by_role("button")
+    assert await go.inner_text() == "Continue to your bid"
+    await go.click()
+    await p.locator(".bid-dialog").wait_for()
+    assert not await p.locator(".hand-summary").count()
+
+
+async def test_the_trick_does_not_slide_with_reduced_motion(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await p.emulate_media(reduced_motion="reduce")
+    await guest_signs_in(p)
+    await create_table(p, "spades", {"Play to (points)": "500"})
+    await p.get_by_role("button", name="Fill with robots").click()
+    await p.evaluate(WATCH_TRICKS)
+    await play_until(p, ".hand-summary")
+    log = await p.evaluate("window.trickLog")
+    assert log["winners"], "no trick was shown won"
+    assert not any("slide-" in c for c in log["classes"])
+
+
+async def test_sound_is_off_until_turned_on_and_is_remembered(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await guest_signs_in(p)
+    await create_table(p, "spades", {})
+    sound = p.locator(".sound-toggle")
+    assert await sound.get_attribute("aria-pressed") == "false"
+    assert await sound.inner_text() == "Sound off"
+    await sound.click()
+    assert await sound.get_attribute("aria-pressed") == "true"
+    assert await p.evaluate("localStorage.getItem('trickroom.sound')") == "on"
+    await p.reload()
+    await p.locator(".sound-toggle[aria-pressed='true']").wait_for()
+
+
+async def test_hearts_names_the_cards_received_and_who_passed_them(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await guest_signs_in(p)
+    await create_table(p, "hearts", {"Play to (points)": "100"})
+    await p.get_by_role("button", name="Fill with robots").click()
+    await p.locator(".pass-dialog").wait_for()
+    assert "← Pass 3 cards left" in await p.locator(".pass-dialog h2").inner_text()
+    assert "pass left" in await p.locator(".bar-title").inner_text()
+    await play_until(p, ".received-note:not([hidden])")
+    note = await p.locator(".received-note").inner_text()
+    # We pass left, so the cards come from the right-hand seat (East passes to South... etc.).
+    assert note.startswith("You received from Bot "), note
+    received = p.locator(".hand .card.received")
+    assert await received.count() == 3
+    assert await received.locator(".new-tag").count() == 3
+    for card in await received.all():
+        assert (await card.get_attribute("aria-label")).endswith(", received")
+    await page.shot("received")
+    await page.shot("received-phone", phone=True)

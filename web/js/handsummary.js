@@ -1,0 +1,53 @@
+// The end-of-hand summary: how the hand just played scored, side by side or player by
+// player, as the engine scored it (the hand_scored event). It waits for the player:
+// it stays up until they press the button, even when the next hand has been dealt.
+
+import { h } from "./dom.js";
+
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
+const plain = (n) => (n < 0 ? `−${-n}` : String(n));
+
+function spadesRows(r, names) {
+  return r.sides.map((s) => {
+    const seats = [s.side, s.side + 2];
+    const nils = seats.filter((seat) => r.bids?.[seat] === 0).map((seat) =>
+      `${names[seat]} ${r.blind?.[seat] ? "blind nil" : "nil"} ${r.tricks_won?.[seat] === 0 ? "made" : "set"}`);
+    const terms = [
+      s.made === null ? null : `bid ${s.contract}, took ${s.tricks}${s.made ? "" : " (set)"}`,
+      ...nils,
+      s.bags ? `${s.bags} bag${s.bags === 1 ? "" : "s"}` : null,
+      s.bag_penalty ? `bag penalty ${signed(s.bag_penalty)}` : null,
+    ].filter(Boolean);
+    return h("tr", {},
+      h("th", { scope: "row" }, `${names[seats[0]]} & ${names[seats[1]]}`),
+      h("td", {}, terms.join(" · ")),
+      h("td", { class: `num ${s.points < 0 ? "down" : "up"}` }, signed(s.points)),
+      h("td", { class: "num" }, plain(s.score)));
+  });
+}
+
+function heartsRows(r, names, scores) {
+  return [0, 1, 2, 3].map((seat) => h("tr", {},
+    h("th", { scope: "row" }, names[seat]),
+    h("td", {}, r.moon === seat ? "shot the moon" : `took ${r.taken?.[seat] ?? r.points[seat]}`),
+    h("td", { class: `num ${r.points[seat] > 0 ? "down" : "up"}` }, signed(r.points[seat])),
+    h("td", { class: "num" }, plain(scores[seat]))));
+}
+
+/**
+ * The summary panel for hand `number` (1-based). `result` is the hand's entry in the
+ * view's hand_results; `next` names what the button leads to ("your bid", "the next hand").
+ */
+export function handSummary({ game, number, result, names, onContinue, next }) {
+  const rows = game === "spades" ? spadesRows(result, names) : heartsRows(result, names, result.scores);
+  return h("section", { class: "prompt-panel hand-summary", role: "dialog", "aria-labelledby": "summary-h" },
+    h("h2", { id: "summary-h" }, `Hand ${number} scored`),
+    h("table", { class: "summary-table" },
+      h("thead", {}, h("tr", {},
+        h("th", { scope: "col" }, game === "spades" ? "Side" : "Player"),
+        h("th", { scope: "col" }, "This hand"),
+        h("th", { scope: "col", class: "num" }, "Points"),
+        h("th", { scope: "col", class: "num" }, "Score"))),
+      h("tbody", {}, rows)),
+    h("button", { type: "button", class: "primary summary-go", onclick: onContinue }, `Continue to ${next}`));
+}
