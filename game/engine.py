@@ -19,6 +19,7 @@ from game.hearts import HeartsGame
 from game.outcome import Outcome
 from game.spades import SpadesGame
 from game.trickgame import TrickView
+from game.variants import describe_rules
 
 
 class Engine(Protocol):
@@ -96,3 +97,8 @@ ENGINES: dict[str, EngineClass] = {"spades": SpadesGame, "hearts": HeartsGame}
 def replay(record: Mapping[str, Any]) -> Engine:
     """Rebuild a stored game (``record["game"]`` names its engine)."""
     return ENGINES[record["game"]].replay(record)
+
+
+def rules_catalogue() -> dict[str, list[dict[str, Any]]]:
+    """Every game's settable rules, described for a create-table form (``GET /api/rules``)."""
+    return {kind: describe_rules(kind, engine.rules_type) for kind, engine in ENGINES.items()}

@@ -191,6 +191,7 @@ class TrickWon(NamedTuple):
     cards: tuple[int, ...]  # in play order, from the leader
     leader: int
     points: int = 0  # Hearts: points in the trick
+    scoring: tuple[int, ...] = ()  # Hearts: the cards in it that score, so no client counts them
 
     @property
     def kind(self) -> str:
@@ -208,6 +209,7 @@ class TrickWon(NamedTuple):
             "leader": self.leader,
             "cards": [CARD_TEXT[c] for c in self.cards],
             "points": self.points,
+            "scoring": [CARD_TEXT[c] for c in self.scoring],
         }
 
 

@@ -175,6 +175,10 @@ class HeartsGame(TrickGame):
     rules_type = HeartsRules
     _points_in_tricks = True
 
+    @property
+    def _scoring_mask(self) -> int:  # type: ignore[override]
+        return POINT_CARDS | (JD_BIT if self.rules.jack_of_diamonds else 0)
+
     def __init__(self, rules: HeartsRules | None = None, seed: int = 0, *,
                  dealer: int | None = None, first_deal: Sequence[int] | None = None) -> None:
         self.scores = [0, 0, 0, 0]
@@ -324,6 +328,21 @@ class HeartsGame(TrickGame):
                 return "the first trick is led with a club"
             return "the first trick is led with the 2 of clubs"
         return "hearts are not broken: you may not lead a heart while you hold another suit"
+
+    def _lead_reason(self, card: int) -> str:
+        if not self.tricks:
+            if self.rules.any_club_first:
+                return "The first trick is led with a club."
+            return "The 2 of clubs leads the first trick."
+        if self.rules.queen_breaks_hearts:
+            return ("Hearts are not broken yet (a heart or the queen of spades breaks them): "
+                    "lead another suit.")
+        return "Hearts are not broken yet: lead another suit."
+
+    def _void_reason(self, card: int) -> str:
+        if card == QUEEN_OF_SPADES:
+            return "No points on the first trick: the queen of spades must wait."
+        return "No points on the first trick: hearts must wait."
 
     # -- scoring ---------------------------------------------------------------------------
 

@@ -308,6 +308,13 @@ class SpadesGame(TrickGame):
             return "the first lead may not be a spade unless you hold only spades"
         return "spades are not broken: you may not lead a spade while you hold another suit"
 
+    def _lead_reason(self, card: int) -> str:
+        if not self.tricks:
+            if self.rules.two_of_clubs_leads:
+                return "The 2 of clubs leads the first trick."
+            return "The first lead may not be a spade."
+        return "Spades are not broken yet: lead another suit."
+
     # -- scoring -------------------------------------------------------------------------
 
     def _end_hand(self) -> list[Event]:

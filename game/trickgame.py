@@ -41,8 +41,10 @@ from game.cards import (
     SEAT_NAMES,
     SPADES,
     SUIT_NAMES,
+    cards_of,
     deal,
     hands_from_texts,
+    parse_card,
     texts_of,
 )
 from game.events import Event, HandStarted, Played, TrickWon
@@ -115,6 +117,8 @@ class TrickView:
     scores: tuple[int, ...]
     hand_results: tuple[Any, ...]
     legal: tuple[Action, ...] = field(default=())
+    # The seat's cards it may not play now, each with why (the seat to act, play phase only).
+    illegal: tuple[tuple[int, str], ...] = field(default=())
 
     @property
     def played(self) -> int:
@@ -154,6 +158,7 @@ class TrickView:
             "hand_results": [r.to_wire() for r in self.hand_results],
             # A pass has hundreds of legal choices: the rules' pass_count says how many to pick.
             "legal": [] if self.phase == "pass" else [a.to_wire() for a in self.legal],
+            "illegal": [{"card": CARD_TEXT[c], "reason": r} for c, r in self.illegal],
             **self._extra_wire(),
         }
 
@@ -173,6 +178,7 @@ class TrickGame:
     _first_trick_void_rule: bool = False
     # Whether tricks carry points (Hearts) that TrickWon should report.
     _points_in_tricks: bool = False
+    _scoring_mask: int = 0  # the cards that score when taken (Hearts)
 
     def __init__(self, rules: Any, seed: int = 0, *, dealer: int | None = None,
                  first_deal: Sequence[int] | None = None) -> None:
@@ -369,7 +375,8 @@ class TrickGame:
         self.taken[winner] |= mask
         self.tricks_won[winner] += 1
         won = TrickWon(winner, len(self.tricks), cards, self.leader,
-                       self._trick_points(mask) if self._points_in_tricks else 0)
+                       self._trick_points(mask) if self._points_in_tricks else 0,
+                       tuple(c for c in cards if (1 << c) & self._scoring_mask))
         self.tricks.append(won)
         self.trick = []
         if len(self.tricks) == 13:
@@ -422,6 +429,50 @@ class TrickGame:
                 return f"must follow suit: {led} were led and you hold {led}"
         return self._explain_lead(seat, card)
 
+    # -- why a card may not be played, for players ---------------------------------------
+
+    def why_illegal(self, seat: int, card: int) -> str | None:
+        """Why ``seat`` may not play ``card`` now, as a sentence a player reads (capital
+        first, full stop last), or ``None`` when the play is legal.
+
+        The error an illegal play raises names the rule for a log; this says it to the
+        player whose card is refused, in the words of the table: "Follow suit: clubs were
+        led." It reads the same legal mask :meth:`apply` checks, so the two never disagree.
+        """
+        if not 0 <= card < 52:
+            return "There is no such card."
+        if self.phase != "play":
+            return "Cards are played in the play phase."
+        if seat != self.to_act:
+            return "It is not your turn."
+        if not self.hands[seat] >> card & 1:
+            return f"You do not hold {CARD_TEXT[card]}."
+        if self._legal >> card & 1:
+            return None
+        return self._reason(seat, card)
+
+    def illegal_plays(self, seat: int) -> tuple[tuple[int, str], ...]:
+        """Each card of ``seat``'s hand it may not play now, lowest first, with why.
+
+        Empty unless ``seat`` is to play: the prompt of a play turn carries it, so a client
+        can say why a card is refused without a rules engine of its own.
+        """
+        if self.phase != "play" or seat != self.to_act:
+            return ()
+        bad = self.hands[seat] & ~self._legal
+        if not bad:
+            return ()
+        reason = self._reason
+        return tuple((c, reason(seat, c)) for c in cards_of(bad))
+
+    def _reason(self, seat: int, card: int) -> str:
+        """Why a card of the hand of the seat to play is not legal (it is not)."""
+        if self.trick:
+            if self.hands[seat] & self._led_mask:
+                return FOLLOW_SUIT[self.led]
+            return self._void_reason(card)
+        return self._lead_reason(card)
+
     def _view_common(self, seat: int | None) -> dict[str, Any]:
         """The fields of :class:`TrickView` every game fills the same way."""
         leader = self.leader if self.phase == "play" or self.trick else None
@@ -442,6 +493,7 @@ class TrickGame:
             "hand_results": tuple(self.hand_results),
             "legal": tuple(self.legal_actions(seat)) if seat is not None
             and seat in self.awaiting else (),
+            "illegal": self.illegal_plays(seat) if seat is not None else (),
         }
 
     # -- hooks each game fills in ------------------------------------------------------
@@ -466,6 +518,14 @@ class TrickGame:
     def _explain_lead(self, seat: int, card: int) -> str:
         raise NotImplementedError
 
+    def _lead_reason(self, card: int) -> str:
+        """Why the seat to lead may not lead ``card`` (a sentence for the player)."""
+        raise NotImplementedError
+
+    def _void_reason(self, card: int) -> str:
+        """Why a seat void in the led suit may not discard ``card`` (``_void_rule``)."""
+        return f"{CARD_TEXT[card]} may not be played now."
+
     def _other_legal(self, seat: int) -> Sequence[Action]:
         return ()
 
@@ -475,6 +535,15 @@ class TrickGame:
     def _pass_direction(self) -> str | None:
         return None
 
+
+def why_illegal(game: TrickGame, seat: int, card: int | str) -> str | None:
+    """Why ``seat`` may not play ``card`` (an int or its text, ``"QS"``) in ``game`` now, as
+    a sentence for the player; ``None`` when it may. Pure: the game is not changed."""
+    return game.why_illegal(seat, parse_card(card) if isinstance(card, str) else card)
+
+
+FOLLOW_SUIT = tuple(f"Follow suit: {name} were led." for name in SUIT_NAMES)
+"""The reason a card off the led suit is refused, by led suit."""
 
 PLAYED = tuple(tuple(Played(s, c) for c in range(52)) for s in range(4))
 """Interned ``played`` events: every (seat, card) pair, built once."""

@@ -9,7 +9,7 @@ lists the same ranges (a test checks they agree).
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 # field -> (least, most); a field not listed is a switch (bool) or checked by its class.
@@ -46,3 +46,117 @@ def check_rules(rules: Any, bounds: dict[str, tuple[int, int]]) -> None:
             least, most = bounds[f.name]
             if not least <= value <= most:
                 raise ValueError(f"{f.name} must be {least}..{most}, not {value}")
+
+
+# -- the rules described, for a create-table form ----------------------------------------------
+
+BOUNDS: dict[str, dict[str, tuple[int, int]]] = {"spades": SPADES_BOUNDS, "hearts": HEARTS_BOUNDS}
+
+
+@dataclass(frozen=True)
+class RuleText:
+    """How a rule reads in a form: a ``label``, a one-line ``help``, whether the form shows
+    it first (``common``), and for a rule of set values its ``choices`` (value, label)."""
+
+    label: str
+    help: str
+    common: bool = False
+    choices: tuple[tuple[Any, str], ...] = ()
+
+
+# Every field of SpadesRules and HeartsRules, in the order a form lists them: the common
+# ones first, with the labels the browser's create-table form has always used.
+RULE_TEXTS: dict[str, dict[str, RuleText]] = {
+    "spades": {
+        "target": RuleText("Play to (points)", "The game ends after a hand in which a side "
+                           "reaches this score; the higher score wins.", True),
+        "mercy": RuleText("Mercy: end when a side falls to minus (empty: off)",
+                          "The game also ends when a side falls to minus this score.", True),
+        "bag_limit": RuleText("Bags before a penalty (empty: no penalty)",
+                              "Each time a side's overtricks (bags) reach this many, it loses "
+                              "the bag penalty.", True),
+        "blind_nil": RuleText("Blind nil allowed", "A side trailing by the blind nil deficit "
+                              "may bid nil before looking at its cards.", True),
+        "two_of_clubs_leads": RuleText("Two of clubs leads", "The holder of the 2 of clubs "
+                                       "leads it to the first trick.", True),
+        "team_bid_cap_13": RuleText("Partners bid at most 13 together",
+                                    "Partners' bids together may not exceed 13 tricks."),
+        "min_team_bid": RuleText("Minimum team bid", "Partners' bids together must reach at "
+                                 "least this many tricks (0: no minimum)."),
+        "nil_value": RuleText("Nil scores", "A nil bid scores this when its bidder takes no "
+                              "trick, and costs as much otherwise."),
+        "nil_tricks_count_for_partner": RuleText(
+            "A nil bidder's tricks count for the partner", "Tricks a nil bidder takes count "
+            "toward the partner's contract, as bags beyond it."),
+        "blind_nil_value": RuleText("Blind nil scores", "A blind nil scores this when its "
+                                    "bidder takes no trick, and costs as much otherwise."),
+        "blind_nil_deficit": RuleText("Blind nil only when behind by", "Blind nil may be bid "
+                                      "only by a side trailing by at least this many points."),
+        "spades_always_leadable": RuleText("Spades may always be led", "Spades may be led "
+                                           "before one has been played (after the first "
+                                           "trick)."),
+        "bag_penalty": RuleText("Bag penalty", "What a side loses each time its bags reach "
+                                "the bag limit."),
+    },
+    "hearts": {
+        "target": RuleText("Play to (points)", "The game ends after a hand in which someone "
+                           "reaches this score; the lowest score wins.", True),
+        "pass_cycle": RuleText("Passing", "Which way the cards are passed, hand after hand, "
+                               "round and round.", True, (
+                                   (("left", "right", "across", "hold"),
+                                    "left, right, across, hold"),
+                                   (("left", "right", "across"), "left, right, across"),
+                                   (("left",), "always left"),
+                                   (("hold",), "no passing"))),
+        "moon": RuleText("Shooting the moon", "A player who takes every heart and the queen of "
+                         "spades adds 26 to everyone else, takes 26 off their own score, or "
+                         "chooses which.", True, (
+                             ("add_to_others", "add to others"),
+                             ("subtract_from_shooter", "subtract from shooter"),
+                             ("shooter_chooses", "shooter chooses"))),
+        "jack_of_diamonds": RuleText("Jack of diamonds scores −10", "Taking the jack of "
+                                     "diamonds scores the jack's value (−10: a bonus).", True),
+        "blood_on_first_trick": RuleText("Points allowed on the first trick", "Hearts and the "
+                                         "queen of spades may be played on the first trick.",
+                                         True),
+        "pass_count": RuleText("Cards passed", "How many cards each player passes."),
+        "any_club_first": RuleText("Any club may lead the first trick", "The holder of the 2 of "
+                                   "clubs may lead any club to the first trick."),
+        "queen_breaks_hearts": RuleText("The queen of spades breaks hearts", "Once the queen of "
+                                        "spades is played, hearts may be led, as after a "
+                                        "heart."),
+        "jack_value": RuleText("Jack of diamonds value", "What taking the jack of diamonds "
+                               "scores when that rule is on (negative lowers the score)."),
+    },
+}
+
+
+def describe_rules(kind: str, rules_type: type) -> list[dict[str, Any]]:
+    """Each rule of ``rules_type`` a table's creator may set, for a form to be built from:
+    ``name``, ``type`` (``int``, ``bool`` or ``choice``), ``default``, ``min``/``max`` and
+    ``nullable`` (an int that may be left empty: off) or ``choices`` (each ``value`` and
+    ``label``), and the ``label``, ``help`` and ``common`` of :data:`RULE_TEXTS`."""
+    bounds, texts = BOUNDS[kind], RULE_TEXTS[kind]
+    defaults = {f.name: (f.default, str(f.type)) for f in fields(rules_type)}
+    out = []
+    for name, text in texts.items():
+        default, declared = defaults[name]
+        entry: dict[str, Any] = {"name": name}
+        if isinstance(default, bool):
+            entry.update(type="bool", default=default)
+        elif name in bounds:
+            least, most = bounds[name]
+            entry.update(type="int", default=default, min=least, max=most,
+                         nullable="None" in declared)
+        else:
+            entry.update(type="choice", default=_plain(default),
+                         choices=[{"value": _plain(v), "label": label}
+                                  for v, label in text.choices])
+        entry.update(label=text.label, help=text.help, common=text.common)
+        out.append(entry)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """A rule value as JSON has it (a tuple is a list)."""
+    return list(value) if isinstance(value, tuple) else value

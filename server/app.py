@@ -31,6 +31,7 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
+from game.engine import rules_catalogue
 from game.review import review
 from ratings import SYSTEMS
 from server import auth, names
@@ -286,6 +287,8 @@ class App:
                                              if "=" in p)}
         if path == "/api/rooms":
             return _json({"rooms": [r.model_dump() for r in self.lobby.rooms_info()]})
+        if path == "/api/rules":
+            return _json({"rules": rules_catalogue()})
         if path == "/api/tables":
             room = params.get("room", "")
             if room not in self.lobby.rooms:

@@ -320,6 +320,10 @@ class TableInfo(ServerMessage):
     seats: list[SeatInfo]
     watchers: int
     game_id: str | None = None  # the game being (or last) played, for its review
+    # Ranked rooms, while a game is playing or over: each side's chance of winning it as the
+    # room's rating system saw the players' ratings when it started (Spades: North-South,
+    # East-West; Hearts: per seat). Null at casual tables and between games.
+    chances: list[float] | None = None
 
 
 class Tables(Reply):
@@ -376,12 +380,24 @@ class TrickDone(BaseModel):
     leader: SeatNo
     cards: list[Card]
     points: int
+    scoring: list[Card]  # Hearts: the cards in it that score
+
+
+class IllegalCard(BaseModel):
+    """A card of your hand you may not play now, and why, in a sentence for the player
+    (``"Follow suit: clubs were led."``): the engine's own rule, so a client needs none."""
+
+    model_config = ConfigDict(extra="forbid")
+    card: Card
+    reason: str
 
 
 class ViewBase(BaseModel):
     """A seat's view of the game (``seat`` null: a spectator's, with no hand). Cards are
     text; ``rules`` are the table's, every field filled in; ``legal`` is what this seat
-    may do now (empty when it is not its turn, and during a Hearts pass)."""
+    may do now (empty when it is not its turn, and during a Hearts pass); ``illegal``, on
+    this seat's turn to play a card, every other card of its hand with why it may not be
+    played (empty otherwise)."""
 
     model_config = ConfigDict(extra="forbid")
     seat: SeatNo | None
@@ -400,6 +416,7 @@ class ViewBase(BaseModel):
     scores: list[int]
     hand_results: list[dict[str, Any]]  # each as its hand_scored event, less type/hand/scores
     legal: list[GameAction]
+    illegal: list[IllegalCard] = Field(default_factory=list)
 
 
 class SpadesViewWire(ViewBase):
@@ -467,20 +484,39 @@ class Snapshot(Reply):
                           **COMPACT)
 
 
+class TurnInfo(BaseModel):
+    """Whose turn it is once the action behind a game event is wholly applied: the game's
+    ``phase`` and ``to_act`` as a view gives them (during a Hearts pass, the lowest seat
+    still choosing), and ``awaiting``, every seat the game waits on (all those still
+    choosing their pass; otherwise ``to_act`` alone, or none)."""
+
+    model_config = ConfigDict(extra="forbid")
+    phase: Literal["pass", "bid", "play", "moon", "hand_over", "game_over"]
+    to_act: SeatNo | None
+    awaiting: list[SeatNo]
+
+
 class TableEvent(ServerMessage):
-    """One numbered table event (a game event or a seat change)."""
+    """One numbered table event (a game event or a seat change). A game event carries
+    ``turn``: the same for every event of one action and for every audience."""
 
     type: Literal["event"] = "event"
     table: str
     seq: int
     event: AnyEvent
+    turn: TurnInfo | None = None
 
     @staticmethod
-    def wire(table: str, seq: int, event: dict[str, Any]) -> str:
+    def wire(table: str, seq: int, event: dict[str, Any],
+             turn: dict[str, Any] | None = None) -> str:
         """The message as sent, from an event's wire dict as the engine or the table made
-        it (not re-validated here: the tests check every message sent against the schema)."""
-        return json.dumps({"type": "event", "table": table, "seq": seq, "event": event},
-                          **COMPACT)
+        it (not re-validated here: the tests check every message sent against the schema).
+        A table's own event has no ``turn`` and is sent without one."""
+        if turn is None:
+            return json.dumps({"type": "event", "table": table, "seq": seq, "event": event},
+                              **COMPACT)
+        return json.dumps({"type": "event", "table": table, "seq": seq, "event": event,
+                           "turn": turn}, **COMPACT)
 
 
 class Skip(ServerMessage):
@@ -531,7 +567,8 @@ GameAction = Annotated[BidAction | LookAction | PlayAction | PassAction | MoonAc
 
 class Prompt(ServerMessage):
     """Your turn: the legal actions, so a bot needs no rules engine, and the time allowed.
-    (A Hearts pass lists none: choose ``pass_count`` cards of ``hand``.)"""
+    (A Hearts pass lists none: choose ``pass_count`` cards of ``hand``.) On a turn to play a
+    card, ``illegal`` gives every other card of ``hand`` with why it may not be played."""
 
     type: Literal["prompt"] = "prompt"
     table: str
@@ -543,15 +580,16 @@ class Prompt(ServerMessage):
     hand: list[str]  # the seat's cards now (empty before a blind-nil decision)
     view: GameView  # the seat's whole view, as in a snapshot
     pass_count: int | None = None  # Hearts pass: how many cards to choose
+    illegal: list[IllegalCard] = Field(default_factory=list)  # play phase: cards refused, why
 
     @staticmethod
     def wire(table: str, seq: int, seat: int, phase: str, legal: list[dict[str, Any]],
              seconds: float | None, hand: list[str], view: dict[str, Any],
-             pass_count: int | None) -> str:
+             pass_count: int | None, illegal: list[dict[str, str]]) -> str:
         """The message as sent, from the view's own wire dicts (checked by the tests)."""
         return json.dumps({"type": "prompt", "table": table, "seq": seq, "seat": seat,
                            "phase": phase, "legal": legal, "seconds": seconds, "hand": hand,
-                           "view": view, "pass_count": pass_count},
+                           "view": view, "pass_count": pass_count, "illegal": illegal},
                           **COMPACT)
 
 
@@ -601,21 +639,29 @@ class TableChanged(ServerMessage):
 
 
 class GameStarted(ServerMessage):
+    """A game starts: its id and rules. In a ranked room, ``system`` names the room's rating
+    system and ``chances`` each side's chance of winning by it, from the players' ratings
+    now (Spades: North-South then East-West; Hearts: per seat); both null in casual rooms."""
+
     type: Literal["game_started"] = "game_started"
     game_id: str
     rules: dict[str, Any]
+    system: str | None = None
+    chances: list[float] | None = None
 
 
 class GameOver(ServerMessage):
     """The game is over: final scores, the winning seats, and each player's rating change
     with how it was calculated (empty in casual rooms). ``abandoned``: ended early on the
-    score so far (a points room after a drop)."""
+    score so far (a points room after a drop). ``chances``: the sides' chances of winning
+    as ``game_started`` gave them (ranked rooms; null in casual ones)."""
 
     type: Literal["game_over"] = "game_over"
     scores: list[int]
     winners: list[int]
     ratings: list[dict[str, Any]] = Field(default_factory=list)
     abandoned: bool = False
+    chances: list[float] | None = None
 
 
 class Substituted(ServerMessage):
@@ -761,6 +807,7 @@ class TrickWonEvent(ServerMessage):
     leader: SeatNo
     cards: list[Card]
     points: int
+    scoring: list[Card]  # Hearts: the cards in it that score (hearts, Q♠, J♦ where it counts)
 
 
 class SideScoreWire(BaseModel):

@@ -43,6 +43,7 @@ from typing import Any
 import aiosqlite
 
 from ratings import PlayerStats, Rating, Standing, system_named
+from server.names import account_name_refusal
 from server.tables.records import (
     ActionTaken,
     Banned,
@@ -112,7 +113,18 @@ CREATE TABLE IF NOT EXISTS rating_history (
     delta REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS rating_history_player ON rating_history (player, kind, system, time);
+-- Who played each ended game, for a profile's recent games: one row per registered name
+-- (starters and substitutes; no robots, no guests), written with the game's end.
+CREATE TABLE IF NOT EXISTS game_players (
+    player TEXT NOT NULL COLLATE NOCASE,
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    finished REAL NOT NULL,
+    PRIMARY KEY (player, game_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS game_players_recent ON game_players (player, finished);
 """
+RECENT_GAMES = 20  # how many ended games a profile lists
 
 # Columns added after the first release: (table, column, declaration).
 MIGRATIONS = (
@@ -176,7 +188,12 @@ class SqliteStore:
         self._db.row_factory = aiosqlite.Row
         await self._db.execute("PRAGMA journal_mode=WAL")
         await self._db.execute(f"PRAGMA synchronous={DURABILITY[self.durability]}")
+        async with self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                    "name = 'game_players'") as cur:
+            had_players = await cur.fetchone() is not None
         await self._db.executescript(SCHEMA)
+        if not had_players:  # a file from before game_players: index the games it holds
+            await self._index_ended_games()
         for table, column, declaration in MIGRATIONS:
             async with self._db.execute(f"PRAGMA table_info({table})") as cur:
                 have = {row[1] for row in await cur.fetchall()}
@@ -382,6 +399,48 @@ class SqliteStore:
             "ratings": json.loads(row["ratings"]) if row["ratings"] else [],
         }
 
+    async def _index_ended_games(self) -> None:
+        """Fill ``game_players`` from every ended game's seats (once, for an older file)."""
+        async with self.db.execute("SELECT id, seats, finished FROM games "
+                                   "WHERE finished IS NOT NULL") as cur:
+            rows = list(await cur.fetchall())
+        await self.db.executemany(
+            "INSERT OR IGNORE INTO game_players (player, game_id, seat, finished) "
+            "VALUES (?, ?, ?, ?)",
+            [(player, row["id"], seat, row["finished"])
+             for row in rows for player, seat in _players_of(json.loads(row["seats"]))])
+
+    async def recent_games(self, name: str, limit: int = RECENT_GAMES) -> list[dict[str, Any]]:
+        """The player's last ``limit`` ended games (finished or abandoned), newest first."""
+        async with self.db.execute(
+                "SELECT g.id, g.kind, g.room, g.seats, g.finished, g.result, g.ratings, p.seat "
+                "FROM game_players p JOIN games g ON g.id = p.game_id "
+                "WHERE p.player = ? ORDER BY p.finished DESC, g.id LIMIT ?",
+                (name, limit)) as cur:
+            rows = await cur.fetchall()
+        out = []
+        for row in rows:
+            result = json.loads(row["result"])
+            ratings = json.loads(row["ratings"]) if row["ratings"] is not None else None
+            mine = next((c for c in ratings or () if c.get("rated")
+                         and str(c.get("player", "")).lower() == name.lower()), None)
+            seat = row["seat"]
+            out.append({
+                "game_id": row["id"],
+                "game": row["kind"],
+                "room": row["room"],
+                "rated": ratings is not None,
+                "ended_at": row["finished"],
+                "seat": seat,
+                "players": [s.get("starter") or s.get("name")
+                            for s in sorted(json.loads(row["seats"]), key=lambda s: s["seat"])],
+                "scores": result["scores"],
+                "won": seat in result["winners"],
+                "abandoned": not result["finished"],
+                "rating_delta": mine["delta"] if mine is not None else None,
+            })
+        return out
+
     async def action_count(self, game_id: str) -> int:
         async with self.db.execute("SELECT COUNT(*) AS n FROM actions WHERE game_id = ?",
                                    (game_id,)) as cur:
@@ -470,7 +529,8 @@ class SqliteStore:
                                         and h["system"] == row["system"]]})
         return {"name": account["name"], "rank_me": bool(account["rank_me"]),
                 "banned_until": account["banned_until"] or None,
-                "casual_games": account["casual_games"], "ratings": ratings}
+                "casual_games": account["casual_games"], "ratings": ratings,
+                "recent_games": await self.recent_games(account["name"])}
 
 
 # -- records to SQL -------------------------------------------------------------------------
@@ -496,6 +556,7 @@ def _statements(record: Record) -> list[Statement]:
         return [("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ? "
                  "WHERE id = ?", (now, json.dumps(record.result), json.dumps(record.record),
                                   ratings, record.game_id)),
+                lambda conn: _index_players(conn, record.game_id, now),
                 *(("UPDATE users SET casual_games = casual_games + 1 WHERE name = ?", (name,))
                   for name in record.casual_players)]
     if isinstance(record, Rated):
@@ -504,6 +565,32 @@ def _statements(record: Record) -> list[Statement]:
         return [("UPDATE users SET banned_until = MAX(banned_until, ?), ban_reason = ? "
                  "WHERE name = ?", (record.until, record.reason, record.player))]
     raise TypeError(f"no SQL for {record!r}")
+
+
+def _players_of(seats: Sequence[dict[str, Any]]) -> list[tuple[str, int]]:
+    """The registered players of a game's seats, each with its seat: who sat at the start
+    and any substitute after them. Robots (``Bot Hazel``, ``ann (robot)``) and guests
+    (``guest-...``) have names no account may take, so a name check leaves them out."""
+    out: dict[str, tuple[str, int]] = {}
+    for s in seats:
+        names = [s.get("starter")]
+        if s.get("kind") == "human" and not s.get("guest"):
+            names.append(s.get("account"))
+        for name in names:
+            if name and account_name_refusal(name) is None:
+                out.setdefault(name.lower(), (name, s["seat"]))
+    return list(out.values())
+
+
+def _index_players(conn: sqlite3.Connection, game_id: str, now: float) -> None:
+    """Note who played an ended game, from its seats as stored (for recent games)."""
+    row = conn.execute("SELECT seats FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        return
+    conn.executemany("INSERT OR IGNORE INTO game_players (player, game_id, seat, finished) "
+                     "VALUES (?, ?, ?, ?)",
+                     [(player, game_id, seat, now) for player, seat in
+                      _players_of(json.loads(row[0]))])
 
 
 def _rate(conn: sqlite3.Connection, record: Rated, now: float) -> None:

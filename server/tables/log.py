@@ -64,10 +64,12 @@ class EventLog:
     def __iter__(self) -> Any:
         return iter(self._entries)
 
-    def publish(self, event: dict[str, Any], to: int | None = None) -> Entry:
-        """Number ``event``, encode it once and keep it; ``to``: the one seat it is for."""
+    def publish(self, event: dict[str, Any], to: int | None = None,
+                turn: dict[str, Any] | None = None) -> Entry:
+        """Number ``event``, encode it once and keep it; ``to``: the one seat it is for;
+        ``turn``: a game event's turn (the same for every audience, so in the one encoding)."""
         self.seq += 1
-        text = TableEvent.wire(self.table_id, self.seq, event)
+        text = TableEvent.wire(self.table_id, self.seq, event, turn)
         skip = None if to is None else Shared(Skip(table=self.table_id, seq=self.seq).encode())
         entry = Entry(self.seq, to, Shared(text), skip)
         self._entries.append(entry)

@@ -40,7 +40,7 @@ from game.actions import Action, ActionParseError, IllegalAction, Pass, action_f
 from game.engine import ENGINES, Engine
 from game.events import Event
 from game.outcome import Outcome
-from ratings import Departure, Rating, Standing, rate, system_named
+from ratings import Departure, Rating, RatingError, Standing, rate, system_named
 from server.auth import token_hash, token_matches
 from server.config import Room, ServerSettings
 from server.protocol import ChatMessage as ChatOut
@@ -154,6 +154,7 @@ class _Mark:
     acted: list[int]
     games: int
     resuming: bool
+    chances: list[float] | None
 
 
 @dataclass(slots=True)
@@ -196,6 +197,7 @@ class TableMachine:
         self.acted = [0, 0, 0, 0]  # each seat's actions in this game
         self.games = 0  # games started at this table
         self.resuming = False  # a restored game waits for its standings before going on
+        self.chances: list[float] | None = None  # ranked: the sides' chances at the start
         self._out: list[Effect] = []
         self._writes: list[Record] = []
         self._pending: dict[int, _Pending] = {}
@@ -270,7 +272,7 @@ class TableMachine:
                      len(game.actions) if game else 0, game.hand_no if game else 0,
                      self.log.seq, self.paused, self.pauses, self.vote, ranked,
                      dict(self.prompted), dict(self.timers), list(self.acted), self.games,
-                     self.resuming)
+                     self.resuming, self.chances)
 
     def _restore(self, mark: _Mark) -> None:
         game = mark.game
@@ -285,10 +287,10 @@ class TableMachine:
                 game.next_hand()
         (self.seats, self.watchers, self.phase, self.game, self.game_id, self.paused,
          self.pauses, self.vote, self.ranked, self.prompted, self.timers, self.acted,
-         self.games, self.resuming) = (
+         self.games, self.resuming, self.chances) = (
             mark.seats, mark.watchers, mark.phase, game, mark.game_id, mark.paused,
             mark.pauses, mark.vote, mark.ranked, mark.prompted, mark.timers, mark.acted,
-            mark.games, mark.resuming)
+            mark.games, mark.resuming, mark.chances)
         self.log.truncate(mark.seq)
 
     # -- what a command produces -------------------------------------------------------------
@@ -300,11 +302,13 @@ class TableMachine:
     def reply(self, who: Who, message: ServerMessage) -> None:
         self._out.append(Send((who.client,), Shared(message.encode())))
 
-    def publish(self, event: dict[str, Any] | ServerMessage, to: int | None = None) -> None:
-        """Number, log and send one table event to whoever may see it."""
+    def publish(self, event: dict[str, Any] | ServerMessage, to: int | None = None,
+                turn: dict[str, Any] | None = None) -> None:
+        """Number, log and send one table event to whoever may see it (a game event with
+        its ``turn``)."""
         if isinstance(event, ServerMessage):
             event = event.model_dump()
-        entry = self.log.publish(event, to)
+        entry = self.log.publish(event, to, turn)
         if to is None:
             self.send(self.audience(), entry.message)
         else:
@@ -316,8 +320,18 @@ class TableMachine:
                 self.send(others, entry.skip)
 
     def publish_game(self, events: list[Event]) -> None:
+        """Publish one action's (or deal's) game events, each with the turn they lead to."""
+        turn = self.turn_info()
         for event in events:
-            self.publish(event.to_wire(), event.to)
+            self.publish(event.to_wire(), event.to, turn)
+
+    def turn_info(self) -> dict[str, Any] | None:
+        """Whose turn it is now, as game events carry it: the game's phase, the seat it
+        waits on (the view's ``to_act``) and every seat it waits on (``awaiting``)."""
+        game = self.game
+        if game is None:
+            return None
+        return {"phase": game.phase, "to_act": game.to_act, "awaiting": list(game.awaiting)}
 
     def write(self, record: Record) -> None:
         self._writes.append(record)
@@ -369,7 +383,8 @@ class TableMachine:
             seats=[SeatInfo(seat=s.index, name=s.name, kind=s.kind, away=s.away,
                             robot_level=s.robot_level if s.robot_plays else None)
                    for s in self.seats],
-            watchers=len(self.watchers), game_id=self.game_id)
+            watchers=len(self.watchers), game_id=self.game_id,
+            chances=self.chances if self.phase in (Phase.PLAYING, Phase.OVER) else None)
 
     def snapshot(self, seat: int | None, rid: RequestId = None) -> Snapshot:
         view = self.game.view(seat).to_wire() if self.game else None
@@ -681,6 +696,8 @@ class TableMachine:
                 self._start_game(dict(cmd.standings))
         elif self.phase is Phase.PLAYING and self.resuming:
             self.ranked.standings = dict(cmd.standings)
+            self.chances = self._chances()
+            self._out.append(Changed(self.info()))
             self._resumed()
 
     def _start_game(self, standings: dict[str, Standing]) -> None:
@@ -698,8 +715,11 @@ class TableMachine:
         self.prompted.clear()
         self.paused, self.vote = None, None
         self.ranked = RankedState(standings=standings)
+        self.chances = self._chances() if self.room.rated else None
         self.changed()
-        self.publish(GameStarted(game_id=game_id, rules=game.record()["rules"]))
+        self.publish(GameStarted(game_id=game_id, rules=game.record()["rules"],
+                                 system=self.system if self.room.rated else None,
+                                 chances=self.chances))
         self.publish_game(game.opening_events())
         self.advance()
 
@@ -770,10 +790,11 @@ class TableMachine:
         if game is None or seat.client is None or self.prompted.get(seat.index) == turn:
             return
         self.prompted[seat.index] = turn
-        view = game.view(seat.index).to_wire()  # hand and legal actions come from the view
+        view = game.view(seat.index).to_wire()  # hand, legal and illegal come from the view
         prompt = Prompt.wire(self.id, self.log.seq, seat.index, game.phase, view["legal"],
                              self.turn_seconds, view["hand"], view,
-                             game.rules.pass_count if game.phase == "pass" else None)
+                             game.rules.pass_count if game.phase == "pass" else None,
+                             view["illegal"])
         self.send((seat.client,), Shared(prompt))
 
     def _on_window_over(self, cmd: WindowOver) -> None:
@@ -846,16 +867,19 @@ class TableMachine:
         casual = () if self.room.rated or abandoned else self._casual_credit()
         self.write(GameEnded(game_id, outcome.to_wire(), game.record(),
                               tuple(ratings) if ratings is not None else None, casual))
+        turn = self.turn_info()
         for event in events or ():
             if event.kind == "game_over":  # told with the rating changes it caused
                 self.publish(GameOver(scores=list(outcome.scores),
-                                       winners=list(outcome.winners), ratings=ratings or []))
+                                       winners=list(outcome.winners), ratings=ratings or [],
+                                       chances=self.chances), turn=turn)
             else:
-                self.publish(event.to_wire(), event.to)
+                self.publish(event.to_wire(), event.to, turn)
         if abandoned or announce:
             self.publish(GameOver(scores=list(outcome.scores),
                                    winners=[] if abandoned else list(outcome.winners),
-                                   ratings=ratings or [], abandoned=abandoned))
+                                   ratings=ratings or [], abandoned=abandoned,
+                                   chances=self.chances))
         self.phase = Phase.OVER
         self.paused, self.vote = None, None
         self.cancel_all(("turn-", "robot-", "deal", "vote", "retry"))
@@ -876,6 +900,18 @@ class TableMachine:
         return len(self.game.hand_results) if self.game else 0
 
     # -- ratings ------------------------------------------------------------------------------
+
+    def _chances(self) -> list[float] | None:
+        """Each side's chance of winning by the room's system, from the starters' ratings
+        at the start (a starter without a standing counts at the system's start rating).
+        ``None`` when the system cannot tell (say, the same name in two seats)."""
+        players = [s.starter or "" for s in self.seats]
+        try:
+            chances = system_named(self.system).win_probability(
+                self.room.game, players, self.start_ratings())  # type: ignore[arg-type]
+        except RatingError:
+            return None
+        return [round(p, 4) for p in chances]
 
     def start_ratings(self) -> dict[str, Rating]:
         start = system_named(self.system).start_rating

@@ -244,3 +244,33 @@ def test_a_spectator_sees_no_hand_and_no_pass():
     spectator = g.view(None)
     assert spectator.hand == 0 and spectator.passed == () and spectator.received == ()
     assert spectator.legal == ()
+
+
+@pytest.mark.parametrize("jack", [False, True], ids=["plain", "jack-of-diamonds"])
+def test_a_won_trick_names_its_scoring_cards_and_they_add_up_to_its_points(jack):
+    """trick_won says which cards score, so a client shows them without counting itself."""
+    from game.robots import make_robot
+
+    rules = HeartsRules(target=60, jack_of_diamonds=jack)
+    game = HeartsGame(rules, seed=11)
+    robots = [make_robot("random", s) for s in range(4)]
+    seen = 0
+    while game.phase != "game_over":
+        if game.phase == "hand_over":
+            game.next_hand()
+            continue
+        seat = game.to_act if game.to_act is not None else game.awaiting[0]
+        for event in game.apply(robots[seat].choose(game.view(seat)), seat):
+            if event.kind != "trick_won":
+                continue
+            wire = event.to_wire()
+            scoring = wire["scoring"]
+            assert set(scoring) <= set(wire["cards"])
+            hearts = sum(c.endswith("H") for c in scoring)
+            queen = 13 if "QS" in scoring else 0
+            jd = rules.jack_value if "JD" in scoring else 0
+            assert hearts + queen + jd == wire["points"], wire
+            assert ("JD" in scoring) == (jack and "JD" in wire["cards"])
+            assert all(c.endswith("H") or c in ("QS", "JD") for c in scoring)
+            seen += bool(scoring)
+    assert seen > 5

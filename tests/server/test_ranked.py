@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import random
 from contextlib import AsyncExitStack
 from dataclasses import replace
@@ -159,8 +160,6 @@ async def test_a_complete_ranked_game_is_rated_as_the_ratings_module_says(
     assert all(c["breakdown"] for c in shown)
     status, _, body = await http_get(ranked_app, f"/api/leaderboard?game={stored['game']}"
                                                  f"&system={system}")
-    import json
-
     board = json.loads(body)["players"]
     assert status == 200 and {p["player"] for p in board} == set(names)
     profile = json.loads((await http_get(ranked_app, "/api/players/ann"))[2])
@@ -449,3 +448,58 @@ async def test_a_vote_from_a_non_voter_a_second_vote_and_a_late_vote_are_refused
                                       "choice": "dont_wait"})
         assert err.value.code == "wrong_phase"
         assert t.seats[1].kind == "human"  # the late "Don't wait" changed nothing
+
+
+# -- your chances ------------------------------------------------------------------------------
+
+
+async def set_rating(app: App, player: str, kind: str, system: str, value: float) -> None:
+    from ratings import PlayerStats
+
+    stats = {**dataclasses.asdict(PlayerStats()), "history": []}
+    await app.store._write("INSERT INTO ratings (player, kind, system, value, sigma, stats) "
+                           "VALUES (?, ?, ?, ?, 0, ?)",
+                           (player, kind, system, value, json.dumps(stats)))
+
+
+@pytest.mark.parametrize(("room", "system", "kind"), [
+    ("spades-zone", "zone", "spades"),
+    ("hearts-wocg", "wocg", "hearts"),
+    ("spades-openskill", "openskill_tuned", "spades"),
+])
+async def test_a_ranked_game_tells_each_sides_chances_from_the_ratings_at_its_start(
+        ranked_app, room, system, kind):
+    names = ["ann", "bob", "cat", "dan"]
+    values = {"ann": 1700.0, "bob": 1500.0, "cat": 1650.0}  # dan has none: the start rating
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, names)
+        for name, value in values.items():
+            await set_rating(ranked_app, name, kind, system, value)
+        sys_ = system_named(system)
+        ratings = {n: Rating(values[n]) if n in values else sys_.start_rating for n in names}
+        expected = [round(p, 4) for p in sys_.win_probability(kind, names, ratings)]
+        assert len(expected) == (2 if kind == "spades" else 4)
+        table = await seat(clients, room)
+        [watcher] = await players(ranked_app, stack, ["zed"])
+        snapshot = await watcher.request({"type": "watch", "table": table})
+        ends = await asyncio.wait_for(asyncio.gather(
+            *(autoplay(c, table, i) for i, c in enumerate(clients))), 120)
+        listed = json.loads((await http_get(ranked_app, f"/api/tables?room={room}"))[2])
+        assert [t["chances"] for t in listed["tables"] if t["id"] == table] == [expected]
+    started = next(m["event"] for m in clients[0].received if m.get("type") == "event"
+                   and m["event"]["type"] == "game_started")
+    assert started["system"] == system and started["chances"] == expected
+    assert sum(expected) == pytest.approx(1.0, abs=1e-3)
+    if kind == "spades":  # the stronger side (ann 1700 and cat 1650) is the favourite
+        assert expected[0] > expected[1]
+    assert snapshot["info"]["chances"] == expected  # a watcher's snapshot, and the lobby
+    assert all(e["chances"] == expected for e in ends)  # beside the rating changes
+    # The profile lists the game, rated, with the player's rating change.
+    profile = json.loads((await http_get(ranked_app, "/api/players/ann"))[2])
+    [recent] = profile["recent_games"]
+    mine = next(c for c in ends[0]["ratings"] if c["player"] == "ann")
+    assert recent["rated"] and recent["room"] == room and recent["game"] == kind
+    assert recent["players"] == names and recent["seat"] == 0
+    assert recent["rating_delta"] == pytest.approx(mine["delta"])
+    assert recent["won"] == (0 in ends[0]["winners"]) and not recent["abandoned"]
+    assert recent["scores"] == ends[0]["scores"]

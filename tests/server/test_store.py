@@ -131,3 +131,61 @@ async def test_a_ban_keeps_the_later_end(store):
     await store.persist([Banned("peter", 1000.0, "quit a ranked game")])
     account = await store.account("peter")
     assert account is not None and account["banned_until"] == 2000.0
+
+
+def seats_of(*names: str, kind: str = "human") -> tuple[dict, ...]:
+    return tuple({"seat": i, "name": n, "account": n if " " not in n else None,
+                  "kind": "robot" if " " in n else kind, "starter": n, "substitute": False,
+                  "guest": n.startswith("guest-")} for i, n in enumerate(names))
+
+
+def ended(game_id: str, winners=(0, 2), finished=True) -> GameEnded:
+    return GameEnded(game_id, {"scores": [500, 200], "winners": list(winners),
+                               "finished": finished}, {"actions": []})
+
+
+async def test_recent_games_are_the_last_twenty_of_the_player_newest_first(store):
+    await store.create_user("ann", "x")
+    for i in range(25):
+        game_id = f"r{i:02d}"
+        await store.persist([GameCreated(game_id, "t1", "spades", "spades", {}, i, 0,
+                                         seats_of("Bot Hazel", "ann", "guest-x", "bob"),
+                                         "fixed_seating"),
+                             ended(game_id, winners=(1, 3) if i % 2 else (0, 2),
+                                   finished=i != 24)])
+    recent = await store.recent_games("ANN")
+    assert [r["game_id"] for r in recent] == [f"r{i:02d}" for i in range(24, 4, -1)]
+    assert recent[0]["abandoned"] and not recent[1]["abandoned"]
+    assert [r["won"] for r in recent[:3]] == [False, True, False]
+    assert recent[0]["players"] == ["Bot Hazel", "ann", "guest-x", "bob"]
+    assert recent[0]["seat"] == 1 and not recent[0]["rated"]
+    assert await store.recent_games("Bot Hazel") == []  # robots and guests are not indexed
+    assert await store.recent_games("guest-x") == []
+    assert len(await store.recent_games("bob")) == 20
+    assert (await store.player("ann"))["recent_games"] == recent
+    plan = store._conn.execute("EXPLAIN QUERY PLAN SELECT game_id FROM game_players "
+                               "WHERE player = 'ann' ORDER BY finished DESC").fetchall()
+    assert "game_players_recent" in str(plan)
+
+
+async def test_a_file_from_before_recent_games_indexes_its_ended_games_on_open(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    old = SqliteStore(path)
+    await old.open()
+    await old.persist([GameCreated("old1", "t1", "hearts", "hearts", {}, 1, 0,
+                                   seats_of("ann", "bob", "cat", "dan"), "fixed_seating"),
+                       ended("old1", winners=(2,))])
+    await old.persist([GameCreated("live", "t2", "hearts", "hearts", {}, 1, 0,
+                                   seats_of("ann", "bob", "cat", "dan"), "fixed_seating")])
+    await old.close()
+    conn = sqlite3.connect(path)  # as the file was before: no game_players
+    conn.execute("DROP TABLE game_players")
+    conn.commit()
+    conn.close()
+    again = SqliteStore(path)
+    await again.open()
+    try:
+        [recent] = await again.recent_games("cat")
+        assert recent["game_id"] == "old1" and recent["seat"] == 2 and recent["won"]
+    finally:
+        await again.close()

@@ -406,3 +406,44 @@ def test_a_failed_write_just_after_a_new_deal_keeps_the_new_hand():
     table.act(game.to_act + 1, {"type": "bid", "value": 3})
     assert table.failed  # refused: nothing stored
     assert table.machine.game.hand_no == 1 and table.machine.game.view(None) == before
+
+
+# -- chances and turns ----------------------------------------------------------------------------
+
+
+def test_a_ranked_game_s_chances_start_with_it_and_a_failed_start_leaves_none():
+    from server.tables.commands import Resume
+
+    t = bench("spades-zone")
+    t.standing = 1650.0
+    t.fail_writes = 1  # the game's creation is not stored: no game, no chances
+    t.seat_four()
+    m = t.machine
+    assert m.phase == "waiting" and m.chances is None and m.info().chances is None
+    t.fire("retry")
+    assert m.phase == "playing" and m.chances == [0.5, 0.5]
+    [started] = t.events(1, "game_started")
+    assert started["system"] == "zone" and started["chances"] == [0.5, 0.5]
+    assert t.lobby[-1].chances == [0.5, 0.5]
+    # A restarted server's table tells them again once the standings are read.
+    again = bench("spades-zone")
+    again.do(Resume(m.game, m.game_id, tuple(s.stored() for s in m.seats)))
+    assert again.machine.chances == [0.5, 0.5] and again.lobby[-1].chances == [0.5, 0.5]
+
+
+def test_a_failed_action_leaves_no_turn_behind_and_the_next_event_tells_the_true_one():
+    t = bench("spades")
+    t.sit(1, 0)
+    t.do(Fill(t.who(1), None, "random"))
+    t.run_timers()
+    m = t.machine
+    assert m.game.to_act == 0
+    turns = [msg["turn"] for msg in t.inbox[1] if msg["type"] == "event" and "turn" in msg]
+    assert turns[-1] == {"phase": m.game.phase, "to_act": 0, "awaiting": [0]}
+    seq = m.log.seq
+    t.fail_writes = 1
+    t.answer(1)
+    assert m.log.seq == seq and m.game.to_act == 0  # undone: nothing numbered, nothing sent
+    t.answer(1)
+    mine = [msg for msg in t.inbox[1] if msg["type"] == "event" and msg["seq"] == seq + 1]
+    assert mine and mine[0]["turn"]["to_act"] == 1
