@@ -53,7 +53,8 @@ async def play_turn(page: Any, counts: dict[str, int], bid: int = 3,
         counts["bids"] += 1
     elif await pass_dialog.count():
         cards = page.locator(".hand .card.legal:not(.chosen)")
-        while await page.locator(".hand .card.chosen").count() < 3:
+        wanted = int((await pass_dialog.locator("h2").inner_text()).split("Pass ")[1].split()[0])
+        while await page.locator(".hand .card.chosen").count() < wanted:
             await cards.first.click()
         await pass_dialog.get_by_role("button", name="Pass these cards").click()
         counts["passes"] += 1

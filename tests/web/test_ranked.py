@@ -62,7 +62,7 @@ async def browser_creates_ranked_table(page, room: str) -> str:
     await page.get_by_role("button", name="Create table").click()
     dialog = page.locator("dialog.create-dialog")
     # The host's rules are shown, not offered for change.
-    await dialog.locator(".host-rules", has_text="target").wait_for()
+    await dialog.locator(".host-rules", has_text="Play to (points): ").wait_for()
     assert await dialog.get_by_label("Play to (points)").count() == 0
     await dialog.get_by_role("button", name="Create and sit").click()
     await page.locator(".table-page").wait_for()
@@ -132,6 +132,12 @@ async def test_zone_vote_prompt_on_a_drop_then_the_game_goes_on(ranked_app, open
 async def test_profile_chart_and_leaderboard_after_ranked_games(ranked_app, open_page):
     async with AsyncExitStack() as stack:
         eve, *others = await bots(ranked_app, stack, ["eve", "fay", "gus", "hal"])
+        # A casual game first, against robots: the profile lists it with the ranked ones.
+        casual = (await eve.request({"type": "create_table", "room": "hearts",
+                                     "rules": {"target": 10}}))["table"]["id"]
+        await eve.request({"type": "sit", "table": casual})
+        await eve.request({"type": "fill_robots", "table": casual, "level": "random"})
+        await asyncio.wait_for(play_until_over(eve, casual, random.Random(9)), 60)
         # A first ranked game, all over the socket, so the chart has two points.
         created = await eve.request({"type": "create_table", "room": "hearts-zone"})
         first = created["table"]["id"]
@@ -158,13 +164,32 @@ async def test_profile_chart_and_leaderboard_after_ranked_games(ranked_app, open
 
     over = p.locator("dialog.game-over")
     assert await over.locator(".rating-change").count() == 4
+    # "Your chances": the room's system gave each player's chance when the game began;
+    # the bar shows them, and the game-over dialog beside the rating changes.
+    chances = await p.locator(".table-bar .chances").inner_text()
+    assert chances.count("%") == 5 and "(yours " in chances, chances  # four seats and ours
+    shown = await over.locator(".ratings .chances").inner_text()
+    assert shown.startswith("Chances before the game: you ") and shown.count("%") == 4, shown
     await page.shot("game-over")
     await over.locator(".rating-change a", has_text="eve").click()
     chart = p.locator("svg.rating-chart")
     await chart.wait_for()
-    assert await chart.locator("circle.dot").count() == 2
+    # Two games, and the line starts from the start value (the first game's rating before it).
+    assert await chart.locator("circle.dot").count() == 3
+    assert await chart.locator("text.axis-label", has_text="start").count() == 1
+    label = await chart.get_attribute("aria-label")
+    assert label.startswith("Hearts rating history, Zone: 2 games, from 1600 to "), label
     assert await chart.locator("path.line").count() == 1
     assert "Hearts" in await p.locator(".rating-card h2").first.inner_text()
+    # Recent games, casual and ranked, newest first, each with its review.
+    recent = p.locator(".recent-games li")
+    assert await recent.count() == 3
+    texts = await recent.all_inner_texts()
+    assert "ranked in hearts-zone" in texts[0] and "casual in hearts" in texts[2], texts
+    await recent.nth(2).get_by_role("link").click()
+    await p.locator(".review .where").wait_for()
+    await p.go_back()
+    await p.locator(".recent-games").wait_for()
     await page.shot("profile")
     await page.shot("profile-phone", phone=True)
     await p.get_by_role("link", name="Leaderboards").click()

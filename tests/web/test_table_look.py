@@ -4,11 +4,13 @@ the felt in view, received cards named, sound off until asked for."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
-from tests.web.conftest import PHONE
-from tests.web.play import TURN_OR_OVER, create_table, guest_signs_in, play_turn
+from server.client import TrickroomClient
+from tests.web.conftest import PHONE, ws_url
+from tests.web.play import TURN_OR_OVER, create_table, guest_signs_in, play_to_game_over, play_turn
 
 # Every class a .trick element has had, and whether a won trick was drawn with a
 # summary on screen at the same time.
@@ -17,7 +19,8 @@ WATCH_TRICKS = """() => {
   new MutationObserver(() => {
     for (const t of document.querySelectorAll('.center .trick')) {
       window.trickLog.classes.push(t.className);
-      if (t.querySelector('.played') && document.querySelector('.hand-summary')) window.trickLog.overlap = true;
+      const summary = document.querySelector('.hand-summary');
+      if (t.querySelector('.played') && summary) window.trickLog.overlap = true;
       if (t.querySelector('.played.winner')) window.trickLog.winners.push(t.className);
       if (t.querySelector('.played.led .led-tag')) window.trickLog.led += 1;
     }
@@ -29,7 +32,8 @@ async def play_until(page: Any, selector: str, limit: float = 90.0) -> None:
     """Take our turns until `selector` is on screen (the hand summary, say)."""
     counts = {"bids": 0, "passes": 0, "plays": 0}
     deadline = time.monotonic() + limit
-    turn_or_target = f"""() => document.querySelector({selector!r}) !== null || ({TURN_OR_OVER})()"""
+    turn_or_target = (f"() => document.querySelector({selector!r}) !== null"
+                      f" || ({TURN_OR_OVER})()")
     while not await page.locator(selector).count():
         assert time.monotonic() < deadline, f"{selector} never showed: {counts}"
         await page.wait_for_function(turn_or_target, timeout=60_000)
@@ -47,7 +51,8 @@ def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
                 or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
 
 
-async def test_spades_hand_on_the_felt_trick_to_its_winner_and_a_summary_that_waits(web_app, open_page):
+async def test_spades_hand_on_the_felt_trick_to_its_winner_and_a_summary_that_waits(
+        web_app, open_page):
     page = await open_page(web_app)
     p = page.page
     await guest_signs_in(p, "ada")
@@ -147,3 +152,119 @@ async def test_hearts_names_the_cards_received_and_who_passed_them(web_app, open
         assert (await card.get_attribute("aria-label")).endswith(", received")
     await page.shot("received")
     await page.shot("received-phone", phone=True)
+    # Each seat shows the scoring cards it has taken this hand, as the server named them.
+    await play_until(p, ".seat .taken .card")
+    taken = await p.locator(".seat .taken .card").evaluate_all("cs => cs.map(c => c.dataset.card)")
+    assert taken and all(c.endswith("H") or c == "QS" for c in taken), taken
+    await page.shot("penalty-cards")
+
+
+async def test_a_player_who_leaves_after_the_game_keeps_their_name_on_seat_and_sheet(
+        web_app, open_page):
+    async with TrickroomClient.connect(ws_url(web_app)) as bob:
+        await bob.request({"type": "guest", "name": "bob"})
+        created = await bob.request({"type": "create_table", "room": "spades",
+                                     "rules": {"target": 10}})
+        table = created["table"]["id"]
+        await bob.request({"type": "sit", "table": table, "seat": 1})
+
+        async def bob_plays() -> None:
+            async for message in bob.messages():
+                if message["type"] == "prompt" and message["legal"]:
+                    await bob.send({"type": "act", "table": table, "action": message["legal"][0]})
+
+        playing = asyncio.create_task(bob_plays())
+        page = await open_page(web_app)
+        p = page.page
+        await guest_signs_in(p, "ada")
+        await p.goto(f"{p.url.split('#')[0]}#/table/{table}")
+        await p.get_by_role("button", name="Sit here").first.click()
+        await p.locator(".seat.me").wait_for()
+        await bob.request({"type": "fill_robots", "table": table})
+        await play_to_game_over(p)
+        watched = await bob.request({"type": "watch", "table": table})
+        bob_name = next(s["name"] for s in watched["info"]["seats"] if s["seat"] == 1)
+        playing.cancel()
+        await bob.request({"type": "stand", "table": table})
+        seat = p.locator('.seat[data-seat="1"] .nm')
+        await p.locator('.seat[data-seat="1"] .nm', has_text="(left)").wait_for()
+        assert await seat.inner_text() == f"{bob_name} (left)"
+        assert bob_name in await p.locator(".sheet thead").inner_text()
+
+
+async def test_a_player_reviews_their_game_from_their_own_seat(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await guest_signs_in(p, "ada")
+    await create_table(p, "spades", {"Play to (points)": "10"})
+    await p.get_by_role("button", name="Fill with robots").click()
+    await play_to_game_over(p)
+    mine = int(await p.locator(".seat.me").get_attribute("data-seat"))
+    await p.locator("dialog.game-over").get_by_role("link", name="Review the game").click()
+    await p.locator(".review .where").wait_for()
+    # At the table we sat at the bottom; the review shows the game the same way round.
+    assert await p.locator(".review-seat.pos-bottom").get_attribute("data-seat") == str(mine)
+    me = (await p.locator(".me-name").inner_text()).removesuffix(" (guest)")
+    pressed = await p.locator(".seen-from [aria-pressed='true']").inner_text()
+    assert pressed == f"{['North', 'East', 'South', 'West'][mine]} · {me}"
+    other = (mine + 2) % 4
+    await p.locator(".seen-from button").nth(other).click()
+    assert await p.locator(".review-seat.pos-bottom").get_attribute("data-seat") == str(other)
+    assert await p.locator(".review-seat.pos-top").get_attribute("data-seat") == str(mine)
+    await page.shot("review-own-seat")
+
+
+RECORD_PROMPTS = """() => {
+  const conn = window.trickroom.conn;
+  const receive = conn.receive.bind(conn);
+  conn.receive = (text) => {
+    const msg = JSON.parse(text);
+    if (msg.type === "prompt") window.lastPrompt = msg;
+    receive(text);
+  };
+}"""
+
+
+async def test_the_rules_form_and_the_reason_a_card_is_refused_come_from_the_server(
+        web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await guest_signs_in(p)
+    await p.locator(".room-link", has_text="hearts").first.click()
+    await p.get_by_role("button", name="Create table").click()
+    dialog = p.locator("dialog.create-dialog")
+    # Rules the old hard-coded form never offered are there, under "More rules".
+    await dialog.locator("summary", has_text="More rules").click()
+    await dialog.get_by_label("The queen of spades breaks hearts").check()
+    await dialog.get_by_label("Cards passed").fill("4")
+    await page.shot("create-more-rules")
+    await dialog.get_by_role("button", name="Create and sit").click()
+    await p.locator(".table-page").wait_for()
+    table = p.url.rsplit("/", 1)[1]
+    async with TrickroomClient.connect(ws_url(web_app)) as watcher:
+        await watcher.request({"type": "guest"})
+        await p.get_by_role("button", name="Fill with robots").click()
+        await p.locator(".pass-dialog").wait_for()
+        snapshot = await watcher.request({"type": "watch", "table": table})
+    rules = snapshot["view"]["rules"]
+    assert rules["queen_breaks_hearts"] is True and rules["pass_count"] == 4
+    assert "Pass 4 cards left" in await p.locator(".pass-dialog h2").inner_text()
+
+    # A refused card says why in the engine's words, as the prompt carried them.
+    await p.evaluate(RECORD_PROMPTS)
+    counts = {"bids": 0, "passes": 0, "plays": 0}
+    deadline = time.monotonic() + 90
+    while True:
+        assert time.monotonic() < deadline, "never had a card to refuse"
+        await p.wait_for_function(TURN_OR_OVER, timeout=60_000)
+        refused = p.locator(".hand .card.not-legal")
+        prompt = await p.evaluate("window.lastPrompt || null")
+        if (prompt and prompt["phase"] == "play" and await refused.count()
+                and await p.locator(".table-page[data-my-turn='true']").count()):
+            card = await refused.first.get_attribute("data-card")
+            reasons = {x["card"]: x["reason"] for x in prompt["illegal"]}
+            if card in reasons:
+                await refused.first.click(force=True)
+                assert await p.locator(".hand-note").inner_text() == reasons[card]
+                return
+        await play_turn(p, counts)

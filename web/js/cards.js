@@ -27,16 +27,6 @@ export function sortHand(cards) {
   return [...cards].sort((a, b) => SUIT_ORDER[a[1]] - SUIT_ORDER[b[1]] || rankOf(a) - rankOf(b));
 }
 
-/** The seat that wins a trick of {seat, card} in play order; spades trump in Spades. */
-export function trickWinner(trick, spadesTrump) {
-  let best = trick[0];
-  for (const play of trick.slice(1)) {
-    const a = best.card, b = play.card;
-    if (b[1] === a[1] ? rankOf(b) > rankOf(a) : spadesTrump && b[1] === "S") best = play;
-  }
-  return best.seat;
-}
-
 /**
  * A card face. With onclick it is a button (the hand); otherwise a labelled image
  * (the trick, the review). The corner index stays visible when cards overlap.

@@ -36,10 +36,11 @@ function heartsRows(r, names, scores) {
 
 /**
  * The summary panel for hand `number` (1-based). `result` is the hand's entry in the
- * view's hand_results; `next` names what the button leads to ("your bid", "the next hand").
+ * view's hand_results; `scores` the running totals after it (a snapshot's results carry
+ * none); `next` names what the button leads to ("your bid", "the next hand").
  */
-export function handSummary({ game, number, result, names, onContinue, next }) {
-  const rows = game === "spades" ? spadesRows(result, names) : heartsRows(result, names, result.scores);
+export function handSummary({ game, number, result, scores, names, onContinue, next }) {
+  const rows = game === "spades" ? spadesRows(result, names) : heartsRows(result, names, result.scores || scores);
   return h("section", { class: "prompt-panel hand-summary", role: "dialog", "aria-labelledby": "summary-h" },
     h("h2", { id: "summary-h" }, `Hand ${number} scored`),
     h("table", { class: "summary-table" },

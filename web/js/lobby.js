@@ -4,6 +4,7 @@
 import { h, fill, toast, seconds } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
 import { chatPanel } from "./chat.js";
+import { getJSON } from "./net.js";
 
 const SYSTEM_NAMES = {
   zone: "Zone", zone_tuned: "Zone (tuned)", wocg: "WoCG Elo", wocg_tuned: "WoCG (tuned)",
@@ -161,40 +162,45 @@ export function mount(main, ctx, params) {
     const form = h("form", { method: "dialog" });
     el.append(form);
 
+    // The rule fields come from the server (GET /api/rules): their names, kinds, bounds,
+    // defaults and labels. The common ones are shown; the others fold under "More rules".
+    function ruleField(rule, value) {
+      if (rule.type === "bool") {
+        return h("label", { class: "check", title: rule.help },
+          h("input", { type: "checkbox", name: rule.name, checked: value ? true : null }), rule.label);
+      }
+      if (rule.type === "int") {
+        return h("label", { class: "field", title: rule.help }, h("span", {}, rule.label),
+          h("input", { type: "number", name: rule.name, value: value ?? "", min: rule.min, max: rule.max,
+            required: rule.nullable ? null : true }));
+      }
+      const current = JSON.stringify(value);
+      return h("label", { class: "field", title: rule.help }, h("span", {}, rule.label),
+        h("select", { name: rule.name }, rule.choices.map((c) => h("option", { value: JSON.stringify(c.value),
+          selected: JSON.stringify(c.value) === current ? true : null }, c.label))));
+    }
+
+    const valueText = (rule, v) => {
+      if (v === null || v === false) return "off";
+      if (v === true) return "on";
+      const choice = rule.choices?.find((c) => JSON.stringify(c.value) === JSON.stringify(v));
+      return choice ? choice.label : String(v);
+    };
+
     function rulesFields(r) {
       const rules = r.rules || {};
+      const catalogue = ruleCatalogue?.[r.game];
+      if (!catalogue) return [h("p", { class: "hint" }, "Loading the rules…")];
+      const value = (rule) => (rule.name in rules ? rules[rule.name] : rule.default);
       if (r.rated) {
         // A ranked room plays its host's rules: shown, not chosen (the server refuses others).
         return [h("p", { class: "hint host-rules" }, "Ranked rooms play the host's rules: ",
-          Object.entries(rules).filter(([k]) => ["target", "mercy", "bag_limit", "blind_nil", "pass_cycle", "moon"].includes(k))
-            .map(([k, v]) => `${k.replaceAll("_", " ")} ${v === null || v === false ? "off" : v === true ? "on"
-              : Array.isArray(v) ? v.join(", ") : String(v).replaceAll("_", " ")}`).join(" · "), ".")];
-      }
-      const num = (label, name, value, extra = {}) => h("label", { class: "field" }, h("span", {}, label),
-        h("input", { type: "number", name, value: value ?? "", ...extra }));
-      const check = (label, name, on) => h("label", { class: "check" },
-        h("input", { type: "checkbox", name, checked: on ? true : null }), label);
-      if (r.game === "hearts") {
-        return [
-          num("Play to (points)", "target", rules.target ?? 100, { min: 1, max: 1000, required: true }),
-          h("label", { class: "field" }, h("span", {}, "Passing"), h("select", { name: "pass_cycle" },
-            h("option", { value: "left,right,across,hold" }, "left, right, across, hold"),
-            h("option", { value: "left,right,across" }, "left, right, across"),
-            h("option", { value: "left" }, "always left"),
-            h("option", { value: "hold" }, "no passing"))),
-          h("label", { class: "field" }, h("span", {}, "Shooting the moon"), h("select", { name: "moon" },
-            ["add_to_others", "subtract_from_shooter", "shooter_chooses"].map((m) =>
-              h("option", { value: m, selected: rules.moon === m ? true : null }, m.replaceAll("_", " "))))),
-          check("Jack of diamonds scores −10", "jack_of_diamonds", rules.jack_of_diamonds),
-          check("Points allowed on the first trick", "blood_on_first_trick", rules.blood_on_first_trick),
-        ];
+          catalogue.filter((rule) => rule.common).map((rule) => `${rule.label}: ${valueText(rule, value(rule))}`).join(" · "), ".")];
       }
       return [
-        num("Play to (points)", "target", rules.target ?? 500, { min: 1, max: 2000, required: true }),
-        num("Mercy: end when a side falls to minus (empty: off)", "mercy", rules.mercy, { min: 1, max: 2000 }),
-        num("Bags before a penalty (empty: no penalty)", "bag_limit", rules.bag_limit === undefined ? 10 : rules.bag_limit, { min: 1, max: 50 }),
-        check("Blind nil allowed", "blind_nil", rules.blind_nil),
-        check("Two of clubs leads", "two_of_clubs_leads", rules.two_of_clubs_leads),
+        ...catalogue.filter((rule) => rule.common).map((rule) => ruleField(rule, value(rule))),
+        h("details", { class: "more-rules" }, h("summary", {}, "More rules"),
+          catalogue.filter((rule) => !rule.common).map((rule) => ruleField(rule, value(rule)))),
       ];
     }
 
@@ -222,18 +228,13 @@ export function mount(main, ctx, params) {
     function rulesFrom(data, r) {
       const base = r.rules || {};
       const out = {};
-      const put = (key, value) => { if (JSON.stringify(base[key]) !== JSON.stringify(value)) out[key] = value; };
-      put("target", Number(data.get("target")));
-      if (r.game === "hearts") {
-        put("pass_cycle", data.get("pass_cycle").split(","));
-        put("moon", data.get("moon"));
-        put("jack_of_diamonds", data.has("jack_of_diamonds"));
-        put("blood_on_first_trick", data.has("blood_on_first_trick"));
-      } else {
-        put("mercy", data.get("mercy") ? Number(data.get("mercy")) : null);
-        put("bag_limit", data.get("bag_limit") ? Number(data.get("bag_limit")) : null);
-        put("blind_nil", data.has("blind_nil"));
-        put("two_of_clubs_leads", data.has("two_of_clubs_leads"));
+      for (const rule of ruleCatalogue[r.game]) {
+        const raw = data.get(rule.name);
+        const value = rule.type === "bool" ? data.has(rule.name)
+          : rule.type === "int" ? (raw === "" || raw == null ? null : Number(raw))
+            : JSON.parse(raw);
+        const before = rule.name in base ? base[rule.name] : rule.default;
+        if (JSON.stringify(before) !== JSON.stringify(value)) out[rule.name] = value;
       }
       return out;
     }
@@ -261,7 +262,15 @@ export function mount(main, ctx, params) {
       }
     });
 
-    return { el, open: (r) => { render(r); el.showModal(); form.querySelector("input,select")?.focus(); } };
+    let ruleCatalogue = null;
+    const catalogueLoaded = getJSON("/api/rules").then((data) => { ruleCatalogue = data.rules; })
+      .catch((err) => toast(`Could not load the rules: ${err.message}`, "bad"));
+    return { el, open: async (r) => {
+      await catalogueLoaded;
+      render(r);
+      el.showModal();
+      form.querySelector("input,select")?.focus();
+    } };
   }
 
   const unmounted = { done: false };

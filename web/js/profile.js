@@ -42,20 +42,24 @@ export function ratingChart(points, { width = 640, height = 240, label = "Rating
   for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) ticks.push(v);
   const path = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(values[i]).toFixed(1)}`).join(" ");
   const last = points.at(-1);
-  return s("svg", { class: "rating-chart", viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-label": `${label}: ${points.length} games, from ${round(values[0])} to ${round(last.rating)}`,
+  const games = points.filter((p) => !p.start).length;
+  // A group, not an image: the dots are links to the games' reviews (an image may hold no links).
+  return s("svg", { class: "rating-chart", viewBox: `0 0 ${width} ${height}`, role: "group",
+    "aria-label": `${label}: ${games} game${games === 1 ? "" : "s"}, from ${round(values[0])} to ${round(last.rating)}`,
     preserveAspectRatio: "xMidYMid meet" },
   s("title", {}, label),
-  ticks.map((v) => s("g", { class: "tick" },
+  ticks.map((v) => s("g", { class: "tick", "aria-hidden": "true" },
     s("line", { x1: pad.l, x2: width - pad.r, y1: y(v), y2: y(v) }),
     s("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end" }, round(v)))),
-  s("text", { class: "axis-label", x: pad.l, y: height - 8 }, "game 1"),
-  s("text", { class: "axis-label", x: width - pad.r, y: height - 8, "text-anchor": "end" }, `game ${points.length}`),
+  s("text", { class: "axis-label", x: pad.l, y: height - 8, "aria-hidden": "true" }, points[0].start ? "start" : "game 1"),
+  s("text", { class: "axis-label", x: width - pad.r, y: height - 8, "text-anchor": "end", "aria-hidden": "true" }, `game ${games}`),
   s("path", { class: "line", d: path }),
   points.map((p, i) => {
+    const text = `${p.start ? "start " : ""}${round(p.rating)}${p.time ? ` · ${new Date(p.time * 1000).toLocaleString()}` : ""}`;
     const dot = s("circle", { class: "dot", cx: x(i), cy: y(values[i]), r: points.length > 60 ? 2 : 3.5 },
-      s("title", {}, `${round(p.rating)}${p.time ? ` · ${new Date(p.time * 1000).toLocaleString()}` : ""}`));
-    return p.game_id ? s("a", { href: `#/review/${encodeURIComponent(p.game_id)}` }, dot) : dot;
+      s("title", {}, text));
+    return p.game_id ? s("a", { href: `#/review/${encodeURIComponent(p.game_id)}`,
+      "aria-label": `Game ${points[0].start ? i : i + 1}: rating ${text}, review the game` }, dot) : dot;
   }));
 }
 
@@ -66,6 +70,25 @@ function niceStep(raw) {
 }
 
 // -- a player's page -----------------------------------------------------------------------------
+
+/** The player's last games, casual and ranked, newest first, each with its review. */
+function recentGames(data) {
+  const games = data.recent_games || [];
+  const signed = (x) => (x > 0 ? `+${round(x)}` : x < 0 ? `−${round(-x)}` : "±0");
+  return h("section", { class: "recent", "aria-labelledby": "recent-h" },
+    h("h2", { id: "recent-h" }, "Recent games"),
+    games.length ? h("ol", { class: "recent-games" }, games.map((g) => {
+      const outcome = g.abandoned ? "ended early" : g.won ? "won" : "lost";
+      const others = g.players.filter((_, seat) => seat !== g.seat);
+      return h("li", {},
+        h("a", { href: `#/review/${encodeURIComponent(g.game_id)}` }, `${gameName(g.game)} · review`),
+        h("span", { class: `outcome ${g.won ? "won" : ""}` }, ` ${outcome}`),
+        ` · ${g.rated ? "ranked" : "casual"} in ${g.room}`,
+        g.rating_delta != null ? ` · rating ${signed(g.rating_delta)}` : "",
+        h("span", { class: "hint" }, ` · with ${others.join(", ")}`,
+          g.ended_at ? ` · ${new Date(g.ended_at * 1000).toLocaleString()}` : ""));
+    })) : h("p", { class: "hint" }, "No finished games yet."));
+}
 
 function player(main, ctx, params) {
   const root = h("section", { class: "profile" }, h("h1", {}, params.name), h("p", {}, "Loading…"));
@@ -83,7 +106,10 @@ function player(main, ctx, params) {
       withHistory.map((r) => h("option", { value: key(r) }, `${gameName(r.game)} · ${systemName(r.system)}`)));
     function drawChart(wanted) {
       const r = withHistory.find((x) => key(x) === wanted);
-      const points = (r?.history || []).map((p) => ({ ...p, rating: p.value ?? p.rating }));
+      const games = (r?.history || []).map((p) => ({ ...p, rating: p.value ?? p.rating }));
+      // The line starts where the player started: the first game's rating before its change.
+      const points = games.length && games[0].delta != null
+        ? [{ rating: games[0].rating - games[0].delta, start: true }, ...games] : games;
       fill(chartBox, points.length
         ? ratingChart(points, { label: `${gameName(r.game)} rating history, ${systemName(r.system)}` })
         : h("p", { class: "hint" }, "No rated games yet, so no chart."));
@@ -107,6 +133,7 @@ function player(main, ctx, params) {
             r.game === "spades" ? stat("skill ratio", r.skill_ratio == null ? "—" : Number(r.skill_ratio).toFixed(2)) : null,
             r.game === "spades" ? stat("nils made", st.nil_bid ? `${st.nil_made}/${st.nil_bid}` : "—") : null));
       }) : h("p", { class: "hint" }, "No rated games yet.")),
+      recentGames(data),
       h("section", { class: "history", "aria-label": "Rating history" },
         h("h2", {}, "Rating history"), withHistory.length > 1 ? pick : null, chartBox,
         withHistory.length ? h("details", {}, h("summary", {}, "Rated games"),

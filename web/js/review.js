@@ -11,7 +11,9 @@ import { getJSON } from "./net.js";
 import { scoreSheet, ratingChange } from "./scoresheet.js";
 
 const OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
-const POSITIONS = ["top", "right", "bottom", "left"]; // North at the top
+// Seen from one seat, as at the table: that seat at the bottom, the next one (in play
+// order) on the left. A player sees their own games from their seat; others from South's.
+const POSITIONS = ["bottom", "left", "top", "right"];
 
 /** The record's hands in the shape the page steps through. */
 export function handsOf(data) {
@@ -55,7 +57,8 @@ export function mount(main, ctx, params) {
       fill(root, h("h1", {}, "Game not found"), h("p", {}, "Only finished games can be reviewed."), h("a", { href: "#/" }, "Back to the lobby"));
       return;
     }
-    state = { data, hands: handsOf(data), handNo: 0, step: 0 };
+    const mine = data.seats?.find((x) => x.name && x.name === ctx.me?.name)?.seat;
+    state = { data, hands: handsOf(data), handNo: 0, step: 0, from: mine ?? 2 };
     render();
   }).catch((err) => fill(root, h("h1", {}, "Could not load the game"), h("p", {}, err.message)));
 
@@ -76,6 +79,8 @@ export function mount(main, ctx, params) {
     render();
   }
 
+  const posOf = (seat) => POSITIONS[(seat - state.from + 4) % 4];
+
   function seatBox(hand, seat, step) {
     const n = names();
     const played = new Set(hand.tricks.slice(0, step).flatMap((t) => t.plays.map((p) => p.card)));
@@ -83,7 +88,7 @@ export function mount(main, ctx, params) {
     const spades = state.data.record.game === "spades";
     const won = hand.tricks.slice(0, step).filter((t) => t.winner === seat).length;
     const bid = hand.bids[seat];
-    return h("div", { class: `review-seat pos-${POSITIONS[seat]}`, "data-seat": seat },
+    return h("div", { class: `review-seat pos-${posOf(seat)}`, "data-seat": seat },
       h("div", { class: "seat-name" }, h("span", { class: "dir" }, SEAT_NAMES[seat][0]), h("span", { class: "nm" }, n[seat]),
         state.data.seats?.[seat]?.kind === "robot" ? h("span", { class: "badge robot" }, "robot") : null,
         hand.dealer === seat ? h("span", { class: "badge dealer", title: "Dealer" }, "D") : null),
@@ -91,7 +96,7 @@ export function mount(main, ctx, params) {
         spades ? h("span", {}, bid === 0 ? (hand.blind[seat] ? "blind nil" : "nil") : `bid ${bid}`) : null,
         h("span", {}, `won ${won}`),
         !spades && hand.passes[seat] ? h("span", { class: "hint" }, `passed ${hand.passes[seat].map(cardShort).join(" ")}`) : null),
-      h("div", { class: "mini-hand", "aria-label": `${n[seat]}'s cards` },
+      h("div", { class: "mini-hand", role: "group", "aria-label": `${n[seat]}'s cards` },
         cards.map((c) => cardEl(c, { cls: `mini${played.has(c) ? " gone" : ""}${step === 0 && hand.received[seat]?.includes(c) ? " received" : ""}` }))));
   }
 
@@ -127,10 +132,14 @@ export function mount(main, ctx, params) {
       h("div", { class: "hand-picker", role: "group", "aria-label": "Hands" }, hands.map((_, i) =>
         h("button", { type: "button", class: "small", "aria-pressed": String(i === handNo),
           onclick: () => { Object.assign(state, { handNo: i, step: 0 }); render(); } }, `Hand ${i + 1}`))),
+      h("div", { class: "seen-from", role: "group", "aria-label": "Seen from" },
+        h("span", { class: "hint" }, "Seen from "), [0, 1, 2, 3].map((seat) =>
+          h("button", { type: "button", class: "small", "aria-pressed": String(seat === state.from),
+            onclick: () => { state.from = seat; render(); } }, `${SEAT_NAMES[seat]} · ${n[seat]}`))),
       h("div", { class: "review-board" },
         [0, 1, 2, 3].map((seat) => seatBox(hand, seat, step)),
         h("div", { class: "review-center" }, trick
-          ? [h("div", { class: "trick" }, trick.plays.map((p) => h("div", { class: `played pos-${POSITIONS[p.seat]}${p.seat === trick.winner ? " winner" : ""}` },
+          ? [h("div", { class: "trick" }, trick.plays.map((p) => h("div", { class: `played pos-${posOf(p.seat)}${p.seat === trick.winner ? " winner" : ""}` },
             cardEl(p.card), h("span", { class: "played-by" }, n[p.seat])))),
           h("p", { class: "center-caption" }, `${n[trick.leader]} led; ${n[trick.winner]} won`)]
           : h("p", { class: "center-caption" }, game === "spades" ? `${n[(hand.dealer + 1) % 4]} leads` :

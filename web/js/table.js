@@ -2,12 +2,12 @@
 // from numbered events between the full views that snapshots and prompts carry.
 //
 // The server sends a whole view with every prompt and snapshot; between them
-// this reducer applies each event the way the engine did, closely enough to
-// draw the table (whose turn, the trick, bids, tricks won, scores). When a
-// detail cannot be known from the events (who holds the 2 of clubs), the
-// field is left null until the next event or view says.
+// this reducer records what each event says (the trick, bids, tricks won,
+// scores), and each event message's `turn` says the phase and whose turn it is.
+// It knows no rules: who leads, what breaks a suit, which cards score and why a
+// card is refused all come from the server.
 
-import { sortHand, trickWinner } from "./cards.js";
+import { sortHand } from "./cards.js";
 
 export function freshView(game, rules, seat) {
   const base = {
@@ -18,10 +18,10 @@ export function freshView(game, rules, seat) {
   };
   if (game === "spades") {
     Object.assign(base, { bids: [null, null, null, null], blind: [false, false, false, false],
-      bags: [0, 0], spades_broken: false, sees_hand: true });
+      bags: [0, 0], sees_hand: true });
   } else {
     Object.assign(base, { pass_direction: "left", passed: [], received: [],
-      pass_chosen: [false, false, false, false], points_taken: [0, 0, 0, 0], hearts_broken: false });
+      pass_chosen: [false, false, false, false], points_taken: [0, 0, 0, 0] });
   }
   return base;
 }
@@ -82,12 +82,17 @@ export class TableState {
     this.turnStarted = { seat: msg.seat, at: Date.now(), deadline: this.prompt.deadline };
   }
 
-  /** Apply one numbered event; returns false for an event already seen. */
-  applyEvent(seq, ev) {
+  /** Apply one numbered event and the turn it leaves (the server's `turn`: phase, whose
+   *  move, who is still choosing a pass); returns false for an event already seen. */
+  applyEvent(seq, ev, turn = null) {
     if (seq <= this.seq) return false;
     this.seq = seq;
     const handler = HANDLERS[ev.type];
     if (handler) handler(this, ev);
+    if (turn && this.view) {
+      Object.assign(this.view, { phase: turn.phase, to_act: turn.to_act, awaiting: turn.awaiting || [] });
+      this.markTurn();
+    }
     if (this.prompt && !this.ourTurn()) this.prompt = null;
     return true;
   }
@@ -145,24 +150,17 @@ const HANDLERS = {
     });
     t.lastTrick = null;
     if (v.game === "spades") {
-      Object.assign(v, { phase: "bid", to_act: (ev.dealer + 1) % 4, bids: [null, null, null, null],
-        blind: [false, false, false, false], spades_broken: false });
+      Object.assign(v, { bids: [null, null, null, null], blind: [false, false, false, false] });
     } else {
-      const direction = ev.pass_direction || "left";
-      Object.assign(v, { pass_direction: direction, passed: [], received: [],
-        pass_chosen: [false, false, false, false], points_taken: [0, 0, 0, 0], hearts_broken: false,
-        phase: direction === "hold" ? "play" : "pass", to_act: null });
+      Object.assign(v, { pass_direction: ev.pass_direction || "hold", passed: [], received: [],
+        pass_chosen: [false, false, false, false], points_taken: [0, 0, 0, 0] });
     }
-    t.markTurn();
   },
 
   dealt(t, ev) {
     if (ev.seat === t.seat && t.view) {
       t.view.hand = sortHand(ev.cards);
       t.view.sees_hand = true;
-      if (t.view.game === "hearts" && t.view.phase === "play" && ev.cards.includes("2C")) {
-        t.view.to_act = t.view.leader = t.seat; // a hand without a pass: the 2 of clubs leads
-      }
     }
   },
 
@@ -170,13 +168,6 @@ const HANDLERS = {
     const v = t.view;
     v.bids[ev.seat] = ev.value;
     v.blind[ev.seat] = !!ev.blind;
-    if (v.bids.every((b) => b !== null)) {
-      v.phase = "play";
-      v.to_act = v.leader = v.rules?.two_of_clubs_leads ? null : (v.dealer + 1) % 4;
-    } else {
-      v.to_act = (ev.seat + 1) % 4;
-    }
-    t.markTurn();
   },
 
   passed(t, ev) {
@@ -188,43 +179,33 @@ const HANDLERS = {
   pass_chosen(t, ev) {
     const v = t.view;
     v.pass_chosen[ev.seat] = true;
-    if (v.pass_chosen.every(Boolean)) { v.phase = "play"; v.to_act = null; }
   },
 
   received(t, ev) {
     const v = t.view;
     v.received = ev.cards;
     v.hand = sortHand([...v.hand, ...ev.cards]);
-    v.phase = "play";
-    v.to_act = v.leader = v.hand.includes("2C") ? t.seat : null;
-    t.markTurn();
   },
 
   played(t, ev) {
     const v = t.view;
-    if (v.phase !== "play") v.phase = "play";
     if (!v.trick.length) v.leader = ev.seat;
     v.trick.push({ seat: ev.seat, card: ev.card });
     v.hand_sizes[ev.seat] = Math.max(0, v.hand_sizes[ev.seat] - 1);
     if (ev.seat === t.seat) v.hand = v.hand.filter((c) => c !== ev.card);
-    if (ev.card[1] === "S") v.spades_broken = true;
-    if (ev.card[1] === "H") v.hearts_broken = true;
-    v.to_act = (ev.seat + 1) % 4;
-    t.markTurn();
   },
 
   trick_won(t, ev) {
     const v = t.view;
     const trick = { seat: ev.seat, trick: ev.trick, leader: ev.leader, cards: ev.cards, points: ev.points,
-      penalties: ev.penalties || [] };
+      scoring: ev.scoring || [] };
     v.tricks.push(trick);
     v.tricks_won[ev.seat] += 1;
     if (v.points_taken) v.points_taken[ev.seat] += ev.points || 0;
     t.lastTrick = trick;
     t.justWon = { ...trick, plays: v.trick.slice(), at: Date.now() };
     v.trick = [];
-    v.to_act = v.leader = v.tricks.length < 13 ? ev.seat : null;
-    t.markTurn();
+    v.leader = null;
   },
 
   hand_scored(t, ev) {
@@ -233,18 +214,10 @@ const HANDLERS = {
     v.hand_results.push({ ...result, scores });
     v.scores = scores;
     if (v.game === "spades") v.bags = ev.sides.map((s) => s.bags_total);
-    v.phase = "hand_over";
-    v.to_act = null;
-    t.markTurn();
-  },
-
-  moon_pending(t, ev) {
-    t.view.phase = "moon";
-    t.view.to_act = ev.seat;
-    t.markTurn();
   },
 
   game_over(t, ev) {
+    // An abandoned game's end carries no turn: the game is over all the same.
     t.view.phase = "game_over";
     t.view.to_act = null;
     t.gameOver = ev;
@@ -283,4 +256,3 @@ const HANDLERS = {
   },
 };
 
-export { trickWinner };

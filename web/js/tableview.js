@@ -15,6 +15,7 @@ import { play as playSound, soundOn, setSound } from "./sound.js";
 
 const POSITIONS = ["bottom", "left", "top", "right"];
 const DIRECTION_OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
+const pts = (n) => `${n < 0 ? "−" : ""}${Math.abs(n)} ${Math.abs(n) === 1 ? "pt" : "pts"}`;
 const PASS_ARROWS = { left: "←", right: "→", across: "↑" }; // as the player sees the table
 const TRICK_LINGER_MS = 1100; // a finished trick stays up this long, its winner marked...
 const TRICK_SLIDE_MS = 350; // ...then slides to the winner (not with prefers-reduced-motion)
@@ -38,7 +39,7 @@ export function mount(main, ctx, params) {
   const statusLine = h("p", { class: "turn-status", role: "status", "aria-live": "polite" });
   const contractLine = h("p", { class: "contract-line hint" });
   const felt = h("div", { class: "felt" });
-  const seatEls = POSITIONS.map((pos) => h("div", { class: `seat pos-${pos}` }));
+  const seatEls = POSITIONS.map((pos) => h("div", { class: `seat pos-${pos}`, role: "group" }));
   const center = h("div", { class: "center" });
   const promptBox = h("div", { class: "prompt-box" });
   const handEl = h("div", { class: "hand", role: "toolbar", "aria-label": "Your hand", "aria-orientation": "horizontal" });
@@ -275,7 +276,7 @@ export function mount(main, ctx, params) {
         stats.push(h("span", { class: "bid" }, bid == null ? "bid —" : bid === 0 ? (v.blind?.[seat] ? "blind nil" : "nil") : `bid ${bid}`));
         stats.push(h("span", { class: "won" }, `won ${v.tricks_won[seat]}`));
       } else {
-        stats.push(h("span", { class: "pts" }, `${v.points_taken?.[seat] ?? 0} pts`));
+        stats.push(h("span", { class: "pts" }, pts(v.points_taken?.[seat] ?? 0)));
         stats.push(h("span", { class: "won" }, `${v.tricks_won[seat]} tricks`));
         stats.push(h("span", { class: "total hint" }, `total ${v.scores[seat]}`));
       }
@@ -291,7 +292,7 @@ export function mount(main, ctx, params) {
       badges.length ? h("div", { class: "badges" }, badges) : null,
       stats.length ? h("div", { class: "seat-stats" }, stats) : null,
       penaltyCards(seat),
-      left != null && v.phase !== "pass" ? h("div", { class: `timer ${left < 8 ? "low" : ""}`, "aria-label": `${Math.round(left)} seconds left` }, `${seconds(left)} left`) : null,
+      left != null && v.phase !== "pass" ? h("div", { class: `timer ${left < 8 ? "low" : ""}` }, `${seconds(left)} left`) : null,
       v && v.phase === "pass" && v.pass_chosen?.[seat] ? h("div", { class: "hint" }, "passed ✓") : null,
       canSit ? h("button", { type: "button", class: "small", onclick: () => sit(seat) },
         st.info?.state === "playing" ? "Sit in as substitute" : "Sit here") : null);
@@ -309,7 +310,7 @@ export function mount(main, ctx, params) {
   function penaltyCards(seat) {
     const v = st.view;
     if (!v || v.game !== "hearts" || v.hand_no < 0) return null;
-    const cards = v.tricks.filter((t) => t.seat === seat).flatMap((t) => t.penalties || []);
+    const cards = v.tricks.filter((t) => t.seat === seat).flatMap((t) => t.scoring || []);
     if (!cards.length) return null;
     return h("div", { class: "taken", "aria-label": `Taken: ${cards.map(cardName).join(", ")}` },
       cards.map((c) => cardEl(c, { cls: "mini" })));
@@ -348,7 +349,7 @@ export function mount(main, ctx, params) {
       const plays = t.cards.map((card, i) => ({ seat: (t.leader + i) % 4, card }));
       parts.push(h("div", { class: "last-trick", "aria-label": "The last trick" },
         trickCards(plays, t.seat),
-        h("p", { class: "center-caption" }, `Last trick: ${who(t.seat)} won`, t.points ? ` (${t.points} pts)` : "")));
+        h("p", { class: "center-caption" }, `Last trick: ${who(t.seat)} won`, t.points ? ` (${pts(t.points)})` : "")));
     } else if (trickShowing()) {
       // The trick just won stays up with its winner ringed, then slides to the winner:
       // the slide is a CSS animation whose delay counts down the linger, so a render in
@@ -357,7 +358,7 @@ export function mount(main, ctx, params) {
       const trick = trickCards(st.justWon.plays, st.justWon.seat, !reducedMotion());
       trick.style.setProperty("--slide-delay", `${TRICK_LINGER_MS - age}ms`);
       parts.push(trick, h("p", { class: "center-caption" }, `${who(st.justWon.seat)} won the trick`,
-        st.justWon.points ? ` (${st.justWon.points} pts)` : ""));
+        st.justWon.points ? ` (${pts(st.justWon.points)})` : ""));
       setTimeout(schedule, trickEnds() - age + 10);
     } else {
       parts.push(trickCards(v.trick, null));
@@ -391,7 +392,7 @@ export function mount(main, ctx, params) {
     const n = v.hand_results.length;
     const mine = st.ourTurn() && st.prompt;
     const next = !mine ? "the next hand" : { bid: "your bid", pass: "your pass", play: "play" }[st.prompt.phase] || "your turn";
-    return handSummary({ game: v.game, number: n, result: v.hand_results[n - 1], names: names(), next,
+    return handSummary({ game: v.game, number: n, result: v.hand_results[n - 1], scores: v.scores, names: names(), next,
       onContinue: () => { summaryDone = n; schedule(); } });
   }
 
@@ -676,7 +677,7 @@ export function mount(main, ctx, params) {
       if (msg.table !== id) return;
       if (msg.type === "event") {
         const before = st.view?.hand_no;
-        if (!st.applyEvent(msg.seq, msg.event)) return;
+        if (!st.applyEvent(msg.seq, msg.event, msg.turn)) return;
         const type = msg.event.type;
         if (type === "game_started") { gameOverClosed = false; votedFor = new Map(); }
         if (type === "hand_started" || (type === "hand_started" && before !== st.view?.hand_no)) selected = new Set();
