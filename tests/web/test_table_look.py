@@ -268,3 +268,45 @@ async def test_the_rules_form_and_the_reason_a_card_is_refused_come_from_the_ser
                 assert await p.locator(".hand-note").inner_text() == reasons[card]
                 return
         await play_turn(p, counts)
+
+
+async def test_a_whole_hand_is_played_by_keyboard_alone(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await guest_signs_in(p)
+    await create_table(p, "spades", {"Play to (points)": "500"})
+    await p.get_by_role("button", name="Fill with robots").click()
+    active = "() => document.activeElement?.closest('{}') !== null"
+    done = {"bid": False, "summary": False, "plays": 0}
+    deadline = time.monotonic() + 90
+    while not done["summary"]:
+        assert time.monotonic() < deadline, done
+        await p.wait_for_function(f"() => document.querySelector('.hand-summary') !== null"
+                                  f" || ({TURN_OR_OVER})()")
+        if await p.locator(".hand-summary").count():
+            # The summary takes the focus: Enter closes it.
+            await p.wait_for_function(active.format(".hand-summary"))
+            await p.keyboard.press("Enter")
+            done["summary"] = True
+        elif await p.locator(".bid-dialog").count():
+            # The bid dialog takes the focus; Tab walks its choices (Nil, 1, 2, ...).
+            await p.wait_for_function(active.format(".bid-dialog"))
+            for _ in range(3):
+                await p.keyboard.press("Tab")
+            assert await p.evaluate("document.activeElement.dataset.bid") == "2"
+            await p.keyboard.press("Enter")
+            await p.locator(".seat.me .bid", has_text="bid 2").wait_for()
+            done["bid"] = True
+        elif await p.locator(".table-page[data-phase='play']").count() == 0:
+            await p.wait_for_timeout(50)  # the hand is over: its summary comes after the trick
+        else:
+            # Cards: an arrow brings the focus to the hand's legal cards, Enter plays one.
+            before = await p.locator(".hand .card").count()
+            await p.keyboard.press("ArrowRight")
+            await p.keyboard.press("Enter")
+            # (the last card's play may deal the next hand at once: any change will do)
+            await p.wait_for_function(
+                f"() => document.querySelectorAll('.hand .card').length !== {before}")
+            done["plays"] += 1
+    assert done["bid"] and done["plays"] == 13
+    await p.locator(".bid-dialog").wait_for()

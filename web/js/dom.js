@@ -50,12 +50,20 @@ export function fill(el, ...children) {
 let toastBox = null;
 
 /** A short message at the bottom of the screen, read out by screen readers. */
+/** A server message as a sentence: capital first letter, closing stop ("the name 'Alice'
+ *  is taken" → "The name 'Alice' is taken."). */
+export function sentence(text) {
+  const s = String(text ?? "").trim();
+  if (!s) return s;
+  return s[0].toUpperCase() + s.slice(1) + (/[.!?)]$/.test(s) ? "" : ".");
+}
+
 export function toast(text, kind = "info", ms = 4000) {
   if (!toastBox) {
     toastBox = h("div", { class: "toasts", role: "status", "aria-live": "polite" });
     document.body.append(toastBox);
   }
-  const item = h("div", { class: `toast ${kind}` }, text);
+  const item = h("div", { class: `toast ${kind}` }, sentence(text));
   toastBox.append(item);
   setTimeout(() => item.remove(), ms);
 }

@@ -1,7 +1,7 @@
 // The lobby: rooms, a room's tables and seats, creating a table, joining,
 // watching, robots, the ranked random queue, and the room's chat.
 
-import { h, fill, toast, seconds } from "./dom.js";
+import { h, fill, toast, seconds, sentence } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
 import { chatPanel } from "./chat.js";
 import { getJSON } from "./net.js";
@@ -258,7 +258,7 @@ export function mount(main, ctx, params) {
           refuse(err);
         }
       } catch (err) {
-        errorEl.textContent = err.message;
+        errorEl.textContent = sentence(err.message);
       }
     });
 

@@ -1,7 +1,7 @@
 // Profiles (ratings per game and system, stats, the rating history chart drawn
 // here as SVG) and leaderboards per game and system.
 
-import { h, s, fill } from "./dom.js";
+import { h, s, fill, sentence } from "./dom.js";
 import { getJSON } from "./net.js";
 import { systemName } from "./lobby.js";
 
@@ -145,7 +145,7 @@ function player(main, ctx, params) {
               p.time ? h("span", { class: "hint" }, ` · ${new Date(p.time * 1000).toLocaleString()}`) : null))))
           : null));
     drawChart(withHistory[0] ? key(withHistory[0]) : "");
-  }).catch((err) => fill(root, h("h1", {}, params.name), h("p", { class: "error" }, err.message)));
+  }).catch((err) => fill(root, h("h1", {}, params.name), h("p", { class: "error" }, sentence(err.message))));
   load();
   return {};
 }
@@ -165,7 +165,7 @@ function rankMe(ctx, data, reload) {
         try {
           await ctx.conn.request({ type: "settings", rank_me: want, confirm: !want });
           reload();
-        } catch (err) { error.textContent = err.message; e.target.checked = !want; }
+        } catch (err) { error.textContent = sentence(err.message); e.target.checked = !want; }
       } }), "Rank me (play rated games)"), error);
 }
 
@@ -202,6 +202,6 @@ function leaders(main, ctx, params) {
         h("td", { class: "num" }, String(r.games ?? "—")),
         h("td", { class: "num" }, r.win_rate == null ? String(r.wins ?? "—") : `${Math.round(r.win_rate * 100)}%`),
         game === "spades" ? h("td", { class: "num" }, r.skill_ratio == null ? "—" : Number(r.skill_ratio).toFixed(2)) : null)))));
-  }).catch((err) => fill(board, h("p", { class: "error" }, err.message)));
+  }).catch((err) => fill(board, h("p", { class: "error" }, sentence(err.message))));
   return {};
 }

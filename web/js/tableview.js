@@ -5,7 +5,7 @@
 // user input into requests. Every render rebuilds the regions from state, so
 // what is drawn is always what the state says; focus in the hand is kept.
 
-import { h, fill, toast, seconds } from "./dom.js";
+import { h, fill, toast, seconds, sentence } from "./dom.js";
 import { SEAT_NAMES, SUITS, cardEl, cardBack, cardName, cardShort } from "./cards.js";
 import { TableState } from "./table.js";
 import { chatPanel } from "./chat.js";
@@ -110,7 +110,7 @@ export function mount(main, ctx, params) {
       closeOldSummary();
       schedule();
     } catch (err) {
-      fill(root, h("div", { class: "panel" }, h("h1", {}, "Table not found"), h("p", {}, err.message),
+      fill(root, h("div", { class: "panel" }, h("h1", {}, "Table not found"), h("p", {}, sentence(err.message)),
         h("a", { href: "#/" }, "Back to the lobby")));
       mounted = false;
     }
@@ -365,7 +365,17 @@ export function mount(main, ctx, params) {
     }
     // A hand just scored: its summary first (once its last trick has gone), then any prompt.
     const dialog = summaryDue() ? (trickShowing() ? null : summaryPanel()) : promptPanel();
+    // Every render draws the dialog anew: the focus stays on the same choice in it.
+    const focusables = (box) => [...box.querySelectorAll("button, [tabindex]")];
+    const held = promptBox.contains(document.activeElement)
+      ? focusables(promptBox).indexOf(document.activeElement) : null;
     fill(promptBox, dialog);
+    if (held != null && dialog) {
+      const again = held < 0 ? dialog : focusables(promptBox)[held];
+      if (again === dialog) dialog.tabIndex = -1;
+      again?.focus();
+    }
+    focusDialog(dialog);
     if (dialog) { /* drawn over the felt */ } else if (v?.phase === "pass" && st.seat != null && v.pass_chosen?.[st.seat]) {
       parts.push(h("div", { class: "center-note" }, h("p", {}, "Passed ",
         (v.passed || []).map(cardShort).join(" "), ` to ${st.seatName((st.seat + DIRECTION_OFFSET[v.pass_direction]) % 4)}.`),
@@ -373,6 +383,23 @@ export function mount(main, ctx, params) {
     }
     fill(center, parts);
     renderReceived();
+  }
+
+  /** Keyboard play: a dialog that appears takes the focus, unless the player is typing
+   *  somewhere: the summary its button, a pass the hand, a bid or the moon the dialog
+   *  itself (Tab then walks its choices; no choice is one stray Enter away). */
+  let dialogShown = null;
+  function focusDialog(dialog) {
+    const key = dialog ? `${dialog.className}:${st.view?.hand_no}:${st.view?.hand_results?.length}` : null;
+    if (key === dialogShown) return;
+    dialogShown = key;
+    if (!dialog || document.activeElement?.closest?.("input, textarea, select, .table-chat")) return;
+    requestAnimationFrame(() => {
+      const target = dialog.classList.contains("pass-dialog") ? handEl.querySelector('.card[tabindex="0"]')
+        : dialog.classList.contains("hand-summary") ? dialog.querySelector("button") : dialog;
+      if (target === dialog) dialog.tabIndex = -1;
+      target?.focus();
+    });
   }
 
   const trickEnds = () => TRICK_LINGER_MS + (reducedMotion() ? 0 : TRICK_SLIDE_MS);
@@ -524,7 +551,9 @@ export function mount(main, ctx, params) {
     handEl.style.setProperty("--n", String(Math.max(cards.length, 1)));
     fill(handEl, cards);
     if (!cards.length) return;
-    const target = cards.find((c) => c.dataset.card === focused) ||
+    // The card last focused keeps the focus, unless a card must be played and it may not be.
+    const playing = st.prompt?.phase === "play" && st.ourTurn();
+    const target = cards.find((c) => c.dataset.card === focused && (!playing || c.classList.contains("legal"))) ||
       cards.find((c) => c.classList.contains("legal")) || cards[0];
     target.tabIndex = 0;
     if (hadFocus) target.focus();
@@ -573,8 +602,11 @@ export function mount(main, ctx, params) {
     const v = st.view;
     if (!v || v.hand_no < 0) { fill(sheetEl, h("p", { class: "hint" }, "Scores appear after the first hand.")); return; }
     const rows = v.hand_results.length;
+    // The newest hand stays in view: scroll to it when a row comes, and stay at the end
+    // when the sheet is redrawn (unless the player has scrolled back to an older hand).
+    const atEnd = sheetEl.scrollTop + sheetEl.clientHeight >= sheetEl.scrollHeight - 4;
     fill(sheetEl, scoreSheet(v.game, v.hand_results, names(), { target: v.rules?.target }));
-    if (rows !== sheetRows) sheetEl.scrollTop = sheetEl.scrollHeight; // the newest hand in view
+    if (rows !== sheetRows || atEnd) sheetEl.scrollTop = sheetEl.scrollHeight;
     sheetRows = rows;
   }
   let sheetRows = -1;
