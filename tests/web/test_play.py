@@ -38,8 +38,8 @@ async def test_guest_plays_spades_to_game_over(web_app, open_page):
     async def keyboard_play():
         # Once all have bid, each side's contract is on the table (no adding up of seats).
         contract = await p.locator(".contract-line").inner_text()
-        assert re.fullmatch(r"North–South bid \d+, have \d+.* · East–West bid \d+, have \d+.*",
-                            contract), contract
+        assert re.fullmatch(r"North–South bid \d+, have \d+.*, \d+ bags? · "
+                            r"East–West bid \d+, have \d+.*, \d+ bags?", contract), contract
         # Keyboard play: arrows move along the legal cards, Enter plays the focused one.
         await page.shot("play")
         await page.shot("play-phone", phone=True)

@@ -158,6 +158,10 @@ async def test_profile_chart_and_leaderboard_after_ranked_games(ranked_app, open
         for client in others:
             await client.request({"type": "sit", "table": table})
         tasks = [asyncio.create_task(autoplay(c, table, i)) for i, c in enumerate(others)]
+        # The game starts with each player's chance, from the room's rating system.
+        start = p.locator(".toast", has_text="Game on. Chances: you ")
+        await start.wait_for()
+        assert (await start.inner_text()).count("%") == 4
         counts = await play_to_game_over(p, limit=240)
         await asyncio.wait_for(asyncio.gather(*tasks), 60)
     assert counts["passes"] >= 1

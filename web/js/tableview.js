@@ -253,8 +253,9 @@ export function mount(main, ctx, params) {
       const bid = seats.reduce((n, s) => n + (v.bids[s] || 0), 0);
       const have = seats.reduce((n, s) => n + v.tricks_won[s], 0);
       const nils = seats.filter((s) => v.bids[s] === 0).map((s) => `${st.seatName(s)} nil`);
+      const bags = v.bags?.[side] ?? 0;
       return h("span", { class: "contract" }, `${side === 0 ? "North–South" : "East–West"} bid ${bid}, have ${have}`,
-        nils.length ? ` (${nils.join(", ")})` : "", side === 0 ? " · " : "");
+        nils.length ? ` (${nils.join(", ")})` : "", `, ${bags} bag${bags === 1 ? "" : "s"}`, side === 0 ? " · " : "");
     }));
   }
 
@@ -711,7 +712,13 @@ export function mount(main, ctx, params) {
         const before = st.view?.hand_no;
         if (!st.applyEvent(msg.seq, msg.event, msg.turn)) return;
         const type = msg.event.type;
-        if (type === "game_started") { gameOverClosed = false; votedFor = new Map(); }
+        if (type === "game_started") {
+          gameOverClosed = false;
+          votedFor = new Map();
+          summaryDone = -1;
+          const chances = chancesText(st.chances);
+          if (chances) toast(`Game on. Chances: ${chances}`, "info", 8000);
+        }
         if (type === "hand_started" || (type === "hand_started" && before !== st.view?.hand_no)) selected = new Set();
         if (type === "trick_won") { showLast = false; playSound("trick"); }
         if (type === "played" && msg.event.seat !== st.seat) playSound("card");
