@@ -14,7 +14,11 @@ over the replays that reached it: in Spades its side's points minus the
 other side's, in Hearts the opponents' average points minus its own (positive
 is better for the tested robot in both). The 95% interval is over deals.
 
-Pairings: heuristic vs random, search vs heuristic (both games) and, in
+Pairings: heuristic vs random, search vs heuristic (both games); in Spades,
+search bidding vs the heuristic's bids (both sides searching the cards, so
+only the bids differ) and the *ceiling*: the same search given the true deal
+instead of sampled ones, against the heuristic, so that the search's own
+margin over the heuristic reads as the share of that gap it closes; in
 Hearts, search vs OpenSpiel's ISMCTS bot (``pyspiel.ISMCTSBot``, 1000
 simulations, random roll-outs; it passes with our heuristic, since its
 resampler fails during the pass, and its play is checked against our engine
@@ -27,7 +31,8 @@ search gets ``--budget-ms`` of wall clock per decision (default 200), or a
 fixed ``--simulations`` count for a run that repeats exactly. The last line is::
 
     robots hearts_search_vs_heuristic=<x.xx> hearts_search_vs_ismcts=<y.yy> \
-spades_search_vs_heuristic=<z.zz> heuristic_p99_ms=<a.a> search_p99_ms=<b.b>
+spades_search_vs_heuristic=<z.zz> heuristic_p99_ms=<a.a> search_p99_ms=<b.b> \
+spades_bidding_vs_heuristic=<c.cc> spades_gap_closed=<d.dd>
 """
 
 from __future__ import annotations
@@ -140,6 +145,23 @@ class IsmctsPlayer:
         return state
 
 
+class AllSeeingPlayer:
+    """The ceiling: the search robot given the true deal instead of sampled ones.
+
+    No seat could play like this (it sees every hand); it bounds what better
+    guessing of the hidden cards could ever gain with the same search.
+    """
+
+    name = "ceiling"
+    needs_game = True
+
+    def __init__(self, seed: int) -> None:
+        self.robot = SearchRobot(seed)
+
+    def choose_in(self, game: TrickGame, seat: int) -> Action:
+        return self.robot.choose_seeing(game.view(seat), list(game.hands))
+
+
 # -- playing the games ------------------------------------------------------------------------
 
 
@@ -157,6 +179,8 @@ PAIRINGS = (
     Pairing("hearts_search_vs_heuristic", "hearts", "search", "heuristic"),
     Pairing("spades_search_vs_heuristic", "spades", "search", "heuristic"),
     Pairing("hearts_search_vs_ismcts", "hearts", "search", "ismcts"),
+    Pairing("spades_bidding_vs_heuristic", "spades", "search", "search_heuristic_bids"),
+    Pairing("spades_ceiling_vs_heuristic", "spades", "ceiling", "heuristic"),
 )
 
 
@@ -184,11 +208,14 @@ def make_player(level: str, seed: int, settings: Settings, os_game: Any) -> Any:
         return RandomRobot(seed)
     if level == "heuristic":
         return HeuristicRobot(seed)
-    if level == "search":
+    if level in ("search", "search_heuristic_bids"):
+        bids = level == "search"
         if settings.simulations is not None:
-            return SearchRobot(seed, simulations=settings.simulations)
+            return SearchRobot(seed, simulations=settings.simulations, search_bids=bids)
         return SearchRobot(seed, simulations=10**9, budget_ms=settings.budget_ms,
-                           clock=time.perf_counter)
+                           clock=time.perf_counter, search_bids=bids)
+    if level == "ceiling":
+        return AllSeeingPlayer(seed)
     if level == "ismcts":
         return IsmctsPlayer(seed, settings.ismcts_simulations, os_game)
     raise ValueError(level)
@@ -452,10 +479,20 @@ def main(argv: list[str] | None = None) -> None:
         ts = [t for s in summaries for t in s.times.get(name, [])]
         return f"{1000 * percentile(ts, 0.99):.1f}"
 
+    search, ceiling = by_key.get("spades_search_vs_heuristic"), by_key.get(
+        "spades_ceiling_vs_heuristic")
+    gap = "nan"
+    if search and ceiling and ceiling.mean > 0:
+        gap = f"{search.mean / ceiling.mean:.2f}"
+        console.print(f"Spades: the search closes {gap} of the gap between the heuristic and "
+                      f"the all-seeing ceiling ({search.mean:+.1f} of {ceiling.mean:+.1f} "
+                      "points a hand)")
     print(f"robots hearts_search_vs_heuristic={margin('hearts_search_vs_heuristic')} "
           f"hearts_search_vs_ismcts={margin('hearts_search_vs_ismcts')} "
           f"spades_search_vs_heuristic={margin('spades_search_vs_heuristic')} "
-          f"heuristic_p99_ms={p99('heuristic')} search_p99_ms={p99('search')}")
+          f"heuristic_p99_ms={p99('heuristic')} search_p99_ms={p99('search')} "
+          f"spades_bidding_vs_heuristic={margin('spades_bidding_vs_heuristic')} "
+          f"spades_gap_closed={gap}")
 
 
 if __name__ == "__main__":

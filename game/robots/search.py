@@ -14,7 +14,10 @@ it fits the bids: a sampled hand far from what its seat bid weighs little.
 
 Candidates are the legal cards with equivalent ones merged (cards of one suit
 with no card still out between them take the same tricks); a single candidate
-is played at once. Bids, passes and the moon choice are the heuristic's.
+is played at once. Spades bids (nil and blind nil included) are searched too,
+by :mod:`game.robots.bidding` on the same budget, unless ``search_bids`` is
+off; :meth:`SearchRobot.explain` gives the reason for the last bid in one
+line. Passes and the moon choice are the heuristic's.
 
 The budget is a number of play-outs, so a seed and a count fix every choice.
 ``DEFAULT_SIMULATIONS`` is calibrated to about 200 ms for an early decision on
@@ -22,21 +25,20 @@ the reference machine, later ones being cheaper. A caller that wants a wall
 clock bound (the server) passes ``clock`` (seconds, e.g. ``time.monotonic``)
 and ``budget_ms``: the search then stops at the deadline or the count,
 whichever comes first, and is anytime: with no deal searched it plays the
-heuristic's card. ``game/`` itself never reads a clock.
+heuristic's card (or bid). ``game/`` itself never reads a clock.
 """
 
 from __future__ import annotations
 
-import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from game.actions import PLAYS, Action
-from game.robots import hearts_heuristic, spades_heuristic
+from game.robots.bidding import BidSearch
 from game.robots.heuristic import heuristic_action, heuristic_card, legal_mask
+from game.robots.playout import bid_weight, hand_value, play_out, prune
 from game.robots.position import JD_BIT, QS_BIT, Position, above
 from game.robots.sampling import DealSampler, known_cards
-from game.spades import score_hand
 from game.trickgame import TrickView
 
 DEFAULT_SIMULATIONS = 800
@@ -66,69 +68,6 @@ def candidates(pos: Position, seat: int, legal: int) -> list[int]:
     return cards
 
 
-def play_out(pos: Position) -> None:
-    """Finish the hand in ``pos`` with the heuristic for every seat."""
-    choose = hearts_heuristic.choose_card if pos.hearts else spades_heuristic.choose_card
-    while pos.tricks_done < 13:
-        seat = pos.turn
-        pos.play(choose(pos, seat, pos.legal()))
-
-
-def hand_value(pos: Position, seat: int) -> float:
-    """What the finished hand in ``pos`` is worth to ``seat``: its margin over the others.
-
-    In Spades a bag is valued at what it costs in the long run (``bag_penalty``
-    every ``bag_limit`` bags, less the point it scores) rather than at the one
-    point it scores now.
-    """
-    if pos.hearts:
-        scores = pos.hearts_scores()
-        own = scores[seat]
-        return (scores[0] + scores[1] + scores[2] + scores[3] - own) / 3.0 - own
-    rules = pos.rules
-    bids = [b if b >= 0 else 0 for b in pos.bids]
-    result = score_hand(rules, 0, 0, bids, pos.blind, pos.tricks_won, pos.scores, pos.bags)
-    bag = 1.0 - rules.bag_penalty / rules.bag_limit if rules.bag_limit else 1.0
-    ours, theirs = result.sides[seat & 1], result.sides[1 - (seat & 1)]
-    return (ours.contract_points + ours.nil_points + bag * ours.bags
-            - theirs.contract_points - theirs.nil_points - bag * theirs.bags)
-
-
-def bid_weight(view: TrickView, seat: int) -> Callable[[list[int]], float] | None:
-    """Spades: how well a sampled deal fits the other seats' bids (None in Hearts).
-
-    Each seat's hand as dealt (its cards now and those it has played) is
-    valued as the heuristic would bid it; a bid far from that makes the deal
-    less likely, a nil from a hand with winners much less.
-    """
-    if view.game != "spades":
-        return None
-    bids = getattr(view, "bids", ())
-    blind = getattr(view, "blind", ())
-    played = [0, 0, 0, 0]
-    for t in view.tricks:
-        for k, c in enumerate(t.cards):
-            played[(t.leader + k) & 3] |= 1 << c
-    for s, c in view.trick:
-        played[s] |= 1 << c
-    seats = [s for s in range(4) if s != seat and bids[s] is not None and not blind[s]]
-
-    def weight(hands: list[int]) -> float:
-        w = 1.0
-        for s in seats:
-            dealt = hands[s] | played[s]
-            bid = bids[s]
-            if bid == 0:
-                if not spades_heuristic.nil_worthy(dealt):
-                    w *= 0.3 if spades_heuristic.sure_tricks(dealt) <= 2.5 else 0.08
-            else:
-                gap = bid - spades_heuristic.sure_tricks(dealt)
-                w *= math.exp(-gap * gap / 4.5)
-        return w
-
-    return weight
-
-
 class SearchRobot:
     """Samples deals, plays each candidate out with the heuristic, keeps the best.
 
@@ -143,21 +82,65 @@ class SearchRobot:
     name = "search"
 
     def __init__(self, seed: int = 0, *, simulations: int | None = None,
-                 budget_ms: float = 200.0, clock: Callable[[], float] | None = None) -> None:
+                 budget_ms: float = 200.0, clock: Callable[[], float] | None = None,
+                 search_bids: bool = True) -> None:
         self.rng = random.Random(seed)
         self.simulations = simulations if simulations is not None else DEFAULT_SIMULATIONS
         self.budget = budget_ms / 1000.0
         self.clock = clock
+        self.search_bids = search_bids
         self.last_playouts = 0
+        self.last_explanation = ""
+
+    def explain(self) -> str:
+        """One line on the last bid (Spades): the bid and why, e.g. "4: about 3.6 tricks expected".
+
+        Empty until the robot has bid, and for a bid it did not search.
+        """
+        return self.last_explanation
 
     def choose(self, view: TrickView) -> Action:
-        self.last_playouts = 0
-        if view.phase != "play" or view.seat is None:
-            return heuristic_action(view)
-        return PLAYS[self.choose_card(view)]
+        return self._choose(view, None)
 
-    def choose_card(self, view: TrickView) -> int:
-        """The card to play in ``view`` (the play phase, this seat to act)."""
+    def choose_seeing(self, view: TrickView, deal: Sequence[int]) -> Action:
+        """The choice of an all-seeing player: the same search on the true ``deal``.
+
+        ``deal`` is the four hands as they are now. No real seat may know it:
+        this is the bench's ceiling, the most the search could make of these
+        cards if it never had to guess.
+        """
+        return self._choose(view, deal)
+
+    def _choose(self, view: TrickView, deal: Sequence[int] | None) -> Action:
+        self.last_playouts = 0
+        if view.seat is None or not view.legal:
+            return heuristic_action(view)
+        if view.phase == "play":
+            return PLAYS[self.choose_card(view, deal)]
+        if view.phase == "bid" and view.game == "spades" and self.search_bids:
+            return self.choose_bid(view, deal)
+        return heuristic_action(view)
+
+    def choose_bid(self, view: TrickView, deal: Sequence[int] | None = None) -> Action:
+        """The bid, blind nil or look for the bidding seat of ``view`` (Spades), by search.
+
+        The reason is kept for :meth:`explain`.
+        """
+        clock = self.clock
+        deadline = clock() + self.budget if clock is not None else 0.0
+        search = BidSearch(self.rng, self.simulations, clock, deadline)
+        action = search.choose(view, deal)
+        self.last_playouts = search.playouts
+        self.last_explanation = search.explanation
+        return action
+
+    def choose_card(self, view: TrickView, deal: Sequence[int] | None = None) -> int:
+        """The card to play in ``view`` (the play phase, this seat to act).
+
+        With ``deal`` (the true hands) the one deal is searched instead of
+        sampled ones: the play-outs are then certain, so each candidate is
+        played out once.
+        """
         clock = self.clock
         deadline = clock() + self.budget if clock is not None else 0.0
         seat = view.seat
@@ -174,7 +157,7 @@ class SearchRobot:
                 cands.insert(0, cands.pop(i))
                 break
         sampler = DealSampler(pos, seat, view.hand_sizes, known_cards(view, pos))
-        weigh = bid_weight(view, seat)
+        weigh = bid_weight(view, seat) if deal is None else None
         n = len(cands)
         totals = [0.0] * n
         values: list[list[float]] = [[] for _ in range(n)]
@@ -185,7 +168,7 @@ class SearchRobot:
         while playouts + len(active) <= self.simulations:
             if clock is not None and clock() >= deadline:
                 break
-            hands = sampler.sample(rng)
+            hands = sampler.sample(rng) if deal is None else list(deal)
             w = weigh(hands) if weigh is not None else 1.0
             weights.append(w)
             for i in active:
@@ -197,8 +180,10 @@ class SearchRobot:
                 values[i].append(v)
                 totals[i] += w * v
             playouts += len(active)
+            if deal is not None:
+                break
             if len(active) > 2 and len(weights) % PRUNE_EVERY == 0:
-                active = _prune(active, totals, values, weights)
+                active = prune(active, totals, values, weights)
         self.last_playouts = playouts
         if not weights:
             return preferred
@@ -207,31 +192,6 @@ class SearchRobot:
             if totals[i] > totals[best] + 1e-9:
                 best = i
         return cands[best]
-
-
-def _prune(active: list[int], totals: list[float], values: list[list[float]],
-           weights: list[float]) -> list[int]:
-    """Drop the candidates clearly worse than the best on the same deals.
-
-    A candidate goes when its mean loss to the leader over the deals so far
-    exceeds three standard errors; the budget it frees buys more deals for
-    the close calls.
-    """
-    best = max(active, key=lambda i: totals[i])
-    mean_w = sum(weights) / len(weights) or 1.0
-    top = values[best]
-    kept = []
-    k = len(weights)
-    for i in active:
-        if i == best:
-            kept.append(i)
-            continue
-        diffs = [w * (a - b) / mean_w for w, a, b in zip(weights, top, values[i], strict=True)]
-        mean = sum(diffs) / k
-        var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
-        if mean <= 3.0 * math.sqrt(var / k) + 0.05:
-            kept.append(i)
-    return kept
 
 
 def _same_group(cands: list[int], i: int, card: int) -> bool:

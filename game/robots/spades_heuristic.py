@@ -19,7 +19,9 @@ In play each seat decides, trick by trick, whether it wants the trick:
 
 from __future__ import annotations
 
-from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
+from collections.abc import Sequence
+
+from game.actions import BIDS, BLIND_NIL, LOOK, Action
 from game.cards import SPADES, SUIT_MASKS, cards_of
 from game.robots.position import (
     SPADES_MASK,
@@ -29,7 +31,7 @@ from game.robots.position import (
     highest,
     lowest,
 )
-from game.spades import SpadesView
+from game.spades import SpadesRules, SpadesView
 
 SIDE_SUITS = SUIT_MASKS[:3]
 
@@ -90,6 +92,44 @@ def nil_worthy(hand: int) -> bool:
     return sure_tricks(hand) <= 1.6
 
 
+def bid_range(rules: SpadesRules, partner: int | None) -> tuple[int, int, bool]:
+    """(lowest, highest) number a seat may bid after its partner's bid, and whether nil is allowed.
+
+    The engine's own rule (team cap of 13, minimum team bid), for a seat in a
+    sampled deal that has no view to read its legal bids from.
+    """
+    hi, lo, nil_ok = 13, 1, True
+    if partner is not None:
+        if rules.team_bid_cap_13:
+            hi = 13 - partner
+        if rules.min_team_bid:
+            lo = max(1, rules.min_team_bid - partner)
+            nil_ok = partner >= rules.min_team_bid
+    return lo, hi, nil_ok
+
+
+def bid_value(hand: int, partner: int | None, rules: SpadesRules) -> int:
+    """The bid (0 is nil) the rules of thumb make with ``hand`` once it is seen."""
+    lo, hi, nil_ok = bid_range(rules, partner)
+    if nil_ok and partner != 0 and nil_worthy(hand):
+        return 0
+    if hi < lo:
+        return 0
+    estimate = sure_tricks(hand)
+    value = int(estimate - 0.2 * max(0.0, estimate - 4.0) - 0.2)
+    return min(max(value, lo), hi)
+
+
+def wants_blind_nil(scores: Sequence[int], seat: int, partner: int | None,
+                    rules: SpadesRules) -> bool:
+    """Whether a seat that may bid blind nil does: only far behind, and not beside a nil."""
+    side = seat % 2
+    deficit = scores[1 - side] - scores[side]
+    far_behind = deficit >= max(rules.blind_nil_deficit, 200) or (
+        deficit >= rules.blind_nil_deficit and scores[1 - side] >= rules.target - 100)
+    return far_behind and partner != 0
+
+
 def choose_bid(view: SpadesView) -> Action:
     """The bid (or blind nil, or a look at the cards) for the seat to act."""
     legal = view.legal
@@ -97,24 +137,12 @@ def choose_bid(view: SpadesView) -> Action:
     assert seat is not None
     partner = view.bids[(seat + 2) % 4]
     if LOOK in legal:
-        side = seat % 2
-        deficit = view.scores[1 - side] - view.scores[side]
-        rules = view.rules
-        far_behind = deficit >= max(rules.blind_nil_deficit, 200) or (
-            deficit >= rules.blind_nil_deficit
-            and view.scores[1 - side] >= rules.target - 100)
-        if BLIND_NIL in legal and far_behind and partner != 0:
+        if BLIND_NIL in legal and wants_blind_nil(view.scores, seat, partner, view.rules):
             return BLIND_NIL
         return LOOK
-    hand = view.hand
-    if BIDS[0] in legal and partner != 0 and nil_worthy(hand):
-        return BIDS[0]
-    estimate = sure_tricks(hand)
-    value = int(estimate - 0.2 * max(0.0, estimate - 4.0) - 0.2)
-    values = [b.value for b in legal if isinstance(b, Bid) and not b.blind and b.value > 0]
-    if not values:
+    value = bid_value(view.hand, partner, view.rules)
+    if BIDS[value] not in legal:
         return legal[0]
-    value = min(max(value, min(values)), max(values))
     return BIDS[value]
 
 

@@ -1,0 +1,333 @@
+"""Spades bids by search: each candidate bid played out on deals the seat cannot rule out.
+
+For a bid, the other seats' hands are sampled as for a card
+(:mod:`game.robots.sampling`, a deal counted in proportion to how well it fits
+the bids already made), the seats still to bid bid as the rules of thumb would
+with their sampled hands (after this seat's candidate, so a partner's reply to
+it is in the play-out), and the hand is played out with the heuristic for all
+four seats. A candidate is worth the mean change of the game it gives the
+seat's side: its points for the hand less the opponents', a bag at its
+long-run cost, nil and blind nil won or lost, and a bonus for a hand that ends
+the game won (less for one that ends it lost). All candidates are compared on
+the same deals, and those clearly beaten are dropped as the budget runs, as in
+the card search.
+
+Candidates are few, so that the budget decides between close calls: the
+rules-of-thumb bid, one under and two over it, and nil when the hand is near
+enough to one to be worth a look and partner has not bid nil. Before the seat
+looks at its cards (blind nil offered), blind nil is weighed against looking
+and bidding by the rules of thumb on a sampled hand of its own. The
+rules-of-thumb bid is the fallback (no time, or no deal searched) and wins
+ties.
+
+:class:`BidSearch` keeps the one-line reason for its last bid, for a table or
+a review to show: "4: about 3.6 tricks expected; nil too risky with A♠".
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
+from game.cards import RANKS, SUIT_MASKS
+from game.robots import spades_heuristic
+from game.robots.playout import bid_weight, play_out, prune
+from game.robots.position import SPADES_MASK, Position
+from game.robots.sampling import DealSampler
+from game.spades import SpadesRules, score_hand, winning_side
+from game.trickgame import TrickView
+
+GAME_VALUE = 100.0
+"""Points a hand that ends the game is worth beyond its score: won plus, lost minus."""
+
+NIL_LOOK = 3.5
+"""Nil is searched only for a hand the rules of thumb value at no more tricks than this."""
+
+PRUNE_EVERY = 10
+"""Deals between two looks at which candidates are clearly beaten."""
+
+SUIT_SYMBOLS = "♣♦♥♠"
+
+
+def card_name(card: int) -> str:
+    """A card as a player writes it: ``A♠``, ``10♥``."""
+    rank = RANKS[card % 13]
+    return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[card // 13]
+
+
+def bid_text(bid: Bid) -> str:
+    if bid.blind:
+        return "blind nil"
+    return "nil" if bid.value == 0 else str(bid.value)
+
+
+def nil_danger(hand: int) -> str:
+    """Why a hand is far from nil, in a few words: its top spade, its aces, or its spades."""
+    spades = hand & SPADES_MASK
+    if spades.bit_count() > 3:
+        return f"{spades.bit_count()} spades"
+    if spades >> (39 + 8):
+        return card_name(spades.bit_length() - 1)
+    for rank in (12, 11):
+        for suit_mask in SUIT_MASKS[:3]:
+            base = (suit_mask & -suit_mask).bit_length() - 1
+            if hand >> (base + rank) & 1:
+                return card_name(base + rank)
+    return "too many winners"
+
+
+def first_leader(rules: SpadesRules, dealer: int, hands: Sequence[int]) -> int:
+    """Who leads the first trick: the holder of the 2♣ in that variant, else left of the dealer."""
+    if rules.two_of_clubs_leads:
+        for seat in range(4):
+            if hands[seat] & 1:
+                return seat
+    return (dealer + 1) % 4
+
+
+def game_value(pos: Position, seat: int) -> float:
+    """What a played-out hand is worth to ``seat``'s side as a change of the game.
+
+    The margin of :func:`~game.robots.playout.hand_value` (a bag at its
+    long-run cost) plus :data:`GAME_VALUE` if the hand ends the game won, less
+    it if lost.
+    """
+    rules = pos.rules
+    bids = [b if b >= 0 else 0 for b in pos.bids]
+    result = score_hand(rules, 0, 0, bids, pos.blind, pos.tricks_won, pos.scores, pos.bags)
+    bag = 1.0 - rules.bag_penalty / rules.bag_limit if rules.bag_limit else 1.0
+    side = seat & 1
+    ours, theirs = result.sides[side], result.sides[1 - side]
+    value = (ours.contract_points + ours.nil_points + bag * ours.bags
+             - theirs.contract_points - theirs.nil_points - bag * theirs.bags)
+    won = winning_side(rules, (result.sides[0].score, result.sides[1].score))
+    if won is not None:
+        value += GAME_VALUE if won == side else -GAME_VALUE
+    return value
+
+
+class BidSearch:
+    """Chooses a Spades bid (or blind nil, or a look) by play-outs on sampled deals.
+
+    Args:
+        rng: the robot's RNG; with ``simulations`` it fixes every choice.
+        simulations: play-outs for one decision, over all candidates.
+        clock, deadline: when ``clock`` is given, the search also stops once
+            it reads ``deadline`` or later.
+    """
+
+    def __init__(self, rng: random.Random, simulations: int,
+                 clock: Callable[[], float] | None = None, deadline: float = 0.0) -> None:
+        self.rng = rng
+        self.simulations = simulations
+        self.clock = clock
+        self.deadline = deadline
+        self.playouts = 0
+        self.explanation = ""
+
+    def choose(self, view: TrickView, deal: Sequence[int] | None = None) -> Action:
+        """The action for the bidding seat of ``view``, one of ``view.legal``.
+
+        With ``deal`` (the true hands, the bench's all-seeing ceiling) that one
+        deal is searched instead of sampled ones.
+        """
+        seat = view.seat
+        assert seat is not None
+        legal = view.legal
+        if LOOK in legal:
+            if BLIND_NIL not in legal:
+                self.explanation = "look at the cards: blind nil is not offered"
+                return LOOK
+            return self._blind_or_look(view, seat, deal)
+        return self._bid(view, seat, deal)
+
+    # -- a seen hand -------------------------------------------------------------------------
+
+    def _bid(self, view: TrickView, seat: int, deal: Sequence[int] | None) -> Action:
+        rules: SpadesRules = view.rules
+        hand = view.hand
+        bids: tuple[int | None, ...] = getattr(view, "bids", (None,) * 4)
+        partner = bids[seat ^ 2]
+        lo, hi, nil_ok = spades_heuristic.bid_range(rules, partner)
+        preferred = spades_heuristic.bid_value(hand, partner, rules)
+        estimate = spades_heuristic.sure_tricks(hand)
+        numbers = [v for v in range(max(lo, preferred - 1), min(hi, max(preferred, 1) + 2) + 1)
+                   if v > 0]
+        cands = [preferred] + [v for v in numbers if v != preferred]
+        nil_note = ""
+        if nil_ok and partner != 0 and 0 not in cands:
+            if estimate <= NIL_LOOK or spades_heuristic.nil_worthy(hand):
+                cands.append(0)
+            else:
+                nil_note = f"nil too risky with {nil_danger(hand)}"
+        elif partner == 0 and preferred != 0:
+            nil_note = "no nil beside partner's nil"
+        cands = [v for v in cands if BIDS[v] in view.legal]
+        if not cands:
+            self.explanation = "the only bid left"
+            return view.legal[0]
+        if len(cands) == 1:
+            self.explanation = f"{bid_text(BIDS[cands[0]])}: the only bid worth making"
+            return BIDS[cands[0]]
+
+        pos = Position.from_view(view)
+        pos.hands = [0, 0, 0, 0]
+        pos.hands[seat] = hand
+        sampler = DealSampler(pos, seat, (13, 13, 13, 13)) if deal is None else None
+        weigh = bid_weight(view, seat) if deal is None else None
+        later = _later_seats(view, seat)
+
+        def deals() -> list[int]:
+            if sampler is None:
+                assert deal is not None
+                return list(deal)
+            return sampler.sample(self.rng)
+
+        def outcome(hands: list[int], value: int) -> Position:
+            made = list(bids)
+            made[seat] = value
+            for s in later:
+                made[s] = spades_heuristic.bid_value(hands[s], made[s ^ 2], rules)
+            return _played(pos, view, hands, made, tuple(getattr(view, "blind", (False,) * 4)))
+
+        best, stats = self._search(cands, deals, weigh, outcome, seat, once=deal is not None)
+        if stats is None:
+            self.explanation = (f"{bid_text(BIDS[preferred])}: the rule-of-thumb bid "
+                                "(no time to search)")
+            return BIDS[preferred]
+        chosen = cands[best]
+        tricks, side_tricks, _ = stats[best]
+        if chosen == 0:
+            made = stats[best][2]
+            text = f"nil: made in {100 * made:.0f}% of the deals tried"
+        else:
+            text = f"{chosen}: about {tricks:.1f} tricks expected, {side_tricks:.1f} with partner"
+            if 0 in cands:
+                made = stats[cands.index(0)][2]
+                text += f"; nil made in only {100 * made:.0f}% of the deals tried"
+            elif nil_note:
+                text += "; " + nil_note
+        self.explanation = text
+        return BIDS[chosen]
+
+    # -- blind nil or look ------------------------------------------------------------------
+
+    def _blind_or_look(self, view: TrickView, seat: int, deal: Sequence[int] | None) -> Action:
+        """Blind nil against looking and bidding by the rules of thumb, on wholly sampled deals."""
+        rules: SpadesRules = view.rules
+        bids: tuple[int | None, ...] = getattr(view, "bids", (None,) * 4)
+        pos = Position.from_view(view)
+        weigh = bid_weight(view, seat) if deal is None else None
+        later = _later_seats(view, seat)
+        rng = self.rng
+        deck = list(range(52))
+        blind = tuple(getattr(view, "blind", (False,) * 4))
+
+        def deals() -> list[int]:
+            if deal is not None:
+                return list(deal)
+            rng.shuffle(deck)
+            hands = [0, 0, 0, 0]
+            for i, c in enumerate(deck):
+                hands[i // 13] |= 1 << c
+            return hands
+
+        def outcome(hands: list[int], value: int) -> Position:
+            made = list(bids)
+            flags = list(blind)
+            if value == 0:
+                made[seat] = 0
+                flags[seat] = True
+            else:
+                made[seat] = spades_heuristic.bid_value(hands[seat], bids[seat ^ 2], rules)
+            for s in later:
+                made[s] = spades_heuristic.bid_value(hands[s], made[s ^ 2], rules)
+            return _played(pos, view, hands, made, tuple(flags))
+
+        # 1 stands for looking (and then bidding by the rules of thumb), 0 for blind nil.
+        heuristic = spades_heuristic.wants_blind_nil(view.scores, seat, bids[seat ^ 2], rules)
+        cands = [0, 1] if heuristic else [1, 0]
+        best, stats = self._search(cands, deals, weigh, outcome, seat, once=deal is not None)
+        if stats is None:
+            self.explanation = "the rule of thumb (no time to search)"
+            return BLIND_NIL if heuristic else LOOK
+        blind_made = stats[cands.index(0)][2]
+        if cands[best] == 0:
+            self.explanation = f"blind nil: made in {100 * blind_made:.0f}% of the deals tried"
+            return BLIND_NIL
+        self.explanation = (f"look at the cards: blind nil made in only "
+                            f"{100 * blind_made:.0f}% of the deals tried")
+        return LOOK
+
+    # -- the search ------------------------------------------------------------------------
+
+    def _search(self, cands: list[int], deals: Callable[[], list[int]],
+                weigh: Callable[[list[int]], float] | None,
+                outcome: Callable[[list[int], int], Position], seat: int,
+                once: bool) -> tuple[int, list[tuple[float, float, float]] | None]:
+        """The best candidate's index and, per candidate, the seat's tricks, the side's and
+        how often the seat took none (means over the deals that candidate was played on).
+
+        ``None`` for the means when no deal was searched; the first candidate
+        (the rules of thumb) wins ties.
+        """
+        clock = self.clock
+        n = len(cands)
+        totals = [0.0] * n
+        tricks = [0.0] * n
+        side = [0.0] * n
+        zero = [0.0] * n
+        seen = [0.0] * n
+        values: list[list[float]] = [[] for _ in range(n)]
+        weights: list[float] = []
+        active = list(range(n))
+        playouts = 0
+        while playouts + len(active) <= self.simulations:
+            if clock is not None and clock() >= self.deadline:
+                break
+            hands = deals()
+            w = weigh(hands) if weigh is not None else 1.0
+            weights.append(w)
+            for i in active:
+                p = outcome(hands, cands[i])
+                v = game_value(p, seat)
+                values[i].append(v)
+                totals[i] += w * v
+                tricks[i] += w * p.tricks_won[seat]
+                side[i] += w * (p.tricks_won[seat] + p.tricks_won[seat ^ 2])
+                zero[i] += w * (p.tricks_won[seat] == 0)
+                seen[i] += w
+            playouts += len(active)
+            if once:
+                break
+            if len(active) > 2 and len(weights) % PRUNE_EVERY == 0:
+                active = prune(active, totals, values, weights)
+        self.playouts = playouts
+        if not weights:
+            return 0, None
+        best = active[0]
+        for i in active[1:]:
+            if totals[i] > totals[best] + 1e-9:
+                best = i
+        stats = [(tricks[i] / seen[i], side[i] / seen[i], zero[i] / seen[i]) if seen[i]
+                 else (0.0, 0.0, 0.0) for i in range(n)]
+        return best, stats
+
+
+def _later_seats(view: TrickView, seat: int) -> list[int]:
+    """The seats that bid after ``seat`` this hand, in bidding order."""
+    bids: tuple[int | None, ...] = getattr(view, "bids", (None,) * 4)
+    return [(seat + k) & 3 for k in range(1, 4) if bids[(seat + k) & 3] is None]
+
+
+def _played(base: Position, view: TrickView, hands: list[int], bids: Sequence[int | None],
+            blind: tuple[bool, ...]) -> Position:
+    """The hand of ``hands`` with ``bids`` played out from its first lead."""
+    p = base.copy()
+    p.hands = list(hands)
+    p.bids = tuple(b if b is not None else 0 for b in bids)
+    p.blind = blind
+    p.leader = p.turn = first_leader(view.rules, view.dealer, hands)
+    play_out(p)
+    return p

@@ -1,0 +1,106 @@
+"""Play-outs and what their results are worth, shared by every search decision.
+
+A play-out finishes a hand with the heuristic for all four seats
+(:func:`play_out`); :func:`hand_value` says what the finished hand is worth to
+one seat; :func:`bid_weight` says how well a sampled deal fits the bids the
+other seats made, so that the searches for cards and for bids count a deal in
+proportion to how likely it is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from game.robots import hearts_heuristic, spades_heuristic
+from game.robots.position import Position
+from game.spades import score_hand
+from game.trickgame import TrickView
+
+
+def play_out(pos: Position) -> None:
+    """Finish the hand in ``pos`` with the heuristic for every seat."""
+    choose = hearts_heuristic.choose_card if pos.hearts else spades_heuristic.choose_card
+    while pos.tricks_done < 13:
+        seat = pos.turn
+        pos.play(choose(pos, seat, pos.legal()))
+
+
+def hand_value(pos: Position, seat: int) -> float:
+    """What the finished hand in ``pos`` is worth to ``seat``: its margin over the others.
+
+    In Spades a bag is valued at what it costs in the long run (``bag_penalty``
+    every ``bag_limit`` bags, less the point it scores) rather than at the one
+    point it scores now.
+    """
+    if pos.hearts:
+        scores = pos.hearts_scores()
+        own = scores[seat]
+        return (scores[0] + scores[1] + scores[2] + scores[3] - own) / 3.0 - own
+    rules = pos.rules
+    bids = [b if b >= 0 else 0 for b in pos.bids]
+    result = score_hand(rules, 0, 0, bids, pos.blind, pos.tricks_won, pos.scores, pos.bags)
+    bag = 1.0 - rules.bag_penalty / rules.bag_limit if rules.bag_limit else 1.0
+    ours, theirs = result.sides[seat & 1], result.sides[1 - (seat & 1)]
+    return (ours.contract_points + ours.nil_points + bag * ours.bags
+            - theirs.contract_points - theirs.nil_points - bag * theirs.bags)
+
+
+def bid_weight(view: TrickView, seat: int) -> Callable[[list[int]], float] | None:
+    """Spades: how well a sampled deal fits the other seats' bids (None in Hearts).
+
+    Each seat's hand as dealt (its cards now and those it has played) is
+    valued as the heuristic would bid it; a bid far from that makes the deal
+    less likely, a nil from a hand with winners much less.
+    """
+    if view.game != "spades":
+        return None
+    bids = getattr(view, "bids", ())
+    blind = getattr(view, "blind", ())
+    played = [0, 0, 0, 0]
+    for t in view.tricks:
+        for k, c in enumerate(t.cards):
+            played[(t.leader + k) & 3] |= 1 << c
+    for s, c in view.trick:
+        played[s] |= 1 << c
+    seats = [s for s in range(4) if s != seat and bids[s] is not None and not blind[s]]
+
+    def weight(hands: list[int]) -> float:
+        w = 1.0
+        for s in seats:
+            dealt = hands[s] | played[s]
+            bid = bids[s]
+            if bid == 0:
+                if not spades_heuristic.nil_worthy(dealt):
+                    w *= 0.3 if spades_heuristic.sure_tricks(dealt) <= 2.5 else 0.08
+            else:
+                gap = bid - spades_heuristic.sure_tricks(dealt)
+                w *= math.exp(-gap * gap / 4.5)
+        return w
+
+    return weight
+
+
+def prune(active: list[int], totals: list[float], values: list[list[float]],
+           weights: list[float]) -> list[int]:
+    """Drop the candidates clearly worse than the best on the same deals.
+
+    A candidate goes when its mean loss to the leader over the deals so far
+    exceeds three standard errors; the budget it frees buys more deals for
+    the close calls.
+    """
+    best = max(active, key=lambda i: totals[i])
+    mean_w = sum(weights) / len(weights) or 1.0
+    top = values[best]
+    kept = []
+    k = len(weights)
+    for i in active:
+        if i == best:
+            kept.append(i)
+            continue
+        diffs = [w * (a - b) / mean_w for w, a, b in zip(weights, top, values[i], strict=True)]
+        mean = sum(diffs) / k
+        var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+        if mean <= 3.0 * math.sqrt(var / k) + 0.05:
+            kept.append(i)
+    return kept

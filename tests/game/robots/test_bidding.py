@@ -1,0 +1,180 @@
+"""Spades bids by search: legal in every variant, deterministic, blind to hidden cards, anytime."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from game.actions import BIDS, BLIND_NIL, LOOK, Bid
+from game.robots import make_robot
+from game.robots.heuristic import heuristic_action
+from game.robots.search import SearchRobot
+from game.robots.spades_heuristic import bid_range
+from game.spades import SpadesGame, SpadesRules
+from tests.game.robots.test_heuristic import SPADES_PRESETS, play_game, swap_hidden_cards
+from tests.game.robots.views import cards
+
+VARIANTS = [
+    *SPADES_PRESETS,
+    SpadesRules(min_team_bid=6, team_bid_cap_13=True),
+    SpadesRules(blind_nil=True, blind_nil_deficit=0, min_team_bid=4),
+    SpadesRules(nil_value=50, bag_limit=5, bag_penalty=50, target=200),
+]
+
+
+def bid_turn(game, cut, seed):
+    """Bid ``cut`` times (at most three) with the heuristic; return the seat to bid next."""
+    robot = make_robot("heuristic", seed)
+    for _ in range(cut):
+        seat = game.to_act
+        action = robot.choose(game.view(seat))
+        game.apply(action, seat)
+        if action == LOOK:
+            game.apply(robot.choose(game.view(seat)), seat)
+        if game.phase != "bid":
+            break
+    return game.to_act
+
+
+def behind_by(rules, deficit, seed=5):
+    """A game whose next hand starts with its first bidder ``deficit`` points behind."""
+    game = SpadesGame(rules, seed=seed)
+    robots = [make_robot("heuristic", s) for s in range(4)]
+    while game.phase != "hand_over":
+        game.apply(robots[game.to_act].choose(game.view(game.to_act)))
+    seat = (game.dealer + 2) % 4
+    game.scores = [0, 0]
+    game.scores[1 - seat % 2] = deficit
+    game.next_hand()
+    return game, seat
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), variant=st.integers(0, len(VARIANTS) - 1),
+       cut=st.integers(0, 3))
+def test_a_searched_bid_is_legal_in_every_variant(seed, variant, cut):
+    game = SpadesGame(VARIANTS[variant], seed=seed)
+    seat = bid_turn(game, cut, seed)
+    if game.phase != "bid":
+        return
+    view = game.view(seat)
+    robot = SearchRobot(seed, simulations=30)
+    action = robot.choose(view)
+    assert action in view.legal
+    assert robot.explain()
+    if action != LOOK:
+        game.apply(action, seat)
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), variant=st.integers(0, len(VARIANTS) - 1))
+def test_whole_games_of_searched_bids_are_legal(seed, variant):
+    robots = [SearchRobot(seed + s, simulations=8) for s in range(4)]
+    play_game(SpadesGame(VARIANTS[variant], seed=seed), robots, max_hands=2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(variant=st.integers(0, len(VARIANTS) - 1), partner=st.none() | st.integers(0, 13))
+def test_the_bid_range_is_the_engines(variant, partner):
+    game = SpadesGame(VARIANTS[variant], seed=1)
+    game.bids[(game.to_act + 2) % 4] = partner
+    assert bid_range(game.rules, partner) == game._bid_range(game.to_act)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cut=st.integers(0, 3))
+def test_a_searched_bid_depends_only_on_the_view(seed, cut):
+    game = SpadesGame(seed=seed)
+    seat = bid_turn(game, cut, seed)
+    before = SearchRobot(7, simulations=60).choose(game.view(seat))
+    swap_hidden_cards(game, seat, random.Random(seed))
+    assert SearchRobot(7, simulations=60).choose(game.view(seat)) == before
+
+
+def test_the_same_seed_and_count_make_the_same_bid_and_reason():
+    game = SpadesGame(seed=31)
+    view = game.view(game.to_act)
+    robots = [SearchRobot(3, simulations=200) for _ in range(3)]
+    bids = [r.choose(view) for r in robots]
+    assert len(set(bids)) == 1
+    assert len({r.explain() for r in robots}) == 1
+
+
+def test_with_no_time_it_bids_as_the_heuristic():
+    game = SpadesGame(seed=8)
+    view = game.view(game.to_act)
+    expected = heuristic_action(view)
+    robot = SearchRobot(0, simulations=0)
+    assert robot.choose(view) == expected
+    assert "no time" in robot.explain()
+    late = iter([0.0, 5.0, 5.0, 5.0])
+    robot = SearchRobot(0, budget_ms=200, clock=lambda: next(late))
+    assert robot.choose(view) == expected
+    assert robot.last_playouts == 0
+
+
+def test_a_clock_bounds_the_bid_search():
+    game = SpadesGame(seed=9)
+    ticks = iter(range(10_000))
+    robot = SearchRobot(0, simulations=10_000, budget_ms=3000, clock=lambda: float(next(ticks)))
+    robot.choose(game.view(game.to_act))
+    assert 0 < robot.last_playouts < 100
+
+
+def test_the_reason_names_the_bid_and_the_tricks():
+    game = SpadesGame(seed=31)
+    robot = SearchRobot(3, simulations=200)
+    bid = robot.choose(game.view(game.to_act))
+    assert isinstance(bid, Bid)
+    name = "nil" if bid.value == 0 else str(bid.value)
+    assert robot.explain().startswith(name + ":")
+    if bid.value:
+        assert "tricks expected" in robot.explain()
+
+
+def test_a_hand_of_low_cards_is_searched_for_nil_and_a_strong_one_says_why_not():
+    low = cards("2C 3C 4C 5D 6D 2H 3H 4H 5H 6H 2S 3S 4S")
+    others = [r + s for s in "CDHS" for r in "23456789TJQKA" if r + s not in low]
+    game = SpadesGame.from_hands([low, others[:13], others[13:26], others[26:]], dealer=3)
+    robot = SearchRobot(1, simulations=300)
+    robot.choose(game.view(0))
+    assert "nil" in robot.explain()
+    strong = cards("AS KS QS JS TS AH AD AC 2C 3C 4D 5D 6H")
+    others = [r + s for s in "CDHS" for r in "23456789TJQKA" if r + s not in strong]
+    game = SpadesGame.from_hands([strong, others[:13], others[13:26], others[26:]], dealer=3)
+    robot = SearchRobot(1, simulations=300)
+    bid = robot.choose(game.view(0))
+    assert bid.value >= 6
+    assert robot.explain().endswith("nil too risky with 5 spades")
+
+
+def test_blind_nil_is_weighed_only_where_offered():
+    game, seat = behind_by(SpadesRules(blind_nil=True, blind_nil_deficit=100), 300)
+    view = game.view(seat)
+    assert view.legal == (BLIND_NIL, LOOK)
+    robot = SearchRobot(2, simulations=100)
+    assert robot.choose(view) in (BLIND_NIL, LOOK)
+    assert "blind nil" in robot.explain()
+    game, seat = behind_by(SpadesRules(blind_nil=True, blind_nil_deficit=100, min_team_bid=13),
+                           300)
+    game.apply(LOOK, seat)
+    game.apply(BIDS[5], seat)
+    partner = (seat + 2) % 4
+    game.apply(make_robot("heuristic").choose(game.view(game.to_act)), game.to_act)
+    view = game.view(partner)
+    assert view.legal == (LOOK,)
+    assert SearchRobot(2, simulations=100).choose(view) == LOOK
+
+
+def test_the_all_seeing_ceiling_bids_and_plays_legally_and_repeatably():
+    game = SpadesGame(SpadesRules(blind_nil=True, blind_nil_deficit=0), seed=12)
+    steps = 0
+    while game.phase in ("bid", "play") and steps < 40:
+        seat = game.awaiting[0]
+        view = game.view(seat)
+        a = SearchRobot(seat).choose_seeing(view, list(game.hands))
+        b = SearchRobot(seat).choose_seeing(view, list(game.hands))
+        assert a == b
+        assert a in view.legal
+        game.apply(a, seat)
+        steps += 1
