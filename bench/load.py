@@ -434,10 +434,11 @@ def echo_server_main(port: int) -> None:
 
 
 async def relay_level(port: int, groups: int, duration: float, think: float,
-                      seed: int) -> tuple[list[float], float]:
+                      seed: int, server_pid: int) -> tuple[list[float], float, float]:
     """Groups of four sockets take turns to send an event-sized frame to their group, each
     as soon as (or ``think`` after) the last one reached all four: the same closed loop as a
-    table of bots, through the bare library. Returns latencies and frames relayed a second."""
+    table of bots, through the bare library. Returns latencies, frames relayed a second and
+    the relay process's CPU microseconds per frame relayed (the floor for one action)."""
     rng = random.Random(seed)
     payload = json.dumps({"type": "event", "table": "abcdefgh", "seq": 123456, "event": {
         "type": "played", "seat": 2, "card": "QS"}})
@@ -487,15 +488,16 @@ async def relay_level(port: int, groups: int, duration: float, think: float,
         await asyncio.gather(*(group(i) for i in range(groups)))
         await asyncio.sleep(min(1.0, duration / 5))
         measuring = True
-        t0 = time.perf_counter()
+        cpu0, t0 = cpu_seconds(server_pid), time.perf_counter()
         await asyncio.sleep(duration)
         measuring = False
         rate = len(latencies) / (time.perf_counter() - t0)
+        cpu_us = (cpu_seconds(server_pid) - cpu0) * 1e6 / max(1, len(latencies))
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
-    return latencies, rate
+    return latencies, rate, cpu_us
 
 
 async def echo_beside(port: int, duration: float, gap: float = 0.005) -> list[float]:
@@ -557,6 +559,8 @@ class Level:
     relay_p50: float = float("nan")
     relay_p99: float = float("nan")
     relay_rate: float = float("nan")
+    cpu_us_per_action: float = float("nan")  # the server's CPU for each action acknowledged
+    relay_cpu_us: float = float("nan")  # the bare relay's CPU for each frame it relayed
 
     @property
     def ratio(self) -> float:
@@ -604,6 +608,7 @@ async def run_level(tables: int, think: float, duration: float, workdir: Path, c
         echo_idle_p50=pct(echo, 0.5) * 1e3,
         errors=sum(stats.errors.values()), error_codes=stats.errors,
         server_cpu=100 * (cpu1 - cpu0) / wall, server_rss_mib=rss / 1024,
+        cpu_us_per_action=(cpu1 - cpu0) * 1e6 / max(1, stats.actions),
         client_cpu=100 * (client1 - client0) / wall, games=stats.games)
 
 
@@ -640,7 +645,7 @@ async def idle_memory(count: int, workdir: Path, config: Path) -> float:
 
 HEADER = (f"{'tables':>6} {'think':>5} {'sockets':>7} {'act/s':>7} {'p50ms':>7} {'p99ms':>7} "
           f"{'maxms':>7} | {'rly50':>6} {'rly99':>6} {'rly/s':>6} | {'echo50':>6} {'idle50':>6} "
-          f"{'ratio':>5} | "
+          f"{'ratio':>5} | {'us/act':>6} {'rly us':>6} | "
           f"{'errors':>6} {'s.cpu':>5} {'rssMiB':>6} {'c.cpu':>5} {'games':>5}")
 
 
@@ -650,6 +655,7 @@ def print_level(lv: Level) -> None:
           f"{lv.p50:>7.2f} {lv.p99:>7.2f} {lv.max:>7.1f} | "
           f"{lv.relay_p50:>6.2f} {lv.relay_p99:>6.2f} {lv.relay_rate:>6.0f} | "
           f"{lv.echo_p50:>6.3f} {lv.echo_idle_p50:>6.3f} {lv.ratio:>5.1f} | "
+          f"{lv.cpu_us_per_action:>6.0f} {lv.relay_cpu_us:>6.0f} | "
           f"{lv.errors:>6} {lv.server_cpu:>4.0f}% {lv.server_rss_mib:>6.1f} "
           f"{lv.client_cpu:>4.0f}% {lv.games:>5}  {codes}", flush=True)
 
@@ -690,6 +696,8 @@ async def main(args: argparse.Namespace) -> int:
                   "latency: act sent -> its event at all four seats")
             print("  rly: the same closed loop through a bare websockets relay (one frame in, "
                   "four out; no parsing, game or storage)")
+            print("  us/act: the server's CPU microseconds per action (a move, its storage and "
+                  "its events to four seats); rly us: the relay's per frame relayed")
             print("  echo50: one socket's echo round trip, every 5 ms while the level runs; "
                   "idle50: the same before the level, alone; ratio: p50 / idle50")
             print(f"  received: {STAMP['source']} stamp ("
@@ -701,10 +709,10 @@ async def main(args: argparse.Namespace) -> int:
             for i, (n, think) in enumerate(levels):
                 lv = await run_level(n, think, args.duration, workdir, config, echo_port,
                                      args.seed + i, server_cpus)
-                relay, rate = await relay_level(echo_port, n, min(args.duration, 6.0), think,
-                                                args.seed + i)
+                relay, rate, relay_us = await relay_level(echo_port, n, min(args.duration, 6.0),
+                                                          think, args.seed + i, echo.pid)
                 lv.relay_p50, lv.relay_p99 = pct(relay, 0.5) * 1e3, pct(relay, 0.99) * 1e3
-                lv.relay_rate = rate
+                lv.relay_rate, lv.relay_cpu_us = rate, relay_us
                 print_level(lv)
                 results.append(lv)
             kib = await idle_memory(args.idle, workdir, config)
@@ -724,8 +732,11 @@ async def main(args: argparse.Namespace) -> int:
                   + (f"{max(lv.tables for lv in good)} tables" if good else "none"))
     last = results[-1]
     one = next((lv for lv in results if lv.tables == 1 and not lv.think_ms), last)
+    busiest = max((lv for lv in results if not lv.think_ms), key=lambda lv: lv.tables, default=last)
     print(f"load tables={last.tables} p99_ms={last.p99:.1f} ratio_p50_vs_echo={one.ratio:.1f} "
-          f"actions_per_s={last.actions_per_s:.0f} kib_per_conn={kib:.1f} errors={last.errors}")
+          f"actions_per_s={last.actions_per_s:.0f} kib_per_conn={kib:.1f} errors={last.errors} "
+          f"cpu_us_per_action={busiest.cpu_us_per_action:.0f} "
+          f"relay_cpu_us_per_action={busiest.relay_cpu_us:.0f}")
     return 0
 
 
