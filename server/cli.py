@@ -67,6 +67,8 @@ def _print_hand(console: Console, result: SpadesHandResult) -> None:
 def serve(args: argparse.Namespace) -> None:
     from server.app import App, default_db_path
     from server.config import ConfigError, load_config
+    from server.loops import loop_factory
+    from server.loops import run as run_on
 
     try:
         config = load_config(args.config)
@@ -74,20 +76,23 @@ def serve(args: argparse.Namespace) -> None:
         raise SystemExit(f"trickroom: {exc}") from None
     db = args.db or default_db_path()
 
+    loop_name, _ = loop_factory(config.settings.event_loop)
+
     async def run() -> None:
         app = App(config, db)
         await app.start(args.host, args.port)
-        print(f"trickroom serving http://{args.host}:{app.port}/ (socket at /ws), "
-              f"database {db}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        # Said once a stop signal would be handled: a host's SIGTERM from now on flushes.
+        print(f"trickroom serving http://{args.host}:{app.port}/ (socket at /ws), "
+              f"database {db}, event loop {loop_name}", flush=True)
         await stop.wait()
         print("shutting down: flushing writes", flush=True)
         await app.stop()
 
-    asyncio.run(run())
+    run_on(run(), config.settings.event_loop)
 
 
 def setup_logging(level: str) -> None:

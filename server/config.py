@@ -10,6 +10,7 @@ from typing import Any
 from game.hearts import HeartsRules
 from game.spades import SpadesRules
 from ratings import SYSTEMS
+from server.loops import LOOPS
 from server.passwords import PROFILES
 from server.store import DURABILITY
 
@@ -39,6 +40,7 @@ class ServerSettings:
     min_games: int = 5
     leaderboard_min_games: int = 1
     durability: str = "server_crash"  # or "power_loss": fsync every commit (server/store.py)
+    event_loop: str = "uvloop"  # or "asyncio" (server/loops.py); uvloop where installed
     gc_freeze_seconds: float = 0.25  # server/collector.py; 0: Python's own collection only
     gc_full_seconds: float = 600.0
     gc_freeze_above_ms: float = 20.0  # freeze only once a full collection took this long
@@ -108,6 +110,9 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
         server["allowed_origins"] = tuple(server["allowed_origins"])
     if server.get("password_profile", "owasp") not in PROFILES:
         raise ConfigError(f"[server] password_profile must be one of {', '.join(PROFILES)}")
+    if server.get("event_loop", "uvloop") not in LOOPS:
+        raise ConfigError(f"[server] event_loop must be one of {', '.join(LOOPS)}, "
+                          f"not {server['event_loop']!r}")
     if server.get("durability", "server_crash") not in DURABILITY:
         raise ConfigError(f"[server] durability must be one of {', '.join(DURABILITY)}, "
                           f"not {server['durability']!r}")
