@@ -254,7 +254,8 @@ export function mount(main, ctx, params) {
       const have = seats.reduce((n, s) => n + v.tricks_won[s], 0);
       const nils = seats.filter((s) => v.bids[s] === 0).map((s) => `${st.seatName(s)} nil`);
       const bags = v.bags?.[side] ?? 0;
-      return h("span", { class: "contract" }, `${side === 0 ? "North–South" : "East–West"} bid ${bid}, have ${have}`,
+      return h("span", { class: "contract" }, h("span", { class: "side-name" }, side === 0 ? "North–South" : "East–West"),
+        ` bid ${bid}, have ${have}`,
         nils.length ? ` (${nils.join(", ")})` : "", `, ${bags} bag${bags === 1 ? "" : "s"}`, side === 0 ? " · " : "");
     }));
   }
