@@ -34,6 +34,20 @@ async def create_table(page: Any, room: str, rules: dict[str, str], shot: Any = 
     return page.url.rsplit("/", 1)[1]
 
 
+async def robot_table(open_page: Any, app: Any, room: str, rules: dict[str, str],
+                      name: str | None = None, reduced_motion: bool = False) -> tuple[Any, Any]:
+    """A guest's own table in ``room`` with ``rules`` (by label), the other seats filled with
+    robots; returns the wrapped page (for screenshots) and its playwright page."""
+    page = await open_page(app)
+    p = page.page
+    if reduced_motion:
+        await p.emulate_media(reduced_motion="reduce")
+    await guest_signs_in(p, name)
+    await create_table(p, room, rules)
+    await p.get_by_role("button", name="Fill with robots").click()
+    return page, p
+
+
 async def play_turn(page: Any, counts: dict[str, int], bid: int = 3,
                     close_summary: bool = True) -> None:
     """Answer the prompt on screen: a bid, a pass of three cards, or a legal card."""

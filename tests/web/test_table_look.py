@@ -10,7 +10,14 @@ from typing import Any
 
 from server.client import TrickroomClient
 from tests.web.conftest import PHONE, ws_url
-from tests.web.play import TURN_OR_OVER, create_table, guest_signs_in, play_to_game_over, play_turn
+from tests.web.play import (
+    TURN_OR_OVER,
+    create_table,
+    guest_signs_in,
+    play_to_game_over,
+    play_turn,
+    robot_table,
+)
 
 # Every class a .trick element has had, and whether a won trick was drawn with a
 # summary on screen at the same time.
@@ -53,11 +60,8 @@ def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
 
 async def test_spades_hand_on_the_felt_trick_to_its_winner_and_a_summary_that_waits(
         web_app, open_page):
-    page = await open_page(web_app)
-    p = page.page
-    await guest_signs_in(p, "ada")
-    await create_table(p, "spades", {"Play to (points)": "500"})
-    await p.get_by_role("button", name="Fill with robots").click()
+    page, p = await robot_table(open_page, web_app, "spades", {"Play to (points)": "500"},
+                                name="ada")
     await p.evaluate(WATCH_TRICKS)
     await p.locator(".bid-dialog").wait_for()
     # The hand is on the felt, with our nameplate.
@@ -104,12 +108,8 @@ async def test_spades_hand_on_the_felt_trick_to_its_winner_and_a_summary_that_wa
 
 
 async def test_the_trick_does_not_slide_with_reduced_motion(web_app, open_page):
-    page = await open_page(web_app)
-    p = page.page
-    await p.emulate_media(reduced_motion="reduce")
-    await guest_signs_in(p)
-    await create_table(p, "spades", {"Play to (points)": "500"})
-    await p.get_by_role("button", name="Fill with robots").click()
+    _, p = await robot_table(open_page, web_app, "spades", {"Play to (points)": "500"},
+                             reduced_motion=True)
     await p.evaluate(WATCH_TRICKS)
     await play_until(p, ".hand-summary")
     log = await p.evaluate("window.trickLog")
@@ -133,11 +133,7 @@ async def test_sound_is_off_until_turned_on_and_is_remembered(web_app, open_page
 
 
 async def test_hearts_names_the_cards_received_and_who_passed_them(web_app, open_page):
-    page = await open_page(web_app)
-    p = page.page
-    await guest_signs_in(p)
-    await create_table(p, "hearts", {"Play to (points)": "100"})
-    await p.get_by_role("button", name="Fill with robots").click()
+    page, p = await robot_table(open_page, web_app, "hearts", {"Play to (points)": "100"})
     await p.locator(".pass-dialog").wait_for()
     assert "← Pass 3 cards left" in await p.locator(".pass-dialog h2").inner_text()
     assert "pass left" in await p.locator(".bar-title").inner_text()
@@ -193,11 +189,8 @@ async def test_a_player_who_leaves_after_the_game_keeps_their_name_on_seat_and_s
 
 
 async def test_a_player_reviews_their_game_from_their_own_seat(web_app, open_page):
-    page = await open_page(web_app)
-    p = page.page
-    await guest_signs_in(p, "ada")
-    await create_table(p, "spades", {"Play to (points)": "10"})
-    await p.get_by_role("button", name="Fill with robots").click()
+    page, p = await robot_table(open_page, web_app, "spades", {"Play to (points)": "10"},
+                                name="ada")
     await play_to_game_over(p)
     mine = int(await p.locator(".seat.me").get_attribute("data-seat"))
     await p.locator("dialog.game-over").get_by_role("link", name="Review the game").click()
@@ -271,11 +264,7 @@ async def test_the_rules_form_and_the_reason_a_card_is_refused_come_from_the_ser
 
 
 async def test_a_whole_hand_is_played_by_keyboard_alone(web_app, open_page):
-    page = await open_page(web_app)
-    p = page.page
-    await guest_signs_in(p)
-    await create_table(p, "spades", {"Play to (points)": "500"})
-    await p.get_by_role("button", name="Fill with robots").click()
+    _, p = await robot_table(open_page, web_app, "spades", {"Play to (points)": "500"})
     active = "() => document.activeElement?.closest('{}') !== null"
     done = {"bid": False, "summary": False, "plays": 0}
     deadline = time.monotonic() + 90
