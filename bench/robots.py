@@ -19,7 +19,10 @@ search bidding vs the heuristic's bids (both sides searching the cards, so
 only the bids differ) and the *ceiling*: the same search given the true deal
 instead of sampled ones, against the heuristic, so that the search's own
 margin over the heuristic reads as the share of that gap it closes; in
-Hearts, search vs OpenSpiel's ISMCTS bot (``pyspiel.ISMCTSBot``, 1000
+Hearts, passes by search vs the heuristic's passes (every seat playing its
+cards by the heuristic, so only the passes differ and the pairing is cheap
+enough for many deals; ``spades_bids_only_vs_heuristic`` does the same for
+Spades bids), and search vs OpenSpiel's ISMCTS bot (``pyspiel.ISMCTSBot``, 1000
 simulations, random roll-outs; it passes with our heuristic, since its
 resampler fails during the pass, and its play is checked against our engine
 card for card).
@@ -32,7 +35,8 @@ fixed ``--simulations`` count for a run that repeats exactly. The last line is::
 
     robots hearts_search_vs_heuristic=<x.xx> hearts_search_vs_ismcts=<y.yy> \
 spades_search_vs_heuristic=<z.zz> heuristic_p99_ms=<a.a> search_p99_ms=<b.b> \
-spades_bidding_vs_heuristic=<c.cc> spades_gap_closed=<d.dd>
+spades_bidding_vs_heuristic=<c.cc> spades_gap_closed=<d.dd> \
+hearts_passing_vs_heuristic=<e.ee>
 """
 
 from __future__ import annotations
@@ -181,6 +185,8 @@ PAIRINGS = (
     Pairing("hearts_search_vs_ismcts", "hearts", "search", "ismcts"),
     Pairing("spades_bidding_vs_heuristic", "spades", "search", "search_heuristic_bids"),
     Pairing("spades_ceiling_vs_heuristic", "spades", "ceiling", "heuristic"),
+    Pairing("spades_bids_only_vs_heuristic", "spades", "search_bids", "heuristic"),
+    Pairing("hearts_passing_vs_heuristic", "hearts", "search_passes", "heuristic"),
 )
 
 
@@ -214,6 +220,11 @@ def make_player(level: str, seed: int, settings: Settings, os_game: Any) -> Any:
             return SearchRobot(seed, simulations=settings.simulations, search_bids=bids)
         return SearchRobot(seed, simulations=10**9, budget_ms=settings.budget_ms,
                            clock=time.perf_counter, search_bids=bids)
+    if level in ("search_passes", "search_bids"):
+        if settings.simulations is not None:
+            return SearchRobot(seed, simulations=settings.simulations, search_cards=False)
+        return SearchRobot(seed, simulations=10**9, budget_ms=settings.budget_ms,
+                           clock=time.perf_counter, search_cards=False)
     if level == "ceiling":
         return AllSeeingPlayer(seed)
     if level == "ismcts":
@@ -492,7 +503,8 @@ def main(argv: list[str] | None = None) -> None:
           f"spades_search_vs_heuristic={margin('spades_search_vs_heuristic')} "
           f"heuristic_p99_ms={p99('heuristic')} search_p99_ms={p99('search')} "
           f"spades_bidding_vs_heuristic={margin('spades_bidding_vs_heuristic')} "
-          f"spades_gap_closed={gap}")
+          f"spades_gap_closed={gap} "
+          f"hearts_passing_vs_heuristic={margin('hearts_passing_vs_heuristic')}")
 
 
 if __name__ == "__main__":

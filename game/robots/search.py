@@ -17,7 +17,10 @@ with no card still out between them take the same tricks); a single candidate
 is played at once. Spades bids (nil and blind nil included) are searched too,
 by :mod:`game.robots.bidding` on the same budget, unless ``search_bids`` is
 off; :meth:`SearchRobot.explain` gives the reason for the last bid in one
-line. Passes and the moon choice are the heuristic's.
+line. Hearts passes are searched by :mod:`game.robots.passing` unless
+``search_passes`` is off; ``search_cards`` off plays the heuristic's cards
+(for a bench that measures bids or passes alone). The moon choice is the
+heuristic's.
 
 The budget is a number of play-outs, so a seed and a count fix every choice.
 ``DEFAULT_SIMULATIONS`` is calibrated to about 200 ms for an early decision on
@@ -36,6 +39,7 @@ from collections.abc import Callable, Sequence
 from game.actions import PLAYS, Action
 from game.robots.bidding import BidSearch
 from game.robots.heuristic import heuristic_action, heuristic_card, legal_mask
+from game.robots.passing import PassSearch
 from game.robots.playout import bid_weight, hand_value, play_out, prune
 from game.robots.position import JD_BIT, QS_BIT, Position, above
 from game.robots.sampling import DealSampler, known_cards
@@ -77,18 +81,23 @@ class SearchRobot:
         budget_ms: with ``clock``, the time a decision may take.
         clock: a function returning seconds; when given, the search also stops
             at ``budget_ms``.
+        search_bids, search_passes, search_cards: search that kind of
+            decision (Spades bids, Hearts passes, cards); off, the heuristic's.
     """
 
     name = "search"
 
     def __init__(self, seed: int = 0, *, simulations: int | None = None,
                  budget_ms: float = 200.0, clock: Callable[[], float] | None = None,
-                 search_bids: bool = True) -> None:
+                 search_bids: bool = True, search_passes: bool = True,
+                 search_cards: bool = True) -> None:
         self.rng = random.Random(seed)
         self.simulations = simulations if simulations is not None else DEFAULT_SIMULATIONS
         self.budget = budget_ms / 1000.0
         self.clock = clock
         self.search_bids = search_bids
+        self.search_passes = search_passes
+        self.search_cards = search_cards
         self.last_playouts = 0
         self.last_explanation = ""
 
@@ -115,11 +124,22 @@ class SearchRobot:
         self.last_playouts = 0
         if view.seat is None or not view.legal:
             return heuristic_action(view)
-        if view.phase == "play":
+        if view.phase == "play" and self.search_cards:
             return PLAYS[self.choose_card(view, deal)]
         if view.phase == "bid" and view.game == "spades" and self.search_bids:
             return self.choose_bid(view, deal)
+        if view.phase == "pass" and view.game == "hearts" and self.search_passes:
+            return self.choose_pass(view, deal)
         return heuristic_action(view)
+
+    def choose_pass(self, view: TrickView, deal: Sequence[int] | None = None) -> Action:
+        """The cards to pass for the seat of ``view`` (Hearts), by search."""
+        clock = self.clock
+        deadline = clock() + self.budget if clock is not None else 0.0
+        search = PassSearch(self.rng, self.simulations, clock, deadline)
+        action = search.choose(view, deal)
+        self.last_playouts = search.playouts
+        return action
 
     def choose_bid(self, view: TrickView, deal: Sequence[int] | None = None) -> Action:
         """The bid, blind nil or look for the bidding seat of ``view`` (Spades), by search.
