@@ -89,7 +89,8 @@ from game.hearts import HeartsGame, HeartsRules  # noqa: E402
 from game.robots.heuristic import heuristic_action  # noqa: E402
 from game.spades import SpadesGame, SpadesRules  # noqa: E402
 from game.trickgame import TrickGame, TrickView  # noqa: E402
-from ratings import SYSTEMS, GameResult, Rating, RatingSystem  # noqa: E402
+from ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin  # noqa: E402
+from ratings.fourway import mean_of_pairs  # noqa: E402
 from ratings.result import GameKind  # noqa: E402
 
 KINDS: tuple[GameKind, ...] = ("spades", "hearts")
@@ -420,19 +421,40 @@ class Score:
     calib: float
     low: float
     high: float
+    old_logloss: float  # Hearts: the mean-of-pairs rule's log-loss on the same ratings
+
+
+def old_hearts_rule(system: RatingSystem, lineup: Sequence[Rating]) -> tuple[float, ...]:
+    """The Hearts chances the systems gave before the four-way model: mean pairwise chances."""
+    if isinstance(system, WengLin):
+        return mean_of_pairs(lambda a, b: system.pair_chance(lineup[a], lineup[b]))
+    pair = getattr(system, "pair_probability")  # noqa: B009
+    return mean_of_pairs(lambda a, b: float(pair(lineup[a].value, lineup[b].value)))
+
+
+@dataclass(frozen=True)
+class Course:
+    """What one system did on one season."""
+
+    predictions: list[tuple[float, ...]]  # its own, before each game
+    old: list[tuple[float, ...]]  # Hearts: the old mean-of-pairs rule on the same ratings
+    trace: list[float]  # Spearman with the true level after each game
+    ratings: dict[str, Rating]  # at the end
 
 
 def rate_season(system: RatingSystem, kind: GameKind, games: Sequence[Played],
-                strength: Sequence[float], tick: Callable[[int], None]
-                ) -> tuple[list[tuple[float, ...]], list[float], dict[str, Rating]]:
-    """Predict, then rate, every game in order: the predictions, ρ after each game, ratings."""
+                strength: Sequence[float], tick: Callable[[int], None]) -> Course:
+    """Predict, then rate, every game in order."""
     names = [f"p{i}" for i in range(len(strength))]
     ratings: dict[str, Rating] = dict.fromkeys(names, system.start_rating)
     predictions: list[tuple[float, ...]] = []
+    old: list[tuple[float, ...]] = []
     trace: list[float] = []
     for n, g in enumerate(games, start=1):
         players = [names[p] for p in g.seats]
         predictions.append(system.win_probability(kind, players, ratings))
+        if kind == "hearts":
+            old.append(old_hearts_rule(system, [ratings[p] for p in players]))
         result = GameResult.of(kind, system.name, players, g.scores, winners=g.winners)
         for change in system.rate(result, ratings):
             ratings[change.player] = change.after
@@ -440,13 +462,14 @@ def rate_season(system: RatingSystem, kind: GameKind, games: Sequence[Played],
         if n % 100 == 0:
             tick(100)
     tick(len(games) % 100)
-    return predictions, trace, ratings
+    return Course(predictions, old, trace, ratings)
 
 
 def score(system: RatingSystem, kind: GameKind, games: Sequence[Played],
           strength: Sequence[float], oracle_loss: float, tick: Callable[[int], None]
           ) -> Score:
-    predictions, trace, ratings = rate_season(system, kind, games, strength, tick)
+    course = rate_season(system, kind, games, strength, tick)
+    predictions, trace, ratings = course.predictions, course.trace, course.ratings
     targets = [target(kind, g) for g in games]
     loss = log_loss(targets, predictions)
     coin = math.log(2 if kind == "spades" else 4)
@@ -465,6 +488,7 @@ def score(system: RatingSystem, kind: GameKind, games: Sequence[Played],
         calib=calibration(targets, predictions),
         low=min(values),
         high=max(values),
+        old_logloss=log_loss(targets, course.old) if course.old else math.nan,
     )
 
 
@@ -502,23 +526,32 @@ def games_text(n: int | None) -> str:
 
 def table(report: Report) -> Table:
     t = Table(title=f"real {report.kind}: {report.games} whole games between graded robots")
-    columns = ("system", "ρ", "τ", "ρ@300", "ρ≥.9 from", "ρ≥.98 from", "log-loss", "Brier",
-               "×oracle", "gain", "calib", "ratings")
+    hearts = report.kind == "hearts"
+    columns = ["system", "ρ", "τ", "ρ@300", "ρ≥.9 from", "ρ≥.98 from", "log-loss", "Brier",
+               "×oracle", "gain", "calib", "ratings"]
+    if hearts:
+        columns.insert(7, "old rule")
     for column in columns:
         t.add_column(column, justify="left" if column == "system" else "right")
     for s in report.scores:
-        t.add_row(s.system, f"{s.rho:.3f}", f"{s.tau:.3f}", f"{s.rho_300:.3f}",
-                  games_text(s.rho_90), games_text(s.rho_98), f"{s.logloss:.4f}",
-                  f"{s.brier:.4f}", f"{s.vs_oracle:.3f}", f"{s.gain:.2f}", f"{s.calib:.2f}",
-                  f"{s.low:.0f} … {s.high:.0f}")
+        row = [s.system, f"{s.rho:.3f}", f"{s.tau:.3f}", f"{s.rho_300:.3f}",
+               games_text(s.rho_90), games_text(s.rho_98), f"{s.logloss:.4f}",
+               f"{s.brier:.4f}", f"{s.vs_oracle:.3f}", f"{s.gain:.2f}", f"{s.calib:.2f}",
+               f"{s.low:.0f} … {s.high:.0f}"]
+        if hearts:
+            row.insert(7, f"{s.old_logloss:.4f}")
+        t.add_row(*row)
     coin = math.log(2 if report.kind == "spades" else 4)
     coin_brier = 0.25 if report.kind == "spades" else 0.75
     for name, loss, b in (("oracle", report.oracle, report.oracle_brier),
                           ("share won", report.naive, report.naive_brier),
                           ("coin", coin, coin_brier)):
-        t.add_row(f"[dim]{name}", "", "", "", "", "", f"{loss:.4f}", f"{b:.4f}",
-                  f"{loss / report.oracle:.3f}",
-                  f"{(coin - loss) / (coin - report.oracle):.2f}", "", "", style="dim")
+        row = [f"[dim]{name}", "", "", "", "", "", f"{loss:.4f}", f"{b:.4f}",
+               f"{loss / report.oracle:.3f}", f"{(coin - loss) / (coin - report.oracle):.2f}",
+               "", ""]
+        if hearts:
+            row.insert(7, "")
+        t.add_row(*row, style="dim")
     return t
 
 
@@ -585,7 +618,7 @@ def summary(reports: dict[GameKind, Report]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> Any:
     args = options(argv)
-    console = Console(width=max(Console().width, 130))
+    console = Console(width=max(Console().width, 150))
     reports = run(args, console)
     print(f"ratings_real best_spades={best(reports['spades']).system} "
           f"best_hearts={best(reports['hearts']).system} {summary(reports)}")

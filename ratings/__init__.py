@@ -27,6 +27,10 @@ The systems, one module each:
 * ``points.py``: zero-sum ranking points, ``en`` and ``el`` variants (003, 004).
 * ``openskill_system.py``: Weng-Lin through the ``openskill`` package.
 
+Every system predicts pairs; ``fourway.py`` turns them into the four players'
+Hearts chances with a Plackett–Luce (or, for Thurstone–Mosteller Weng-Lin, a
+Thurstonian) model of the finishing order.
+
 ``registry.py`` names the presets (``SYSTEMS["zone"]``, ``"wocg"``,
 ``"points_en"``, ``"points_el"``, ``"zone_tuned"``, ``"wocg_tuned"``,
 ``"openskill"``, ``"openskill_tuned"``). ``stats.py`` keeps what sits beside a

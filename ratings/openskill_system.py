@@ -22,6 +22,7 @@ one (the stats still charge the leaver an incomplete game).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -30,6 +31,7 @@ from typing import Any, Literal
 from openskill.models import BradleyTerryFull, PlackettLuce, ThurstoneMostellerFull
 
 from ratings.change import Rating, RatingChange, Term, num, signed, unrated
+from ratings.fourway import hearts_from_pairs, plackett_luce, thurstone
 from ratings.result import SIDE_NAMES, SIDES, GameKind, GameResult
 from ratings.system import check_rateable, lineup_ratings, unrated_reason
 
@@ -151,10 +153,35 @@ class WengLin:
 
     def win_probability(self, kind: GameKind, players: Sequence[str],
                         ratings: Mapping[str, Rating]) -> tuple[float, ...]:
-        """openskill's ``predict_win``: the two sides in Spades, the four players in Hearts."""
-        r = [self._skill(x) for x in lineup_ratings(self.name, kind, players, ratings)]
-        teams = [[r[0], r[2]], [r[1], r[3]]] if kind == "spades" else [[x] for x in r]
-        return tuple(float(p) for p in self._model.predict_win(teams))
+        """openskill's ``predict_win`` for the two sides in Spades; in Hearts, Plackett–Luce
+        on its two-player chances (:mod:`ratings.fourway`)."""
+        lineup = lineup_ratings(self.name, kind, players, ratings)
+        if kind == "spades":
+            r = [self._skill(x) for x in lineup]
+            return tuple(float(p) for p in self._model.predict_win([[r[0], r[2]], [r[1], r[3]]]))
+        return self.hearts_chances(lineup)
+
+    def hearts_chances(self, lineup: Sequence[Rating]) -> tuple[float, ...]:
+        """Four players' chances of the best finish under the model the ratings are updated with.
+
+        Plackett-Luce: strengths ``mu / c`` with ``c = √Σ(sigma² + beta²)``, as
+        openskill's update assumes. Thurstone-Mosteller: each performance
+        normal around ``mu`` with variance ``sigma² + beta²``
+        (:func:`ratings.fourway.thurstone`). Bradley-Terry: Plackett-Luce read
+        from the pairwise chances (:func:`ratings.fourway.hearts_from_pairs`).
+        """
+        sigmas = [r.sigma or self.sigma for r in lineup]
+        if self.model == "plackett_luce":
+            c = math.sqrt(sum(s * s + self.beta ** 2 for s in sigmas))
+            return plackett_luce([r.value / c for r in lineup])
+        if self.model == "thurstone_mosteller":
+            return thurstone([r.value for r in lineup],
+                             [math.sqrt(s * s + self.beta ** 2) for s in sigmas])
+        return hearts_from_pairs(lambda a, b: self.pair_chance(lineup[a], lineup[b]))
+
+    def pair_chance(self, own: Rating, opponent: Rating) -> float:
+        """openskill's chance that ``own`` beats ``opponent`` one against one."""
+        return float(self._model.predict_win([[self._skill(own)], [self._skill(opponent)]])[0])
 
 
 OPENSKILL = WengLin()

@@ -12,8 +12,9 @@ one instance: ``Zone()``, ``Wocg(k=25)``), with three pure methods:
   (North–South, East–West), per seat in Hearts.
 
 Hearts has four sides and every system here thinks in pairs, so a Hearts win
-probability is the average of a player's pairwise chances, normalised to sum
-to one (:func:`hearts_from_pairs`, the rule ``openskill`` uses as well).
+probability is a Plackett–Luce model read from the system's own pairwise
+chances (:func:`ratings.fourway.hearts_from_pairs`): averaging the pairwise
+chances, as ``openskill`` does, is far too flat.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Protocol
 
 from ratings.change import Rating, RatingChange
 from ratings.errors import InvalidResult, MissingRating, NotTwoTeams, WrongSystem
+from ratings.fourway import hearts_from_pairs
 from ratings.result import GAME_KINDS, GameKind, GameResult
 
 
@@ -93,15 +95,3 @@ def chances_from_pairs(name: str, kind: GameKind, players: Sequence[str],
         return (north_south, 1.0 - north_south)
     return hearts_from_pairs(lambda a, b: pair(r[a], r[b]))
 
-
-def hearts_from_pairs(pair: Callable[[int, int], float]) -> tuple[float, ...]:
-    """Four win chances from pairwise ones: each seat's mean chance, normalised to sum 1.
-
-    ``pair(a, b)`` is the chance seat ``a`` finishes below seat ``b``.
-
-    >>> hearts_from_pairs(lambda a, b: 0.5)
-    (0.25, 0.25, 0.25, 0.25)
-    """
-    means = [sum(pair(a, b) for b in range(4) if b != a) / 3 for a in range(4)]
-    total = sum(means)
-    return tuple(m / total for m in means)

@@ -174,11 +174,14 @@ class Wocg:
 
     # Expectation
 
+    def pair_probability(self, own: float, opponent: float) -> float:
+        """Elo's expected score of ``own`` against ``opponent``."""
+        return elo.expected(own, opponent, self.scale)
+
     def win_probability(self, kind: GameKind, players: Sequence[str],
                         ratings: Mapping[str, Rating]) -> tuple[float, ...]:
         """Elo's logistic expectation: side averages in Spades, pairs in Hearts."""
-        return chances_from_pairs(self.name, kind, players, ratings,
-                                  lambda own, opp: elo.expected(own, opp, self.scale))
+        return chances_from_pairs(self.name, kind, players, ratings, self.pair_probability)
 
 
 WOCG = Wocg()

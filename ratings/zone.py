@@ -24,6 +24,7 @@ certainty at 400 points.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -164,8 +165,20 @@ class Zone:
 
     def win_probability(self, kind: GameKind, players: Sequence[str],
                         ratings: Mapping[str, Rating]) -> tuple[float, ...]:
-        """Zone's linear expectation: per side in Spades (team averages), per seat in Hearts."""
-        return chances_from_pairs(self.name, kind, players, ratings, self.pair_probability)
+        """Zone's linear expectation per side in Spades (team averages); in Hearts, its
+        logistic twin :meth:`pair_logistic` read into Plackett-Luce (:mod:`ratings.fourway`)."""
+        if kind == "spades":
+            return chances_from_pairs(self.name, kind, players, ratings, self.pair_probability)
+        return chances_from_pairs(self.name, kind, players, ratings, self.pair_logistic)
+
+    def pair_logistic(self, own: float, opponent: float) -> float:
+        """The logistic curve the line ``(1 - f) / 2`` is the tangent of at an even match.
+
+        ``1 / (1 + e^{-2 (own - opponent) / spread})``: the same chance for a small
+        gap, but never certain. A four-way model built on the line itself would
+        call any game with a 400-point gap certain.
+        """
+        return 1.0 / (1.0 + math.exp(-2.0 * (own - opponent) / self.spread))
 
 
 ZONE = Zone()

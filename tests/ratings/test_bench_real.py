@@ -36,6 +36,7 @@ def test_a_quick_run_rates_both_kinds_from_games_it_caches(tmp_path):
     last = out.strip().splitlines()[-1]
     assert LAST.fullmatch(last), out
     assert "real spades" in out and "real hearts" in out and "share won" in out
+    assert "old rule" in out  # the mean of pairwise chances, beside the four-way model
     assert len(list(tmp_path.glob("*.json"))) == 2
     assert run(*args).strip().splitlines()[-1] == last
 
