@@ -41,11 +41,18 @@ log-loss (what a host could do with real games), then are reported on a fresh
 season with ``--seed``. The faithful presets and plain ``openskill`` keep their
 constants. ``--no-fit`` reports the registry's tuned presets instead.
 
+Then the same systems rate real games (``bench/ratings_real.py``: whole games of
+Spades and Hearts between robots of known skill; ``--real-games`` of each kind,
+0 to skip).
+
 Run: ``python bench/ratings.py [--players N] [--games G] [--seed S] [--fit-seed F]``.
 The best system has the highest mean oracle gain over the two luck levels; the
-calibration printed is its slope farthest from 1. The last line is::
+calibration printed is its slope farthest from 1. On real games the best system
+of each kind is the one with the lowest log-loss, and its log-loss over the
+oracle's is printed. The last line is::
 
-  ratings best=<system> oracle_gain_high_luck=<x.xx> oracle_gain_low_luck=<y.yy> calibration=<z.zz>
+  ratings best=<system> oracle_gain_high_luck=<x.xx> oracle_gain_low_luck=<y.yy> \
+calibration=<z.zz> real_spades_logloss_vs_oracle=<a.aa> real_hearts_logloss_vs_oracle=<b.bb>
 """
 
 from __future__ import annotations
@@ -63,11 +70,14 @@ from pathlib import Path
 # would shadow the ratings package it measures.
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+if str(_HERE.parent) not in sys.path:
+    sys.path.append(str(_HERE.parent))
 
 from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from bench import ratings_real  # noqa: E402
 from ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin, Wocg, Zone  # noqa: E402
 
 CLIP = 1e-3
@@ -350,6 +360,10 @@ def main() -> None:
     parser.add_argument("--high", type=float, default=0.60, help="q at high luck")
     parser.add_argument("--low", type=float, default=0.80, help="q at low luck")
     parser.add_argument("--no-fit", action="store_true", help="report the registry's presets")
+    parser.add_argument("--real-games", type=int, default=2000,
+                        help="real games of each kind (bench/ratings_real.py); 0 skips them")
+    parser.add_argument("--real-cache", default=str(ratings_real.CACHE),
+                        help="folder of the real games played")
     args = parser.parse_args()
 
     console = Console(width=max(Console().width, 110))
@@ -389,12 +403,18 @@ def main() -> None:
                   f"({4 * args.games // args.players} per player); {how}, reported on seed "
                   f"{args.seed}; {time.perf_counter() - started:.0f} s", soft_wrap=True)
 
+    real = ""
+    if args.real_games > 0:
+        options = ratings_real.options(["--games", str(args.real_games),
+                                        "--cache", args.real_cache])
+        real = " " + ratings_real.summary(ratings_real.run(options, console))
+
     by_name = {luck.name: {s.system: s for s in report[luck.name]} for luck in lucks}
     best = max(SYSTEMS, key=lambda n: by_name["high"][n].gain + by_name["low"][n].gain)
     high, low = by_name["high"][best], by_name["low"][best]
     calib = max((high.calib, low.calib), key=lambda c: abs(c - 1.0))
     print(f"ratings best={best} oracle_gain_high_luck={high.gain:.2f} "
-          f"oracle_gain_low_luck={low.gain:.2f} calibration={calib:.2f}")
+          f"oracle_gain_low_luck={low.gain:.2f} calibration={calib:.2f}{real}")
 
 
 if __name__ == "__main__":
