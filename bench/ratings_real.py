@@ -44,6 +44,13 @@ Measures, per system and game kind:
   regression of the result on ``logit p``): 1 is calibrated, below 1
   overconfident, above 1 too flat.
 
+Refitted presets. Below the registry's systems, each tuned preset
+(``zone_tuned``, ``wocg_tuned``, ``openskill_tuned``) is refitted by
+:func:`ratings.refit.refit` on a season of its own (``--fit-seed``, default 2:
+the same players, other games) and reported on the main season as
+``<name>_refit``, so its gain is measured on games it was not fitted on
+(``--no-refit`` skips this). The fitted constants are printed under the table.
+
 Two baselines sit under each table: the oracle and "share won", a naive
 predictor that knows nothing of ratings: each player's share of games won so
 far, ``(wins + 1) / (games + 2)`` in Spades (added per side) and
@@ -69,7 +76,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +98,7 @@ from game.spades import SpadesGame, SpadesRules  # noqa: E402
 from game.trickgame import TrickGame, TrickView  # noqa: E402
 from ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin  # noqa: E402
 from ratings.fourway import mean_of_pairs  # noqa: E402
+from ratings.refit import Fit, refit  # noqa: E402
 from ratings.result import GameKind  # noqa: E402
 
 KINDS: tuple[GameKind, ...] = ("spades", "hearts")
@@ -495,7 +503,7 @@ def score(system: RatingSystem, kind: GameKind, games: Sequence[Played],
 @dataclass(frozen=True)
 class Report:
     kind: GameKind
-    scores: list[Score]
+    scores: list[Score]  # the registry's systems, then the refitted tuned ones (``_refit``)
     oracle: float
     oracle_brier: float
     naive: float
@@ -513,8 +521,31 @@ def evaluate(kind: GameKind, games: Sequence[Played], eps: Sequence[float],
     naive = share_won(kind, games, len(eps))
     oracle_loss = log_loss(targets, best)
     scores = [score(s, kind, games, strength, oracle_loss, tick) for s in systems]
+    scores = [s if i < len(SYSTEMS) else replace(s, system=f"{s.system}_refit")
+              for i, s in enumerate(scores)]
     return Report(kind, scores, oracle_loss, brier(kind, targets, best),
                   log_loss(targets, naive), brier(kind, targets, naive), len(games))
+
+
+# -- the tuned presets refitted on a season of their own -------------------------------------
+
+TUNED = ("zone_tuned", "wocg_tuned", "openskill_tuned")
+
+
+def results(kind: GameKind, system: str, games: Sequence[Played]) -> list[GameResult]:
+    return [GameResult.of(kind, system, [f"p{p}" for p in g.seats], g.scores,
+                          winners=g.winners) for g in games]
+
+
+def refit_tuned(kind: GameKind, games: Sequence[Played]) -> list[Fit]:
+    """Each tuned preset refitted (:func:`ratings.refit.refit`) on ``games``."""
+    return [refit(SYSTEMS[name], results(kind, name, games)) for name in TUNED]
+
+
+def describe(system: RatingSystem) -> str:
+    fields = {"zone_tuned": ("step", "spread"), "wocg_tuned": ("k", "scale"),
+              "openskill_tuned": ("beta", "sigma")}[system.name]
+    return ", ".join(f"{f} {getattr(system, f):.4g}" for f in fields)
 
 
 # -- the report -----------------------------------------------------------------------------
@@ -572,6 +603,9 @@ def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=2, help="processes playing the games")
     parser.add_argument("--cache", type=Path, default=CACHE, help="folder of played games")
     parser.add_argument("--fresh", action="store_true", help="play the games again")
+    parser.add_argument("--fit-seed", type=int, default=2,
+                        help="season the tuned presets are refitted on")
+    parser.add_argument("--no-refit", action="store_true", help="skip refitting the tuned presets")
     parser.add_argument("--quick", action="store_true",
                         help="a small run: 2 players a level, 150 games of each kind")
     args = parser.parse_args(argv)
@@ -585,20 +619,36 @@ def run(args: argparse.Namespace, console: Console) -> dict[GameKind, Report]:
     eps = [e for e in args.levels for _ in range(args.per_level)]
     systems = list(SYSTEMS.values())
     reports: dict[GameKind, Report] = {}
+    fits: dict[GameKind, list[Fit]] = {}
     started = time.perf_counter()
     with Progress(console=console, transient=True) as progress:
         for kind in KINDS:
-            task = progress.add_task(f"real {kind}: playing games", total=args.games)
-            games = season(kind, eps, args.games, args.seed, args.jobs, args.cache, args.fresh,
-                           lambda n, task=task: progress.advance(task, n))
-            progress.remove_task(task)
-            task = progress.add_task(f"real {kind}: rating with {len(systems)} systems",
-                                     total=args.games * len(systems))
-            reports[kind] = evaluate(kind, games, eps, args.levels, systems,
+            def play(seed: int, kind: GameKind = kind) -> list[Played]:
+                task = progress.add_task(f"real {kind}: playing season {seed}", total=args.games)
+                games = season(kind, eps, args.games, seed, args.jobs, args.cache, args.fresh,
+                               lambda n: progress.advance(task, n))
+                progress.remove_task(task)
+                return games
+
+            games = play(args.seed)
+            fitted: list[RatingSystem] = []
+            if not args.no_refit:
+                fit_games = play(args.fit_seed)
+                task = progress.add_task(f"real {kind}: refitting {', '.join(TUNED)}", total=None)
+                fits[kind] = refit_tuned(kind, fit_games)
+                fitted = [f.system for f in fits[kind]]
+                progress.remove_task(task)
+            task = progress.add_task(f"real {kind}: rating with {len(systems + fitted)} systems",
+                                     total=args.games * len(systems + fitted))
+            reports[kind] = evaluate(kind, games, eps, args.levels, systems + fitted,
                                      lambda n, task=task: progress.advance(task, n))
             progress.remove_task(task)
     for kind in KINDS:
         console.print(table(reports[kind]))
+        if kind in fits:
+            console.print(f"  refitted on season {args.fit_seed}: " + "; ".join(
+                f"{f.system.name} {describe(f.system)} (log-loss {f.before:.4f} → {f.after:.4f})"
+                for f in fits[kind]), soft_wrap=True)
     console.print(f"{len(eps)} players ({args.per_level} at each of ε = "
                   f"{', '.join(f'{e:g}' for e in args.levels)}), {args.games} games of each "
                   f"kind, seed {args.seed}; {time.perf_counter() - started:.0f} s",

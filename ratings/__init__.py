@@ -29,7 +29,8 @@ The systems, one module each:
 
 Every system predicts pairs; ``fourway.py`` turns them into the four players'
 Hearts chances with a Plackett–Luce (or, for Thurstone–Mosteller Weng-Lin, a
-Thurstonian) model of the finishing order.
+Thurstonian) model of the finishing order. ``refit.py`` fits a tuned preset's
+constants (K or step or beta, and the luck scale) on a room's own games.
 
 ``registry.py`` names the presets (``SYSTEMS["zone"]``, ``"wocg"``,
 ``"points_en"``, ``"points_el"``, ``"zone_tuned"``, ``"wocg_tuned"``,

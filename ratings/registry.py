@@ -7,7 +7,8 @@ stronger wins 60%), on its fitting season: Zone's step 16 becomes 4, WoCG's K
 25 becomes 3, and Weng-Lin takes the Thurstone-Mosteller model with beta 4000
 (the luck of one game, against a prior sigma of 500) and tau 0. They carry
 their own names so a room says which it uses; a host whose games are less
-lucky can refit them (the bench prints the fit for its low-luck level too).
+lucky can refit them on the room's games (:func:`ratings.refit.refit`; the
+bench prints the fit for its low-luck level and for real games too).
 
 tau 0 suits the bench's players, whose skill does not change; a server whose
 players improve may prefer a small tau so that settled ratings can still move.

@@ -37,7 +37,8 @@ def test_a_quick_run_rates_both_kinds_from_games_it_caches(tmp_path):
     assert LAST.fullmatch(last), out
     assert "real spades" in out and "real hearts" in out and "share won" in out
     assert "old rule" in out  # the mean of pairwise chances, beside the four-way model
-    assert len(list(tmp_path.glob("*.json"))) == 2
+    assert "wocg_tuned_refit" in out and "refitted on season 2" in out
+    assert len(list(tmp_path.glob("*.json"))) == 4  # two kinds, two seasons
     assert run(*args).strip().splitlines()[-1] == last
 
 
