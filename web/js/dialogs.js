@@ -1,0 +1,57 @@
+// The dialogs of our turn drawn on the felt: the bid (with blind nil), the Hearts pass and
+// the moon. Each offers what the prompt's legal actions allow; choosing sends the action.
+
+import { h } from "./dom.js";
+import { cardShort } from "./cards.js";
+
+export const DIRECTION_OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
+const PASS_ARROWS = { left: "←", right: "→", across: "↑" }; // as the player sees the table
+
+/**
+ * The dialog for prompt `p` on view `v`, or null. `selected` holds the cards chosen for a
+ * pass, `act(action)` sends an action and `pass()` sends the chosen cards.
+ */
+export function promptDialog(p, v, { seat, seatName, selected, act, pass }) {
+  if (p.phase === "bid") {
+    const legal = p.legal;
+    const has = (value, blind = false) => legal.some((a) => a.type === "bid" && a.value === value && !!a.blind === blind);
+    const blindOffer = legal.some((a) => a.blind);
+    const partner = (seat + 2) % 4;
+    const partnerBid = v.bids?.[partner];
+    const bidButton = (value) => h("button", { type: "button", class: `bid-btn${value === 0 ? " nil" : ""}`,
+      disabled: has(value) ? null : true, "data-bid": value,
+      onclick: () => act({ type: "bid", value }) }, value === 0 ? "Nil" : String(value));
+    return h("div", { class: "prompt-panel bid-dialog", role: "dialog", "aria-label": "Your bid" },
+      h("h2", {}, "Your bid"),
+      blindOffer ? [
+        h("p", {}, "Your side trails: you may bid blind nil before looking at your cards."),
+        h("div", { class: "bid-row" },
+          h("button", { type: "button", class: "primary", "data-bid": "blind",
+            onclick: () => act({ type: "bid", value: 0, blind: true }) }, "Blind nil"),
+          h("button", { type: "button", "data-bid": "look", onclick: () => act({ type: "look" }) }, "Look at my cards")),
+      ] : [
+        h("p", { class: "hint" }, partnerBid == null ? "Your partner has not bid yet." :
+          `Your partner ${seatName(partner)} bid ${partnerBid === 0 ? "nil" : partnerBid}.`),
+        h("div", { class: "bid-grid" }, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13].map(bidButton)),
+      ]);
+  }
+  if (p.phase === "pass") {
+    const count = p.pass_count || 3;
+    const to = (seat + DIRECTION_OFFSET[v.pass_direction]) % 4;
+    return h("div", { class: "prompt-panel pass-dialog", role: "dialog", "aria-label": "Pass cards" },
+      h("h2", {}, h("span", { class: "pass-arrow", "aria-hidden": "true" }, PASS_ARROWS[v.pass_direction] || ""),
+        ` Pass ${count} cards ${v.pass_direction}`),
+      h("p", {}, `to ${seatName(to)}. Choose them in your hand: ${selected.size} of ${count} chosen.`),
+      h("p", {}, [...selected].map(cardShort).join(" ") || "\u00a0"),
+      h("button", { type: "button", class: "primary pass-go", disabled: selected.size === count ? null : true,
+        onclick: pass }, "Pass these cards"));
+  }
+  if (p.phase === "moon") {
+    return h("div", { class: "prompt-panel moon-dialog", role: "dialog", "aria-label": "Shooting the moon" },
+      h("h2", {}, "You shot the moon!"),
+      h("div", { class: "bid-row" },
+        h("button", { type: "button", class: "primary", onclick: () => act({ type: "moon", choice: "add" }) }, "Add 26 to everyone else"),
+        h("button", { type: "button", onclick: () => act({ type: "moon", choice: "subtract" }) }, "Take 26 off my score")));
+  }
+  return null;
+}
