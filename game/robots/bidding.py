@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
 from game.cards import RANKS, SUIT_MASKS
 from game.robots import spades_heuristic
-from game.robots.playout import bid_weight, play_out, prune
+from game.robots.playout import bid_weight, clearly_better, play_out, prune
 from game.robots.position import SPADES_MASK, Position
 from game.robots.sampling import DealSampler
 from game.spades import SpadesRules, score_hand, winning_side
@@ -43,6 +43,23 @@ GAME_VALUE = 100.0
 
 NIL_LOOK = 3.5
 """Nil is searched only for a hand the rules of thumb value at no more tricks than this."""
+
+NIL_DOUBT = 0.1
+"""How much less often a nil is made at the table than in the play-outs.
+
+The play-outs' defenders are the heuristic, which sets a nil less often than
+a searching opponent or a good player: over self-play the search's nils were
+made about ten points less often than its play-outs said. A nil (or blind nil)
+candidate is charged that share of the swing between making and losing it.
+"""
+
+DEVIATE_SE = 1.0
+"""Standard errors by which a bid must beat the rules of thumb's on the same deals to replace it.
+
+The best of several noisy estimates is biased upward, the riskiest most; a
+bid that is only as good as the rule-of-thumb bid within the noise is not
+taken.
+"""
 
 PRUNE_EVERY = 10
 """Deals between two looks at which candidates are clearly beaten."""
@@ -191,7 +208,9 @@ class BidSearch:
                 made[s] = spades_heuristic.bid_value(hands[s], made[s ^ 2], rules)
             return _played(pos, view, hands, made, tuple(getattr(view, "blind", (False,) * 4)))
 
-        best, stats = self._search(cands, deals, weigh, outcome, seat, once=deal is not None)
+        doubt = [NIL_DOUBT * 2 * rules.nil_value if v == 0 else 0.0 for v in cands]
+        best, stats = self._search(cands, deals, weigh, outcome, seat, doubt,
+                                   once=deal is not None)
         if stats is None:
             self.explanation = (f"{bid_text(BIDS[preferred])}: the rule-of-thumb bid "
                                 "(no time to search)")
@@ -248,7 +267,9 @@ class BidSearch:
         # 1 stands for looking (and then bidding by the rules of thumb), 0 for blind nil.
         heuristic = spades_heuristic.wants_blind_nil(view.scores, seat, bids[seat ^ 2], rules)
         cands = [0, 1] if heuristic else [1, 0]
-        best, stats = self._search(cands, deals, weigh, outcome, seat, once=deal is not None)
+        doubt = [NIL_DOUBT * 2 * rules.blind_nil_value if v == 0 else 0.0 for v in cands]
+        best, stats = self._search(cands, deals, weigh, outcome, seat, doubt,
+                                   once=deal is not None)
         if stats is None:
             self.explanation = "the rule of thumb (no time to search)"
             return BLIND_NIL if heuristic else LOOK
@@ -265,12 +286,15 @@ class BidSearch:
     def _search(self, cands: list[int], deals: Callable[[], list[int]],
                 weigh: Callable[[list[int]], float] | None,
                 outcome: Callable[[list[int], int], Position], seat: int,
+                doubt: list[float],
                 once: bool) -> tuple[int, list[tuple[float, float, float]] | None]:
         """The best candidate's index and, per candidate, the seat's tricks, the side's and
         how often the seat took none (means over the deals that candidate was played on).
 
+        ``doubt`` is charged to each candidate's value (:data:`NIL_DOUBT`).
         ``None`` for the means when no deal was searched; the first candidate
-        (the rules of thumb) wins ties.
+        (the rules of thumb) is kept unless another beats it by
+        :data:`DEVIATE_SE` standard errors.
         """
         clock = self.clock
         n = len(cands)
@@ -291,7 +315,7 @@ class BidSearch:
             weights.append(w)
             for i in active:
                 p = outcome(hands, cands[i])
-                v = game_value(p, seat)
+                v = game_value(p, seat) - doubt[i]
                 values[i].append(v)
                 totals[i] += w * v
                 tricks[i] += w * p.tricks_won[seat]
@@ -310,6 +334,9 @@ class BidSearch:
         for i in active[1:]:
             if totals[i] > totals[best] + 1e-9:
                 best = i
+        if best != 0 and active[0] == 0 and not once and not clearly_better(
+                values[best], values[0], weights, DEVIATE_SE):
+            best = 0
         stats = [(tricks[i] / seen[i], side[i] / seen[i], zero[i] / seen[i]) if seen[i]
                  else (0.0, 0.0, 0.0) for i in range(n)]
         return best, stats

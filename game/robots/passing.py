@@ -10,7 +10,8 @@ change hands, and the hand is played out with the heuristic for all four seats
 (which runs for the moon and stops one), valued as the card search values a
 hand: the other seats' average points less the seat's own. All candidates meet
 the same deals; those clearly beaten are dropped as the budget runs. The rules
-of thumb's pass is the fallback and wins ties.
+of thumb's pass is the fallback, and is kept unless another beats it clearly
+(:data:`DEVIATE_SE`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,17 @@ from collections.abc import Callable, Sequence
 from game.actions import Pass
 from game.cards import cards_of
 from game.robots import hearts_heuristic
-from game.robots.playout import hand_value, play_out, prune
+from game.robots.playout import clearly_better, hand_value, play_out, prune
 from game.robots.position import Position
 from game.robots.sampling import PASS_OFFSETS, DealSampler
 from game.trickgame import TrickView
+
+DEVIATE_SE = 1.5
+"""Standard errors by which a pass must beat the rules of thumb's on the same deals to replace it.
+
+With a dozen candidates the best estimate is biased upward; a pass only as
+good as the rule-of-thumb one within the noise is not taken.
+"""
 
 PRUNE_EVERY = 10
 """Deals between two looks at which candidates are clearly beaten."""
@@ -135,4 +143,7 @@ class PassSearch:
         for i in active[1:]:
             if totals[i] > totals[best] + 1e-9:
                 best = i
+        if best != 0 and active[0] == 0 and deal is None and not clearly_better(
+                values[best], values[0], weights, DEVIATE_SE):
+            best = 0
         return Pass(cands[best])

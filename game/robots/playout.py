@@ -104,3 +104,15 @@ def prune(active: list[int], totals: list[float], values: list[list[float]],
         if mean <= 3.0 * math.sqrt(var / k) + 0.05:
             kept.append(i)
     return kept
+
+
+def clearly_better(a: list[float], b: list[float], weights: list[float], margin: float) -> bool:
+    """Whether values ``a`` beat ``b`` on the same weighted deals by ``margin`` standard errors."""
+    k = len(weights)
+    if k < 2:
+        return False
+    mean_w = sum(weights) / k or 1.0
+    diffs = [w * (x - y) / mean_w for w, x, y in zip(weights, a, b, strict=True)]
+    mean = sum(diffs) / k
+    var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+    return mean > margin * math.sqrt(var / k)
