@@ -366,7 +366,7 @@ def main() -> None:
                         help="folder of the real games played")
     args = parser.parse_args()
 
-    console = Console(width=max(Console().width, 110))
+    console = Console(width=max(Console().width, 170))
     lucks = (Luck("high", args.high), Luck("low", args.low))
     started = time.perf_counter()
     report: dict[str, list[Score]] = {}

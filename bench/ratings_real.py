@@ -43,6 +43,8 @@ Measures, per system and game kind:
   ``p^b`` renormalised over the sides or seats (in Spades this is the logistic
   regression of the result on ``logit p``): 1 is calibrated, below 1
   overconfident, above 1 too flat.
+* ``ratings`` and ``shown``: the lowest and highest final rating, raw
+  (``Rating.value``) and as a player reads it (``RatingSystem.shown``).
 
 Refitted presets. Below the registry's systems, each tuned preset
 (``zone_tuned``, ``wocg_tuned``, ``openskill_tuned``) is refitted by
@@ -430,6 +432,8 @@ class Score:
     low: float
     high: float
     old_logloss: float  # Hearts: the mean-of-pairs rule's log-loss on the same ratings
+    shown_low: float  # the lowest and highest number a player reads (RatingSystem.shown)
+    shown_high: float
 
 
 def old_hearts_rule(system: RatingSystem, lineup: Sequence[Rating]) -> tuple[float, ...]:
@@ -482,6 +486,7 @@ def score(system: RatingSystem, kind: GameKind, games: Sequence[Played],
     loss = log_loss(targets, predictions)
     coin = math.log(2 if kind == "spades" else 4)
     values = [ratings[f"p{i}"].value for i in range(len(strength))]
+    shown = [system.shown(ratings[f"p{i}"]) for i in range(len(strength))]
     return Score(
         system=system.name,
         rho=trace[-1],
@@ -497,6 +502,8 @@ def score(system: RatingSystem, kind: GameKind, games: Sequence[Played],
         low=min(values),
         high=max(values),
         old_logloss=log_loss(targets, course.old) if course.old else math.nan,
+        shown_low=min(shown),
+        shown_high=max(shown),
     )
 
 
@@ -559,7 +566,7 @@ def table(report: Report) -> Table:
     t = Table(title=f"real {report.kind}: {report.games} whole games between graded robots")
     hearts = report.kind == "hearts"
     columns = ["system", "ρ", "τ", "ρ@300", "ρ≥.9 from", "ρ≥.98 from", "log-loss", "Brier",
-               "×oracle", "gain", "calib", "ratings"]
+               "×oracle", "gain", "calib", "ratings", "shown"]
     if hearts:
         columns.insert(7, "old rule")
     for column in columns:
@@ -568,7 +575,7 @@ def table(report: Report) -> Table:
         row = [s.system, f"{s.rho:.3f}", f"{s.tau:.3f}", f"{s.rho_300:.3f}",
                games_text(s.rho_90), games_text(s.rho_98), f"{s.logloss:.4f}",
                f"{s.brier:.4f}", f"{s.vs_oracle:.3f}", f"{s.gain:.2f}", f"{s.calib:.2f}",
-               f"{s.low:.0f} … {s.high:.0f}"]
+               f"{s.low:.0f} … {s.high:.0f}", f"{s.shown_low:.0f} … {s.shown_high:.0f}"]
         if hearts:
             row.insert(7, f"{s.old_logloss:.4f}")
         t.add_row(*row)
@@ -579,7 +586,7 @@ def table(report: Report) -> Table:
                           ("coin", coin, coin_brier)):
         row = [f"[dim]{name}", "", "", "", "", "", f"{loss:.4f}", f"{b:.4f}",
                f"{loss / report.oracle:.3f}", f"{(coin - loss) / (coin - report.oracle):.2f}",
-               "", ""]
+               "", "", ""]
         if hearts:
             row.insert(7, "")
         t.add_row(*row, style="dim")
@@ -668,7 +675,7 @@ def summary(reports: dict[GameKind, Report]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> Any:
     args = options(argv)
-    console = Console(width=max(Console().width, 150))
+    console = Console(width=max(Console().width, 170))
     reports = run(args, console)
     print(f"ratings_real best_spades={best(reports['spades']).system} "
           f"best_hearts={best(reports['hearts']).system} {summary(reports)}")

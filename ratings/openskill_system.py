@@ -41,6 +41,9 @@ _MODELS: dict[str, Any] = {
     "thurstone_mosteller": ThurstoneMostellerFull,
     "bradley_terry": BradleyTerryFull,
 }
+ELO_PER_BETA = 400.0 * 1.702 / (math.sqrt(2.0) * math.log(10.0))
+"""Elo points for a skill gap of one ``beta`` (about 209): see :meth:`WengLin.shown`."""
+
 _MODEL_WORDS = {
     "plackett_luce": "Plackett-Luce",
     "thurstone_mosteller": "Thurstone-Mosteller",
@@ -59,10 +62,36 @@ class WengLin:
     tau: float = 5.0
     model: ModelName = "plackett_luce"
     floor: float | None = None
+    shown_sigmas: float = 1.0  # how conservative the shown number is: mu − this × sigma
 
     @property
     def start_rating(self) -> Rating:
         return Rating(self.mu, self.sigma)
+
+    # The number a player reads
+
+    def shown(self, rating: Rating) -> float:
+        """The skill on Elo's familiar scale, conservative, from 1500 and within [0, 3000].
+
+        ``mu − k sigma`` (``k`` is ``shown_sigmas``) is measured from a new
+        player's and converted to Elo points: a skill gap ``d`` gives a
+        one-against-one chance of about ``Φ(d / (√2 beta))``, which Elo gives to
+        a gap of ``d × ELO_PER_BETA / beta`` (the logistic that best matches the
+        normal, ``Φ(z) ≈ 1 / (1 + e^{−1.702 z})``). So 400 shown points are about
+        10-to-1 odds in every preset whatever its beta, a new player shows
+        1500, and a player gains shown points both by winning and by becoming
+        known. The value is clamped to [0, 3000]; ``Rating.value`` keeps ``mu``.
+
+        >>> system = WengLin()
+        >>> system.shown(system.start_rating)
+        1500.0
+        >>> round(system.shown(Rating(1750.0, 500.0)))  # one beta of skill above a newcomer
+        1709
+        """
+        k = self.shown_sigmas
+        sigma = rating.sigma or self.sigma
+        gap = (rating.value - k * sigma) - (self.mu - k * self.sigma)
+        return min(max(1500.0 + gap * ELO_PER_BETA / self.beta, 0.0), 3000.0)
 
     @cached_property
     def _model(self) -> Any:

@@ -246,6 +246,10 @@ class Points:
         """Nothing at once: the game ends after the hand and is ranked as a whole."""
         return None
 
+    def shown(self, rating: Rating) -> float:
+        """The rating itself: this system's numbers already read like Elo's."""
+        return rating.value
+
     # Expectation
 
     def pair_probability(self, own: float, opponent: float) -> float:

@@ -10,6 +10,10 @@ one instance: ``Zone()``, ``Wocg(k=25)``), with three pure methods:
 * ``win_probability(kind, players, ratings)``: each side's chance of winning
   before a game, by the system's own expectation: per side in Spades
   (North–South, East–West), per seat in Hearts.
+* ``shown(rating)``: the number a player reads on a leaderboard or profile.
+  The Elo-like systems show the rating itself; Weng-Lin maps its skill onto
+  the same familiar scale (:meth:`ratings.WengLin.shown`). ``Rating.value``
+  stays the raw number the system computes with.
 
 Hearts has four sides and every system here thinks in pairs, so a Hearts win
 probability is a Plackett–Luce model read from the system's own pairwise
@@ -49,6 +53,8 @@ class RatingSystem(Protocol):
     def win_probability(
         self, kind: GameKind, players: Sequence[str], ratings: Mapping[str, Rating]
     ) -> tuple[float, ...]: ...
+
+    def shown(self, rating: Rating) -> float: ...
 
 
 def check_rateable(name: str, result: GameResult, ratings: Mapping[str, Rating]) -> None:

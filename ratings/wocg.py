@@ -172,6 +172,10 @@ class Wocg:
         return ", ".join(f"{_VERB[s]} {o}" + (" (quit)" if result.left(o) else "")
                          for o, s in scores.items())
 
+    def shown(self, rating: Rating) -> float:
+        """The rating itself: this system's numbers already read like Elo's."""
+        return rating.value
+
     # Expectation
 
     def pair_probability(self, own: float, opponent: float) -> float:

@@ -157,6 +157,10 @@ class Zone:
         """Zone rates nothing at once: the leaver is charged an incomplete game at the end."""
         return None
 
+    def shown(self, rating: Rating) -> float:
+        """The rating itself: this system's numbers already read like Elo's."""
+        return rating.value
+
     # Expectation
 
     def pair_probability(self, own: float, opponent: float) -> float:
