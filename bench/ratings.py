@@ -1,4 +1,4 @@
-"""How well each rating system predicts: simulated ranked Spades with hidden true skill.
+"""How well each rating system predicts: simulated ranked Spades and Hearts with hidden skill.
 
 Simulation model (the same for every system, and not shaped to any of them):
 
@@ -12,6 +12,13 @@ Simulation model (the same for every system, and not shaped to any of them):
   chance ``q`` that a side one standard deviation stronger wins: high luck,
   like Spades, ``q = 0.60`` (``s ≈ 2.47``); low luck ``q = 0.80`` (``s ≈ 0.72``).
   Games are complete, with no ties and no quits.
+* Hearts (``--hearts-games``, default 4,000): four players drawn the same way;
+  each plays a performance drawn from a normal around their skill, the best
+  performance wins (takes the lowest score) and the others follow in order.
+  The spread of a performance is set so that, one against one, a player one
+  standard deviation stronger finishes ahead with the same ``q`` as above;
+  the true chances of a table are Thurstonian order statistics
+  (:func:`ratings.fourway.thurstone`).
 * ``--games`` games (default 12,000: 480 per player) are played in time order.
   Every system sees the same games; each predicts a game with its own
   ``win_probability`` before its ``rate`` is applied.
@@ -30,6 +37,9 @@ Measures, per system and luck level:
 * ``calib``: calibration slope, the ``b`` of a logistic regression of the
   result on ``a + b · logit(prediction)`` (fitted against the true chance, like
   the headline gain): 1 is calibrated, below 1 overconfident, above 1 timid.
+  In Hearts, the ``b`` of ``p^b`` renormalised over the four seats.
+* Hearts log-loss and Brier score the four chances (``−Σ y log p``,
+  ``Σ (p − y)²``); the coin is log 4.
 * ``ρ@25/50/100``: Spearman rank correlation of ratings with true skill when
   players have played 25, 50 and 100 games on average.
 * ``drift``: the change of the population's mean rating per 1000 games, in the
@@ -46,8 +56,8 @@ Spades and Hearts between robots of known skill; ``--real-games`` of each kind,
 0 to skip).
 
 Run: ``python bench/ratings.py [--players N] [--games G] [--seed S] [--fit-seed F]``.
-The best system has the highest mean oracle gain over the two luck levels; the
-calibration printed is its slope farthest from 1. On real games the best system
+The best system has the highest mean oracle gain over the two luck levels in
+Spades; the calibration printed is its slope farthest from 1. On real games the best system
 of each kind is the one with the lowest log-loss, and its log-loss over the
 oracle's is printed. The last line is::
 
@@ -79,6 +89,8 @@ from rich.table import Table  # noqa: E402
 
 from bench import ratings_real  # noqa: E402
 from ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin, Wocg, Zone  # noqa: E402
+from ratings.fourway import thurstone  # noqa: E402
+from ratings.result import GameKind  # noqa: E402
 
 CLIP = 1e-3
 CHECKPOINTS = (25, 50, 100)
@@ -96,26 +108,77 @@ class Luck:
     def scale(self) -> float:
         return 1.0 / math.log(self.q / (1.0 - self.q))
 
+    @property
+    def spread(self) -> float:
+        """A Hearts performance's standard deviation: ``Φ(1 / (√2 spread)) = q``."""
+        return 1.0 / (math.sqrt(2.0) * normal_quantile(self.q))
+
+
+def normal_quantile(q: float) -> float:
+    """``Φ⁻¹(q)`` by bisection (plenty for a bench constant)."""
+    low, high = -10.0, 10.0
+    for _ in range(100):
+        mid = (low + high) / 2
+        if 0.5 * math.erfc(-mid / math.sqrt(2.0)) < q:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
+Chances = tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Game:
+    """One simulated game: the players in seat order, the true chances, what happened.
+
+    Chances and results are per side in Spades (North–South, East–West) and
+    per seat in Hearts; ``scores`` are the per-seat scores the ratings see.
+    """
+
+    seats: tuple[int, int, int, int]
+    truth: Chances
+    result: Chances
+    scores: tuple[int, int, int, int]
+
 
 @dataclass(frozen=True)
 class Season:
-    """The hidden skills and the games, each with its true chance and the result."""
+    """The hidden skills and the games."""
 
+    kind: GameKind
     skills: tuple[float, ...]
-    games: tuple[tuple[tuple[int, int, int, int], float, bool], ...]
+    games: tuple[Game, ...]
 
 
-def simulate(players: int, games: int, luck: Luck, seed: int) -> Season:
+def simulate(players: int, games: int, luck: Luck, seed: int, kind: GameKind = "spades"
+             ) -> Season:
     """One season of the model in the module docstring, from its own RNG."""
-    rng = random.Random(seed)
+    rng = random.Random(seed if kind == "spades" else f"hearts:{seed}")
     skills = tuple(rng.gauss(0.0, 1.0) for _ in range(players))
     played = []
     for _ in range(games):
-        north, east, south, west = rng.sample(range(players), 4)
-        gap = (skills[north] + skills[south] - skills[east] - skills[west]) / 2
-        p = 1.0 / (1.0 + math.exp(-gap / luck.scale))
-        played.append(((north, east, south, west), p, rng.random() < p))
-    return Season(skills, tuple(played))
+        seats = tuple(rng.sample(range(players), 4))
+        if kind == "spades":
+            north, east, south, west = seats
+            gap = (skills[north] + skills[south] - skills[east] - skills[west]) / 2
+            p = 1.0 / (1.0 + math.exp(-gap / luck.scale))
+            won = rng.random() < p
+            played.append(Game(seats, (p, 1.0 - p), (1.0, 0.0) if won else (0.0, 1.0),
+                               WIN if won else LOSS))  # type: ignore[arg-type]
+        else:
+            means = [skills[p] for p in seats]
+            truth = thurstone(means, [luck.spread] * 4)
+            performance = [m + luck.spread * rng.gauss(0.0, 1.0) for m in means]
+            order = sorted(range(4), key=lambda s: -performance[s])
+            scores = [0] * 4
+            for place, seat in enumerate(order):
+                scores[seat] = 10 * place
+            played.append(Game(seats, truth,  # type: ignore[arg-type]
+                               tuple(1.0 if s == order[0] else 0.0 for s in range(4)),
+                               tuple(scores)))  # type: ignore[arg-type]
+    return Season(kind, skills, tuple(played))
 
 
 @dataclass(frozen=True)
@@ -136,7 +199,7 @@ class Score:
 class Run:
     """What one system did on one season: its predictions and its ratings' course."""
 
-    predictions: list[float]
+    predictions: list[Chances]
     rho: tuple[float, ...]  # at each of CHECKPOINTS
     drift: float  # mean rating change per 1000 games
 
@@ -146,13 +209,13 @@ def play(system: RatingSystem, season: Season, tick: Callable[[int], None] | Non
     """Predict, then rate, every game in order."""
     names = [f"p{i}" for i in range(len(season.skills))]
     ratings: dict[str, Rating] = dict.fromkeys(names, system.start_rating)
-    predictions: list[float] = []
+    predictions: list[Chances] = []
     rho: list[float] = []
     marks = [m * len(names) / 4 for m in CHECKPOINTS]  # games at which players average m
-    for n, (seats, _, won) in enumerate(season.games, start=1):
-        players = [names[s] for s in seats]
-        predictions.append(system.win_probability("spades", players, ratings)[0])
-        result = GameResult.of("spades", system.name, players, WIN if won else LOSS)
+    for n, game in enumerate(season.games, start=1):
+        players = [names[s] for s in game.seats]
+        predictions.append(system.win_probability(season.kind, players, ratings))
+        result = GameResult.of(season.kind, system.name, players, game.scores)
         for change in system.rate(result, ratings):
             ratings[change.player] = change.after
         if marks and n >= marks[0]:
@@ -169,19 +232,22 @@ def play(system: RatingSystem, season: Season, tick: Callable[[int], None] | Non
 def score(system: RatingSystem, season: Season, tick: Callable[[int], None] | None = None
           ) -> Score:
     run = play(system, season, tick)
-    truth = [p for _, p, _ in season.games]
-    results = [1.0 if won else 0.0 for _, _, won in season.games]
-    coin = math.log(2)
+    truth = [g.truth for g in season.games]
+    results = [g.result for g in season.games]
+    coin = math.log(len(truth[0]))
     expected = cross_entropy(truth, run.predictions)
     observed = cross_entropy(results, run.predictions)
-    brier = sum((p - y) ** 2 for p, y in zip(run.predictions, results, strict=True))
+    if season.kind == "spades":
+        calib = calibration_slope([p[0] for p in run.predictions], [t[0] for t in truth])
+    else:
+        calib = ratings_real.calibration(truth, run.predictions)
     return Score(
         system=system.name,
         logloss=observed,
-        brier=brier / len(results),
+        brier=brier(season.kind, results, run.predictions),
         gain=(coin - expected) / (coin - cross_entropy(truth, truth)),
         gain_obs=(coin - observed) / (coin - cross_entropy(results, truth)),
-        calib=calibration_slope(run.predictions, truth),
+        calib=calib,
         rho=run.rho,
         drift=run.drift,
     )
@@ -193,13 +259,24 @@ def clip(p: float) -> float:
     return min(max(p, CLIP), 1.0 - CLIP)
 
 
-def cross_entropy(targets: Sequence[float], predictions: Sequence[float]) -> float:
-    """Mean log-loss of ``predictions`` against (possibly fractional) ``targets``."""
+def cross_entropy(targets: Sequence[Chances], predictions: Sequence[Chances]) -> float:
+    """Mean log-loss of ``predictions`` against (possibly fractional) ``targets``.
+
+    Spades scores North–South's chance (clipped) against its result, Hearts
+    the four seats' chances.
+    """
     total = 0.0
-    for y, p in zip(targets, predictions, strict=True):
-        p = clip(p)
-        total -= y * math.log(p) + (1.0 - y) * math.log(1.0 - p)
+    for ys, ps in zip(targets, predictions, strict=True):
+        if len(ys) == 2:
+            y, p = ys[0], clip(ps[0])
+            total -= y * math.log(p) + (1.0 - y) * math.log(1.0 - p)
+        else:
+            total -= sum(y * math.log(clip(p)) for y, p in zip(ys, ps, strict=True) if y)
     return total / len(targets)
+
+
+def brier(kind: GameKind, targets: Sequence[Chances], predictions: Sequence[Chances]) -> float:
+    return ratings_real.brier(kind, targets, predictions)
 
 
 def calibration_slope(predictions: Sequence[float], targets: Sequence[float]) -> float:
@@ -260,7 +337,7 @@ Fit = Callable[[RatingSystem], float]
 
 def fitter(season: Season, tick: Callable[[int], None]) -> Fit:
     """Observed log-loss of a candidate on ``season``, each candidate run once."""
-    results = [1.0 if won else 0.0 for _, _, won in season.games]
+    results = [g.result for g in season.games]
     seen: dict[RatingSystem, float] = {}
 
     def loss(system: RatingSystem) -> float:
@@ -332,8 +409,9 @@ def describe(system: RatingSystem) -> str:
 # Report
 
 def table(luck: Luck, scores: list[Score], season: Season) -> Table:
-    t = Table(title=f"{luck.name} luck: a side one standard deviation stronger wins "
-                    f"{luck.q:.0%}")
+    who = "a side" if season.kind == "spades" else "a player (against one other)"
+    t = Table(title=f"simulated {season.kind}, {luck.name} luck: {who} one standard deviation "
+                    f"stronger wins {luck.q:.0%}")
     for column in ("system", "log-loss", "Brier", "oracle gain", "gain obs", "calib",
                    "ρ@25", "ρ@50", "ρ@100", "drift/1000"):
         t.add_column(column, justify="left" if column == "system" else "right")
@@ -341,13 +419,14 @@ def table(luck: Luck, scores: list[Score], season: Season) -> Table:
         t.add_row(s.system, f"{s.logloss:.4f}", f"{s.brier:.4f}", f"{s.gain:.2f}",
                   f"{s.gain_obs:.2f}", f"{s.calib:.2f}", *(f"{r:.2f}" for r in s.rho),
                   f"{s.drift:+.2f}")
-    truth = [p for _, p, _ in season.games]
-    results = [1.0 if won else 0.0 for _, _, won in season.games]
-    brier = sum((p - y) ** 2 for p, y in zip(truth, results, strict=True)) / len(truth)
+    truth = [g.truth for g in season.games]
+    results = [g.result for g in season.games]
     t.add_row("[dim]oracle", f"{cross_entropy(results, truth):.4f}",
-              f"{brier:.4f}", "1.00", "1.00", "1.00", "", "", "", "", style="dim")
-    t.add_row("[dim]coin flip", f"{math.log(2):.4f}", "0.2500", "0.00", "0.00", "", "", "",
-              "", "", style="dim")
+              f"{brier(season.kind, results, truth):.4f}", "1.00", "1.00", "1.00", "", "", "",
+              "", style="dim")
+    n = len(truth[0])
+    t.add_row("[dim]coin flip", f"{math.log(n):.4f}", f"{0.25 if n == 2 else 0.75:.4f}",
+              "0.00", "0.00", "", "", "", "", "", style="dim")
     return t
 
 
@@ -355,6 +434,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, default=100)
     parser.add_argument("--games", type=int, default=12_000)
+    parser.add_argument("--hearts-games", type=int, default=4000,
+                        help="simulated Hearts games a season; 0 skips them")
     parser.add_argument("--seed", type=int, default=2, help="season the report is on")
     parser.add_argument("--fit-seed", type=int, default=1, help="season tuned constants fit on")
     parser.add_argument("--high", type=float, default=0.60, help="q at high luck")
@@ -368,39 +449,45 @@ def main() -> None:
 
     console = Console(width=max(Console().width, 170))
     lucks = (Luck("high", args.high), Luck("low", args.low))
+    kinds: dict[GameKind, int] = {"spades": args.games, "hearts": args.hearts_games}
     started = time.perf_counter()
-    report: dict[str, list[Score]] = {}
-    seasons: dict[str, Season] = {}
-    fitted: dict[str, dict[str, RatingSystem]] = {}
+    report: dict[tuple[GameKind, str], list[Score]] = {}
+    seasons: dict[tuple[GameKind, str], Season] = {}
+    fitted: dict[tuple[GameKind, str], dict[str, RatingSystem]] = {}
     with Progress(console=console, transient=True) as progress:
-        for luck in lucks:
-            tuned: dict[str, RatingSystem] = {}
-            if args.no_fit:
-                tuned = {name: SYSTEMS[name] for name in TUNED}
-            else:
-                fit_season = simulate(args.players, args.games, luck, args.fit_seed)
-                for name in TUNED:
-                    task = progress.add_task(f"{luck.name} luck: fitting {name} (games)",
-                                             total=None)
-                    tuned[name] = fit(name, fit_season,
-                                      lambda n, task=task: progress.advance(task, n))
-                    progress.remove_task(task)
-            fitted[luck.name] = tuned
-            season = seasons[luck.name] = simulate(args.players, args.games, luck, args.seed)
-            systems = [tuned.get(name, system) for name, system in SYSTEMS.items()]
-            task = progress.add_task(f"{luck.name} luck: rating {len(systems)} systems",
-                                     total=len(systems) * args.games)
-            report[luck.name] = [score(s, season, lambda n, task=task: progress.advance(task, n))
-                                 for s in systems]
+        for kind, games in kinds.items():
+            if games <= 0:
+                continue
+            for luck in lucks:
+                key = (kind, luck.name)
+                tuned: dict[str, RatingSystem] = {}
+                if args.no_fit:
+                    tuned = {name: SYSTEMS[name] for name in TUNED}
+                else:
+                    fit_season = simulate(args.players, games, luck, args.fit_seed, kind)
+                    for name in TUNED:
+                        task = progress.add_task(
+                            f"{kind}, {luck.name} luck: fitting {name} (games)", total=None)
+                        tuned[name] = fit(name, fit_season,
+                                          lambda n, task=task: progress.advance(task, n))
+                        progress.remove_task(task)
+                fitted[key] = tuned
+                season = seasons[key] = simulate(args.players, games, luck, args.seed, kind)
+                systems = [tuned.get(name, system) for name, system in SYSTEMS.items()]
+                task = progress.add_task(f"{kind}, {luck.name} luck: rating {len(systems)} "
+                                         "systems", total=len(systems) * games)
+                report[key] = [score(s, season, lambda n, task=task: progress.advance(task, n))
+                               for s in systems]
 
-    for luck in lucks:
-        console.print(table(luck, report[luck.name], seasons[luck.name]))
+    for key in report:
+        console.print(table(lucks[0] if key[1] == "high" else lucks[1], report[key],
+                            seasons[key]))
         console.print("  tuned constants: " + "; ".join(
-            f"{name} {describe(system)}" for name, system in fitted[luck.name].items()))
+            f"{name} {describe(system)}" for name, system in fitted[key].items()))
     how = ("tuned constants are the registry's presets" if args.no_fit else
            f"tuned constants fitted on seed {args.fit_seed}")
-    console.print(f"{args.players} players, {args.games} games per season "
-                  f"({4 * args.games // args.players} per player); {how}, reported on seed "
+    console.print(f"{args.players} players, {args.games} Spades and {args.hearts_games} Hearts "
+                  f"games per season; {how}, reported on seed "
                   f"{args.seed}; {time.perf_counter() - started:.0f} s", soft_wrap=True)
 
     real = ""
@@ -409,7 +496,7 @@ def main() -> None:
                                         "--cache", args.real_cache])
         real = " " + ratings_real.summary(ratings_real.run(options, console))
 
-    by_name = {luck.name: {s.system: s for s in report[luck.name]} for luck in lucks}
+    by_name = {luck.name: {s.system: s for s in report["spades", luck.name]} for luck in lucks}
     best = max(SYSTEMS, key=lambda n: by_name["high"][n].gain + by_name["low"][n].gain)
     high, low = by_name["high"][best], by_name["low"][best]
     calib = max((high.calib, low.calib), key=lambda c: abs(c - 1.0))
