@@ -37,6 +37,8 @@ Measures, per system and game kind:
   and has one strength per level fitted on all the games by maximum likelihood
   (Spades: a side's chance is the logistic of its strengths' sum minus the
   other side's; Hearts: a seat's chance is ``e^{s} / Σ e^{s}`` over the table).
+* ``late``: ``×oracle`` over the second half of the season only, when the
+  ratings have had time to learn.
 * ``gain``: oracle gain, ``(L_coin − L) / (L_coin − L_oracle)``: 0 is a coin
   (log 2 in Spades, log 4 in Hearts), 1 is the oracle.
 * ``calib``: the calibration slope ``b`` that maximises the likelihood of
@@ -427,6 +429,7 @@ class Score:
     logloss: float
     brier: float
     vs_oracle: float
+    vs_oracle_late: float  # the same over the second half of the season
     gain: float
     calib: float
     low: float
@@ -478,12 +481,15 @@ def rate_season(system: RatingSystem, kind: GameKind, games: Sequence[Played],
 
 
 def score(system: RatingSystem, kind: GameKind, games: Sequence[Played],
-          strength: Sequence[float], oracle_loss: float, tick: Callable[[int], None]
-          ) -> Score:
+          strength: Sequence[float], best: Sequence[tuple[float, ...]],
+          tick: Callable[[int], None]) -> Score:
     course = rate_season(system, kind, games, strength, tick)
     predictions, trace, ratings = course.predictions, course.trace, course.ratings
     targets = [target(kind, g) for g in games]
     loss = log_loss(targets, predictions)
+    oracle_loss = log_loss(targets, best)
+    half = len(games) // 2
+    late = log_loss(targets[half:], predictions[half:]) / log_loss(targets[half:], best[half:])
     coin = math.log(2 if kind == "spades" else 4)
     values = [ratings[f"p{i}"].value for i in range(len(strength))]
     shown = [system.shown(ratings[f"p{i}"]) for i in range(len(strength))]
@@ -497,6 +503,7 @@ def score(system: RatingSystem, kind: GameKind, games: Sequence[Played],
         logloss=loss,
         brier=brier(kind, targets, predictions),
         vs_oracle=loss / oracle_loss,
+        vs_oracle_late=late,
         gain=(coin - loss) / (coin - oracle_loss),
         calib=calibration(targets, predictions),
         low=min(values),
@@ -526,11 +533,10 @@ def evaluate(kind: GameKind, games: Sequence[Played], eps: Sequence[float],
     targets = [target(kind, g) for g in games]
     best = oracle(kind, games, level_of, len(levels))
     naive = share_won(kind, games, len(eps))
-    oracle_loss = log_loss(targets, best)
-    scores = [score(s, kind, games, strength, oracle_loss, tick) for s in systems]
+    scores = [score(s, kind, games, strength, best, tick) for s in systems]
     scores = [s if i < len(SYSTEMS) else replace(s, system=f"{s.system}_refit")
               for i, s in enumerate(scores)]
-    return Report(kind, scores, oracle_loss, brier(kind, targets, best),
+    return Report(kind, scores, log_loss(targets, best), brier(kind, targets, best),
                   log_loss(targets, naive), brier(kind, targets, naive), len(games))
 
 
@@ -566,7 +572,7 @@ def table(report: Report) -> Table:
     t = Table(title=f"real {report.kind}: {report.games} whole games between graded robots")
     hearts = report.kind == "hearts"
     columns = ["system", "ρ", "τ", "ρ@300", "ρ≥.9 from", "ρ≥.98 from", "log-loss", "Brier",
-               "×oracle", "gain", "calib", "ratings", "shown"]
+               "×oracle", "late", "gain", "calib", "ratings", "shown"]
     if hearts:
         columns.insert(7, "old rule")
     for column in columns:
@@ -574,7 +580,8 @@ def table(report: Report) -> Table:
     for s in report.scores:
         row = [s.system, f"{s.rho:.3f}", f"{s.tau:.3f}", f"{s.rho_300:.3f}",
                games_text(s.rho_90), games_text(s.rho_98), f"{s.logloss:.4f}",
-               f"{s.brier:.4f}", f"{s.vs_oracle:.3f}", f"{s.gain:.2f}", f"{s.calib:.2f}",
+               f"{s.brier:.4f}", f"{s.vs_oracle:.3f}", f"{s.vs_oracle_late:.3f}",
+               f"{s.gain:.2f}", f"{s.calib:.2f}",
                f"{s.low:.0f} … {s.high:.0f}", f"{s.shown_low:.0f} … {s.shown_high:.0f}"]
         if hearts:
             row.insert(7, f"{s.old_logloss:.4f}")
@@ -585,7 +592,7 @@ def table(report: Report) -> Table:
                           ("share won", report.naive, report.naive_brier),
                           ("coin", coin, coin_brier)):
         row = [f"[dim]{name}", "", "", "", "", "", f"{loss:.4f}", f"{b:.4f}",
-               f"{loss / report.oracle:.3f}", f"{(coin - loss) / (coin - report.oracle):.2f}",
+               f"{loss / report.oracle:.3f}", "", f"{(coin - loss) / (coin - report.oracle):.2f}",
                "", "", ""]
         if hearts:
             row.insert(7, "")
