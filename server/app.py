@@ -33,7 +33,7 @@ from websockets.protocol import State
 
 from game.engine import rules_catalogue
 from game.review import review
-from ratings import SYSTEMS
+from ratings import SYSTEMS, Rating
 from server import auth, names
 from server.collector import Collector
 from server.config import Config
@@ -189,6 +189,12 @@ class Connection:
         self.reply(exc.to_model())
 
 
+
+def shown_rating(system: str, value: float, sigma: float | None) -> float:
+    """The rating as players read it, on the system's familiar scale (``rating`` and
+    ``sigma`` beside it in the API stay the system's own numbers)."""
+    return round(SYSTEMS[system].shown(Rating(value, sigma or 0.0)), 1)
+
 class App:
     def __init__(self, config: Config, db_path: str | Path,
                  wall_clock: Callable[[], float] = time.time) -> None:
@@ -310,6 +316,10 @@ class App:
                                        + "|".join(sorted(SYSTEMS))}, HTTPStatus.BAD_REQUEST)
             board = await self.store.leaderboard(game, system,
                                                  self.config.settings.leaderboard_min_games)
+            for entry in board:
+                entry["shown"] = shown_rating(system, entry["rating"], entry["sigma"])
+            # Ranked by the number players read (Weng-Lin's conservative skill, not its mean).
+            board.sort(key=lambda entry: -entry["shown"])
             return _json({"game": game, "system": system, "players": board})
         if path.startswith("/api/players/"):
             name = unquote(path.removeprefix("/api/players/"))
@@ -317,6 +327,8 @@ class App:
             if player is None:
                 return _json({"error": "no registered player by that name"},
                              HTTPStatus.NOT_FOUND)
+            for entry in player["ratings"]:
+                entry["shown"] = shown_rating(entry["system"], entry["rating"], entry["sigma"])
             return _json(player)
         return _json({"error": f"no API path {path}"}, HTTPStatus.NOT_FOUND)
 

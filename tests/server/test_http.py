@@ -7,9 +7,12 @@ import json
 import random
 from contextlib import AsyncExitStack
 
+from ratings import SYSTEMS, GameResult, Rating
+from ratings import Seat as RatedSeat
 from server.app import App
 from server.client import TrickroomClient
 from server.config import load_config
+from server.tables.records import Rated
 from tests.server.conftest import FAST, play_until_over, seat_four, url, wait_for
 from tests.server.test_seats import solo_table
 
@@ -129,3 +132,31 @@ async def test_tables_of_an_unknown_or_missing_room_is_an_error_naming_the_rooms
         assert status == 404 and "spades" in json.loads(body)["error"]
     status, _, body = await http_get(app, "/api/tables?room=spades")
     assert status == 200 and json.loads(body) == {"tables": []}
+
+
+async def test_ratings_are_shown_on_the_systems_familiar_scale_with_the_raw_numbers_beside(app):
+    """Weng-Lin's μ would rank a lucky newcomer first; the leaderboard ranks by the number a
+    player reads (its conservative skill, on Elo's scale from 1500) and keeps μ and σ."""
+    players = ["ann", "bob", "cat", "dan"]
+    for name in players:
+        await app.store.create_user(name, "x")
+    system = SYSTEMS["openskill_tuned"]
+    seats = tuple(RatedSeat(i, name) for i, name in enumerate(players))
+    # ann wins one game of Hearts; bob, cat and dan play many, bob winning most.
+    for n in range(12):
+        scores = (40, 102, 77, 64) if n == 0 else (90, 20, 70, 60)
+        now = await app.store.standings(players, "hearts", "openskill_tuned")
+        start = {p: now[p].rating if p in now else system.start_rating for p in players}
+        result = GameResult("hearts", "openskill_tuned", "fixed_seating", seats, scores)
+        await app.store.persist([Rated(f"shown-{n}", result, tuple(system.rate(result, start)))])
+    status, _, body = await http_get(app, "/api/leaderboard?game=hearts&system=openskill_tuned")
+    assert status == 200
+    board = json.loads(body)["players"]
+    shown = [entry["shown"] for entry in board]
+    assert shown == sorted(shown, reverse=True)
+    for entry in board:
+        assert entry["shown"] == round(system.shown(Rating(entry["rating"], entry["sigma"])), 1)
+        assert 0 <= entry["shown"] <= 3000
+    status, _, body = await http_get(app, "/api/players/bob")
+    [rating] = json.loads(body)["ratings"]
+    assert rating["shown"] == next(e["shown"] for e in board if e["player"] == "bob")

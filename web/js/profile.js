@@ -11,6 +11,16 @@ const listOf = (x) => (Array.isArray(x) ? x : x && typeof x === "object"
   ? Object.entries(x).flatMap(([k, v]) => (Array.isArray(v) ? v : [{ key: k, ...v }])) : []);
 
 /** Split "spades/zone" style keys when entries come as an object keyed by game and system. */
+/** Beside the number players read, the system's own when it differs (Weng-Lin's μ ± σ). */
+function shownNote(r) {
+  if (r.shown == null || Math.round(r.shown) === Math.round(r.rating)) {
+    return r.sigma ? h("span", { class: "hint" }, ` ± ${round(r.sigma)}`) : null;
+  }
+  const mu = Math.round(Number(r.rating) * 10) / 10;
+  const sigma = Math.round(Number(r.sigma) * 10) / 10;
+  return h("span", { class: "hint" }, ` (μ ${mu} ± ${sigma})`);
+}
+
 function normaliseRating(r) {
   if ((!r.game || !r.system) && r.key) {
     const [game, system] = r.key.split(/[/:|]/);
@@ -126,7 +136,7 @@ function player(main, ctx, params) {
         const st = r.stats || r;
         return h("article", { class: "rating-card" },
           h("h2", {}, `${gameName(r.game)} · ${systemName(r.system)}`),
-          h("p", { class: "big-rating" }, round(r.rating), r.sigma ? h("span", { class: "hint" }, ` ± ${round(r.sigma)}`) : null),
+          h("p", { class: "big-rating" }, round(r.shown ?? r.rating), shownNote(r)),
           h("dl", { class: "stats" },
             stat("games", st.games), stat("wins", st.wins), stat("losses", st.losses), stat("ties", st.ties),
             stat("incomplete", st.incomplete), stat("quits", st.quits),
@@ -198,7 +208,7 @@ function leaders(main, ctx, params) {
       h("tbody", {}, rows.map((r, i) => h("tr", {},
         h("td", { class: "num" }, String(r.rank ?? i + 1)),
         h("td", {}, h("a", { href: `#/player/${encodeURIComponent(r.player ?? r.name)}` }, r.player ?? r.name)),
-        h("td", { class: "num" }, round(r.rating), r.sigma ? h("span", { class: "hint" }, ` ±${round(r.sigma)}`) : null),
+        h("td", { class: "num" }, round(r.shown ?? r.rating), shownNote(r)),
         h("td", { class: "num" }, String(r.games ?? "—")),
         h("td", { class: "num" }, r.win_rate == null ? String(r.wins ?? "—") : `${Math.round(r.win_rate * 100)}%`),
         game === "spades" ? h("td", { class: "num" }, r.skill_ratio == null ? "—" : Number(r.skill_ratio).toFixed(2)) : null)))));
