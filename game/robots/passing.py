@@ -27,17 +27,17 @@ from game.robots.position import Position
 from game.robots.sampling import PASS_OFFSETS, DealSampler
 from game.trickgame import TrickView
 
-DEVIATE_SE = 1.5
+DEVIATE_SE = 2.0
 """Standard errors by which a pass must beat the rules of thumb's on the same deals to replace it.
 
-With a dozen candidates the best estimate is biased upward; a pass only as
+With up to eight candidates the best estimate is biased upward; a pass only as
 good as the rule-of-thumb one within the noise is not taken.
 """
 
 PRUNE_EVERY = 10
 """Deals between two looks at which candidates are clearly beaten."""
 
-SWAP_DEPTH = 3
+SWAP_DEPTH = 2
 """How many of the next most dangerous cards may replace a card of the heuristic's pass."""
 
 MOON_HIGH_CARDS = 6
