@@ -306,28 +306,8 @@ def calibration_slope(predictions: Sequence[float], targets: Sequence[float]) ->
     return b
 
 
-def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """Spearman's rank correlation, ties sharing their mean rank."""
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
-    vx = sum((a - mx) ** 2 for a in rx)
-    vy = sum((b - my) ** 2 for b in ry)
-    return cov / math.sqrt(vx * vy) if vx and vy else math.nan
-
-
-def ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=values.__getitem__)
-    out = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            out[order[k]] = (i + j) / 2
-        i = j + 1
-    return out
+# Rank correlation is the real-games bench's (ties share their mean rank).
+spearman = ratings_real.spearman
 
 
 # Fitting the tuned systems
