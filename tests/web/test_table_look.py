@@ -14,8 +14,10 @@ from tests.web.play import (
     TURN_OR_OVER,
     create_table,
     guest_signs_in,
+    hold_after,
     play_to_game_over,
     play_turn,
+    release,
     robot_table,
 )
 
@@ -299,3 +301,27 @@ async def test_a_whole_hand_is_played_by_keyboard_alone(web_app, open_page):
             done["plays"] += 1
     assert done["bid"] and done["plays"] == 13
     await p.locator(".bid-dialog").wait_for()
+
+
+async def test_the_hand_that_ends_the_game_is_scored_on_the_felt_before_the_game_is_over(
+        web_app, open_page):
+    # To 10 points: the first hand almost always ends the game. Its last card's events
+    # (trick, hand scored, game over) share one turn; the client holds the game over back.
+    _, p = await robot_table(open_page, web_app, "spades", {"Play to (points)": "10"})
+    await hold_after(p, "hand_scored")
+    counts = {"bids": 0, "passes": 0, "plays": 0}
+    deadline = time.monotonic() + 90
+    held = "() => window.trickroom.conn.holding === true"
+    while not await p.evaluate(held):
+        assert time.monotonic() < deadline, counts
+        await p.wait_for_function(f"() => ({held})() || ({TURN_OR_OVER})()")
+        if not await p.evaluate(held):
+            try:
+                await play_turn(p, counts)
+            except Exception as exc:  # the table moved on between looking and clicking
+                if "Timeout" not in type(exc).__name__ and "detached" not in str(exc):
+                    raise
+    # The game_over event is held back: the hand's summary shows, the game is not over yet.
+    await p.locator(".hand-summary", has_text="Hand 1 scored").wait_for()
+    assert await p.locator(".table-page").get_attribute("data-phase") != "game_over"
+    await release(p)

@@ -90,7 +90,10 @@ export class TableState {
     const handler = HANDLERS[ev.type];
     if (handler) handler(this, ev);
     if (turn && this.view) {
-      Object.assign(this.view, { phase: turn.phase, to_act: turn.to_act, awaiting: turn.awaiting || [] });
+      // One action's events share the turn it leaves: the hand's last card scores the hand
+      // and may end the game. The game is over here once its game_over event is read.
+      const phase = turn.phase === "game_over" && ev.type !== "game_over" ? "hand_over" : turn.phase;
+      Object.assign(this.view, { phase, to_act: turn.to_act, awaiting: turn.awaiting || [] });
       this.markTurn();
     }
     if (this.prompt && !this.ourTurn()) this.prompt = null;
