@@ -26,13 +26,12 @@ a review to show: "4: about 3.6 tricks expected; nil too risky with A♠".
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 
 from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
 from game.cards import RANKS, SUIT_MASKS
 from game.robots import spades_heuristic
-from game.robots.playout import bid_weight, clearly_better, play_out, prune
+from game.robots.playout import DecisionSearch, bid_weight, clearly_better, play_out, prune
 from game.robots.position import SPADES_MASK, Position
 from game.robots.sampling import DealSampler
 from game.spades import SpadesRules, score_hand, winning_side
@@ -124,24 +123,11 @@ def game_value(pos: Position, seat: int) -> float:
     return value
 
 
-class BidSearch:
-    """Chooses a Spades bid (or blind nil, or a look) by play-outs on sampled deals.
+class BidSearch(DecisionSearch):
+    """Chooses a Spades bid (or blind nil, or a look) by play-outs on sampled deals
+    (arguments as :class:`DecisionSearch`'s); ``explanation`` says why, in one line."""
 
-    Args:
-        rng: the robot's RNG; with ``simulations`` it fixes every choice.
-        simulations: play-outs for one decision, over all candidates.
-        clock, deadline: when ``clock`` is given, the search also stops once
-            it reads ``deadline`` or later.
-    """
-
-    def __init__(self, rng: random.Random, simulations: int,
-                 clock: Callable[[], float] | None = None, deadline: float = 0.0) -> None:
-        self.rng = rng
-        self.simulations = simulations
-        self.clock = clock
-        self.deadline = deadline
-        self.playouts = 0
-        self.explanation = ""
+    explanation = ""
 
     def choose(self, view: TrickView, deal: Sequence[int] | None = None) -> Action:
         """The action for the bidding seat of ``view``, one of ``view.legal``.
@@ -296,7 +282,6 @@ class BidSearch:
         (the rules of thumb) is kept unless another beats it by
         :data:`DEVIATE_SE` standard errors.
         """
-        clock = self.clock
         n = len(cands)
         totals = [0.0] * n
         tricks = [0.0] * n
@@ -308,7 +293,7 @@ class BidSearch:
         active = list(range(n))
         playouts = 0
         while playouts + len(active) <= self.simulations:
-            if clock is not None and clock() >= self.deadline:
+            if self.out_of_time():
                 break
             hands = deals()
             w = weigh(hands) if weigh is not None else 1.0

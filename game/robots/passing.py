@@ -16,13 +16,12 @@ of thumb's pass is the fallback, and is kept unless another beats it clearly
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from game.actions import Pass
 from game.cards import cards_of
 from game.robots import hearts_heuristic
-from game.robots.playout import clearly_better, hand_value, play_out, prune
+from game.robots.playout import DecisionSearch, clearly_better, hand_value, play_out, prune
 from game.robots.position import Position
 from game.robots.sampling import PASS_OFFSETS, DealSampler
 from game.trickgame import TrickView
@@ -78,23 +77,9 @@ def candidate_passes(hand: int, count: int) -> list[tuple[int, ...]]:
     return unique
 
 
-class PassSearch:
-    """Chooses a Hearts pass by play-outs on sampled deals.
-
-    Args:
-        rng: the robot's RNG; with ``simulations`` it fixes every choice.
-        simulations: play-outs for one decision, over all candidates.
-        clock, deadline: when ``clock`` is given, the search also stops once
-            it reads ``deadline`` or later.
-    """
-
-    def __init__(self, rng: random.Random, simulations: int,
-                 clock: Callable[[], float] | None = None, deadline: float = 0.0) -> None:
-        self.rng = rng
-        self.simulations = simulations
-        self.clock = clock
-        self.deadline = deadline
-        self.playouts = 0
+class PassSearch(DecisionSearch):
+    """Chooses a Hearts pass by play-outs on sampled deals (arguments as
+    :class:`DecisionSearch`'s)."""
 
     def choose(self, view: TrickView, deal: Sequence[int] | None = None) -> Pass:
         """The pass for the seat of ``view`` (the pass phase); ``deal``: the true hands."""
@@ -107,7 +92,6 @@ class PassSearch:
         offset = PASS_OFFSETS[getattr(view, "pass_direction", "hold")]
         pos = Position.from_view(view)
         sampler = DealSampler(pos, seat, (13, 13, 13, 13)) if deal is None else None
-        clock = self.clock
         n = len(cands)
         totals = [0.0] * n
         values: list[list[float]] = [[] for _ in range(n)]
@@ -115,7 +99,7 @@ class PassSearch:
         active = list(range(n))
         playouts = 0
         while playouts + len(active) <= self.simulations:
-            if clock is not None and clock() >= self.deadline:
+            if self.out_of_time():
                 break
             hands = sampler.sample(self.rng) if sampler is not None else list(deal or ())
             theirs = [sum(1 << c for c in hearts_heuristic.choose_pass(hands[s], count))

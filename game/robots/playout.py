@@ -10,6 +10,7 @@ proportion to how likely it is.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 
 from game.robots import hearts_heuristic, spades_heuristic
@@ -116,3 +117,25 @@ def clearly_better(a: list[float], b: list[float], weights: list[float], margin:
     mean = sum(diffs) / k
     var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
     return mean > margin * math.sqrt(var / k)
+
+
+class DecisionSearch:
+    """What a search for one decision (a bid, a pass) holds: its RNG and play-out budget.
+
+    Args:
+        rng: the robot's RNG; with ``simulations`` it fixes every choice.
+        simulations: play-outs for one decision, over all candidates.
+        clock, deadline: when ``clock`` is given, the search also stops once
+            it reads ``deadline`` or later.
+    """
+
+    def __init__(self, rng: random.Random, simulations: int,
+                 clock: Callable[[], float] | None = None, deadline: float = 0.0) -> None:
+        self.rng = rng
+        self.simulations = simulations
+        self.clock = clock
+        self.deadline = deadline
+        self.playouts = 0  # how many the last decision ran
+
+    def out_of_time(self) -> bool:
+        return self.clock is not None and self.clock() >= self.deadline
