@@ -441,6 +441,14 @@ class SqliteStore:
             })
         return out
 
+    async def room_games(self, room: str) -> list[dict[str, Any]]:
+        """Every ended game of a room, oldest first, as :meth:`game` gives one (for a
+        refit of the room's rating constants, which replays them in time order)."""
+        async with self.db.execute("SELECT id FROM games WHERE room = ? AND finished IS NOT "
+                                   "NULL ORDER BY finished, id", (room,)) as cur:
+            ids = [row["id"] for row in await cur.fetchall()]
+        return [g for g in [await self.game(i) for i in ids] if g is not None]
+
     async def action_count(self, game_id: str) -> int:
         async with self.db.execute("SELECT COUNT(*) AS n FROM actions WHERE game_id = ?",
                                    (game_id,)) as cur:

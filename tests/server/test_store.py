@@ -189,3 +189,16 @@ async def test_a_file_from_before_recent_games_indexes_its_ended_games_on_open(t
         assert recent["game_id"] == "old1" and recent["seat"] == 2 and recent["won"]
     finally:
         await again.close()
+
+
+async def test_a_room_s_ended_games_come_oldest_first_and_only_that_room_s(store):
+    await store.persist([GameCreated("g2", "t2", "other", "spades", {}, 7, 0, seats_of("ann"),
+                                     "fixed_seating")])
+    await store.persist([ended("g2")])
+    await store.persist([GameCreated("g3", "t3", "spades", "spades", {}, 7, 0,
+                                     seats_of("bob"), "fixed_seating")])
+    await store.persist([ended("g3")])
+    await store.persist([ended("g1")])
+    games = await store.room_games("spades")
+    assert [g["id"] for g in games] == ["g3", "g1"]  # g2 is another room's
+    assert all("token_hash" not in s for g in games for s in g["seats"])
