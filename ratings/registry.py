@@ -17,6 +17,7 @@ players improve may prefer a small tau so that settled ratings can still move.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 
 from ratings.change import Rating, RatingChange
@@ -48,6 +49,33 @@ def system_named(name: str) -> RatingSystem:
     except KeyError:
         raise UnknownSystem(
             f"no rating system named {name!r}; known: {', '.join(SYSTEMS)}") from None
+
+
+def with_constants(name: str, constants: Mapping[str, float]) -> RatingSystem:
+    """The preset ``name`` with a room's refitted constants (``trickroom ratings refit``).
+
+    Only the constants :func:`ratings.refit.refit` fits may change (Zone's step
+    and spread, WoCG's K and scale, Weng-Lin's beta and sigma), each to a
+    positive number; a faithful preset takes none: its constants are the seed
+    pages'. The system keeps its name, so the room's ratings carry on.
+
+    >>> with_constants("openskill_tuned", {"beta": 1000}).beta
+    1000.0
+    """
+    from ratings.refit import FAITHFUL, fitted_fields
+
+    system = system_named(name)
+    if constants and name in FAITHFUL:
+        raise UnknownSystem(f"{name!r} is a faithful preset: its constants are the seed "
+                            "pages'")
+    allowed = fitted_fields(system) if constants else ()
+    for field, value in constants.items():
+        if field not in allowed:
+            raise UnknownSystem(f"{name!r} has no refitted constant {field!r}; it has "
+                                f"{', '.join(allowed)}")
+        if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+            raise UnknownSystem(f"{name!r}: {field} must be a positive number, not {value!r}")
+    return replace(system, **{f: float(v) for f, v in constants.items()})  # type: ignore[type-var]
 
 
 def rate(result: GameResult, ratings: Mapping[str, Rating]) -> list[RatingChange]:

@@ -1,4 +1,4 @@
-"""The ``trickroom`` command: ``serve``, ``bot``, ``schema`` and ``demo``.
+"""The ``trickroom`` command: ``serve``, ``bot``, ``schema``, ``demo`` and ``ratings refit``.
 
 ``make run`` is ``trickroom serve``: one port for the web client, the API and
 the WebSocket, on an SQLite file under the user's data directory.
@@ -95,6 +95,24 @@ def serve(args: argparse.Namespace) -> None:
     run_on(run(), config.settings.event_loop)
 
 
+def ratings_refit(args: argparse.Namespace, console: Console | None = None) -> int:
+    """``trickroom ratings refit``: print a room's refitted constants; 0, or 1 with a
+    one-line reason on standard error."""
+    from server.config import ConfigError, load_config
+    from server.refit import RefitError, run, store_path
+
+    console = console or Console()
+    try:
+        rooms = load_config(args.config).rooms
+        asyncio.run(run(rooms, store_path(args.db, args.store), args.room, args.system,
+                        console))
+    except (ConfigError, RefitError) as exc:
+        Console(stderr=True).print(f"trickroom: {exc}", markup=False, highlight=False,
+                                   soft_wrap=True)
+        return 1
+    return 0
+
+
 def setup_logging(level: str) -> None:
     """Structured logs: one JSON object a line on stderr."""
 
@@ -114,7 +132,8 @@ def setup_logging(level: str) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="trickroom", description="trickroom: a real-time Spades and Hearts server "
-        "(serve), its protocol schema (schema), a terminal demo (demo) and a socket bot (bot).")
+        "(serve), its protocol schema (schema), a terminal demo (demo), a socket bot (bot) "
+        "and rating tools (ratings refit).")
     parser.add_argument("--log-level", default="info",
                         help="debug, info, warning or error (default: info)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -142,6 +161,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1, help="games to play (default: 1)")
     p.add_argument("--fill", action="store_true",
                    help="fill the table's empty seats with robots instead of waiting")
+    p = sub.add_parser("ratings", help="rating tools for a host")
+    ratings = p.add_subparsers(dest="ratings_command", required=True,
+                               help="refit: fit a room's rating constants on its games")
+    p = ratings.add_parser("refit", help="fit a room's tuned rating constants on its stored "
+                                          "games and print them with their gain")
+    p.add_argument("--room", required=True, help="the room whose games are replayed")
+    p.add_argument("--system", help="a tuned system to refit (default: the room's own)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--db", help="SQLite file (default: under the user's data directory)")
+    where.add_argument("--store", help="the store as a URL, sqlite:PATH")
+    p.add_argument("--config", help="room config TOML (default: server/rooms.toml)")
     return parser
 
 
@@ -159,6 +189,10 @@ def main(argv: list[str] | None = None) -> None:
                 fh.write(text + "\n")
         else:
             print(text)
+    elif args.command == "ratings":
+        code = ratings_refit(args)
+        if code:
+            sys.exit(code)
     elif args.command == "demo":
         play_demo(args.seed, args.robot, Console())
     elif args.command == "bot":

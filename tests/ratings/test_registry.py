@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ratings import SYSTEMS, UnknownSystem, rate, rate_quit, system_named
-from ratings.registry import BETTER, FAITHFUL
+from ratings.registry import BETTER, FAITHFUL, with_constants
 from tests.ratings.helpers import hearts, spades
 
 
@@ -19,6 +19,25 @@ def test_the_presets_by_name():
 def test_an_unknown_name_lists_the_known_ones():
     with pytest.raises(UnknownSystem, match="known: zone, wocg"):
         system_named("glicko")
+
+
+def test_a_room_s_refitted_constants_replace_the_preset_s_under_the_same_name():
+    system = with_constants("wocg_tuned", {"k": 12, "scale": 300.0})
+    assert (system.name, system.k, system.scale) == ("wocg_tuned", 12.0, 300.0)
+    assert with_constants("zone", {}) == SYSTEMS["zone"]
+
+
+@pytest.mark.parametrize(("name", "constants", "message"), [
+    ("zone", {"step": 8}, "faithful preset"),
+    ("points_en", {"step": 8}, "faithful preset"),
+    ("openskill_tuned", {"tau": 1.0}, "no refitted constant 'tau'; it has beta, sigma"),
+    ("zone_tuned", {"step": 0}, "must be a positive number"),
+    ("zone_tuned", {"step": "8"}, "must be a positive number"),
+    ("glicko", {"beta": 1.0}, "no rating system named"),
+])
+def test_constants_a_preset_does_not_refit_are_refused(name, constants, message):
+    with pytest.raises(UnknownSystem, match=message):
+        with_constants(name, constants)
 
 
 @pytest.mark.parametrize("name", sorted(SYSTEMS))
