@@ -27,6 +27,7 @@ Name = Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9_-
 TableId = Annotated[str, Field(min_length=1, max_length=40)]
 Card = Annotated[str, Field(pattern=r"^[2-9TJQKA][CDHS]$")]
 SeatNo = Annotated[int, Field(ge=0, le=3)]
+WHY_LENGTH = 160  # a robot's reason for its bid, one line
 
 # Error codes a client can act on (DESIGN section 8).
 ERROR_CODES = (
@@ -755,12 +756,14 @@ class LookedEvent(ServerMessage):
 
 
 class BidEvent(ServerMessage):
-    """A Spades bid: 0 is nil; ``blind`` is present (true) for blind nil."""
+    """A Spades bid: 0 is nil; ``blind`` is present (true) for blind nil; ``why`` is
+    present when a robot bid: its reason in one line, which names no card."""
 
     type: Literal["bid"] = "bid"
     seat: SeatNo
     value: Annotated[int, Field(ge=0, le=13)]
     blind: bool | None = None
+    why: Annotated[str, Field(max_length=WHY_LENGTH)] | None = None
 
     def encode(self) -> str:
         return self.model_dump_json(exclude_none=True)

@@ -21,7 +21,9 @@ rules-of-thumb bid is the fallback (no time, or no deal searched) and wins
 ties.
 
 :class:`BidSearch` keeps the one-line reason for its last bid, for a table or
-a review to show: "4: about 3.6 tricks expected; nil too risky with A♠".
+a review to show: "4: about 3.6 tricks expected, 6.1 with partner; nil too
+risky: a high spade". The other players read it, so it names no card of the
+hand: counts and kinds only.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
-from game.cards import RANKS, SUIT_MASKS
+from game.cards import SUIT_MASKS
 from game.robots import spades_heuristic
 from game.robots.playout import DecisionSearch, bid_weight, clearly_better, play_out, prune
 from game.robots.position import SPADES_MASK, Position
@@ -63,14 +65,6 @@ taken.
 PRUNE_EVERY = 10
 """Deals between two looks at which candidates are clearly beaten."""
 
-SUIT_SYMBOLS = "♣♦♥♠"
-
-
-def card_name(card: int) -> str:
-    """A card as a player writes it: ``A♠``, ``10♥``."""
-    rank = RANKS[card % 13]
-    return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[card // 13]
-
 
 def bid_text(bid: Bid) -> str:
     if bid.blind:
@@ -79,17 +73,22 @@ def bid_text(bid: Bid) -> str:
 
 
 def nil_danger(hand: int) -> str:
-    """Why a hand is far from nil, in a few words: its top spade, its aces, or its spades."""
+    """Why a hand is far from nil, in a few words that name no card.
+
+    The reason is shown to the other players, who may not see the hand: it
+    gives counts and kinds ("5 spades", "a high spade", "2 aces and kings
+    outside spades"), never a card.
+    """
     spades = hand & SPADES_MASK
     if spades.bit_count() > 3:
         return f"{spades.bit_count()} spades"
     if spades >> (39 + 8):
-        return card_name(spades.bit_length() - 1)
-    for rank in (12, 11):
-        for suit_mask in SUIT_MASKS[:3]:
-            base = (suit_mask & -suit_mask).bit_length() - 1
-            if hand >> (base + rank) & 1:
-                return card_name(base + rank)
+        return "a high spade"
+    high = sum(hand >> ((suit_mask & -suit_mask).bit_length() - 1 + rank) & 1
+               for suit_mask in SUIT_MASKS[:3] for rank in (11, 12))
+    if high:
+        return f"{high} aces and kings outside spades" if high > 1 else (
+            "an ace or king outside spades")
     return "too many winners"
 
 
@@ -163,7 +162,7 @@ class BidSearch(DecisionSearch):
             if estimate <= NIL_LOOK or spades_heuristic.nil_worthy(hand):
                 cands.append(0)
             else:
-                nil_note = f"nil too risky with {nil_danger(hand)}"
+                nil_note = f"nil too risky: {nil_danger(hand)}"
         elif partner == 0 and preferred != 0:
             nil_note = "no nil beside partner's nil"
         cands = [v for v in cands if BIDS[v] in view.legal]

@@ -102,9 +102,10 @@ class SearchRobot:
         self.last_explanation = ""
 
     def explain(self) -> str:
-        """One line on the last bid (Spades): the bid and why, e.g. "4: about 3.6 tricks expected".
+        """One line on the last choice if it was a searched bid (Spades), else empty.
 
-        Empty until the robot has bid, and for a bid it did not search.
+        E.g. "4: about 3.6 tricks expected, 6.1 with partner; nil too risky: a high
+        spade". It is meant for the other players too, so it names no card.
         """
         return self.last_explanation
 
@@ -122,6 +123,7 @@ class SearchRobot:
 
     def _choose(self, view: TrickView, deal: Sequence[int] | None) -> Action:
         self.last_playouts = 0
+        self.last_explanation = ""
         if view.seat is None or not view.legal:
             return heuristic_action(view)
         if view.phase == "play" and self.search_cards:

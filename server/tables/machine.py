@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -43,8 +44,8 @@ from game.outcome import Outcome
 from ratings import Departure, Rating, RatingError, Standing, rate, system_named
 from server.auth import token_hash, token_matches
 from server.config import Room, ServerSettings
-from server.protocol import ChatMessage as ChatOut
 from server.protocol import (
+    WHY_LENGTH,
     Error,
     GameOver,
     GameStarted,
@@ -61,6 +62,7 @@ from server.protocol import (
     TableInfo,
     TakenOver,
 )
+from server.protocol import ChatMessage as ChatOut
 from server.tables import drops
 from server.tables.commands import (
     Act,
@@ -195,6 +197,7 @@ class TableMachine:
         self.prompted: dict[int, Turn] = {}  # seat -> the turn it was last prompted for
         self.timers: dict[str, Command] = {}  # what the runner has scheduled, by key
         self.acted = [0, 0, 0, 0]  # each seat's actions in this game
+        self.whys: dict[int, str] = {}  # a robot's reason for a bid, by action index
         self.games = 0  # games started at this table
         self.resuming = False  # a restored game waits for its standings before going on
         self.chances: list[float] | None = None  # ranked: the sides' chances at the start
@@ -319,11 +322,15 @@ class TableMachine:
             if others and entry.skip is not None:
                 self.send(others, entry.skip)
 
-    def publish_game(self, events: list[Event]) -> None:
-        """Publish one action's (or deal's) game events, each with the turn they lead to."""
+    def publish_game(self, events: list[Event], why: str = "") -> None:
+        """Publish one action's (or deal's) game events, each with the turn they lead to
+        (a bid with the robot's ``why``)."""
         turn = self.turn_info()
         for event in events:
-            self.publish(event.to_wire(), event.to, turn)
+            wire = event.to_wire()
+            if why and wire["type"] == "bid":
+                wire["why"] = why
+            self.publish(wire, event.to, turn)
 
     def turn_info(self) -> dict[str, Any] | None:
         """Whose turn it is now, as game events carry it: the game's phase, the seat it
@@ -712,6 +719,7 @@ class TableMachine:
         self.game, self.game_id, self.phase = game, game_id, Phase.PLAYING
         self.games += 1
         self.acted = [0, 0, 0, 0]
+        self.whys = {}
         self.prompted.clear()
         self.paused, self.vote = None, None
         self.ranked = RankedState(standings=standings)
@@ -736,8 +744,11 @@ class TableMachine:
         self._apply(seat.index, action)
         self.reply(cmd.who, Ok(id=cmd.rid))
 
-    def _apply(self, index: int, action: Action) -> None:
-        """Apply one action: it is stored with everything it causes, or refused."""
+    def _apply(self, index: int, action: Action, why: str = "") -> None:
+        """Apply one action: it is stored with everything it causes, or refused.
+
+        ``why``: a robot's reason for a bid, told with the bid and kept in the record.
+        """
         game, game_id = self.game, self.game_id
         assert game is not None and game_id is not None
         try:
@@ -746,11 +757,18 @@ class TableMachine:
             raise ProtocolError(exc.code, str(exc)) from None
         seat, done = game.actions[-1]
         self.acted[index] += 1
-        self.write(ActionTaken(game_id, len(game.actions) - 1, seat, done.to_wire()))
+        wire = done.to_wire()
+        idx = len(game.actions) - 1
+        why = why if wire["type"] == "bid" else ""
+        if why:
+            wire["why"] = self.whys[idx] = why
+        else:
+            self.whys.pop(idx, None)
+        self.write(ActionTaken(game_id, idx, seat, wire))
         if game.phase == "game_over":
             self._end_game(events)
         else:
-            self.publish_game(events)
+            self.publish_game(events, why)
             self.advance()
 
     def _turn(self, index: int) -> Turn:
@@ -839,7 +857,7 @@ class TableMachine:
         if isinstance(action, Pass) and action not in game.legal_actions(cmd.seat):
             return
         try:
-            self._apply(cmd.seat, action)
+            self._apply(cmd.seat, action, _robot_reason(cmd))
         except ProtocolError as exc:  # a robot's mistake must not stall the table
             self.note("robot_illegal", f"robot chose {action}: {exc.message}", seat)
             self._apply(cmd.seat, game.legal_actions(cmd.seat)[0])
@@ -865,7 +883,11 @@ class TableMachine:
         outcome = game.result()
         ratings = self._rate(outcome) if self.room.rated else None
         casual = () if self.room.rated or abandoned else self._casual_credit()
-        self.write(GameEnded(game_id, outcome.to_wire(), game.record(),
+        record = game.record()
+        for idx, why in self.whys.items():
+            if idx < len(record["actions"]):
+                record["actions"][idx]["why"] = why
+        self.write(GameEnded(game_id, outcome.to_wire(), record,
                               tuple(ratings) if ratings is not None else None, casual))
         turn = self.turn_info()
         for event in events or ():
@@ -993,6 +1015,21 @@ class TableMachine:
             self._maybe_start()
         else:
             self.advance()
+
+
+CARD_WORDS = re.compile(r"[♣♦♥♠]|\b(10|[2-9TJQKA])[CDHS]\b|\b(ace|king|queen|jack|ten) of\b",
+                        re.IGNORECASE)
+"""What could name a card in a robot's reason: a code, a suit symbol, "ace of ..."."""
+
+
+def _robot_reason(cmd: RobotChose) -> str:
+    """The robot's reason for its action as the table may tell it: one line, at most
+    ``WHY_LENGTH`` characters, and none at all if it could name a card (the others at the
+    table may not see the robot's hand; the robots' own reasons never do)."""
+    why = " ".join(str(getattr(cmd, "why", "") or "").split())
+    if not why or len(why) > WHY_LENGTH or CARD_WORDS.search(why):
+        return ""
+    return why
 
 
 HANDLERS: dict[type[Command], Callable[[TableMachine, Any], None]] = {

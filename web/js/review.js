@@ -23,9 +23,10 @@ export function handsOf(data) {
   return (data.hands || []).map((raw, i) => {
     const no = raw.hand ?? i;
     const bids = [null, null, null, null], blind = [false, false, false, false];
+    const whys = [null, null, null, null]; // a robot's reason for its bid, as the table told it
     const passes = [null, null, null, null];
     for (const a of raw.actions || []) {
-      if (a.type === "bid") { bids[a.seat] = a.value; blind[a.seat] = !!a.blind; }
+      if (a.type === "bid") { bids[a.seat] = a.value; blind[a.seat] = !!a.blind; whys[a.seat] = a.why || null; }
       if (a.type === "pass") passes[a.seat] = a.cards;
     }
     const direction = spades ? null : raw.result?.pass_direction || cycle[no % cycle.length];
@@ -39,7 +40,7 @@ export function handsOf(data) {
     }));
     let result = null;
     if (raw.result) { const { type, hand, ...rest } = raw.result; result = rest; }
-    return { no, dealer: raw.dealer, bids, blind, passes, pass_direction: direction, dealt, held, received, tricks, result };
+    return { no, dealer: raw.dealer, bids, blind, whys, passes, pass_direction: direction, dealt, held, received, tricks, result };
   });
 }
 
@@ -93,9 +94,10 @@ export function mount(main, ctx, params) {
         state.data.seats?.[seat]?.kind === "robot" ? h("span", { class: "badge robot" }, "robot") : null,
         hand.dealer === seat ? h("span", { class: "badge dealer", title: "Dealer" }, "D") : null),
       h("div", { class: "seat-stats" },
-        spades ? h("span", {}, bid === 0 ? (hand.blind[seat] ? "blind nil" : "nil") : `bid ${bid}`) : null,
+        spades ? h("span", hand.whys?.[seat] ? { title: hand.whys[seat] } : {}, bid === 0 ? (hand.blind[seat] ? "blind nil" : "nil") : `bid ${bid}`) : null,
         h("span", {}, `won ${won}`),
         !spades && hand.passes[seat] ? h("span", { class: "hint" }, `passed ${hand.passes[seat].map(cardShort).join(" ")}`) : null),
+      spades && step === 0 && hand.whys?.[seat] ? h("div", { class: "hint bid-why" }, `Why: ${hand.whys[seat]}`) : null,
       h("div", { class: "mini-hand", role: "group", "aria-label": `${n[seat]}'s cards` },
         cards.map((c) => cardEl(c, { cls: `mini${played.has(c) ? " gone" : ""}${step === 0 && hand.received[seat]?.includes(c) ? " received" : ""}` }))));
   }

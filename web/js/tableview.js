@@ -32,6 +32,7 @@ export function mount(main, ctx, params) {
   let renderQueued = false;
   let focusCard = null;
   let summaryDone = -1; // the last hand whose summary the player has closed
+  let bidWhys = [null, null, null, null]; // this hand's robots' reasons for their bids
 
   const root = h("section", { class: "table-page", "aria-label": `Table ${id}` });
   const bar = h("header", { class: "table-bar" });
@@ -274,7 +275,8 @@ export function mount(main, ctx, params) {
     if (v && v.hand_no >= 0) {
       if (v.game === "spades") {
         const bid = v.bids?.[seat];
-        stats.push(h("span", { class: "bid" }, bid == null ? "bid —" : bid === 0 ? (v.blind?.[seat] ? "blind nil" : "nil") : `bid ${bid}`));
+        const why = bid == null ? null : bidWhys[seat];
+        stats.push(h("span", why ? { class: "bid", title: why } : { class: "bid" }, bid == null ? "bid —" : bid === 0 ? (v.blind?.[seat] ? "blind nil" : "nil") : `bid ${bid}`));
         stats.push(h("span", { class: "won" }, `won ${v.tricks_won[seat]}`));
       } else {
         stats.push(h("span", { class: "pts" }, pts(v.points_taken?.[seat] ?? 0)));
@@ -295,6 +297,9 @@ export function mount(main, ctx, params) {
       penaltyCards(seat),
       left != null && v.phase !== "pass" ? h("div", { class: `timer ${left < 8 ? "low" : ""}` }, `${seconds(left)} left`) : null,
       v && v.phase === "pass" && v.pass_chosen?.[seat] ? h("div", { class: "hint" }, "passed ✓") : null,
+      // A robot's reason for its bid, under the seat while the bidding lasts (then its tooltip).
+      v && v.game === "spades" && v.phase === "bid" && v.bids?.[seat] != null && bidWhys[seat]
+        ? h("div", { class: "hint bid-why" }, bidWhys[seat]) : null,
       canSit ? h("button", { type: "button", class: "small", onclick: () => sit(seat) },
         st.info?.state === "playing" ? "Sit in as substitute" : "Sit here") : null);
     el.setAttribute("aria-label", `${SEAT_NAMES[seat]}: ${info?.name || "empty"}${turn ? ", to act" : ""}`);
@@ -679,6 +684,8 @@ export function mount(main, ctx, params) {
           if (chances) toast(`Game on. Chances: ${chances}`, "info", 8000);
         }
         if (type === "hand_started" || (type === "hand_started" && before !== st.view?.hand_no)) selected = new Set();
+        if (type === "hand_started") bidWhys = [null, null, null, null];
+        if (type === "bid") bidWhys[msg.event.seat] = msg.event.why || null;
         if (type === "trick_won") { showLast = false; playSound("trick"); }
         if (type === "played" && msg.event.seat !== st.seat) playSound("card");
         for (const note of st.announcements.splice(0)) {

@@ -1,12 +1,14 @@
 """Spades bids by search: legal in every variant, deterministic, blind to hidden cards, anytime."""
 
 import random
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from game.actions import BIDS, BLIND_NIL, LOOK, Bid
 from game.robots import make_robot
+from game.robots.bidding import nil_danger
 from game.robots.heuristic import heuristic_action
 from game.robots.search import SearchRobot
 from game.robots.spades_heuristic import bid_range
@@ -145,7 +147,7 @@ def test_a_hand_of_low_cards_is_searched_for_nil_and_a_strong_one_says_why_not()
     robot = SearchRobot(1, simulations=300)
     bid = robot.choose(game.view(0))
     assert bid.value >= 6
-    assert robot.explain().endswith("nil too risky with 5 spades")
+    assert robot.explain().endswith("nil too risky: 5 spades")
 
 
 def test_blind_nil_is_weighed_only_where_offered():
@@ -178,3 +180,28 @@ def test_the_all_seeing_ceiling_bids_and_plays_legally_and_repeatably():
         assert a in view.legal
         game.apply(a, seat)
         steps += 1
+
+
+CARD_TEXT = re.compile(r"[♣♦♥♠]|\b(10|[2-9TJQKA])[CDHS]\b|\b(ace|king|queen|jack|ten) of\b",
+                       re.IGNORECASE)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_reason_against_nil_names_no_card(seed):
+    hand = sum(1 << c for c in random.Random(seed).sample(range(52), 13))
+    assert not CARD_TEXT.search(nil_danger(hand))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), variant=st.integers(0, len(VARIANTS) - 1),
+       cut=st.integers(0, 3))
+def test_the_reason_for_a_bid_names_no_card(seed, variant, cut):
+    """Other players read it: it may give counts and kinds, never a card of the hand."""
+    game = SpadesGame(VARIANTS[variant], seed=seed)
+    seat = bid_turn(game, cut, seed)
+    if game.phase != "bid":
+        return
+    robot = SearchRobot(seed, simulations=40)
+    robot.choose(game.view(seat))
+    assert robot.explain() and not CARD_TEXT.search(robot.explain())
