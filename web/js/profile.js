@@ -116,10 +116,13 @@ function player(main, ctx, params) {
       withHistory.map((r) => h("option", { value: key(r) }, `${gameName(r.game)} · ${systemName(r.system)}`)));
     function drawChart(wanted) {
       const r = withHistory.find((x) => key(x) === wanted);
-      const games = (r?.history || []).map((p) => ({ ...p, rating: p.value ?? p.rating }));
-      // The line starts where the player started: the first game's rating before its change.
-      const points = games.length && games[0].delta != null
-        ? [{ rating: games[0].rating - games[0].delta, start: true }, ...games] : games;
+      // The number players read (Weng-Lin's shown value, not its raw μ) where a point has it.
+      const games = (r?.history || []).map((p) => ({ ...p, rating: p.shown ?? p.value ?? p.rating }));
+      // The line starts where the player started: the first game's rating before its change
+      // (a raw change, so only where the shown number is the raw one).
+      const first = games[0];
+      const points = first && first.delta != null && (first.shown == null || Math.abs(first.shown - first.value) < 0.1)
+        ? [{ rating: first.rating - first.delta, start: true }, ...games] : games;
       fill(chartBox, points.length
         ? ratingChart(points, { label: `${gameName(r.game)} rating history, ${systemName(r.system)}` })
         : h("p", { class: "hint" }, "No rated games yet, so no chart."));
@@ -150,7 +153,7 @@ function player(main, ctx, params) {
           h("ol", { class: "games-list" }, withHistory.flatMap((r) => r.history.map((p) => ({ ...p, r })))
             .sort((a, b) => (b.time ?? 0) - (a.time ?? 0)).slice(0, 50).map((p) => h("li", {},
               h("a", { href: `#/review/${encodeURIComponent(p.game_id)}` }, `${gameName(p.r.game)} game`),
-              ` · ${systemName(p.r.system)} · ${round(p.value)}`,
+              ` · ${systemName(p.r.system)} · ${round(p.shown ?? p.value)}`,
               p.delta != null ? ` (${p.delta >= 0 ? "+" : ""}${Math.round(p.delta * 10) / 10})` : "",
               p.time ? h("span", { class: "hint" }, ` · ${new Date(p.time * 1000).toLocaleString()}`) : null))))
           : null));
