@@ -78,7 +78,7 @@ from server.protocol import (
 )
 from server.protocol import Settings as SettingsRequest
 from server.ranked import Ranked
-from server.store import NameTaken, SqliteStore
+from server.store import NameTaken, open_store
 from server.tables import commands as command
 from server.tables.commands import Disconnect, Who
 from server.tables.log import Shared
@@ -199,7 +199,7 @@ class App:
     def __init__(self, config: Config, db_path: str | Path,
                  wall_clock: Callable[[], float] = time.time) -> None:
         self.config = config
-        self.store = SqliteStore(db_path, durability=config.settings.durability)
+        self.store = open_store(db_path, durability=config.settings.durability)
         self.collector = Collector(config.settings.gc_freeze_seconds,
                                    config.settings.gc_full_seconds,
                                    freeze_above_ms=config.settings.gc_freeze_above_ms)

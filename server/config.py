@@ -12,7 +12,7 @@ from game.spades import SpadesRules
 from ratings import SYSTEMS
 from server.loops import LOOPS
 from server.passwords import PROFILES
-from server.store import DURABILITY
+from server.store.sqlite import DURABILITY
 
 DEFAULT_CONFIG = Path(__file__).with_name("rooms.toml")
 RULES_TYPES: dict[str, type] = {"spades": SpadesRules, "hearts": HeartsRules}

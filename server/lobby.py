@@ -29,7 +29,7 @@ from server.protocol import (
     TableUpdate,
 )
 from server.ranked import Ranked
-from server.store import SqliteStore
+from server.store import Store
 from server.tables.commands import ClientId, Open, Resume, SitReserved, Who
 from server.tables.log import Shared
 from server.tables.machine import TableMachine
@@ -53,7 +53,7 @@ class Member(Protocol):
 
 
 class Lobby:
-    def __init__(self, config: Config, store: SqliteStore, ranked: Ranked,
+    def __init__(self, config: Config, store: Store, ranked: Ranked,
                  clients: Mapping[ClientId, Member],
                  rng: Callable[[], random.Random] = secrets.SystemRandom,
                  clock: Callable[[], float] = time.monotonic,

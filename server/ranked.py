@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ratings import Standing, system_named
 from server.protocol import ProtocolError
-from server.store import SqliteStore
+from server.store import Store
 from server.tables.rating import when
 
 WEEK = 7 * 24 * 3600.0
@@ -23,7 +23,7 @@ WEEK = 7 * 24 * 3600.0
 class Ranked:
     """Eligibility and standings for one server; ``clock`` is wall time (tests move it)."""
 
-    def __init__(self, store: SqliteStore, min_games: int,
+    def __init__(self, store: Store, min_games: int,
                  clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.min_games = min_games

@@ -71,3 +71,15 @@ def sent_messages_match_the_schema(request: pytest.FixtureRequest,
             check_message(text)
         except Exception as exc:
             pytest.fail(f"the server sent a message its schema rejects: {exc}\n{text[:500]}")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Say once which real services the cluster tests will find (tests/services.py)."""
+    from tests.services import answers
+    found = {name: answers("127.0.0.1", port)
+             for name, port in (("postgresql", 5432), ("redis", 6379))}
+    missing = [name for name, ok in found.items() if not ok]
+    if not missing:
+        return ["services: postgresql and redis answer; the cluster tests run"]
+    return [f"services: {', '.join(missing)} not answering on 127.0.0.1: their tests skip "
+            "(TRICKROOM_REQUIRE_SERVICES=1 makes them fail)"]

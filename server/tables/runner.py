@@ -30,7 +30,7 @@ from game.robots import Robot, make_robot
 from server.metrics import METRICS
 from server.protocol import ProtocolError, TableInfo
 from server.ranked import Ranked
-from server.store import SqliteStore
+from server.store import Store
 from server.tables.commands import (
     Act,
     ClientId,
@@ -82,7 +82,7 @@ class Lobby(Protocol):
 class TableRunner:
     """Carries out one table machine's effects."""
 
-    def __init__(self, machine: TableMachine, store: SqliteStore, ranked: Ranked,
+    def __init__(self, machine: TableMachine, store: Store, ranked: Ranked,
                  clients: Mapping[ClientId, Client], lobby: Lobby,
                  clock: Callable[[], float] = time.time) -> None:
         self.machine = machine

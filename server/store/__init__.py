@@ -1,0 +1,37 @@
+"""Persistence behind one interface (:class:`Store`): SQLite embedded, the default for
+one process, or PostgreSQL for a cluster of nodes (DESIGN sections 9 and 11)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from server.store.base import (
+    RECENT_GAMES,
+    Conflict,
+    Fence,
+    NameTaken,
+    StaleOwner,
+    Store,
+    StoredGame,
+    StoreError,
+    StoreUnavailable,
+)
+from server.store.sqlite import DURABILITY, SqliteStore
+
+__all__ = ["DURABILITY", "RECENT_GAMES", "Conflict", "Fence", "NameTaken", "SqliteStore",
+           "StaleOwner", "Store", "StoreError", "StoreUnavailable", "StoredGame",
+           "is_postgres", "open_store"]
+
+
+def is_postgres(target: str | Path) -> bool:
+    """Whether ``target`` names a PostgreSQL database (a URL) rather than an SQLite file."""
+    return str(target).startswith(("postgresql://", "postgres://"))
+
+
+def open_store(target: str | Path, durability: str = "server_crash") -> Store:
+    """The store for ``target``: ``postgresql://user@host/db`` (with an optional
+    ``?schema=name``) or a path to an SQLite file. Not yet opened."""
+    if is_postgres(target):
+        from server.store.postgres import PostgresStore
+        return PostgresStore(str(target))
+    return SqliteStore(target, durability=durability)

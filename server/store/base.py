@@ -1,0 +1,459 @@
+"""What every store does, in SQL that SQLite and PostgreSQL both read.
+
+A store holds accounts, games, actions, ratings and bans (DESIGN section 9).
+Two engines sit behind one interface: SQLite, embedded, for one process (the
+default), and PostgreSQL for a cluster of nodes (section 11). The queries
+here are written once, in the SQL both engines share (``?`` placeholders,
+which the PostgreSQL store numbers; ``ON CONFLICT``; ``CASE`` for a larger of
+two values); each engine brings its schema, its connection and its writer.
+
+A write is a list of :data:`Statement`: plain SQL with parameters, or a
+coroutine function of the open transaction (:class:`Tx`) for a write that
+must read first (a rating moves from the value stored now). The engine runs
+a write's statements in one transaction, groups writes that arrive together
+into one commit, and answers each write only once it has committed.
+
+A table run by a cluster node writes under a **fence**: its id and the epoch
+of the node's ownership. The first statement of such a write moves the
+table's stored epoch up to the writer's, and refuses the whole write when a
+newer owner has already written or claimed the table (:class:`StaleOwner`):
+an old owner, paused past its lease, can never write after losing the table.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+from ratings import PlayerStats, Rating, Standing, system_named
+from server.names import account_name_refusal
+from server.tables.records import (
+    ActionTaken,
+    Banned,
+    GameCreated,
+    GameEnded,
+    Rated,
+    Record,
+    SeatsChanged,
+)
+
+RECENT_GAMES = 20  # how many ended games a profile lists
+
+Row = Mapping[str, Any]
+
+
+class Tx(Protocol):
+    """The open transaction, for a statement that reads before it writes."""
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+
+
+# One write inside a transaction: SQL with its parameters, or a function of the transaction.
+Statement = tuple[str, Sequence[Any]] | Callable[[Tx], Awaitable[None]]
+
+
+class StoreError(Exception):
+    """A write the store did not make; nothing of it landed."""
+
+
+class NameTaken(StoreError):
+    """Registering a name that already has an account."""
+
+
+class Conflict(StoreError):
+    """A write that breaks a key: an action's index already stored, say."""
+
+
+class StaleOwner(StoreError):
+    """A table's write from a node that no longer owns it (a newer epoch has written)."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached: the write was not made, and may be retried."""
+
+
+@dataclass(frozen=True)
+class Fence:
+    """Who writes for a table: its id and the writer's epoch of ownership."""
+
+    table_id: str
+    epoch: int
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    id: str
+    table_id: str
+    room: str
+    kind: str
+    rules: dict[str, Any]
+    seed: int
+    dealer: int
+    seats: list[dict[str, Any]]
+    seating: str
+    actions: list[dict[str, Any]]
+
+
+class Store(ABC):
+    """Accounts, games and ratings, whatever engine holds them."""
+
+    commits: int
+    writes: int
+
+    @abstractmethod
+    async def open(self) -> None:
+        """Connect, and create or migrate the schema."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Flush every pending write, then disconnect."""
+
+    @abstractmethod
+    async def _write_all(self, statements: list[Statement]) -> None:
+        """Write statements that must land together, in one transaction."""
+
+    @abstractmethod
+    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Rows of a read (outside any write's transaction)."""
+
+    async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        rows = await self._fetchall(sql, params)
+        return rows[0] if rows else None
+
+    async def _write(self, sql: str, params: Sequence[Any]) -> None:
+        await self._write_all([(sql, params)])
+
+    # -- accounts ----------------------------------------------------------------------------
+
+    async def create_user(self, name: str, pw_hash: str) -> None:
+        try:
+            await self._write("INSERT INTO users (name, pw_hash, created) VALUES (?, ?, ?)",
+                              (name, pw_hash, time.time()))
+        except Conflict:
+            raise NameTaken(name) from None
+
+    async def user_hash(self, name: str) -> tuple[str, str] | None:
+        """The stored (name as registered, password hash) for ``name``, any case."""
+        row = await self._fetchone("SELECT name, pw_hash FROM users WHERE name = ?", (name,))
+        return (row["name"], row["pw_hash"]) if row else None
+
+    async def set_password(self, name: str, pw_hash: str) -> None:
+        """A new hash for the same password (an old scheme's, upgraded at login)."""
+        await self._write("UPDATE users SET pw_hash = ? WHERE name = ?", (pw_hash, name))
+
+    async def end_guest_sessions(self, name: str) -> None:
+        """A guest name goes to a new guest: the sessions of whoever had it before end."""
+        await self._write("DELETE FROM sessions WHERE name = ? AND guest = 1", (name,))
+
+    async def create_session(self, token_hash: str, name: str, guest: bool) -> None:
+        await self._write(
+            "INSERT INTO sessions (token_hash, name, guest, created) VALUES (?, ?, ?, ?)",
+            (token_hash, name, int(guest), time.time()))
+
+    async def session(self, token_hash: str) -> tuple[str, bool, float] | None:
+        """The session's (name, guest, time it was made)."""
+        row = await self._fetchone("SELECT name, guest, created FROM sessions "
+                                   "WHERE token_hash = ?", (token_hash,))
+        return (row["name"], bool(row["guest"]), row["created"]) if row else None
+
+    async def guest_session_since(self, name: str, since: float) -> bool:
+        """Whether a guest session for ``name`` was made after ``since``."""
+        return await self._fetchone("SELECT 1 AS one FROM sessions WHERE name = ? AND "
+                                    "guest = 1 AND created > ? LIMIT 1",
+                                    (name, since)) is not None
+
+    # -- games -------------------------------------------------------------------------------------
+
+    async def persist(self, records: Sequence[Record], fence: Fence | None = None) -> None:
+        """Write a table's records in one transaction: all of them land, or none.
+
+        Returns once the transaction has committed (group commit: with other tables'
+        writes of the same moment). Under a ``fence``, raises :class:`StaleOwner` (and
+        writes nothing) when a newer owner of the table has written or claimed it.
+        """
+        statements: list[Statement] = [] if fence is None else [_fenced(fence)]
+        for record in records:
+            statements.extend(_statements(record))
+        await self._write_all(statements)
+
+    async def claim_table(self, fence: Fence) -> None:
+        """Take a table over at ``fence.epoch``: from now on, writes under an older epoch
+        are refused. Raises :class:`StaleOwner` if a newer epoch already holds it."""
+        await self._write_all([_fenced(fence)])
+
+    async def unfinished_games(self) -> list[StoredGame]:
+        rows = await self._fetchall("SELECT * FROM games WHERE finished IS NULL "
+                                    "ORDER BY started")
+        return [await self._stored(row) for row in rows]
+
+    async def unfinished_game(self, table_id: str) -> StoredGame | None:
+        """The table's game in play, if it has one (what a node taking the table resumes)."""
+        row = await self._fetchone("SELECT * FROM games WHERE table_id = ? AND finished IS "
+                                   "NULL ORDER BY started DESC LIMIT 1", (table_id,))
+        return await self._stored(row) if row else None
+
+    async def _stored(self, row: Row) -> StoredGame:
+        actions = [{"seat": a["seat"], **json.loads(a["action"])}
+                   for a in await self._fetchall("SELECT seat, action FROM actions "
+                                                 "WHERE game_id = ? ORDER BY idx",
+                                                 (row["id"],))]
+        return StoredGame(row["id"], row["table_id"], row["room"], row["kind"],
+                          json.loads(row["rules"]), row["seed"], row["dealer"],
+                          json.loads(row["seats"]), row["seating"], actions)
+
+    async def game(self, game_id: str) -> dict[str, Any] | None:
+        """A game's public record: finished games only (an unfinished one holds live hands)."""
+        row = await self._fetchone("SELECT * FROM games WHERE id = ?", (game_id,))
+        if row is None or row["finished"] is None:
+            return None
+        return {
+            "id": row["id"],
+            "table": row["table_id"],
+            "room": row["room"],
+            "game": row["kind"],
+            "seating": row["seating"],
+            "seats": [{k: v for k, v in s.items() if k != "token_hash"}
+                      for s in json.loads(row["seats"])],
+            "started": row["started"],
+            "finished": row["finished"],
+            "result": json.loads(row["result"]),
+            "record": json.loads(row["record"]),
+            "ratings": json.loads(row["ratings"]) if row["ratings"] else [],
+        }
+
+    async def room_games(self, room: str) -> list[dict[str, Any]]:
+        """Every ended game of a room, oldest first, as :meth:`game` gives one (for a
+        refit of the room's rating constants, which replays them in time order)."""
+        rows = await self._fetchall("SELECT id FROM games WHERE room = ? AND finished IS "
+                                    "NOT NULL ORDER BY finished, id", (room,))
+        return [g for g in [await self.game(row["id"]) for row in rows] if g is not None]
+
+    async def recent_games(self, name: str, limit: int = RECENT_GAMES) -> list[dict[str, Any]]:
+        """The player's last ``limit`` ended games (finished or abandoned), newest first."""
+        rows = await self._fetchall(
+            "SELECT g.id, g.kind, g.room, g.seats, g.finished, g.result, g.ratings, p.seat "
+            "FROM game_players p JOIN games g ON g.id = p.game_id "
+            "WHERE p.player = ? ORDER BY p.finished DESC, g.id LIMIT ?", (name, limit))
+        out = []
+        for row in rows:
+            result = json.loads(row["result"])
+            ratings = json.loads(row["ratings"]) if row["ratings"] is not None else None
+            mine = next((c for c in ratings or () if c.get("rated")
+                         and str(c.get("player", "")).lower() == name.lower()), None)
+            seat = row["seat"]
+            out.append({
+                "game_id": row["id"],
+                "game": row["kind"],
+                "room": row["room"],
+                "rated": ratings is not None,
+                "ended_at": row["finished"],
+                "seat": seat,
+                "players": [s.get("starter") or s.get("name")
+                            for s in sorted(json.loads(row["seats"]), key=lambda s: s["seat"])],
+                "scores": result["scores"],
+                "won": seat in result["winners"],
+                "abandoned": not result["finished"],
+                "rating_delta": mine["delta"] if mine is not None else None,
+            })
+        return out
+
+    async def action_count(self, game_id: str) -> int:
+        row = await self._fetchone("SELECT COUNT(*) AS n FROM actions WHERE game_id = ?",
+                                   (game_id,))
+        return int(row["n"]) if row else 0
+
+    # -- accounts for ranked play ---------------------------------------------------------------
+
+    async def account(self, name: str) -> dict[str, Any] | None:
+        """A registered player's ranked settings: rank_me, banned_until, casual_games."""
+        row = await self._fetchone("SELECT name, rank_me, banned_until, ban_reason, "
+                                   "casual_games FROM users WHERE name = ?", (name,))
+        return dict(row) if row else None
+
+    async def set_casual_games(self, name: str, games: int) -> None:
+        await self._write("UPDATE users SET casual_games = ? WHERE name = ?", (games, name))
+
+    async def set_rank_me(self, name: str, on: bool, ban_until: float | None) -> None:
+        """Turn "rank me" on or off; off resets the player's ratings and bans until then."""
+        statements: list[Statement] = [
+            ("UPDATE users SET rank_me = ? WHERE name = ?", (int(on), name))]
+        if not on and ban_until is not None:
+            statements += [_ban(name, ban_until, "turned rank me off"),
+                           ("DELETE FROM ratings WHERE player = ?", (name,))]
+        await self._write_all(statements)
+
+    # -- ratings ---------------------------------------------------------------------------
+
+    async def standings(self, players: Sequence[str], kind: str,
+                        system: str) -> dict[str, Standing]:
+        """The players' standings in this game and system (those who have one)."""
+        out: dict[str, Standing] = {}
+        for player in players:
+            row = await self._fetchone("SELECT value, sigma, stats FROM ratings WHERE "
+                                       "player = ? AND kind = ? AND system = ?",
+                                       (player, kind, system))
+            if row:
+                out[player] = _standing(row["value"], row["sigma"], row["stats"])
+        return out
+
+    async def leaderboard(self, kind: str, system: str, min_games: int,
+                          limit: int = 100) -> list[dict[str, Any]]:
+        rows = await self._fetchall("SELECT player, value, sigma, stats FROM ratings WHERE "
+                                    "kind = ? AND system = ? ORDER BY value DESC",
+                                    (kind, system))
+        board = []
+        for row in rows:
+            stats = json.loads(row["stats"])
+            games = stats.get("games", 0)
+            if games < min_games:
+                continue
+            board.append({"player": row["player"], "rating": row["value"],
+                          "sigma": row["sigma"], "games": games,
+                          "win_rate": stats["wins"] / games if games else None,
+                          "skill_ratio": (stats["nil_set"] / stats["nil_faced"]
+                                          if stats.get("nil_faced") else None)})
+        return board[:limit]
+
+    async def player(self, name: str) -> dict[str, Any] | None:
+        account = await self.account(name)
+        if account is None:
+            return None
+        rows = await self._fetchall("SELECT kind, system, value, sigma, stats FROM ratings "
+                                    "WHERE player = ? ORDER BY kind, system", (name,))
+        history = [dict(r) for r in await self._fetchall(
+            "SELECT kind, system, game_id, time, value, delta FROM rating_history "
+            "WHERE player = ? ORDER BY time", (name,))]
+        ratings = []
+        for row in rows:
+            stats = json.loads(row["stats"])
+            stats.pop("history", None)
+            faced = stats.get("nil_faced", 0)
+            ratings.append({"game": row["kind"], "system": row["system"], "rating": row["value"],
+                            "sigma": row["sigma"], "stats": stats,
+                            "skill_ratio": stats.get("nil_set", 0) / faced if faced else None,
+                            "history": [h for h in history if h["kind"] == row["kind"]
+                                        and h["system"] == row["system"]]})
+        return {"name": account["name"], "rank_me": bool(account["rank_me"]),
+                "banned_until": account["banned_until"] or None,
+                "casual_games": account["casual_games"], "ratings": ratings,
+                "recent_games": await self.recent_games(account["name"])}
+
+
+# -- records to SQL -------------------------------------------------------------------------
+
+
+def _fenced(fence: Fence) -> Statement:
+    """Move the table's epoch up to the writer's, or refuse the write: a newer owner."""
+    async def check(tx: Tx) -> None:
+        row = await tx.fetchone(
+            "INSERT INTO table_owners (table_id, epoch) VALUES (?, ?) ON CONFLICT (table_id) "
+            "DO UPDATE SET epoch = excluded.epoch WHERE table_owners.epoch <= excluded.epoch "
+            "RETURNING epoch", (fence.table_id, fence.epoch))
+        if row is None:
+            raise StaleOwner(f"table {fence.table_id!r} has a newer owner than epoch "
+                             f"{fence.epoch}")
+    return check
+
+
+def _ban(name: str, until: float, reason: str) -> Statement:
+    """A ban keeps the later of its end and any it already has."""
+    return ("UPDATE users SET banned_until = CASE WHEN banned_until > ? THEN banned_until "
+            "ELSE ? END, ban_reason = ? WHERE name = ?", (until, until, reason, name))
+
+
+def _statements(record: Record) -> list[Statement]:
+    """The SQL of one table record."""
+    now = time.time()
+    if isinstance(record, ActionTaken):
+        return [("INSERT INTO actions (game_id, idx, seat, action) VALUES (?, ?, ?, ?)",
+                 (record.game_id, record.idx, record.seat, json.dumps(record.action)))]
+    if isinstance(record, GameCreated):
+        return [("INSERT INTO games (id, table_id, room, kind, rules, seed, dealer, seats, "
+                 "seating, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (record.game_id, record.table_id, record.room, record.kind,
+                  json.dumps(record.rules), record.seed, record.dealer,
+                  json.dumps(list(record.seats)), record.seating, now))]
+    if isinstance(record, SeatsChanged):
+        return [("UPDATE games SET seats = ? WHERE id = ?",
+                 (json.dumps(list(record.seats)), record.game_id))]
+    if isinstance(record, GameEnded):
+        ratings = json.dumps(list(record.ratings)) if record.ratings is not None else None
+        return [("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ? "
+                 "WHERE id = ?", (now, json.dumps(record.result), json.dumps(record.record),
+                                  ratings, record.game_id)),
+                lambda tx: _index_players(tx, record.game_id, now),
+                *(("UPDATE users SET casual_games = casual_games + 1 WHERE name = ?", (name,))
+                  for name in record.casual_players)]
+    if isinstance(record, Rated):
+        return [lambda tx: _rate(tx, record, now)]
+    if isinstance(record, Banned):
+        return [_ban(record.player, record.until, record.reason)]
+    raise TypeError(f"no SQL for {record!r}")
+
+
+def players_of(seats: Sequence[dict[str, Any]]) -> list[tuple[str, int]]:
+    """The registered players of a game's seats, each with its seat: who sat at the start
+    and any substitute after them. Robots (``Bot Hazel``, ``ann (robot)``) and guests
+    (``guest-...``) have names no account may take, so a name check leaves them out."""
+    out: dict[str, tuple[str, int]] = {}
+    for s in seats:
+        names = [s.get("starter")]
+        if s.get("kind") == "human" and not s.get("guest"):
+            names.append(s.get("account"))
+        for name in names:
+            if name and account_name_refusal(name) is None:
+                out.setdefault(name.lower(), (name, s["seat"]))
+    return list(out.values())
+
+
+INDEX_PLAYER = ("INSERT INTO game_players (player, game_id, seat, finished) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING")
+
+
+async def _index_players(tx: Tx, game_id: str, now: float) -> None:
+    """Note who played an ended game, from its seats as stored (for recent games)."""
+    row = await tx.fetchone("SELECT seats FROM games WHERE id = ?", (game_id,))
+    if row is None:
+        return
+    await tx.executemany(INDEX_PLAYER, [(player, game_id, seat, now) for player, seat in
+                                        players_of(json.loads(row["seats"]))])
+
+
+async def _rate(tx: Tx, record: Rated, now: float) -> None:
+    """Move each player's standing by its change, from the value stored now (inside the
+    transaction, so two tables rating the same player never lose an update)."""
+    result = record.result
+    start = system_named(result.system).start_rating
+    for change in record.changes:
+        row = await tx.fetchone("SELECT value, sigma, stats FROM ratings WHERE player = ? AND "
+                                "kind = ? AND system = ?",
+                                (change.player, result.kind, result.system))
+        current = _standing(row["value"], row["sigma"], row["stats"]) if row else Standing(start)
+        after = current.after(result, change)
+        stats = asdict(after.stats)
+        stats["history"] = list(stats["history"])
+        await tx.execute(
+            "INSERT INTO ratings (player, kind, system, value, sigma, stats) VALUES "
+            "(?, ?, ?, ?, ?, ?) ON CONFLICT (player, kind, system) DO UPDATE SET "
+            "value = excluded.value, sigma = excluded.sigma, stats = excluded.stats",
+            (change.player, result.kind, result.system, after.rating.value,
+             after.rating.sigma, json.dumps(stats)))
+        if change.rated:
+            await tx.execute("INSERT INTO rating_history (player, kind, system, game_id, time, "
+                             "value, delta) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             (change.player, result.kind, result.system, record.game_id, now,
+                              change.after.value, change.delta))
+
+
+def _standing(value: float, sigma: float, stats_json: str) -> Standing:
+    stats = json.loads(stats_json)
+    stats["history"] = tuple(stats.get("history", ()))
+    return Standing(Rating(value, sigma), PlayerStats(**stats))

@@ -1,0 +1,113 @@
+"""The whole server on PostgreSQL: games played, stored, resumed after a restart, and an
+outage of the database refused cleanly, never acknowledged unstored (DESIGN section 11)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from contextlib import AsyncExitStack
+
+import pytest
+
+from game.spades import SpadesGame
+from server.app import App
+from server.client import ServerError, TrickroomClient
+from server.config import load_config
+from server.store import open_store
+from tests.server.conftest import FAST, play_until_over, seat_four, url, wait_for
+from tests.services import POSTGRES, Outage, drop_schema, fresh_name, need
+
+
+@pytest.fixture
+async def schema():
+    need("postgresql")
+    name = fresh_name("t_app")
+    yield name
+    await drop_schema(name)
+
+
+async def test_a_game_on_postgresql_is_stored_and_resumes_after_a_restart(schema):
+    db = f"{POSTGRES}?schema={schema}"
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(4)]
+        table, _ = await seat_four(app, "spades", {"target": 100, "mercy": 100}, clients)
+        machine = app.lobby.tables[table].machine
+        players = [asyncio.create_task(play_until_over(c, table, random.Random(i)))
+                   for i, c in enumerate(clients)]
+        await wait_for(lambda: machine.game is not None and len(machine.game.actions) >= 10)
+        for task in players:
+            task.cancel()
+        await asyncio.gather(*players, return_exceptions=True)
+    await app.stop()  # robots that took the dropped seats stop; every write is flushed
+    played = list(machine.game.actions)
+    store = open_store(db)
+    await store.open()
+    try:
+        assert await store.action_count(machine.game_id) == len(played)
+    finally:
+        await store.close()
+
+    again = App(load_config(**FAST), db)
+    await again.start("127.0.0.1", 0)
+    try:
+        resumed = again.lobby.tables[table].machine
+        # The same game, from where it stopped (its robots may already have played on).
+        assert resumed.game is not None and resumed.game_id == machine.game_id
+        assert resumed.game.actions[:len(played)] == played
+    finally:
+        await again.stop()
+
+
+async def test_a_whole_game_on_postgresql_replays_from_its_stored_record(schema):
+    app = App(load_config(**FAST), f"{POSTGRES}?schema={schema}")
+    await app.start("127.0.0.1", 0)
+    try:
+        async with AsyncExitStack() as stack:
+            clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                       for _ in range(4)]
+            table, _ = await seat_four(app, "spades", {"target": 100, "mercy": 100}, clients)
+            ends = await asyncio.wait_for(asyncio.gather(
+                *(play_until_over(c, table, random.Random(i)) for i, c in enumerate(clients))),
+                120)
+            game_id = next(m["event"]["game_id"] for m in clients[0].received
+                           if m.get("type") == "event" and m["event"]["type"] == "game_started")
+        stored = await app.store.game(game_id)
+        assert stored is not None
+        assert list(SpadesGame.replay(stored["record"]).scores) == ends[0]["event"]["scores"]
+    finally:
+        await app.stop()
+
+
+async def test_with_postgresql_away_an_action_is_refused_and_play_resumes_on_its_return(schema):
+    outage = Outage(5432)
+    await outage.start()
+    app = App(load_config(**FAST), f"postgresql://postgres@127.0.0.1:{outage.port}/test"
+                                   f"?schema={schema}")
+    await app.start("127.0.0.1", 0)
+    try:
+        async with AsyncExitStack() as stack:
+            clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                       for _ in range(4)]
+            table, _ = await seat_four(app, "spades", {"target": 100, "mercy": 100}, clients)
+            machine = app.lobby.tables[table].machine
+            await wait_for(lambda: any(m.get("type") == "prompt" for c in clients
+                                       for m in c.received))
+            seat = machine.game.to_act
+            prompt = next(m for m in clients[seat].received if m.get("type") == "prompt")
+            legal = prompt["legal"][0]
+            before = len(machine.game.actions)
+            outage.cut()
+            with pytest.raises(ServerError) as refused:
+                await clients[seat].act(table, legal)
+            assert "could not store" in refused.value.reply["message"]
+            assert len(machine.game.actions) == before  # nothing changed
+            outage.restore()
+            await clients[seat].act(table, legal)  # the same action, now stored
+            assert len(machine.game.actions) == before + 1
+            assert await app.store.action_count(machine.game_id) == before + 1
+    finally:
+        await app.stop()
+        await outage.stop()
