@@ -35,6 +35,7 @@ from game.engine import rules_catalogue
 from game.review import review
 from ratings import SYSTEMS, Rating
 from server import auth, names
+from server.cluster.node import Cluster, RemoteClient
 from server.collector import Collector
 from server.config import Config
 from server.lobby import Lobby
@@ -78,7 +79,7 @@ from server.protocol import (
 )
 from server.protocol import Settings as SettingsRequest
 from server.ranked import Ranked
-from server.store import NameTaken, open_store
+from server.store import NameTaken, is_postgres, open_store
 from server.tables import commands as command
 from server.tables.commands import Disconnect, Who
 from server.tables.log import Shared
@@ -131,6 +132,8 @@ class Connection:
     the client is cut off instead of growing the server's memory.
     """
 
+    remote = False  # a socket of this node (a cluster's RemoteClient is another node's)
+
     def __init__(self, ws: ServerConnection, app: App, client_id: int = 0) -> None:
         self.ws = ws
         self.app = app
@@ -171,7 +174,9 @@ class Connection:
         does not keep every table id it ever saw."""
         self.tables.add(table_id)
         if len(self.tables) > 16:
-            self.tables.intersection_update(self.app.lobby.tables)
+            cluster = self.app.cluster
+            self.tables = {t for t in self.tables if t in self.app.lobby.tables
+                           or (cluster is not None and cluster.watching(t))}
 
     def reply(self, message: ServerMessage) -> None:
         self.send_text(message.encode())
@@ -197,14 +202,20 @@ def shown_rating(system: str, value: float, sigma: float | None) -> float:
 
 class App:
     def __init__(self, config: Config, db_path: str | Path,
-                 wall_clock: Callable[[], float] = time.time) -> None:
+                 wall_clock: Callable[[], float] = time.time, cluster: str | None = None,
+                 cluster_prefix: str = "trickroom") -> None:
         self.config = config
         self.store = open_store(db_path, durability=config.settings.durability)
+        if cluster is not None and not is_postgres(db_path):
+            raise ValueError("a cluster's nodes share one PostgreSQL store: give a "
+                             "postgresql:// store with the cluster's Redis")
+        self.cluster_url, self.cluster_prefix = cluster, cluster_prefix
+        self.cluster: Cluster | None = None
         self.collector = Collector(config.settings.gc_freeze_seconds,
                                    config.settings.gc_full_seconds,
                                    freeze_above_ms=config.settings.gc_freeze_above_ms)
         self.ranked = Ranked(self.store, config.settings.min_games, wall_clock)
-        self.clients: dict[int, Connection] = {}  # every open connection, by its id
+        self.clients: dict[int, Connection | RemoteClient] = {}  # every open connection, by its id
         self._ids = itertools.count(1)
         self.lobby = Lobby(config, self.store, self.ranked, self.clients,
                            wall_clock=wall_clock)
@@ -226,7 +237,17 @@ class App:
 
     async def start(self, host: str = "127.0.0.1", port: int = 8765) -> None:
         await self.store.open()
-        resumed = await self.lobby.restore()
+        if self.cluster_url is not None:
+            self.cluster = Cluster(self, self.cluster_url, self.cluster_prefix,
+                                   self.config.settings.lease_seconds,
+                                   self.config.settings.forward_seconds)
+            await self.cluster.start()
+            self._ids = itertools.count(self.cluster.first_client_id())
+            self.lobby.cluster = self.cluster
+            await self.cluster.scan()  # tables without an owner: taken at the next scan
+            resumed = 0
+        else:
+            resumed = await self.lobby.restore()
         self.server = await serve(
             self.handler, host, port, process_request=self.process_request,
             max_size=self.config.settings.max_frame_bytes, compression=None,
@@ -248,6 +269,8 @@ class App:
         would otherwise play on, and be cut off mid-action when the tables stopped.
         """
         await self.lobby.stop()
+        if self.cluster is not None:  # the tables are flushed: other nodes may take them
+            await self.cluster.stop()
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
@@ -384,10 +407,15 @@ class App:
             METRICS.connections.dec()
             self.lobby.unsubscribe(conn)
             self._logout(conn)
+            elsewhere = []
             for table_id in list(conn.tables):
                 table = self.lobby.tables.get(table_id)
                 if table is not None:
                     await table.call(Disconnect(conn.id))
+                else:
+                    elsewhere.append(table_id)
+            if self.cluster is not None:
+                await self.cluster.disconnected(conn.id, elsewhere)
             del self.clients[conn.id]
 
     async def dispatch(self, conn: Connection, msg: ClientMessage) -> None:
@@ -409,6 +437,14 @@ class App:
             raise ProtocolError("not_authorized", "log in, register or play as a guest first",
                                 rid)
         try:
+            table_id = getattr(msg, "table", None)
+            if (self.cluster is not None and table_id and type(msg) in TABLE_REQUESTS
+                    and table_id not in self.lobby.tables):
+                if isinstance(msg, Unwatch):
+                    conn.tables.discard(table_id)
+                if await self.cluster.forward(conn, msg, table_id,
+                                              joins=isinstance(msg, (Sit, Rejoin, Watch))):
+                    return
             await REQUESTS[type(msg)](self, conn, msg)
         except ProtocolError as exc:
             exc.request_id = rid
@@ -639,6 +675,10 @@ REQUESTS: dict[type, Handler] = {
     Ignore: App.ignore,
 }
 """Every request after logging in, by its message type: one handler each."""
+
+TABLE_REQUESTS = frozenset({Sit, Rejoin, Watch, Unwatch, Stand, FillRobots, Start, PlayAgain,
+                            Act, CastVote, Chat})
+"""The requests for one table: in a cluster, run by the node that owns the table."""
 
 
 # Every response: the page runs only its own scripts and styles (no inline script, so

@@ -41,6 +41,8 @@ class ServerSettings:
     leaderboard_min_games: int = 1
     durability: str = "server_crash"  # or "power_loss": fsync every commit (server/store.py)
     event_loop: str = "uvloop"  # or "asyncio" (server/loops.py); uvloop where installed
+    lease_seconds: float = 3.0  # a cluster node's hold on a table (server/cluster/node.py)
+    forward_seconds: float = 5.0  # a request forwarded to a table's node: its deadline
     gc_freeze_seconds: float = 0.25  # server/collector.py; 0: Python's own collection only
     gc_full_seconds: float = 600.0
     gc_freeze_above_ms: float = 20.0  # freeze only once a full collection took this long

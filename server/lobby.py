@@ -14,7 +14,7 @@ import secrets
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from game.engine import ENGINES
 from game.trickgame import rules_wire
@@ -29,11 +29,14 @@ from server.protocol import (
     TableUpdate,
 )
 from server.ranked import Ranked
-from server.store import Store
+from server.store import Store, StoredGame
 from server.tables.commands import ClientId, Open, Resume, SitReserved, Who
 from server.tables.log import Shared
 from server.tables.machine import TableMachine
 from server.tables.runner import TableRunner
+
+if TYPE_CHECKING:
+    from server.cluster.node import Cluster
 
 log = logging.getLogger("trickroom.lobby")
 
@@ -46,6 +49,7 @@ class Member(Protocol):
     guest: bool
     address: str
     tables: set[str]
+    remote: bool  # a client of another node of a cluster
 
     def send_text(self, text: str | Shared) -> None: ...
 
@@ -73,6 +77,7 @@ class Lobby:
         self.queues: dict[str, list[Member]] = defaultdict(list)  # room -> queued connections
         self.queue_joins: dict[str, list[float]] = defaultdict(list)
         self.created_by: dict[str, tuple[str, str]] = {}  # open table -> (creator, address)
+        self.cluster: Cluster | None = None  # a node of a cluster (server/cluster/node.py)
 
     def room(self, name: str) -> Room:
         room = self.rooms.get(name)
@@ -113,13 +118,24 @@ class Lobby:
                                seating, self.rng(), creator=creator.name if creator else None)
         if creator is not None:
             self.created_by[machine.id] = (creator.name, creator.address)
+        runner = self._runner(machine)
+        if self.cluster is not None and not await self.cluster.claim(runner.id):
+            raise ProtocolError("internal", "could not open the table; try again")
+        self._add(runner)
+        await runner.call(Open())
+        return runner
+
+    def _runner(self, machine: TableMachine) -> TableRunner:
         runner = TableRunner(machine, self.store, self.ranked, self.clients, self,
                              self.wall_clock)
+        if self.cluster is not None:
+            runner.cluster = self.cluster
+        return runner
+
+    def _add(self, runner: TableRunner) -> None:
         self.tables[runner.id] = runner
         METRICS.tables.set(len(self.tables))
         runner.start()
-        await runner.call(Open())
-        return runner
 
     def _may_create(self, room: Room, rules: dict[str, Any], creator: Member) -> None:
         """A ranked room plays its host's rules; one player (or address) opens few tables."""
@@ -153,6 +169,8 @@ class Lobby:
             self.created_by.pop(runner.id, None)
             METRICS.tables.set(len(self.tables))
             METRICS.tables_closed.inc()
+            if self.cluster is not None:
+                self.cluster.table_closed(runner.id)
         self._push(info, removed=True)
 
     def _push(self, info: TableInfo, removed: bool) -> None:
@@ -238,25 +256,28 @@ class Lobby:
         """Load unfinished games and resume their tables (DESIGN section 9)."""
         stored_games = await self.store.unfinished_games()
         for stored in stored_games:
-            if stored.room not in self.rooms:
-                log.warning("game %s: room %s is no longer configured; left as is",
-                            stored.id, stored.room)
-                continue
-            game = ENGINES[stored.kind].replay({"game": stored.kind, "rules": stored.rules,
-                                                "seed": stored.seed, "dealer": stored.dealer,
-                                                "actions": stored.actions})
-            room = self.room(stored.room)
-            machine = TableMachine(stored.table_id, room, self.settings, game.rules,
-                                   stored.seating, self.rng())
-            runner = TableRunner(machine, self.store, self.ranked, self.clients, self,
-                             self.wall_clock)
-            self.tables[runner.id] = runner
-            runner.start()
-            await runner.call(Resume(game, stored.id, tuple(stored.seats)))
-            log.info("resumed table %s game %s at action %d", runner.id, stored.id,
-                     len(stored.actions))
+            await self.resume(stored)
         METRICS.tables.set(len(self.tables))
         return len(stored_games)
+
+    async def resume(self, stored: StoredGame) -> TableRunner | None:
+        """Run a stored, unfinished game's table again, from its record."""
+        if stored.room not in self.rooms:
+            log.warning("game %s: room %s is no longer configured; left as is",
+                        stored.id, stored.room)
+            return None
+        game = ENGINES[stored.kind].replay({"game": stored.kind, "rules": stored.rules,
+                                            "seed": stored.seed, "dealer": stored.dealer,
+                                            "actions": stored.actions})
+        room = self.room(stored.room)
+        machine = TableMachine(stored.table_id, room, self.settings, game.rules,
+                               stored.seating, self.rng())
+        runner = self._runner(machine)
+        self._add(runner)
+        await runner.call(Resume(game, stored.id, tuple(stored.seats)))
+        log.info("resumed table %s game %s at action %d", runner.id, stored.id,
+                 len(stored.actions))
+        return runner
 
     async def stop(self) -> None:
         for table in list(self.tables.values()):

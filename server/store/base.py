@@ -189,6 +189,25 @@ class Store(ABC):
         are refused. Raises :class:`StaleOwner` if a newer epoch already holds it."""
         await self._write_all([_fenced(fence)])
 
+    async def take_table(self, table_id: str) -> int:
+        """Become a table's newest owner: its epoch, one more than any before (the store,
+        not Redis, counts epochs, so a Redis restart can never hand out an old one)."""
+        taken: list[int] = []
+
+        async def take(tx: Tx) -> None:
+            row = await tx.fetchone("INSERT INTO table_owners (table_id, epoch) VALUES (?, 1) "
+                                    "ON CONFLICT (table_id) DO UPDATE SET epoch = "
+                                    "table_owners.epoch + 1 RETURNING epoch", (table_id,))
+            assert row is not None
+            taken.append(int(row["epoch"]))
+        await self._write_all([take])
+        return taken[0]
+
+    async def unfinished_tables(self) -> list[str]:
+        """The tables with a game in play (what a cluster's nodes keep running)."""
+        rows = await self._fetchall("SELECT DISTINCT table_id FROM games WHERE finished IS NULL")
+        return [row["table_id"] for row in rows]
+
     async def unfinished_games(self) -> list[StoredGame]:
         rows = await self._fetchall("SELECT * FROM games WHERE finished IS NULL "
                                     "ORDER BY started")

@@ -39,6 +39,13 @@ class Shared:
     def text(self) -> str:
         return self.data.decode()
 
+    @classmethod
+    def of_bytes(cls, data: bytes) -> Shared:
+        """A message that arrived already encoded (relayed from another node)."""
+        shared = cls.__new__(cls)
+        shared.data, shared.frame = data, None
+        return shared
+
 
 class Entry(NamedTuple):
     """One logged event: its number, who may see it (a seat, or None: everyone), its bytes,

@@ -23,14 +23,14 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from game.actions import Action
 from game.robots import Robot, make_robot
 from server.metrics import METRICS
 from server.protocol import ProtocolError, TableInfo
 from server.ranked import Ranked
-from server.store import Store
+from server.store import StaleOwner, Store
 from server.tables.commands import (
     Act,
     ClientId,
@@ -57,6 +57,9 @@ from server.tables.log import Shared
 from server.tables.machine import TableMachine
 from server.tables.records import ActionTaken, GameCreated, GameEnded
 
+if TYPE_CHECKING:
+    from server.cluster.node import Cluster
+
 log = logging.getLogger("trickroom.table")
 RETRY_SECONDS = 1.0
 
@@ -65,6 +68,7 @@ class Client(Protocol):
     """What a runner needs of a connection."""
 
     name: str
+    remote: bool  # a client of another node of a cluster
 
     def send_text(self, text: str | Shared) -> None:
         """Send one message (a :class:`Shared` one goes to many clients)."""
@@ -98,6 +102,7 @@ class TableRunner:
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._robots: dict[tuple[int, int, str], Robot] = {}  # (game number, seat, level)
+        self.cluster: Cluster | None = None  # a cluster node: fenced writes, remote clients
 
     # -- commands in ------------------------------------------------------------------------------
 
@@ -174,14 +179,30 @@ class TableRunner:
 
     def _send(self, effect: Send) -> None:
         clients = self.clients
+        remote: list[ClientId] | None = None
         for client_id in effect.to:
             client = clients.get(client_id)
-            if client is not None:
+            if client is None:
+                continue
+            if client.remote:  # another node's: collected, and published once for all
+                if remote is None:
+                    remote = []
+                remote.append(client_id)
+            else:
                 client.send_text(effect.message)
+        if remote is not None and self.cluster is not None:
+            self.cluster.relay(self.id, remote, effect.message)
 
     async def _persist(self, effect: Persist) -> None:
+        cluster = self.cluster
         try:
-            await self.store.persist(effect.records)
+            await self.store.persist(effect.records,
+                                     cluster.fence(self.id) if cluster is not None else None)
+        except StaleOwner as exc:  # another node runs this table now: stop, change nothing
+            await self._handle(StoreFailed(effect.ref, f"{type(exc).__name__}: {exc}"))
+            if cluster is not None:
+                asyncio.get_running_loop().create_task(cluster.lost(self.id, str(exc)))
+            return
         except Exception as exc:
             log.exception("table %s: a write failed", self.id)
             await self._handle(StoreFailed(effect.ref, f"{type(exc).__name__}: {exc}"))

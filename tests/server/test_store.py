@@ -275,3 +275,13 @@ async def test_the_table_s_game_in_play_is_found_by_its_table(store: Store):
     assert found is not None and found.id == "g1" and len(found.actions) == 1
     await store.persist([ended("g1")])
     assert await store.unfinished_game("t1") is None
+
+
+async def test_each_take_over_gets_a_newer_epoch_and_fences_the_one_before(store: Store):
+    first = await store.take_table("t1")
+    second = await store.take_table("t1")
+    assert second == first + 1
+    with pytest.raises(StaleOwner):
+        await store.persist([action(0)], Fence("t1", first))
+    await store.persist([action(0)], Fence("t1", second))
+    assert await store.unfinished_tables() == ["t1"]

@@ -1,0 +1,429 @@
+"""One node of a cluster: table leases, forwarded requests, relayed events, take-overs.
+
+The lila / lila-ws pattern on Redis (DESIGN section 11), with PostgreSQL as
+the store every node shares:
+
+* **Ownership.** A table runs on the node holding its lease, a Redis key set
+  if absent with an expiry (``lease_seconds``) and renewed at a third of it.
+  Taking a table bumps its epoch in the store (:meth:`Store.take_table`);
+  every write the table makes carries that epoch as its fencing token, so an
+  old owner that wakes up after losing the lease cannot write.
+* **Routing.** A client may connect to any node. A request for a table owned
+  elsewhere goes to the owner's channel with a correlation id; the owner runs
+  it as if the client were local (a :class:`RemoteClient` stands in for the
+  socket), answers the client through the client's node, then says ``done``.
+  No ``done`` within ``forward_seconds``: the client gets a clear error.
+* **Events.** The owner publishes each message for clients on other nodes
+  once, on the table's channel, with the ids it is for; each node subscribed
+  to that channel hands it to its own sockets.
+* **Take-over.** Every node scans the store's unfinished games; a table
+  whose lease has been missing for two scans (its node died, or stopped) is
+  taken by the first node to set the lease, and resumed from the store as
+  after a restart. Its players rejoin through any node with their seat token
+  and last ``seq``; clients of other nodes still watching the old owner are
+  told to reconnect (close code 1012).
+* **Redis restarting** loses the leases: each node sets its own again within
+  a renewal, before any scan could count them missing twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import secrets
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from server.cluster.bus import UNREACHABLE, Bus, frame
+from server.metrics import METRICS
+from server.protocol import ProtocolError, ServerMessage, parse_client_message
+from server.store import Fence
+from server.tables.commands import ClientId, Disconnect, Who
+from server.tables.log import Shared
+
+if TYPE_CHECKING:
+    from server.app import App
+
+log = logging.getLogger("trickroom.cluster")
+
+CLIENT_BITS = 32  # a client id is its node's number, then 32 bits counted on the node
+
+# Renew a lease only while this node holds it: 1 renewed, 0 gone (take it again), -1 lost.
+RENEW = """
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not holder then return 0 end
+return -1
+"""
+# Let a lease go only if it is ours.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class RemoteClient:
+    """A client of another node, as the tables of this one see it."""
+
+    remote = True
+
+    def __init__(self, cluster: Cluster, client_id: ClientId, name: str, guest: bool,
+                 address: str, node: int) -> None:
+        self.cluster = cluster
+        self.id = client_id
+        self.name = name
+        self.guest = guest
+        self.address = address
+        self.node = node
+        self.tables: set[str] = set()
+        self.closing = False
+
+    def send_text(self, text: str | Shared) -> None:
+        data = text.data if isinstance(text, Shared) else text.encode()
+        self.cluster.bus.publish(self.cluster.node_channel(self.node),
+                                 frame("deliver", {"to": [self.id]}, data))
+
+    def joined(self, table_id: str) -> None:
+        self.tables.add(table_id)
+
+    def reply(self, message: ServerMessage) -> None:
+        self.send_text(message.encode())
+
+    def error(self, exc: ProtocolError) -> None:
+        METRICS.errors.labels(exc.code).inc()
+        self.reply(exc.to_model())
+
+    @property
+    def who(self) -> Who:
+        return Who(self.id, self.name, self.guest)
+
+
+class Cluster:
+    """This node's part in the cluster."""
+
+    def __init__(self, app: App, url: str, prefix: str = "trickroom",
+                 lease_seconds: float = 3.0, forward_seconds: float = 5.0) -> None:
+        self.app = app
+        self.url = url
+        self.lease_seconds = lease_seconds
+        self.forward_seconds = forward_seconds
+        self.bus = Bus(url, prefix, self._on_frame)
+        self.node = 0
+        self.epochs: dict[str, int] = {}  # the tables this node owns, with their epochs
+        self._missing: set[str] = set()  # tables seen without a lease at the last scan
+        self._waiting: dict[int, asyncio.Future[None]] = {}  # forwarded requests, by corr
+        self._corr = itertools.count(1)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._calls: set[asyncio.Task[None]] = set()
+        self._taking: set[str] = set()
+        self.takeovers = 0
+        self.forwarded = 0
+
+    # -- names in Redis ----------------------------------------------------------------------
+
+    def node_channel(self, node: int) -> str:
+        return self.bus.key("node", node)
+
+    def table_channel(self, table_id: str) -> str:
+        return self.bus.key("table", table_id)
+
+    def lease_key(self, table_id: str) -> str:
+        return self.bus.key("lease", table_id)
+
+    @staticmethod
+    def node_of(client_id: ClientId) -> int:
+        return client_id >> CLIENT_BITS
+
+    # -- life --------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Join: take a node number no live node has, listen, and start the lease work."""
+        redis = self.bus.redis
+        await redis.ping()
+        while True:
+            node = secrets.randbelow(2**20) + 1
+            if await redis.set(self.bus.key("alive", node), b"1", nx=True,
+                               px=int(self.lease_seconds * 1000)):
+                break
+        self.node = node
+        await self.bus.start([self.node_channel(node)])
+        self._tasks = [asyncio.create_task(self._renew_loop(), name="cluster-renew"),
+                       asyncio.create_task(self._scan_loop(), name="cluster-scan")]
+        log.info("node %d joined the cluster at %s", node, self.url)
+
+    def first_client_id(self) -> int:
+        return (self.node << CLIENT_BITS) + 1
+
+    async def stop(self) -> None:
+        """Leave: let every lease go at once, so other nodes take the tables without
+        waiting for them to expire (the tables were stopped and flushed before)."""
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for task in list(self._calls):
+            task.cancel()
+        with contextlib.suppress(*UNREACHABLE):
+            release = self.bus.redis.register_script(RELEASE)
+            for table_id in list(self.epochs):
+                await release(keys=[self.lease_key(table_id)], args=[self.node])
+            await self.bus.redis.delete(self.bus.key("alive", self.node))
+        self.epochs.clear()
+        await self.bus.stop()
+
+    # -- leases ------------------------------------------------------------------------------
+
+    def watching(self, table_id: str) -> bool:
+        """Whether this node relays a remote table's events to its own sockets."""
+        return self.table_channel(table_id) in self.bus.channels
+
+    def fence(self, table_id: str) -> Fence | None:
+        epoch = self.epochs.get(table_id)
+        return None if epoch is None else Fence(table_id, epoch)
+
+    async def claim(self, table_id: str) -> bool:
+        """Take the lease of a table no one holds; then its newer epoch from the store."""
+        ok = await self.bus.redis.set(self.lease_key(table_id), str(self.node), nx=True,
+                                      px=int(self.lease_seconds * 1000))
+        if not ok:
+            return False
+        self.epochs[table_id] = await self.app.store.take_table(table_id)
+        return True
+
+    async def owner(self, table_id: str) -> int | None:
+        holder = await self.bus.redis.get(self.lease_key(table_id))
+        return int(holder) if holder is not None else None
+
+    async def _renew_loop(self) -> None:
+        renew = self.bus.redis.register_script(RENEW)
+        every = self.lease_seconds / 3
+        ms = str(int(self.lease_seconds * 1000))
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.bus.redis.set(self.bus.key("alive", self.node), b"1", px=int(ms))
+                tables = list(self.epochs)
+                async with self.bus.redis.pipeline(transaction=False) as pipe:
+                    for table_id in tables:
+                        await renew(keys=[self.lease_key(table_id)], args=[self.node, ms],
+                                    client=pipe)
+                    results = await pipe.execute() if tables else []
+                for table_id, result in zip(tables, results, strict=True):
+                    if result == 0:  # Redis lost it (a restart): ours again, same epoch
+                        if not await self.bus.redis.set(self.lease_key(table_id),
+                                                        str(self.node), nx=True, px=int(ms)):
+                            await self.lost(table_id, "its lease went to another node")
+                    elif result == -1:
+                        await self.lost(table_id, "its lease went to another node")
+            except UNREACHABLE as exc:
+                log.warning("node %d: cannot renew leases: %s", self.node, exc)
+            except Exception:
+                log.exception("node %d: lease renewal failed", self.node)
+
+    async def lost(self, table_id: str, why: str) -> None:
+        """Stop running a table another node now owns (or will): self-fencing."""
+        if self.epochs.pop(table_id, None) is None:
+            return
+        log.warning("node %d lost table %s: %s", self.node, table_id, why)
+        runner = self.app.lobby.tables.pop(table_id, None)
+        if runner is not None:
+            await runner.stop()
+        self.close_local(table_id, "the table moved to another server: reconnect and rejoin")
+
+    async def _scan_loop(self) -> None:
+        """Take over the tables whose node is gone: a game in play with no lease, twice."""
+        while True:
+            await asyncio.sleep(self.lease_seconds / 2)
+            try:
+                await self.scan()
+            except (*UNREACHABLE, OSError) as exc:
+                log.warning("node %d: take-over scan failed: %s", self.node, exc)
+            except Exception:
+                log.exception("node %d: take-over scan failed", self.node)
+
+    async def scan(self) -> None:
+        tables = [t for t in await self.app.store.unfinished_tables()
+                  if t not in self.epochs]
+        if not tables:
+            self._missing.clear()
+            return
+        holders = await self.bus.redis.mget([self.lease_key(t) for t in tables])
+        missing = {t for t, holder in zip(tables, holders, strict=True) if holder is None}
+        due, self._missing = missing & self._missing, missing
+        for table_id in sorted(due):
+            await self.take_over(table_id)
+
+    async def take_over(self, table_id: str) -> bool:
+        """Claim a table left without an owner and resume its game from the store."""
+        if table_id in self._taking:
+            return False
+        self._taking.add(table_id)
+        try:
+            stored = await self.app.store.unfinished_game(table_id)
+            if stored is None or not await self.claim(table_id):
+                return False
+            started = time.monotonic()
+            await self.app.lobby.resume(stored)
+            self.takeovers += 1
+            log.info("node %d took over table %s (epoch %d) in %.0f ms", self.node, table_id,
+                     self.epochs[table_id], 1000 * (time.monotonic() - started))
+            # Clients still bound to the old owner through other nodes: rejoin here.
+            self.bus.publish(self.table_channel(table_id),
+                             frame("moved", {"table": table_id, "node": self.node}))
+            return True
+        finally:
+            self._taking.discard(table_id)
+
+    # -- requests out --------------------------------------------------------------------------
+
+    async def forward(self, conn: Any, msg: Any, table_id: str, joins: bool) -> bool:
+        """Send a request for a table this node does not run to the node that does.
+
+        Returns False when the request should run here after all (this node just took
+        the table over). Raises :class:`ProtocolError` when no node runs the table or the
+        owner does not answer in time.
+        """
+        owner = await self.owner(table_id)
+        if owner is None or owner == self.node:
+            if table_id in self.app.lobby.tables or await self.take_over(table_id):
+                return False
+            raise ProtocolError("no_such_table",
+                                f"no table {table_id!r} is open (it may have closed)")
+        if joins:
+            conn.joined(table_id)
+        await self.bus.subscribe(self.table_channel(table_id))
+        corr = next(self._corr)
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting[corr] = done
+        header = {"corr": corr, "from": self.node, "client": conn.id, "name": conn.name,
+                  "guest": conn.guest, "address": conn.address}
+        self.bus.publish(self.node_channel(owner),
+                         frame("call", header, msg.model_dump_json(exclude_none=True)))
+        self.forwarded += 1
+        try:
+            await asyncio.wait_for(done, self.forward_seconds)
+        except TimeoutError:
+            raise ProtocolError("timeout", f"the server running table {table_id!r} did not "
+                                f"answer within {self.forward_seconds:g} s; send it "
+                                "again") from None
+        finally:
+            self._waiting.pop(corr, None)
+        return True
+
+    async def disconnected(self, client_id: ClientId, tables: Iterable[str]) -> None:
+        """A local client closed: tell each remote table's owner (no answer awaited)."""
+        tables = list(tables)
+        if not tables:
+            return
+        with contextlib.suppress(*UNREACHABLE):
+            holders = await self.bus.redis.mget([self.lease_key(t) for t in tables])
+            for table_id, holder in zip(tables, holders, strict=True):
+                if holder is not None and int(holder) != self.node:
+                    self.bus.publish(self.node_channel(int(holder)),
+                                     frame("gone", {"client": client_id, "table": table_id}))
+
+    def relay(self, table_id: str, to: list[ClientId], message: str | Shared) -> None:
+        """One message for clients of other nodes: once, on the table's channel."""
+        data = message.data if isinstance(message, Shared) else message.encode()
+        self.bus.publish(self.table_channel(table_id), frame("relay", {"to": to}, data))
+
+    def close_local(self, table_id: str, reason: str) -> None:
+        """Close this node's sockets at a table that moved, so their clients rejoin."""
+        for client in list(self.app.clients.values()):
+            if table_id in client.tables and not isinstance(client, RemoteClient):
+                client.tables.discard(table_id)
+                client.closing = True
+                asyncio.get_running_loop().create_task(client.ws.close(1012, reason))
+        asyncio.get_running_loop().create_task(
+            self.bus.unsubscribe(self.table_channel(table_id)))
+
+    # -- frames in --------------------------------------------------------------------------
+
+    def _on_frame(self, op: str, header: dict[str, Any], body: bytes) -> None:
+        if op == "relay":
+            shared = Shared.of_bytes(body)
+            clients = self.app.clients
+            for client_id in header["to"]:
+                client = clients.get(client_id)
+                if client is not None and not client.remote:
+                    client.send_text(shared)
+        elif op == "deliver":
+            client = self.app.clients.get(header["to"][0])
+            if client is not None and not client.remote:
+                client.send_text(Shared.of_bytes(body))
+        elif op == "done":
+            waiting = self._waiting.get(header["corr"])
+            if waiting is not None and not waiting.done():
+                waiting.set_result(None)
+        elif op == "call":
+            self._spawn(self._on_call(header, body))
+        elif op == "gone":
+            table_id = header["table"]
+            if table_id in self.app.lobby.tables:
+                self._spawn(self._on_gone(table_id, header["client"]))
+        elif op in ("moved", "closed"):
+            table_id = header["channel"].rsplit(":", 1)[1]
+            if op == "moved" and header["node"] != self.node:
+                self.close_local(table_id, "the table moved to another server: reconnect "
+                                           "and rejoin")
+            elif op == "closed":
+                for client in self.app.clients.values():
+                    client.tables.discard(table_id)
+                self._spawn(self.bus.unsubscribe(self.table_channel(table_id)))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._calls.add(task)
+        task.add_done_callback(self._calls.discard)
+
+    async def _on_call(self, header: dict[str, Any], body: bytes) -> None:
+        from server.app import REQUESTS
+        client_id = header["client"]
+        known = self.app.clients.get(client_id)
+        if isinstance(known, RemoteClient):
+            client = known
+        else:
+            client = RemoteClient(self, client_id, header["name"], header["guest"],
+                                  header["address"], header["from"])
+            self.app.clients[client_id] = client
+        client.name, client.guest = header["name"], header["guest"]
+        try:
+            msg = parse_client_message(body)
+            try:
+                await REQUESTS[type(msg)](self.app, client, msg)  # type: ignore[arg-type]
+            except ProtocolError as exc:
+                exc.request_id = msg.id
+                raise
+        except ProtocolError as exc:
+            client.error(exc)
+        except Exception:
+            log.exception("a forwarded request failed")
+            client.error(ProtocolError("internal", "the server failed on that request"))
+        finally:
+            self.bus.publish(self.node_channel(header["from"]),
+                             frame("done", {"corr": header["corr"]}))
+
+    async def _on_gone(self, table_id: str, client_id: ClientId) -> None:
+        table = self.app.lobby.tables.get(table_id)
+        client = self.app.clients.get(client_id)
+        if table is not None:
+            await table.call(Disconnect(client_id))
+        if client is not None and client.remote:
+            client.tables.discard(table_id)
+            if not client.tables:
+                self.app.clients.pop(client_id, None)
+
+    # -- what the lobby tells the cluster --------------------------------------------------------
+
+    def table_closed(self, table_id: str) -> None:
+        if self.epochs.pop(table_id, None) is not None:
+            self.bus.publish(self.table_channel(table_id), frame("closed", {}))
+            self._spawn(self._release(table_id))
+
+    async def _release(self, table_id: str) -> None:
+        with contextlib.suppress(*UNREACHABLE):
+            release = self.bus.redis.register_script(RELEASE)
+            await release(keys=[self.lease_key(table_id)], args=[self.node])
