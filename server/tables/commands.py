@@ -261,6 +261,7 @@ class RobotChose(Command):
     turn: Turn
     action: Action
     timeout: bool = False
+    why: str = ""  # the robot's own reason for a bid (the machine keeps it only if safe)
 
 
 @dataclass(frozen=True, slots=True)

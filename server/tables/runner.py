@@ -237,7 +237,9 @@ class TableRunner:
             action: Action = await asyncio.to_thread(robot.choose, effect.view)
         else:
             action = robot.choose(effect.view)
-        await self._handle(RobotChose(effect.seat, effect.turn, action, effect.timeout))
+        explain = getattr(robot, "explain", None)
+        why = explain() if explain is not None else ""
+        await self._handle(RobotChose(effect.seat, effect.turn, action, effect.timeout, why))
 
     def _robot(self, seat: int, level: str) -> Robot:
         """The seat's robot for this game (a new game deals new robots, freshly seeded)."""
