@@ -1,14 +1,18 @@
 """Rating systems by name, for the server: ``SYSTEMS["zone"].rate(result, ratings)``.
 
 The faithful presets keep the seed pages' constants exactly. The tuned presets
-are the same formulas (or Weng-Lin) with the constants ``bench/ratings.py``
-fitted at its high, Spades-like luck (a side one standard deviation of skill
-stronger wins 60%), on its fitting season: Zone's step 16 becomes 4, WoCG's K
-25 becomes 3, and Weng-Lin takes the Thurstone-Mosteller model with beta 4000
-(the luck of one game, against a prior sigma of 500) and tau 0. They carry
-their own names so a room says which it uses; a host whose games are less
-lucky can refit them on the room's games (:func:`ratings.refit.refit`; the
-bench prints the fit for its low-luck level and for real games too).
+are the same formulas (or Weng-Lin) with constants fitted by
+:func:`ratings.refit.refit` on whole games between robots of known skill
+(``bench/ratings_real.py``, its second season: 2,000 Spades and 2,000 Hearts
+games replayed together, each game predicted before it is rated), rounded:
+Zone's spread 400 becomes 200 (step 16 stays), WoCG's K 25 becomes 20, and
+Weng-Lin takes the Thurstone-Mosteller model with beta 1000 (the luck of one
+game, against a prior sigma of 500) and tau 0. Real card games between players
+of different strength are far less lucky than the simulation's 60% that the
+presets were first fitted to (beta 4000, K 3, step 4), which under-reacted.
+They carry their own names so a room says which it uses; a host refits them on
+the room's own games with ``trickroom ratings refit --room NAME`` and adopts
+the result with :func:`with_constants`.
 
 tau 0 suits the bench's players, whose skill does not change; a server whose
 players improve may prefer a small tau so that settled ratings can still move.
@@ -29,9 +33,9 @@ from ratings.system import RatingSystem
 from ratings.wocg import WOCG, Wocg
 from ratings.zone import ZONE, Zone
 
-ZONE_TUNED = Zone(name="zone_tuned", step=4.0)
-WOCG_TUNED = Wocg(name="wocg_tuned", k=3.0)
-OPENSKILL_TUNED = WengLin(name="openskill_tuned", beta=4000.0, tau=0.0,
+ZONE_TUNED = Zone(name="zone_tuned", step=16.0, spread=200.0)
+WOCG_TUNED = Wocg(name="wocg_tuned", k=20.0)
+OPENSKILL_TUNED = WengLin(name="openskill_tuned", beta=1000.0, tau=0.0,
                           model="thurstone_mosteller")
 
 FAITHFUL: tuple[RatingSystem, ...] = (ZONE, WOCG, POINTS_EN, POINTS_EL)
