@@ -296,6 +296,8 @@ async def table_runner(url_of: Any, up: asyncio.Event, run: Run, rng: random.Ran
                         # A stale replay (see Seat.handle): ask for the table as it is.
                         reply = await s.request({"type": "rejoin", "table": s.table,
                                                  "seat_token": s.token, "last_seq": 0})
+                    if reply["type"] == "error" and reply["code"] == "unavailable":
+                        raise ConnectionError("the table is moving between cluster nodes")
                     over = reply["type"] == "snapshot" and reply["info"]["state"] != "playing"
                     if reply["type"] == "error" or over:
                         # The game ended while the seats were away (robots play them at
@@ -391,12 +393,14 @@ def per_table(counts: dict[str, Counter[Key]]) -> dict[str, Counter[Key]]:
     return out
 
 
-def stored(db: Path) -> tuple[dict[str, Counter[Key]], set[str], set[str]]:
-    con = sqlite3.connect(db)
+ACTIONS_SQL = "SELECT game_id, seat, action FROM actions ORDER BY game_id, idx"
+
+
+def tally(rows: Any) -> dict[str, Counter[Key]]:
+    """Each game's stored actions, keyed as the bots key what they saw acknowledged."""
     actions: dict[str, Counter[Key]] = defaultdict(Counter)
     plays: Counter[str] = Counter()
-    for game_id, seat, text in con.execute(
-            "SELECT game_id, seat, action FROM actions ORDER BY game_id, idx"):
+    for game_id, seat, text in rows:
         data = json.loads(text)
         n = plays[game_id]
         key = action_key(seat, data["type"], data,
@@ -405,6 +409,12 @@ def stored(db: Path) -> tuple[dict[str, Counter[Key]], set[str], set[str]]:
             actions[game_id][key] += 1
         if data["type"] == "play":
             plays[game_id] += 1
+    return actions
+
+
+def stored(db: Path) -> tuple[dict[str, Counter[Key]], set[str], set[str]]:
+    con = sqlite3.connect(db)
+    actions = tally(con.execute(ACTIONS_SQL))
     games = {r[0] for r in con.execute("SELECT id FROM games")}
     finished = {r[0] for r in con.execute("SELECT id FROM games WHERE finished IS NOT NULL")}
     con.close()

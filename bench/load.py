@@ -178,20 +178,23 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -
 class Server:
     """``trickroom serve`` in its own process on ``db`` with room file ``config``."""
 
-    def __init__(self, db: Path, config: Path, port: int | None = None,
-                 cpus: set[int] | None = None) -> None:
+    def __init__(self, db: Path | str, config: Path, port: int | None = None,
+                 cpus: set[int] | None = None, extra: tuple[str, ...] = ()) -> None:
         self.port = port or free_port()
         self.db, self.config = db, config
         self.cpus = cpus  # pin the process to these cores (None: wherever the OS likes)
+        self.extra = extra  # more arguments for ``trickroom serve`` (a cluster's)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        where = "--store" if str(self.db).startswith("postgresql://") else "--db"
+        argv = ["--log-level", "error", "serve", "--port", str(self.port), where, str(self.db),
+                "--config", str(self.config), *self.extra]
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "import resource as r; s, h = r.getrlimit(r.RLIMIT_NOFILE); "
              "r.setrlimit(r.RLIMIT_NOFILE, (h, h)); from server.cli import main; "
-             f"main(['--log-level', 'error', 'serve', '--port', '{self.port}', "
-             f"'--db', {str(self.db)!r}, '--config', {str(self.config)!r}])"],
+             f"main({argv!r})"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if self.cpus:
             os.sched_setaffinity(self.proc.pid, self.cpus)

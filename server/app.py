@@ -590,6 +590,9 @@ class App:
                                     "as a new guest", rid)
             if guest:
                 self.guests.attach(name, conn.address)
+                if self.cluster is not None:
+                    await self.cluster.reserve_guest(name, settings.guest_session_seconds,
+                                                     renew=True)
         token = auth.new_token()
         await self.store.create_session(auth.token_hash(token), name, guest)
         self._logout(conn)
@@ -634,6 +637,10 @@ class App:
             if not self.guests.reclaim(name, self._seated):
                 continue
             self.guests.take(name, conn.address)  # now, before any await: no one else gets it
+            if (self.cluster is not None and not await self.cluster.reserve_guest(
+                    name, settings.guest_session_seconds)):
+                self.guests.release(name)  # another node's guest has it
+                continue
             if (await self.store.guest_session_since(name, recent)
                     or await self.store.user_hash(name) is not None):
                 self.guests.release(name)

@@ -74,12 +74,18 @@ def serve(args: argparse.Namespace) -> None:
         config = load_config(args.config)
     except ConfigError as exc:
         raise SystemExit(f"trickroom: {exc}") from None
-    db = args.db or default_db_path()
+    if args.store and args.db:
+        raise SystemExit("trickroom: give --db (an SQLite file) or --store (PostgreSQL), "
+                         "not both")
+    if args.cluster and not (args.store or "").startswith(("postgresql://", "postgres://")):
+        raise SystemExit("trickroom: a cluster's nodes share one PostgreSQL store: add "
+                         "--store postgresql://user@host/db")
+    db = args.store or args.db or default_db_path()
 
     loop_name, _ = loop_factory(config.settings.event_loop)
 
     async def run() -> None:
-        app = App(config, db)
+        app = App(config, db, cluster=args.cluster, cluster_prefix=args.cluster_prefix)
         await app.start(args.host, args.port)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -87,7 +93,9 @@ def serve(args: argparse.Namespace) -> None:
             loop.add_signal_handler(sig, stop.set)
         # Said once a stop signal would be handled: a host's SIGTERM from now on flushes.
         print(f"trickroom serving http://{args.host}:{app.port}/ (socket at /ws), "
-              f"database {db}, event loop {loop_name}", flush=True)
+              f"database {db}, event loop {loop_name}"
+              + (f", cluster node {app.cluster.node} via {args.cluster}" if app.cluster else ""),
+              flush=True)
         await stop.wait()
         print("shutting down: flushing writes", flush=True)
         await app.stop()
@@ -141,6 +149,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument("--port", type=int, default=8765, help="port for HTTP and the socket")
     p.add_argument("--db", help="SQLite file (default: under the user's data directory)")
+    p.add_argument("--store", help="a PostgreSQL database instead of the SQLite file, as "
+                   "postgresql://user@host/db (a cluster's nodes share one)")
+    p.add_argument("--cluster", help="join a cluster of nodes through this Redis, as "
+                   "redis://host:6379/0 (needs --store postgresql://...)")
+    p.add_argument("--cluster-prefix", default="trickroom",
+                   help="the cluster's Redis keys and channels start with this "
+                   "(default: trickroom)")
     p.add_argument("--config", help="room config TOML (default: server/rooms.toml)")
     p = sub.add_parser("schema", help="write the protocol's JSON Schema")
     p.add_argument("--out", help="file to write (default: standard output)")

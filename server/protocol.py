@@ -49,6 +49,7 @@ ERROR_CODES = (
     "not_seated",
     "not_eligible",
     "confirm_required",
+    "unavailable",
     "internal",
 )
 

@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 import secrets
 import time
 from collections.abc import Iterable
@@ -145,7 +146,7 @@ class Cluster:
         await redis.ping()
         while True:
             node = secrets.randbelow(2**20) + 1
-            if await redis.set(self.bus.key("alive", node), b"1", nx=True,
+            if await redis.set(self.bus.key("alive", node), os.getpid(), nx=True,
                                px=int(self.lease_seconds * 1000)):
                 break
         self.node = node
@@ -204,7 +205,8 @@ class Cluster:
         while True:
             await asyncio.sleep(every)
             try:
-                await self.bus.redis.set(self.bus.key("alive", self.node), b"1", px=int(ms))
+                await self.bus.redis.set(self.bus.key("alive", self.node), os.getpid(),
+                                         px=int(ms))
                 tables = list(self.epochs)
                 async with self.bus.redis.pipeline(transaction=False) as pipe:
                     for table_id in tables:
@@ -266,6 +268,9 @@ class Cluster:
             if stored is None or not await self.claim(table_id):
                 return False
             started = time.monotonic()
+            # Sockets here that followed the table on the old owner rejoin it here.
+            self.close_local(table_id, "the table moved to another server: reconnect and "
+                                       "rejoin")
             await self.app.lobby.resume(stored)
             self.takeovers += 1
             log.info("node %d took over table %s (epoch %d) in %.0f ms", self.node, table_id,
@@ -306,9 +311,10 @@ class Cluster:
         try:
             await asyncio.wait_for(done, self.forward_seconds)
         except TimeoutError:
-            raise ProtocolError("timeout", f"the server running table {table_id!r} did not "
-                                f"answer within {self.forward_seconds:g} s; send it "
-                                "again") from None
+            raise ProtocolError("unavailable", f"the server running table {table_id!r} did "
+                                f"not answer within {self.forward_seconds:g} s (if it "
+                                "stopped, another takes the table over): send it again",
+                                retry_after=1.0) from None
         finally:
             self._waiting.pop(corr, None)
         return True
@@ -415,6 +421,18 @@ class Cluster:
             client.tables.discard(table_id)
             if not client.tables:
                 self.app.clients.pop(client_id, None)
+
+    # -- names ---------------------------------------------------------------------------------
+
+    async def reserve_guest(self, name: str, seconds: float, renew: bool = False) -> bool:
+        """Hold a guest name for the whole cluster, for as long as its session may resume:
+        two nodes never hand one name to two guests (the second would end the first's
+        session). ``renew``: its guest came back; the hold starts again."""
+        key, ms = self.bus.key("guest", name.lower()), int(seconds * 1000)
+        if renew:
+            await self.bus.redis.set(key, self.node, px=ms)
+            return True
+        return bool(await self.bus.redis.set(key, self.node, nx=True, px=ms))
 
     # -- what the lobby tells the cluster --------------------------------------------------------
 
