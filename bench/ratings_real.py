@@ -557,7 +557,7 @@ def refit_tuned(kind: GameKind, games: Sequence[Played]) -> list[Fit]:
 
 def describe(system: RatingSystem) -> str:
     fields = {"zone_tuned": ("step", "spread"), "wocg_tuned": ("k", "scale"),
-              "openskill_tuned": ("beta", "sigma")}[system.name]
+              "openskill_tuned": ("beta", "sigma", "luck")}[system.name]
     return ", ".join(f"{f} {getattr(system, f):.4g}" for f in fields)
 
 

@@ -6,6 +6,9 @@ player a lot and a well-known player little; ``beta`` is the spread of one
 game's performance around skill, which is where card-game luck goes (more
 luck: larger beta, smaller updates, flatter predictions), and ``tau`` lets
 sigma grow a little each game so ratings can follow a player who improves.
+``luck`` widens the predictions alone (``win_probability``), as a multiple of
+the spread the update assumes: the update's model need not be the best
+predictor, and a room's refit (``ratings.refit``) fits both.
 This is the "better system" beside the faithful ones: unlike a fixed K, the
 step shrinks as evidence accumulates.
 
@@ -63,6 +66,7 @@ class WengLin:
     model: ModelName = "plackett_luce"
     floor: float | None = None
     shown_sigmas: float = 1.0  # how conservative the shown number is: mu − this × sigma
+    luck: float = 1.0  # predictions' spread of a game's result, a multiple of the update's
 
     @property
     def start_rating(self) -> Rating:
@@ -75,9 +79,10 @@ class WengLin:
 
         ``mu − k sigma`` (``k`` is ``shown_sigmas``) is measured from a new
         player's and converted to Elo points: a skill gap ``d`` gives a
-        one-against-one chance of about ``Φ(d / (√2 beta))``, which Elo gives to
-        a gap of ``d × ELO_PER_BETA / beta`` (the logistic that best matches the
-        normal, ``Φ(z) ≈ 1 / (1 + e^{−1.702 z})``). So 400 shown points are about
+        one-against-one chance of about ``Φ(d / (√2 b))``, ``b`` being beta
+        widened by ``luck`` as the predictions are, which Elo gives to a gap of
+        ``d × ELO_PER_BETA / b`` (the logistic that best matches the normal,
+        ``Φ(z) ≈ 1 / (1 + e^{−1.702 z})``). So 400 shown points are about
         10-to-1 odds in every preset whatever its beta, a new player shows
         1500, and a player gains shown points both by winning and by becoming
         known. The value is clamped to [0, 3000]; ``Rating.value`` keeps ``mu``.
@@ -91,7 +96,7 @@ class WengLin:
         k = self.shown_sigmas
         sigma = rating.sigma or self.sigma
         gap = (rating.value - k * sigma) - (self.mu - k * self.sigma)
-        return min(max(1500.0 + gap * ELO_PER_BETA / self.beta, 0.0), 3000.0)
+        return min(max(1500.0 + gap * ELO_PER_BETA / (self.beta * self.luck), 0.0), 3000.0)
 
     @cached_property
     def _model(self) -> Any:
@@ -186,9 +191,33 @@ class WengLin:
         on its two-player chances (:mod:`ratings.fourway`)."""
         lineup = lineup_ratings(self.name, kind, players, ratings)
         if kind == "spades":
-            r = [self._skill(x) for x in lineup]
-            return tuple(float(p) for p in self._model.predict_win([[r[0], r[2]], [r[1], r[3]]]))
+            return self.spades_chances(lineup)
         return self.hearts_chances(lineup)
+
+    def spades_chances(self, lineup: Sequence[Rating]) -> tuple[float, float]:
+        """North-South's and East-West's chances: openskill's ``predict_win`` for the two
+        sides, its spread widened by ``luck``.
+
+        Thurstone-Mosteller: ``Φ(Δ / (luck × √(2 beta² + Σ sigma²)))``, ``Δ`` the
+        sides' summed skills' difference (openskill's own rule when ``luck`` is 1);
+        the logistic models: openskill's log-odds divided by ``luck``.
+        """
+        if self.luck != 1.0 and self.model == "thurstone_mosteller":
+            gap = lineup[0].value + lineup[2].value - lineup[1].value - lineup[3].value
+            spread = math.sqrt(2 * self.beta ** 2 + sum((r.sigma or self.sigma) ** 2
+                                                        for r in lineup))
+            north_south = 0.5 * math.erfc(-gap / (self.luck * spread * math.sqrt(2.0)))
+            return (north_south, 1.0 - north_south)
+        r = [self._skill(x) for x in lineup]
+        north_south = self._widen(float(self._model.predict_win([[r[0], r[2]],
+                                                                 [r[1], r[3]]])[0]))
+        return (north_south, 1.0 - north_south)
+
+    def _widen(self, chance: float) -> float:
+        """A logistic chance with its log-odds divided by ``luck``."""
+        if self.luck == 1.0 or not 0.0 < chance < 1.0:
+            return chance
+        return 1.0 / (1.0 + math.exp(-math.log(chance / (1.0 - chance)) / self.luck))
 
     def hearts_chances(self, lineup: Sequence[Rating]) -> tuple[float, ...]:
         """Four players' chances of the best finish under the model the ratings are updated with.
@@ -201,16 +230,18 @@ class WengLin:
         """
         sigmas = [r.sigma or self.sigma for r in lineup]
         if self.model == "plackett_luce":
-            c = math.sqrt(sum(s * s + self.beta ** 2 for s in sigmas))
+            c = math.sqrt(sum(s * s + self.beta ** 2 for s in sigmas)) * self.luck
             return plackett_luce([r.value / c for r in lineup])
         if self.model == "thurstone_mosteller":
             return thurstone([r.value for r in lineup],
-                             [math.sqrt(s * s + self.beta ** 2) for s in sigmas])
+                             [math.sqrt(s * s + self.beta ** 2) * self.luck for s in sigmas])
         return hearts_from_pairs(lambda a, b: self.pair_chance(lineup[a], lineup[b]))
 
     def pair_chance(self, own: Rating, opponent: Rating) -> float:
-        """openskill's chance that ``own`` beats ``opponent`` one against one."""
-        return float(self._model.predict_win([[self._skill(own)], [self._skill(opponent)]])[0])
+        """openskill's chance that ``own`` beats ``opponent`` one against one (its log-odds
+        divided by ``luck``)."""
+        return self._widen(float(self._model.predict_win([[self._skill(own)],
+                                                          [self._skill(opponent)]])[0]))
 
 
 OPENSKILL = WengLin()

@@ -2,18 +2,19 @@
 
 How much a single game says about skill depends on the room: on the game,
 its rules and its players. The tuned presets carry constants (Zone's step,
-WoCG's K, Weng-Lin's beta) and a luck scale (Zone's spread, Elo's scale)
-that :func:`refit` fits on a room's finished games, replayed in time order
-from the start rating: each game is predicted with the candidate's own
+WoCG's K, Weng-Lin's beta and prior sigma) and a luck scale (Zone's spread,
+Elo's scale, Weng-Lin's ``luck``: the spread of its predictions over its
+update's) that :func:`refit` fits on a room's finished games, replayed in time
+order from the start rating: each game is predicted with the candidate's own
 ``win_probability`` before the candidate rates it, and the constants with the
 lowest mean log-loss of those predictions win (:func:`replay_loss`).
 
 The search walks one constant at a time along a grid of factors of its
-current value (halving and doubling, then finer), keeping a move only while
-the log-loss falls, and repeats over the constants until none moves. The
-result says the constants before and after with their log-losses, so a host
-can see the gain before adopting them in the room's configuration. The
-faithful presets are never refitted: their constants are the seed pages'.
+current value (halving and doubling, then a quarter, then 6%), keeping a move
+only while the log-loss falls, and repeats over the constants until none
+moves. The result says the constants before and after with their log-losses,
+so a host can see the gain before adopting them in the room's configuration.
+The faithful presets are never refitted: their constants are the seed pages'.
 
 >>> from ratings.result import GameResult
 >>> from ratings.zone import Zone
@@ -40,8 +41,8 @@ from ratings.zone import Zone
 CLIP = 1e-3
 """Predictions are kept in [0.001, 0.999], so one confident miss costs 6.9, not infinity."""
 
-FACTORS = (2.0, 1.25)
-"""The walk's strides: multiply or divide a constant by 2, then by 1.25."""
+FACTORS = (2.0, 1.25, 1.06)
+"""The walk's strides: multiply or divide a constant by 2, then by 1.25, then by 1.06."""
 
 FAITHFUL = frozenset({"zone", "wocg", "points_en", "points_el"})
 
@@ -53,7 +54,7 @@ def fitted_fields(system: RatingSystem) -> tuple[str, ...]:
     if isinstance(system, Wocg):
         return ("k", "scale")
     if isinstance(system, WengLin):
-        return ("beta", "sigma")
+        return ("beta", "sigma", "luck")
     raise UnknownSystem(f"no constants to fit for {system.name!r}")
 
 

@@ -68,3 +68,24 @@ def test_an_unfinished_game_rates_no_one():
 def test_other_models_are_available_as_presets():
     tm = WengLin(name="openskill", model="thurstone_mosteller")
     assert deltas(tm.rate(spades("openskill", "ABCD", "NS"), NEW))["A"] > 0
+
+
+@pytest.mark.parametrize("model", ["plackett_luce", "thurstone_mosteller", "bradley_terry"])
+def test_luck_widens_the_predictions_and_not_the_update(model):
+    """``luck`` is the spread of a prediction over the update's: 1 is openskill's own rule,
+    more is flatter, in both games; the ratings move the same."""
+    ratings = {"A": Rating(1900, 200), "B": Rating(1400, 300), "C": Rating(1700, 250),
+               "D": Rating(1500, 400)}
+    plain = WengLin(model=model, beta=800.0)
+    lucky = WengLin(model=model, beta=800.0, luck=1.5)
+    skills = [plain._skill(ratings[p]) for p in "ABCD"]
+    openskill_own = float(plain._model.predict_win([[skills[0], skills[2]],
+                                                    [skills[1], skills[3]]])[0])
+    assert plain.win_probability("spades", "ABCD", ratings)[0] == pytest.approx(openskill_own)
+    assert WengLin(model=model, beta=800.0, luck=1.0 + 1e-9).win_probability(
+        "spades", "ABCD", ratings)[0] == pytest.approx(openskill_own, abs=1e-6)
+    assert 0.5 < lucky.win_probability("spades", "ABCD", ratings)[0] < openskill_own
+    favourite = plain.win_probability("hearts", "ABCD", ratings)[0]
+    assert 0.25 < lucky.win_probability("hearts", "ABCD", ratings)[0] < favourite
+    result = hearts(plain.name, {"A": 20, "B": 40, "C": 60, "D": 100})
+    assert lucky.rate(result, ratings)[0].after == plain.rate(result, ratings)[0].after

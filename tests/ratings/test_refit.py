@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -49,3 +50,10 @@ def test_only_systems_with_constants_to_fit_are_refitted():
 def test_a_hearts_outcome_shares_the_win_between_equal_lowest_scores():
     r = GameResult.of("hearts", "wocg_tuned", "ABCD", (40, 40, 70, 101))
     assert outcome(r) == (0.5, 0.5, 0.0, 0.0)
+
+
+def test_weng_lin_fits_its_beta_its_prior_and_its_predictions_luck():
+    assert fitted_fields(SYSTEMS["openskill_tuned"]) == ("beta", "sigma", "luck")
+    system, games = SYSTEMS["openskill_tuned"], spades_games("openskill_tuned", 40)
+    # Skill always wins here: predictions wider than the update's cost more.
+    assert replay_loss(replace(system, luck=2.0), games) > replay_loss(system, games)

@@ -37,6 +37,6 @@ def test_weng_lin_shows_a_bounded_number_that_grows_with_skill(name, mu, sigma):
 @pytest.mark.parametrize("name", ["openskill", "openskill_tuned"])
 def test_four_hundred_shown_points_are_about_ten_to_one(name):
     system = SYSTEMS[name]
-    strong, weak = Rating(1500 + system.beta * 1.91, 1e-6), Rating(1500.0, 1e-6)
+    strong, weak = Rating(1500 + system.beta * system.luck * 1.91, 1e-6), Rating(1500.0, 1e-6)
     assert system.shown(strong) - system.shown(weak) == pytest.approx(400, abs=2)
     assert system.pair_chance(strong, weak) == pytest.approx(10 / 11, abs=0.01)
