@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from dataclasses import fields
 from types import SimpleNamespace
@@ -14,6 +15,7 @@ from server.protocol import WHY_LENGTH, BidEvent
 from server.tables.commands import RobotChose
 from server.tables.machine import _robot_reason
 from tests.server.conftest import url
+from tests.server.test_http import http_get
 
 CARD_TEXT = re.compile(r"[♣♦♥♠]|\b(10|[2-9TJQKA])[CDHS]\b|\b(ace|king|queen|jack|ten) of\b",
                        re.IGNORECASE)
@@ -40,28 +42,35 @@ def test_the_bid_event_model_takes_a_short_reason():
 
 @pytest.mark.skipif(not RUNNER_TELLS_WHY,
                     reason="the runner does not pass Robot.explain() in RobotChose.why yet")
-async def test_a_search_robots_bid_carries_why_over_the_socket(app):
+async def test_a_search_robots_bid_carries_why_over_the_socket_and_into_the_review(app):
     async with TrickroomClient.connect(url(app)) as client:
         await client.request({"type": "guest", "name": "asker"})
+        # A target of one point: the game ends after its first hand a side scores in.
         reply = await client.request({"type": "create_table", "room": "spades",
-                                      "rules": {"target": 200, "mercy": 100}})
+                                      "rules": {"target": 1, "mercy": 1000}})
         table = reply["table"]["id"]
         await client.request({"type": "sit", "table": table, "seat": 0})
         await client.request({"type": "fill_robots", "table": table, "level": "search"})
 
-        async def bids_of_the_first_hand() -> list[dict]:
-            bids: list[dict] = []
+        async def play_to_the_end() -> tuple[str, list[dict]]:
+            game_id, bids, answered = "", [], -1
             async for message in client.messages():
-                if message["type"] == "prompt" and message["phase"] == "bid":
+                if message["type"] == "prompt" and message["seq"] > answered:
+                    answered = message["seq"]
                     legal = [a for a in message["legal"] if a.get("value")] or message["legal"]
                     await client.act(table, legal[0])
-                if message["type"] == "event" and message["event"]["type"] == "bid":
-                    bids.append(message["event"])
-                    if len(bids) == 4:
-                        return bids
-            raise AssertionError("the connection closed during the bidding")
+                if message["type"] == "event":
+                    event = message["event"]
+                    if event["type"] == "game_started":
+                        game_id = event["game_id"]
+                    elif event["type"] == "bid":
+                        bids.append(event)
+                    elif event["type"] == "game_over":
+                        return game_id, bids
+            raise AssertionError("the connection closed before the game ended")
 
-        bids = await asyncio.wait_for(bids_of_the_first_hand(), 60)
+        game_id, bids = await asyncio.wait_for(play_to_the_end(), 240)
+    assert len(bids) >= 4
     for bid in bids:
         if bid["seat"] == 0:
             assert "why" not in bid  # a player's own bid has no robot's reason
@@ -73,3 +82,9 @@ async def test_a_search_robots_bid_carries_why_over_the_socket(app):
         value = "blind nil" if bid.get("blind") else "nil" if bid["value"] == 0 else str(
             bid["value"])
         assert why.startswith(value + ":"), why
+    status, _, body = await http_get(app, f"/api/games/{game_id}")
+    assert status == 200
+    reviewed = [a for hand in json.loads(body)["hands"] for a in hand["actions"]
+                if a["type"] == "bid"]
+    told = [(b["seat"], b.get("why")) for b in bids]
+    assert [(a["seat"], a.get("why")) for a in reviewed] == told
