@@ -1026,7 +1026,7 @@ def _robot_reason(cmd: RobotChose) -> str:
     """The robot's reason for its action as the table may tell it: one line, at most
     ``WHY_LENGTH`` characters, and none at all if it could name a card (the others at the
     table may not see the robot's hand; the robots' own reasons never do)."""
-    why = " ".join(str(getattr(cmd, "why", "") or "").split())
+    why = " ".join(cmd.why.split())
     if not why or len(why) > WHY_LENGTH or CARD_WORDS.search(why):
         return ""
     return why
