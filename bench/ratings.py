@@ -46,7 +46,8 @@ Measures, per system and luck level:
   system's own rating points (zero for a zero-sum system).
 
 Tuned systems (``zone_tuned``, ``wocg_tuned``, ``openskill_tuned``) have their
-constants fitted on a season with ``--fit-seed`` by minimising the *observed*
+constants (Zone's step, WoCG's K, Weng-Lin's beta, model, tau and the luck of
+its predictions) fitted on a season with ``--fit-seed`` by minimising the *observed*
 log-loss (what a host could do with real games), then are reported on a fresh
 season with ``--seed``. The faithful presets and plain ``openskill`` keep their
 constants. ``--no-fit`` reports the registry's tuned presets instead.
@@ -355,6 +356,7 @@ def choose(best: RatingSystem, field: str, options: Sequence[object], loss: Fit
 
 
 ROOT2 = (250, 350, 500, 700, 1000, 1400, 2000, 2800, 4000, 5600, 8000)
+LUCK = (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.06, 1.12, 1.2, 1.3, 1.4)
 
 
 def fit(name: str, season: Season, tick: Callable[[int], None]) -> RatingSystem:
@@ -368,7 +370,8 @@ def fit(name: str, season: Season, tick: Callable[[int], None]) -> RatingSystem:
     system: RatingSystem = walk(WengLin(name=name), "beta", ROOT2, loss)
     system = choose(system, "model", ("plackett_luce", "thurstone_mosteller"), loss)
     system = walk(system, "beta", ROOT2, loss)
-    return walk(system, "tau", (0, 1, 2, 5, 10, 20), loss)
+    system = walk(system, "tau", (0, 1, 2, 5, 10, 20), loss)
+    return walk(system, "luck", LUCK, loss)
 
 
 TUNED = ("zone_tuned", "wocg_tuned", "openskill_tuned")
@@ -382,7 +385,7 @@ def describe(system: RatingSystem) -> str:
         return f"K {system.k:g}"
     if isinstance(system, WengLin):
         model = "TM" if system.model == "thurstone_mosteller" else "PL"
-        return f"{model}, beta {system.beta:g}, tau {system.tau:g}"
+        return f"{model}, beta {system.beta:g}, tau {system.tau:g}, luck {system.luck:g}"
     return ""
 
 
