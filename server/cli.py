@@ -107,12 +107,12 @@ def ratings_refit(args: argparse.Namespace, console: Console | None = None) -> i
     """``trickroom ratings refit``: print a room's refitted constants; 0, or 1 with a
     one-line reason on standard error."""
     from server.config import ConfigError, load_config
-    from server.refit import RefitError, run, store_path
+    from server.refit import RefitError, run, store_target
 
     console = console or Console()
     try:
         rooms = load_config(args.config).rooms
-        asyncio.run(run(rooms, store_path(args.db, args.store), args.room, args.system,
+        asyncio.run(run(rooms, store_target(args.db, args.store), args.room, args.system,
                         console))
     except (ConfigError, RefitError) as exc:
         Console(stderr=True).print(f"trickroom: {exc}", markup=False, highlight=False,
@@ -185,7 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--system", help="a tuned system to refit (default: the room's own)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--db", help="SQLite file (default: under the user's data directory)")
-    where.add_argument("--store", help="the store as a URL, sqlite:PATH")
+    where.add_argument("--store", help="the store as a URL: postgresql://user@host/db, or "
+                                       "sqlite:PATH")
     p.add_argument("--config", help="room config TOML (default: server/rooms.toml)")
     return parser
 

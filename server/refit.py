@@ -161,13 +161,18 @@ def show(room_fit: RoomFit, before: RatingSystem, console: Console) -> None:
         console.print("The room's constants already predict its games best: nothing to change.")
 
 
-def store_path(db: str | None, url: str | None) -> Path:
-    """The SQLite file to read: ``--db``, a ``sqlite:`` ``--store`` URL, or the default."""
+def store_target(db: str | None, url: str | None) -> str | Path:
+    """The store to read: ``--db``, ``--store`` (a ``postgresql://`` URL, or
+    ``sqlite:PATH``), or the default SQLite file, as ``trickroom serve`` opens it."""
     if url is not None:
+        from server.store import is_postgres
+
+        if is_postgres(url):
+            return url
         scheme, _, rest = url.partition(":")
         if scheme != "sqlite" or not rest:
-            raise RefitError(f"cannot refit from {url!r}: only sqlite:PATH store URLs "
-                             "(or --db PATH) are read here")
+            raise RefitError(f"cannot refit from {url!r}: a store is postgresql://user@host/db "
+                             "or sqlite:PATH (or --db PATH)")
         return Path(rest[2:] if rest.startswith("///") else rest.removeprefix("//"))
     if db is not None:
         return Path(db)
@@ -176,15 +181,18 @@ def store_path(db: str | None, url: str | None) -> Path:
     return default_db_path()
 
 
-async def run(rooms: Mapping[str, Room], path: Path, room: str, system: str | None,
+async def run(rooms: Mapping[str, Room], target: str | Path, room: str, system: str | None,
               console: Console) -> RoomFit:
-    """Open the store at ``path``, refit the room and print the result."""
-    from server.store import SqliteStore
+    """Open the store at ``target``, refit the room and print the result."""
+    from server.store import StoreError, open_store
 
-    if not path.exists():
-        raise RefitError(f"no database at {path}")
-    store = SqliteStore(path)
-    await store.open()
+    if isinstance(target, Path) and not target.exists():
+        raise RefitError(f"no database at {target}")
+    store = open_store(target)
+    try:
+        await store.open()
+    except (OSError, StoreError) as exc:
+        raise RefitError(f"cannot open the store {target}: {exc}") from None
     try:
         room_fit = await refit_room(store, rooms, room, system)
     finally:

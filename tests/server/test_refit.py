@@ -15,8 +15,9 @@ from rich.console import Console
 from ratings import SYSTEMS
 from ratings.registry import with_constants
 from server.cli import main, ratings_refit
-from server.store import SqliteStore
+from server.store import open_store
 from server.tables.records import GameCreated, GameEnded
+from tests.services import POSTGRES, drop_schema, fresh_name, need
 
 ROOMS = """
 [[rooms]]
@@ -77,9 +78,10 @@ def write(*args, **kwargs) -> None:
     asyncio.run(write_room(*args, **kwargs))
 
 
-async def write_room(path: Path, room: str, kind: str, games: list, finished: bool = True,
-                     kinds: tuple[str, ...] = ("human",) * 4, batch: str = "a") -> None:
-    store = SqliteStore(path)
+async def write_room(path: Path | str, room: str, kind: str, games: list,
+                     finished: bool = True, kinds: tuple[str, ...] = ("human",) * 4,
+                     batch: str = "a") -> None:
+    store = open_store(path)
     await store.open()
     try:
         for i, (table, winners) in enumerate(games):
@@ -100,11 +102,11 @@ async def write_room(path: Path, room: str, kind: str, games: list, finished: bo
         await store.close()
 
 
-def refit_command(tmp_path: Path, *argv: str) -> tuple[int, str]:
+def refit_command(tmp_path: Path, *argv: str, store: str | None = None) -> tuple[int, str]:
     config = tmp_path / "rooms.toml"
     config.write_text(ROOMS)
-    args = ["ratings", "refit", "--db", str(tmp_path / "db.sqlite3"),
-            "--config", str(config), *argv]
+    where = ["--store", store] if store else ["--db", str(tmp_path / "db.sqlite3")]
+    args = ["ratings", "refit", *where, "--config", str(config), *argv]
     from server.cli import build_parser
 
     out = io.StringIO()
@@ -203,10 +205,25 @@ def test_the_command_exits_non_zero_without_a_database(tmp_path, capsys):
     assert not (tmp_path / "missing.sqlite3").exists()
 
 
-def test_only_sqlite_store_urls_are_read(tmp_path, capsys):
+def test_a_store_is_postgresql_or_sqlite(tmp_path, capsys):
     config = tmp_path / "rooms.toml"
     config.write_text(ROOMS)
     with pytest.raises(SystemExit):
         main(["ratings", "refit", "--room", "spades-openskill", "--config", str(config),
-              "--store", "postgresql://localhost/trickroom"])
-    assert "only sqlite:PATH store URLs" in capsys.readouterr().err
+              "--store", "mysql://localhost/trickroom"])
+    assert "a store is postgresql://user@host/db or sqlite:PATH" in capsys.readouterr().err
+
+
+def test_a_room_in_postgresql_is_refitted_the_same(tmp_path):
+    """A cluster's store: the same games in PostgreSQL give the same fit as in SQLite."""
+    need("postgresql")
+    schema = fresh_name("refit")
+    url = f"{POSTGRES}?schema={schema}"
+    try:
+        write(url, "spades-openskill", "spades", spades_season(120))
+        code, out = refit_command(tmp_path, "--room", "spades-openskill", store=url)
+    finally:
+        asyncio.run(drop_schema(schema))
+    write(tmp_path / "db.sqlite3", "spades-openskill", "spades", spades_season(120))
+    assert code == 0 and "120 spades games" in out
+    assert out == refit_command(tmp_path, "--room", "spades-openskill")[1]
