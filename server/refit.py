@@ -109,14 +109,20 @@ def refittable(room: Room, name: str | None) -> RatingSystem:
     return system
 
 
-async def refit_room(store: Any, rooms: Mapping[str, Room], name: str,
-                     system: str | None = None) -> RoomFit:
-    """Refit room ``name``'s system (or ``system``) on the room's stored games."""
+def room_and_system(rooms: Mapping[str, Room], name: str, system: str | None
+                    ) -> tuple[Room, RatingSystem]:
+    """The room called ``name`` and the system to refit for it."""
     room = rooms.get(name)
     if room is None:
         raise UnknownRoom(f"no room named {name!r} in the room config; rooms: "
                           f"{', '.join(rooms)}")
-    chosen = refittable(room, system)
+    return room, refittable(room, system)
+
+
+async def refit_room(store: Any, rooms: Mapping[str, Room], name: str,
+                     system: str | None = None) -> RoomFit:
+    """Refit room ``name``'s system (or ``system``) on the room's stored games."""
+    room, chosen = room_and_system(rooms, name, system)
     games: Sequence[Mapping[str, Any]] = await store.room_games(name)
     results = [r for r in (stored_result(g, chosen.name) for g in games) if r is not None]
     if not results:
@@ -186,6 +192,7 @@ async def run(rooms: Mapping[str, Room], target: str | Path, room: str, system: 
     """Open the store at ``target``, refit the room and print the result."""
     from server.store import StoreError, open_store
 
+    _, before = room_and_system(rooms, room, system)  # a bad name fails before the store
     if isinstance(target, Path) and not target.exists():
         raise RefitError(f"no database at {target}")
     store = open_store(target)
@@ -197,5 +204,5 @@ async def run(rooms: Mapping[str, Room], target: str | Path, room: str, system: 
         room_fit = await refit_room(store, rooms, room, system)
     finally:
         await store.close()
-    show(room_fit, refittable(room_fit.room, system), console)
+    show(room_fit, before, console)
     return room_fit

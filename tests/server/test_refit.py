@@ -227,3 +227,12 @@ def test_a_room_in_postgresql_is_refitted_the_same(tmp_path):
     write(tmp_path / "db.sqlite3", "spades-openskill", "spades", spades_season(120))
     assert code == 0 and "120 spades games" in out
     assert out == refit_command(tmp_path, "--room", "spades-openskill")[1]
+
+
+def test_a_bad_room_or_system_is_named_before_the_store_is_opened(tmp_path, capsys):
+    config = tmp_path / "rooms.toml"
+    config.write_text(ROOMS)
+    with pytest.raises(SystemExit):
+        main(["ratings", "refit", "--room", "spades-zone", "--config", str(config),
+              "--db", str(tmp_path / "missing.sqlite3")])
+    assert "faithful presets keep" in capsys.readouterr().err
