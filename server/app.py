@@ -10,6 +10,7 @@ off instead of growing the server's memory).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
@@ -269,11 +270,11 @@ class App:
         would otherwise play on, and be cut off mid-action when the tables stopped.
         """
         await self.lobby.stop()
-        if self.cluster is not None:  # the tables are flushed: other nodes may take them
-            await self.cluster.stop()
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
+        if self.cluster is not None:  # the tables are flushed: other nodes may take them
+            await self.cluster.stop()
         await self.store.close()
         await self.collector.stop()
         self.passwords.close()
@@ -315,7 +316,8 @@ class App:
         params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&")
                                              if "=" in p)}
         if path == "/api/rooms":
-            return _json({"rooms": [r.model_dump() for r in self.lobby.rooms_info()]})
+            counts = await self.cluster.room_counts() if self.cluster is not None else None
+            return _json({"rooms": [r.model_dump() for r in self.lobby.rooms_info(counts)]})
         if path == "/api/rules":
             return _json({"rules": rules_catalogue()})
         if path == "/api/tables":
@@ -324,7 +326,9 @@ class App:
                 return _json({"error": f"give room=NAME, one of: "
                                        f"{', '.join(sorted(self.lobby.rooms))}"},
                              HTTPStatus.NOT_FOUND)
-            return _json({"tables": [t.model_dump() for t in self.lobby.tables_info(room)]})
+            tables = (await self.cluster.room_tables(room) if self.cluster is not None
+                      else self.lobby.tables_info(room))
+            return _json({"tables": [t.model_dump() for t in tables]})
         if path.startswith("/api/games/"):
             record = await self.store.game(unquote(path.removeprefix("/api/games/")))
             if record is None:
@@ -406,6 +410,11 @@ class App:
                 self.address_buckets.pop(ip, None)
             METRICS.connections.dec()
             self.lobby.unsubscribe(conn)
+            if self.cluster is not None and conn.name:  # out of any cluster queue it was in
+                for room in self.lobby.rooms.values():
+                    if room.rated:
+                        with contextlib.suppress(Exception):
+                            await self.cluster.queue_leave(conn, room.name, tell=False)
             self._logout(conn)
             elsewhere = []
             for table_id in list(conn.tables):
@@ -431,7 +440,8 @@ class App:
                 raise
             return
         if isinstance(msg, ListRooms):
-            conn.reply(Rooms(id=rid, rooms=self.lobby.rooms_info()))
+            counts = await self.cluster.room_counts() if self.cluster is not None else None
+            conn.reply(Rooms(id=rid, rooms=self.lobby.rooms_info(counts)))
             return
         if not conn.name:
             raise ProtocolError("not_authorized", "log in, register or play as a guest first",
@@ -455,7 +465,9 @@ class App:
     async def list_tables(self, conn: Connection, msg: ListTables) -> None:
         self.lobby.room(msg.room)
         self.lobby.subscribers[msg.room].add(conn)
-        conn.reply(Tables(id=msg.id, room=msg.room, tables=self.lobby.tables_info(msg.room)))
+        tables = (await self.cluster.room_tables(msg.room) if self.cluster is not None
+                  else self.lobby.tables_info(msg.room))
+        conn.reply(Tables(id=msg.id, room=msg.room, tables=tables))
 
     async def create_table(self, conn: Connection, msg: CreateTable) -> None:
         table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=conn)
@@ -465,7 +477,7 @@ class App:
         await self.lobby.queue_join(conn, msg.room, msg.id)
 
     async def unqueue(self, conn: Connection, msg: Unqueue) -> None:
-        self.lobby.queue_leave(conn, msg.room, msg.id)
+        await self.lobby.queue_leave(conn, msg.room, msg.id)
 
     async def chat(self, conn: Connection, msg: Chat) -> None:
         text = msg.text.strip()

@@ -55,6 +55,9 @@ class TrickroomClient:
             try:
                 yield client
             finally:
+                # Close while the reader still reads: a reader gone first leaves the frames
+                # still coming unread, and the close handshake waits out its timeout.
+                await ws.close()
                 client._reader.cancel()
 
     async def _read(self) -> None:

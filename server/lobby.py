@@ -93,12 +93,15 @@ class Lobby:
                                 f"no table {table_id!r} is open (it may have closed)")
         return table
 
-    def rooms_info(self) -> list[RoomInfo]:
-        counts: dict[str, int] = defaultdict(int)
-        for table in self.tables.values():
-            counts[table.machine.room.name] += 1
+    def rooms_info(self, counts: dict[str, int] | None = None) -> list[RoomInfo]:
+        """The rooms, with their open tables counted here (or as ``counts`` says: a
+        cluster's count over every node)."""
+        if counts is None:
+            counts = defaultdict(int)
+            for table in self.tables.values():
+                counts[table.machine.room.name] += 1
         return [RoomInfo(name=r.name, game=r.game, rated=r.rated, system=r.system,
-                         rules=rules_wire(r.make_rules()), tables=counts[r.name])
+                         rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0))
                 for r in self.rooms.values()]
 
     def tables_info(self, room: str) -> list[TableInfo]:
@@ -174,6 +177,8 @@ class Lobby:
         self._push(info, removed=True)
 
     def _push(self, info: TableInfo, removed: bool) -> None:
+        if self.cluster is not None:
+            self.cluster.table_listed(info, removed)
         subscribers = self.subscribers.get(info.room)
         if not subscribers:
             return
@@ -198,6 +203,9 @@ class Lobby:
             raise ProtocolError("invalid_field", "the random queue is for ranked rooms; "
                                                  "casual tables are in the table list")
         await self.ranked.check_eligible(client.name, client.guest)
+        if self.cluster is not None:  # one queue for the whole cluster, in Redis
+            await self.cluster.queue_join(client, room_name, request_id)
+            return
         queue = self.queues[room_name]
         if any(c.name == client.name for c in queue):
             raise ProtocolError("invalid_field", "you are already in this queue")
@@ -209,7 +217,10 @@ class Lobby:
             await self._match(room_name)
         self._queue_status(room_name, client, request_id)
 
-    def queue_leave(self, client: Member, room_name: str, request_id: Any) -> None:
+    async def queue_leave(self, client: Member, room_name: str, request_id: Any) -> None:
+        if self.cluster is not None:
+            await self.cluster.queue_leave(client, room_name, request_id)
+            return
         queue = self.queues[room_name]
         if client in queue:
             queue.remove(client)

@@ -62,7 +62,7 @@ class Bus:
                                                       socket_connect_timeout=2.0,
                                                       single_connection_client=True)
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        self._outbox: deque[tuple[str, bytes]] = deque(maxlen=buffer)
+        self._outbox: deque[tuple[str, tuple[Any, ...]]] = deque(maxlen=buffer)
         self._wake = asyncio.Event()
         self.channels: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
@@ -95,7 +95,12 @@ class Bus:
 
     def publish(self, channel: str, data: bytes) -> None:
         """Queue one frame for ``channel``; it goes out in order, soon."""
-        self._outbox.append((channel, data))
+        self._outbox.append(("publish", (channel, data)))
+        self._wake.set()
+
+    def command(self, name: str, *args: Any) -> None:
+        """Queue a write (``hset``, ``hdel``...) in order with the frames around it."""
+        self._outbox.append((name, args))
         self._wake.set()
 
     async def _drain(self) -> None:
@@ -111,8 +116,8 @@ class Bus:
                 batch = list(self._outbox)
                 try:
                     async with self._pub.pipeline(transaction=False) as pipe:
-                        for channel, data in batch:
-                            pipe.publish(channel, data)
+                        for name, args in batch:
+                            getattr(pipe, name)(*args)
                         await pipe.execute()
                 except UNREACHABLE as exc:
                     if self.connected:
@@ -122,6 +127,8 @@ class Bus:
                     await asyncio.sleep(backoff)
                     backoff = min(backoff * 2, 1.0)
                     continue
+                except Exception:  # a refused command: drop it, never the publisher
+                    log.exception("redis refused a batch of %d; dropped", len(batch))
                 for _ in batch:  # sent: drop them (newer ones may have queued meanwhile)
                     self._outbox.popleft()
                 self.published += len(batch)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 import os
 import secrets
@@ -40,9 +41,16 @@ from typing import TYPE_CHECKING, Any
 
 from server.cluster.bus import UNREACHABLE, Bus, frame
 from server.metrics import METRICS
-from server.protocol import ProtocolError, ServerMessage, parse_client_message
+from server.protocol import (
+    ProtocolError,
+    QueueStatus,
+    ServerMessage,
+    TableInfo,
+    TableUpdate,
+    parse_client_message,
+)
 from server.store import Fence
-from server.tables.commands import ClientId, Disconnect, Who
+from server.tables.commands import ClientId, Disconnect, SitReserved, Who
 from server.tables.log import Shared
 
 if TYPE_CHECKING:
@@ -150,7 +158,7 @@ class Cluster:
                                px=int(self.lease_seconds * 1000)):
                 break
         self.node = node
-        await self.bus.start([self.node_channel(node)])
+        await self.bus.start([self.node_channel(node), self.bus.key("lobby")])
         self._tasks = [asyncio.create_task(self._renew_loop(), name="cluster-renew"),
                        asyncio.create_task(self._scan_loop(), name="cluster-scan")]
         log.info("node %d joined the cluster at %s", node, self.url)
@@ -366,10 +374,19 @@ class Cluster:
                 waiting.set_result(None)
         elif op == "call":
             self._spawn(self._on_call(header, body))
+        elif op == "follow":  # a client here is about to be seated at another node's table
+            self._spawn(self._on_follow(header))
+
         elif op == "gone":
             table_id = header["table"]
             if table_id in self.app.lobby.tables:
                 self._spawn(self._on_gone(table_id, header["client"]))
+        elif op == "table":
+            if header["from"] != self.node:
+                lobby = self.app.lobby
+                update = Shared.of_bytes(body)
+                for member in lobby.subscribers.get(header["room"], ()):
+                    member.send_text(update)
         elif op in ("moved", "closed"):
             table_id = header["channel"].rsplit(":", 1)[1]
             if op == "moved" and header["node"] != self.node:
@@ -412,6 +429,16 @@ class Cluster:
             self.bus.publish(self.node_channel(header["from"]),
                              frame("done", {"corr": header["corr"]}))
 
+    async def _on_follow(self, header: dict[str, Any]) -> None:
+        """A client here is about to be seated at another node's table (the ranked queue
+        matched it there): relay that table's events to it from now on, then say so."""
+        client = self.app.clients.get(header["client"])
+        if client is not None and not client.remote:
+            client.joined(header["table"])
+            await self.bus.subscribe(self.table_channel(header["table"]))
+        self.bus.publish(self.node_channel(header["from"]),
+                         frame("done", {"corr": header["corr"]}))
+
     async def _on_gone(self, table_id: str, client_id: ClientId) -> None:
         table = self.app.lobby.tables.get(table_id)
         client = self.app.clients.get(client_id)
@@ -421,6 +448,144 @@ class Cluster:
             client.tables.discard(table_id)
             if not client.tables:
                 self.app.clients.pop(client_id, None)
+
+    # -- the lobby, shared -----------------------------------------------------------------
+
+    def table_listed(self, info: TableInfo, removed: bool) -> None:
+        """A table of this node changed or closed: the room's list in Redis follows, and
+        every other node pushes the change to its own subscribers of the room."""
+        key = self.bus.key("room", info.room)
+        if removed:
+            self.bus.command("hdel", key, info.id)
+        else:
+            self.bus.command("hset", key, info.id, info.model_dump_json())
+        update = TableUpdate(table=info, removed=removed).encode()
+        self.bus.publish(self.bus.key("lobby"), frame("table", {"room": info.room,
+                                                                "from": self.node}, update))
+
+    async def room_tables(self, room: str) -> list[TableInfo]:
+        """Every node's open tables in a room (those whose node still holds them)."""
+        listed = {_text(k): v for k, v in
+                  (await self.bus.redis.hgetall(self.bus.key("room", room))).items()}
+        if not listed:
+            return []
+        ids = list(listed)
+        holders = await self.bus.redis.mget([self.lease_key(t) for t in ids])
+        # A table whose node died before closing it is left out (a take-over lists it again).
+        return [TableInfo.model_validate_json(listed[t])
+                for t, holder in zip(ids, holders, strict=True) if holder is not None]
+
+    async def room_counts(self) -> dict[str, int]:
+        rooms = list(self.app.lobby.rooms)
+        async with self.bus.redis.pipeline(transaction=False) as pipe:
+            for room in rooms:
+                pipe.hlen(self.bus.key("room", room))
+            counts = await pipe.execute()
+        return dict(zip(rooms, (int(c) for c in counts), strict=True))
+
+    # -- the ranked queues, shared ------------------------------------------------------------
+
+    async def queue_join(self, client: Any, room: str, request_id: Any) -> None:
+        """Queue a player (on any node) in a room's random queue, then try to match."""
+        entry = json.dumps({"client": client.id, "name": client.name, "guest": client.guest,
+                            "address": client.address, "node": self.node, "at": time.time()})
+        key = self.bus.key("queue", room)
+        if not await self.bus.redis.hsetnx(key, client.name.lower(), entry):
+            raise ProtocolError("invalid_field", "you are already in this queue")
+        await self.bus.redis.rpush(self.bus.key("joins", room), time.time())
+        await self.bus.redis.ltrim(self.bus.key("joins", room), -20, -1)
+        await self._match(room)
+        await self.queue_status(room, client, request_id)
+
+    async def queue_leave(self, client: Any, room: str, request_id: Any = None,
+                          tell: bool = True) -> None:
+        await self.bus.redis.hdel(self.bus.key("queue", room), client.name.lower())
+        if tell:
+            await self.queue_status(room, client, request_id)
+
+    async def _match(self, room: str) -> None:
+        """Four queued players, wherever they are, seated at random at a new table here.
+        One node matches a room at a time (a Redis lock), so no player is seated twice."""
+        lock = self.bus.key("matcher", room)
+        if not await self.bus.redis.set(lock, self.node, nx=True, px=10_000):
+            return  # another node is matching this room; it will see these players too
+        try:
+            key = self.bus.key("queue", room)
+            queued = {_text(k): json.loads(v) for k, v in
+                      (await self.bus.redis.hgetall(key)).items()}
+            if len(queued) < 4:
+                return
+            draw = secrets.SystemRandom()
+            players = draw.sample(sorted(queued.values(), key=lambda e: e["at"]), 4)
+            await self.bus.redis.hdel(key, *(p["name"].lower() for p in players))
+        finally:
+            await self.bus.redis.delete(lock)
+        table = await self.app.lobby.new_table(room, {}, "random_queue")
+        for player in players:  # each player's node follows the table before it is seated
+            if player["node"] != self.node:
+                await self._call_node(player["node"], "follow",
+                                      {"client": player["client"], "table": table.id})
+        seats = draw.sample(range(4), 4)
+        for player, seat in zip(players, seats, strict=True):
+            member = self._member(player)
+            member.joined(table.id)
+            await table.call(SitReserved(Who(player["client"], player["name"], player["guest"]),
+                                         None, seat))
+        await self.queue_status(room)
+
+    def _member(self, entry: dict[str, Any]) -> Any:
+        """A queued player as this node's tables know them: local, or a stand-in."""
+        client = self.app.clients.get(entry["client"])
+        if client is None:
+            client = RemoteClient(self, entry["client"], entry["name"], entry["guest"],
+                                  entry["address"], entry["node"])
+            self.app.clients[entry["client"]] = client
+        return client
+
+    async def _call_node(self, node: int, op: str, header: dict[str, Any]) -> None:
+        """Ask another node to do something and wait for its ``done`` (or the deadline)."""
+        corr = next(self._corr)
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting[corr] = done
+        self.bus.publish(self.node_channel(node),
+                         frame(op, {**header, "corr": corr, "from": self.node}))
+        try:
+            await asyncio.wait_for(done, self.forward_seconds)
+        except TimeoutError:
+            log.warning("node %d did not answer %s in time", node, op)
+        finally:
+            self._waiting.pop(corr, None)
+
+    async def queue_status(self, room: str, asker: Any = None, request_id: Any = None) -> None:
+        """Tell every queued player (and the asker) the queue's length and expected wait."""
+        queued = [json.loads(v) for v in
+                  (await self.bus.redis.hgetall(self.bus.key("queue", room))).values()]
+        joins = [float(j) for j in await self.bus.redis.lrange(self.bus.key("joins", room),
+                                                              0, -1)]
+        expected = None
+        if len(joins) >= 2 and joins[-1] > joins[0]:
+            gap = (joins[-1] - joins[0]) / (len(joins) - 1)
+            expected = round(gap * max(0, 4 - len(queued)), 1)
+        told = set()
+        for entry in queued:
+            asked = asker is not None and entry["client"] == asker.id
+            status = QueueStatus(id=request_id if asked else None, room=room, queued=True,
+                                 length=len(queued), expected_wait=expected)
+            self._tell(entry["node"], entry["client"], status.encode())
+            told.add(entry["client"])
+        if asker is not None and asker.id not in told:
+            status = QueueStatus(id=request_id, room=room, queued=False, length=len(queued),
+                                 expected_wait=expected)
+            asker.send_text(status.encode())
+
+    def _tell(self, node: int, client_id: ClientId, text: str) -> None:
+        if node == self.node:
+            client = self.app.clients.get(client_id)
+            if client is not None:
+                client.send_text(text)
+        else:
+            self.bus.publish(self.node_channel(node),
+                             frame("deliver", {"to": [client_id]}, text))
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -445,3 +610,7 @@ class Cluster:
         with contextlib.suppress(*UNREACHABLE):
             release = self.bus.redis.register_script(RELEASE)
             await release(keys=[self.lease_key(table_id)], args=[self.node])
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
