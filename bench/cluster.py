@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,16 +136,17 @@ class Figures:
 class Services:
     """This run's PostgreSQL schema and Redis key prefix, removed at the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, redis: str = REDIS) -> None:
         self.schema = f"bench_{secrets.token_hex(4)}"
         self.prefix = f"trbench{secrets.token_hex(4)}"
+        self.redis = redis
 
     @property
     def store(self) -> str:
         return f"{POSTGRES}?schema={self.schema}"
 
     def node_args(self) -> tuple[str, ...]:
-        return ("--cluster", REDIS, "--cluster-prefix", self.prefix)
+        return ("--cluster", self.redis, "--cluster-prefix", self.prefix)
 
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         conn = await asyncpg.connect(POSTGRES, server_settings={"search_path": self.schema})
@@ -159,7 +161,7 @@ class Services:
             await conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
         finally:
             await conn.close()
-        client = aioredis.from_url(REDIS)
+        client = aioredis.from_url(self.redis)
         try:
             keys = [k async for k in client.scan_iter(match=f"{self.prefix}:*")]
             if keys:
@@ -210,7 +212,7 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
 
 async def owners(services: Services) -> dict[str, int]:
     """Every table's owning node, from the leases."""
-    client = aioredis.from_url(REDIS)
+    client = aioredis.from_url(services.redis)
     try:
         keys = [k async for k in client.scan_iter(match=f"{services.prefix}:lease:*")]
         values = await client.mget(keys) if keys else []
@@ -221,7 +223,7 @@ async def owners(services: Services) -> dict[str, int]:
 
 
 async def node_of_pid(services: Services, pid: int) -> int | None:
-    client = aioredis.from_url(REDIS)
+    client = aioredis.from_url(services.redis)
     try:
         async for key in client.scan_iter(match=f"{services.prefix}:alive:*"):
             if await client.get(key) == str(pid).encode():
@@ -261,7 +263,11 @@ async def action_count(services: Services, game_id: str) -> int:
 
 
 async def fault_phase(services: Services, config: Path, tables: int, kills: int,
-                      gap: float, seed: int, console: Console) -> dict[str, Any]:
+                      gap: float, seed: int, console: Console,
+                      restart_redis: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Kill the busiest node ``kills`` times under load; or, given ``restart_redis``, restart
+    the cluster's Redis that many times instead (nothing kept: every lease, queue and
+    subscription is gone)."""
     rng = random.Random(seed)
     nodes = [Server(services.store, config, extra=services.node_args()) for _ in range(3)]
     for node in nodes:
@@ -282,6 +288,10 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
         await asyncio.sleep(2.0)
         for i in range(kills):
             await asyncio.sleep(gap)
+            if restart_redis is not None:
+                restart_redis()
+                console.print(f"  redis restart {i + 1}")
+                continue
             # The node that owns the most tables: every kill moves some.
             held = Counter((await owners(services)).values())
             ids = {n.pid: await node_of_pid(services, n.pid) for n in nodes}

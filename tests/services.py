@@ -110,3 +110,41 @@ class Outage:
         self.cut()
         if self._server is not None:
             self._server.close()  # type: ignore[attr-defined]
+
+
+class RedisServer:
+    """A Redis of a test's own (Debian's redis-server, on a free port, keeping nothing on
+    disk), to restart under a cluster without touching the machine's shared one."""
+
+    def __init__(self) -> None:
+        import shutil
+        self.binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.proc = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        import subprocess
+        import time
+        self.proc = subprocess.Popen(  # type: ignore[assignment]
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()  # type: ignore[attr-defined]
+            self.proc.wait()  # type: ignore[attr-defined]
+            self.proc = None

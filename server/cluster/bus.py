@@ -52,10 +52,12 @@ def unframe(data: bytes) -> tuple[str, dict[str, Any], bytes]:
 class Bus:
     """Publish and subscribe on one Redis, every key and channel under ``prefix``."""
 
-    def __init__(self, url: str, prefix: str, handler: Handler, buffer: int = 100_000) -> None:
+    def __init__(self, url: str, prefix: str, handler: Handler, buffer: int = 100_000,
+                 on_reconnect: Callable[[], None] | None = None) -> None:
         self.url = url
         self.prefix = prefix
         self.handler = handler
+        self.on_reconnect = on_reconnect  # the subscription was lost: frames may be missing
         self.redis: aioredis.Redis = aioredis.from_url(url, socket_timeout=5.0,
                                                        socket_connect_timeout=2.0)
         self._pub: aioredis.Redis = aioredis.from_url(url, socket_timeout=5.0,
@@ -155,6 +157,23 @@ class Bus:
         with contextlib.suppress(*UNREACHABLE):
             await self._pubsub.unsubscribe(*gone)
 
+    async def _resubscribe(self) -> None:
+        """Subscribe again on a new connection, as soon as Redis answers; then say so."""
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        while True:
+            await asyncio.sleep(0.1)
+            try:
+                self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+                await self._pubsub.subscribe(*self.channels)
+                break
+            except UNREACHABLE:
+                with contextlib.suppress(Exception):
+                    await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        log.info("redis subscription back on %d channel(s)", len(self.channels))
+        if self.on_reconnect is not None:
+            self.on_reconnect()
+
     async def _listener(self) -> None:
         while True:
             try:
@@ -163,11 +182,7 @@ class Bus:
                 message = await self._pubsub.get_message(timeout=1.0)
             except UNREACHABLE as exc:
                 log.warning("redis subscription lost, resubscribing: %s", exc)
-                await asyncio.sleep(0.2)
-                with contextlib.suppress(Exception):
-                    await self._pubsub.reset()
-                    self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-                    await self._pubsub.subscribe(*self.channels)
+                await self._resubscribe()
                 continue
             except RedisError:
                 log.exception("redis subscription failed")

@@ -49,7 +49,7 @@ from server.protocol import (
     TableUpdate,
     parse_client_message,
 )
-from server.store import Fence
+from server.store import Fence, StoreUnavailable
 from server.tables.commands import ClientId, Disconnect, SitReserved, Who
 from server.tables.log import Shared
 
@@ -119,7 +119,8 @@ class Cluster:
         self.url = url
         self.lease_seconds = lease_seconds
         self.forward_seconds = forward_seconds
-        self.bus = Bus(url, prefix, self._on_frame)
+        self.bus = Bus(url, prefix, self._on_frame, on_reconnect=self._resync)
+        self.renewed_at = time.monotonic()  # the last time every lease was renewed
         self.node = 0
         self.epochs: dict[str, int] = {}  # the tables this node owns, with their epochs
         self._missing: set[str] = set()  # tables seen without a lease at the last scan
@@ -228,10 +229,40 @@ class Cluster:
                             await self.lost(table_id, "its lease went to another node")
                     elif result == -1:
                         await self.lost(table_id, "its lease went to another node")
+                self.renewed_at = time.monotonic()
             except UNREACHABLE as exc:
                 log.warning("node %d: cannot renew leases: %s", self.node, exc)
             except Exception:
                 log.exception("node %d: lease renewal failed", self.node)
+
+    async def until_held(self) -> None:
+        """Wait until this node's leases are known to be its own (self-fencing): a node
+        that has not renewed them for most of a lease may have lost them, so its tables
+        write nothing until it has (a Redis restart: a pause), or refuse after
+        ``forward_seconds`` (the write is not acknowledged; the store's fence catches
+        anything that slips through)."""
+        limit = self.lease_seconds * 0.75
+        if time.monotonic() - self.renewed_at < limit:
+            return
+        deadline = time.monotonic() + self.forward_seconds
+        while time.monotonic() - self.renewed_at >= limit:
+            if time.monotonic() > deadline:
+                raise StoreUnavailable("this server cannot reach Redis to keep its tables; "
+                                       "nothing was stored")
+            await asyncio.sleep(0.02)
+
+    def _resync(self) -> None:
+        """After a lost subscription: the lobby lists this node's tables again, and this
+        node's sockets at other nodes' tables rejoin them (they may have missed events;
+        a rejoin with their last seq replays exactly those)."""
+        lobby = self.app.lobby
+        for runner in list(lobby.tables.values()):
+            self.table_listed(runner.machine.info(), removed=False)
+        for channel in list(self.bus.channels):
+            prefix = self.bus.key("table", "")
+            if channel.startswith(prefix):
+                self.close_local(channel.removeprefix(prefix), "this server lost contact "
+                                 "with the table's server for a moment: reconnect and rejoin")
 
     async def lost(self, table_id: str, why: str) -> None:
         """Stop running a table another node now owns (or will): self-fencing."""

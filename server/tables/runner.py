@@ -196,6 +196,8 @@ class TableRunner:
     async def _persist(self, effect: Persist) -> None:
         cluster = self.cluster
         try:
+            if cluster is not None:
+                await cluster.until_held()
             await self.store.persist(effect.records,
                                      cluster.fence(self.id) if cluster is not None else None)
         except StaleOwner as exc:  # another node runs this table now: stop, change nothing
