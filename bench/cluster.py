@@ -4,15 +4,18 @@ Every node is ``trickroom serve --store postgresql://... --cluster redis://...``
 own process on loopback, against the machine's real PostgreSQL (a schema made for the
 run) and Redis (a key prefix made for the run); both are removed at the end.
 
-**Load**, for each configuration (one process on SQLite without a cluster, then 1, 2
-and 3 nodes): ``--tables`` Spades tables of four socket bots that act the moment they
-are prompted (the load bench's bots). Table *k* is created on node *k mod n*, which owns
+**Load**, for each configuration (one process without a cluster on SQLite, then on
+PostgreSQL: the single-process baseline; then clusters of 1, 2 and 3 nodes):
+``--tables`` Spades tables of four socket bots that act the moment they are prompted
+(the load bench's bots). Table *k* is created on node *k mod n*, which owns
 it; seats 0 and 1 play through that node, seats 2 and 3 through the next one, so half
 of each table's players pay the hop through Redis (with one node, nobody does). Per
 configuration: actions acknowledged a second, p50/p99 of an action's fan-out (sent
 until all four seats have its event), server CPU per action (every node's CPU
 together), and the p50 of an ``act``'s reply for a player on the owner and on another
-node: their difference is the hop.
+node: their difference is the hop. Instant bots saturate the machine, and a saturated
+hop measures queues; the hop's own figure comes from two nodes below saturation
+(``--hop-tables`` tables whose players think ``--hop-think`` seconds).
 
 **Faults**, on three nodes: ``--fault-tables`` tables of bots that reconnect and rejoin
 (``bench/crash.py``'s, connecting to any live node), and every ``--gap`` seconds
@@ -97,7 +100,8 @@ class HopBot(Bot):
 
 
 async def open_hop_table(urls: list[str], k: int, stats: Stats, rng: random.Random,
-                         hops: dict[bool, list[float]]) -> list[tuple[Bot, asyncio.Task[None]]]:
+                         hops: dict[bool, list[float]],
+                         think: float = 0.0) -> list[tuple[Bot, asyncio.Task[None]]]:
     """Table ``k``: made on node ``k mod n``; seats 2 and 3 play through the next node."""
     track = TableTrack()
     bots: list[tuple[Bot, asyncio.Task[None]]] = []
@@ -105,7 +109,7 @@ async def open_hop_table(urls: list[str], k: int, stats: Stats, rng: random.Rand
         remote = seat >= 2 and len(urls) > 1
         url = urls[(k + (1 if remote else 0)) % len(urls)]
         ws = await connect(url, max_size=2**22, compression=None, open_timeout=60)
-        bot = HopBot(ws, seat, track, stats, rng, remote=remote, hops=hops)
+        bot = HopBot(ws, seat, track, stats, rng, think, remote=remote, hops=hops)
         bots.append((bot, asyncio.create_task(bot.run())))
         await bot.request({"type": "guest", "name": f"b{seat}"})
     reply = await bots[0][0].request({"type": "create_table", "room": "spades", "rules": {}})
@@ -171,7 +175,7 @@ class Services:
 
 
 async def load_level(label: str, servers: list[Server], tables: int, duration: float,
-                     seed: int) -> Figures:
+                     seed: int, think: float = 0.0) -> Figures:
     for server in servers:
         server.start()
     stats = Stats()
@@ -184,7 +188,7 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
 
         async def one(k: int) -> None:
             async with sem:
-                bots.extend(await open_hop_table(urls, k, stats, rng, hops))
+                bots.extend(await open_hop_table(urls, k, stats, rng, hops, think))
 
         await asyncio.gather(*(one(k) for k in range(tables)))
         await asyncio.sleep(min(2.0, duration / 4))  # warm up
@@ -202,7 +206,7 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
         for server in servers:
             server.stop()
     acked = len(hops[False]) + len(hops[True])
-    return Figures(label, len(servers) if servers[0].extra else 0,
+    return Figures(label, len(servers) if servers[0].extra else 1,
                    actions_per_s=stats.actions / wall, p50=pct(stats.latencies, 0.5) * 1e3,
                    p99=pct(stats.latencies, 0.99) * 1e3,
                    cpu_us=(cpu1 - cpu0) * 1e6 / max(1, acked),
@@ -336,39 +340,55 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
 
 async def main(args: argparse.Namespace) -> int:
     raise_fd_limit()
-    console = Console()
-    services = Services()
+    console = Console(width=150)
     levels: list[Figures] = []
-    try:
-        with tempfile.TemporaryDirectory(prefix="trickroom-cluster-") as tmp:
-            config = Path(tmp) / "cluster.toml"
-            config.write_text(with_settings(LOAD_CONFIG, CLUSTER_SETTINGS))
-            console.print(f"cluster: {args.tables} Spades tables of 4 instant bots, "
-                          f"{args.duration:g} s a configuration; PostgreSQL schema "
-                          f"{services.schema}, Redis prefix {services.prefix}")
-            single = Server(Path(tmp) / "single.sqlite3", config)
-            levels.append(await load_level("1 process, SQLite", [single], args.tables,
-                                           args.duration, args.seed))
-            for n in args.nodes:
+    with tempfile.TemporaryDirectory(prefix="trickroom-cluster-") as tmp:
+        config = Path(tmp) / "cluster.toml"
+        config.write_text(with_settings(LOAD_CONFIG, CLUSTER_SETTINGS))
+        console.print(f"cluster: {args.tables} Spades tables of 4 instant bots, "
+                      f"{args.duration:g} s a configuration; each on a PostgreSQL schema and "
+                      "a Redis key prefix of its own, removed after")
+        single = Server(Path(tmp) / "single.sqlite3", config)
+        levels.append(await load_level("1 process, SQLite", [single], args.tables,
+                                       args.duration, args.seed))
+        for n in [0, *args.nodes]:  # 0: one process on PostgreSQL, no cluster (the baseline)
+            services = Services()
+            try:
                 servers = [Server(services.store, config, extra=services.node_args())
-                           for _ in range(n)]
-                levels.append(await load_level(f"{n} node(s), PostgreSQL + Redis", servers,
-                                               args.tables, args.duration, args.seed))
-            print_levels(console, levels)
+                           for _ in range(n)] or [Server(services.store, config)]
+                label = f"{n} node(s), PostgreSQL + Redis" if n else "1 process, PostgreSQL"
+                levels.append(await load_level(label, servers, args.tables, args.duration,
+                                               args.seed))
+            finally:
+                await services.clean()
+        # The hop itself, on a machine that is not saturated: players who take a moment.
+        services = Services()
+        try:
+            servers = [Server(services.store, config, extra=services.node_args())
+                       for _ in range(2)]
+            hop = await load_level(f"2 nodes, {args.hop_tables} tables, players think "
+                                   f"{args.hop_think * 1e3:.0f} ms", servers, args.hop_tables,
+                                   args.duration, args.seed, think=args.hop_think)
+            levels.append(hop)
+        finally:
+            await services.clean()
+        print_levels(console, levels)
+        services = Services()
+        try:
             fault = await fault_phase(services, config, args.fault_tables, args.kills,
                                       args.gap, args.seed, console)
-    finally:
-        await services.clean()
+        finally:
+            await services.clean()
     console.print(f"faults: {fault['kills']} kills moved {fault['moved']} table(s); failover "
                   f"p50 {fault['failover_p50']:.2f} s, max {fault['failover_max']:.2f} s; "
                   f"{fault['acked']} acknowledged actions checked, {fault['acked_lost']} lost;"
                   f" games {fault['games']}, unfinished {fault['unfinished']}; act errors "
                   f"{fault['errors'] or '-'}")
-    base = levels[0]
-    top = levels[-1]
+    base = levels[1]  # one process on the cluster's store: what the cluster adds is the rest
+    top = levels[-2]  # the largest cluster under load
     errors = sum(sum(lv.errors.values()) for lv in levels) + sum(fault["errors"].values())
     print(f"cluster nodes={top.nodes} cpu_us_per_action={top.cpu_us:.0f} "
-          f"single_cpu_us_per_action={base.cpu_us:.0f} hop_p50_ms={top.hop:.2f} "
+          f"single_cpu_us_per_action={base.cpu_us:.0f} hop_p50_ms={hop.hop:.2f} "
           f"failover_s={fault['failover_max']:.2f} acked_lost={fault['acked_lost']} "
           f"errors={errors}", flush=True)
     return 0 if fault["acked_lost"] == 0 else 1
@@ -397,6 +417,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--fault-tables", type=int, default=12)
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--gap", type=float, default=4.0, help="seconds between kills")
+    parser.add_argument("--hop-tables", type=int, default=4,
+                        help="tables of the hop's own measure, below saturation (default: 4)")
+    parser.add_argument("--hop-think", type=float, default=0.05,
+                        help="seconds its players think (default: 0.05)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true",
                         help="a short run: 2 nodes, 6 tables, 3 s, 2 kills")

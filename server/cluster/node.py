@@ -370,10 +370,13 @@ class Cluster:
                     self.bus.publish(self.node_channel(int(holder)),
                                      frame("gone", {"client": client_id, "table": table_id}))
 
-    def relay(self, table_id: str, to: list[ClientId], message: str | Shared) -> None:
-        """One message for clients of other nodes: once, on the table's channel."""
-        data = message.data if isinstance(message, Shared) else message.encode()
-        self.bus.publish(self.table_channel(table_id), frame("relay", {"to": to}, data))
+    def relay(self, table_id: str, batch: list[tuple[list[ClientId], str | Shared]]) -> None:
+        """What one command of a table sends to clients of other nodes: once, as one frame
+        on the table's channel (each message with the clients it is for, bodies end to end;
+        every node subscribed hands each message to those of its own sockets)."""
+        bodies = [m.data if isinstance(m, Shared) else m.encode() for _, m in batch]
+        header = {"to": [to for to, _ in batch], "sizes": [len(b) for b in bodies]}
+        self.bus.publish(self.table_channel(table_id), frame("relay", header, b"".join(bodies)))
 
     def close_local(self, table_id: str, reason: str) -> None:
         """Close this node's sockets at a table that moved, so their clients rejoin."""
@@ -389,12 +392,15 @@ class Cluster:
 
     def _on_frame(self, op: str, header: dict[str, Any], body: bytes) -> None:
         if op == "relay":
-            shared = Shared.of_bytes(body)
             clients = self.app.clients
-            for client_id in header["to"]:
-                client = clients.get(client_id)
-                if client is not None and not client.remote:
-                    client.send_text(shared)
+            start = 0
+            for to, size in zip(header["to"], header["sizes"], strict=True):
+                shared = Shared.of_bytes(body[start:start + size])
+                start += size
+                for client_id in to:
+                    client = clients.get(client_id)
+                    if client is not None and not client.remote:
+                        client.send_text(shared)
         elif op == "deliver":
             client = self.app.clients.get(header["to"][0])
             if client is not None and not client.remote:

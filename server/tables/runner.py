@@ -103,6 +103,7 @@ class TableRunner:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._robots: dict[tuple[int, int, str], Robot] = {}  # (game number, seat, level)
         self.cluster: Cluster | None = None  # a cluster node: fenced writes, remote clients
+        self._relay: list[tuple[list[ClientId], str | Shared]] = []  # for other nodes' clients
 
     # -- commands in ------------------------------------------------------------------------------
 
@@ -125,7 +126,11 @@ class TableRunner:
         ``ProtocolError`` (and changed nothing)."""
         started = time.perf_counter()
         async with self.lock:
-            await self._handle(command)
+            try:
+                await self._handle(command)
+            finally:
+                if self._relay:  # what the command sends other nodes' clients: one frame
+                    self._flush_relay()
         if isinstance(command, Act):
             METRICS.action_seconds.observe(time.perf_counter() - started)
 
@@ -190,8 +195,13 @@ class TableRunner:
                 remote.append(client_id)
             else:
                 client.send_text(effect.message)
-        if remote is not None and self.cluster is not None:
-            self.cluster.relay(self.id, remote, effect.message)
+        if remote is not None:
+            self._relay.append((remote, effect.message))
+
+    def _flush_relay(self) -> None:
+        batch, self._relay = self._relay, []
+        if self.cluster is not None:
+            self.cluster.relay(self.id, batch)
 
     async def _persist(self, effect: Persist) -> None:
         cluster = self.cluster

@@ -1,0 +1,56 @@
+"""A node paused past its lease (SIGSTOP, a long GC, a VM migration) wakes up still thinking
+it runs its tables: the fencing token refuses its write, nothing of it is stored, and the
+table plays on at the node that took it over."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+import pytest
+
+from server.client import ServerError, TrickroomClient
+from tests.server.conftest import url, wait_for
+
+
+async def test_a_paused_owner_s_write_is_refused_by_the_fencing_token(cluster):
+    old, new = await cluster.node(), await cluster.node()
+    async with TrickroomClient.connect(url(old)) as player:
+        await player.request({"type": "guest", "name": "p"})
+        created = await player.request({"type": "create_table", "room": "spades",
+                                        "rules": {"target": 100, "mercy": 100}})
+        table = created["table"]["id"]
+        await player.request({"type": "sit", "table": table, "seat": 0})
+        await player.request({"type": "fill_robots", "table": table})
+        machine = old.lobby.tables[table].machine
+        await wait_for(lambda: machine.game is not None and machine.game.to_act == 0)
+        game_id = machine.game_id
+        stored = await old.store.action_count(game_id)
+
+        # The old owner stops: no renewals, no scans (as under SIGSTOP). Its lease expires
+        # and the other node takes the table over from the store.
+        for task in old.cluster._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await wait_for(lambda: table in new.lobby.tables, 15)
+        assert new.cluster.epochs[table] > old.cluster.epochs[table]
+
+        # It wakes up believing its lease still good, and a player's action reaches it.
+        old.cluster.renewed_at = time.monotonic()
+        prompt = next(m for m in reversed(player.received) if m.get("type") == "prompt")
+        with pytest.raises(ServerError, match="could not store"):
+            await player.act(table, prompt["legal"][0])
+        assert len(machine.game.actions) == stored  # undone: acknowledged to no one
+        await wait_for(lambda: table not in old.lobby.tables)  # it let the table go
+
+    # The table lives on at the new owner (its robot plays the absent seat meanwhile), and
+    # what the store holds is the new owner's: a prefix of its game, nothing of the old's.
+    runner = new.lobby.tables[table]
+    assert runner.machine.game_id == game_id
+    await wait_for(lambda: len(runner.machine.game.actions) > stored + 2)
+    held = [(a["seat"], a) for a in (await new.store.unfinished_game(table)).actions]
+    mine = [(seat, action.to_wire()) for seat, action in runner.machine.game.actions]
+    assert [(s, {k: v for k, v in a.items() if k != "seat"}) for s, a in held] == \
+        mine[:len(held)]
