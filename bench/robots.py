@@ -14,7 +14,9 @@ over the replays that reached it: in Spades its side's points minus the
 other side's, in Hearts the opponents' average points minus its own (positive
 is better for the tested robot in both). The 95% interval is over deals.
 
-Pairings: heuristic vs random, search vs heuristic (both games); in Spades,
+Pairings: heuristic vs random, search vs heuristic (both games; in Spades also
+the search with the heuristic's bids, ``spades_card_search_vs_heuristic``, the
+card search alone); in Spades,
 search bidding vs the heuristic's bids (both sides searching the cards, so
 only the bids differ) and the *ceiling*: the same search given the true deal
 instead of sampled ones, against the heuristic, so that the search's own
@@ -194,6 +196,7 @@ PAIRINGS = (
     Pairing("spades_bids_only_vs_heuristic", "spades", "search_bids", "heuristic"),
     Pairing("hearts_passing_vs_heuristic", "hearts", "search_passes", "heuristic"),
     Pairing("hearts_passing_search_play", "hearts", "search", "search_heuristic_passes"),
+    Pairing("spades_card_search_vs_heuristic", "spades", "search_heuristic_bids", "heuristic"),
 )
 
 
@@ -551,6 +554,10 @@ def main(argv: list[str] | None = None) -> None:
         console.print(f"Spades: the search closes {gap} of the gap between the heuristic and "
                       f"the all-seeing ceiling ({search.mean:+.1f} of {ceiling.mean:+.1f} "
                       "points a hand)")
+    cards = by_key.get("spades_card_search_vs_heuristic")
+    if cards and ceiling and ceiling.mean > 0:
+        console.print(f"Spades: searching the cards alone (the heuristic's bids) closes "
+                      f"{cards.mean / ceiling.mean:.2f} of it ({cards.mean:+.1f} points a hand)")
     print(f"robots hearts_search_vs_heuristic={margin('hearts_search_vs_heuristic')} "
           f"hearts_search_vs_ismcts={margin('hearts_search_vs_ismcts')} "
           f"spades_search_vs_heuristic={margin('spades_search_vs_heuristic')} "
