@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from game.hearts import HeartsRules
 from game.spades import SpadesRules
-from ratings import SYSTEMS
+from ratings import SYSTEMS, RatingError, RatingSystem, system_named
+from ratings.registry import with_constants
 from server.loops import LOOPS
 from server.passwords import PROFILES
 from server.store.sqlite import DURABILITY
@@ -74,6 +76,13 @@ class Room:
     system: str | None = None
     rules: dict[str, Any] = field(default_factory=dict)
     turn_seconds: float | None = None  # this room's turn timer; None: the server's
+    constants: dict[str, float] = field(default_factory=dict)  # a refit's, adopted
+
+    def rating_system(self) -> RatingSystem:
+        """The system this room's games are rated and predicted with: the preset it names
+        with the constants it adopted (``trickroom ratings refit``). A casual room rates
+        nothing; its tables name Zone."""
+        return with_constants(self.system or "zone", self.constants)
 
     def make_rules(self, overrides: dict[str, Any] | None = None) -> Any:
         """The room's rules with a table's overrides, validated by the rules dataclass."""
@@ -95,6 +104,15 @@ class Room:
 class Config:
     settings: ServerSettings
     rooms: dict[str, Room]
+
+    def rating_system(self, game: str, system: str) -> RatingSystem:
+        """The system ``system`` as this server rates ``game`` with it: with the constants
+        its ranked rooms adopted (rooms sharing a game and a system share them), or the
+        preset when no ranked room rates that game with it."""
+        for room in self.rooms.values():
+            if room.rated and room.game == game and room.system == system:
+                return room.rating_system()
+        return system_named(system)
 
 
 def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
@@ -131,8 +149,43 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
         if room.rated and room.system not in SYSTEMS:
             raise ConfigError(f"ranked room {room.name!r}: system must be one of "
                               f"{', '.join(sorted(SYSTEMS))}")
+        if "constants" in entry:
+            room = replace(room, constants=adopted_constants(room, entry["constants"]))
         room.make_rules()  # validate now, not when the first table opens
         rooms[room.name] = room
     if not rooms:
         raise ConfigError(f"{source} defines no rooms")
+    shared_ratings_agree(rooms.values())
     return Config(ServerSettings(**server), rooms)
+
+
+def adopted_constants(room: Room, constants: Any) -> dict[str, float]:
+    """A ranked room's ``constants`` table, checked by building its system from them: only
+    a tuned preset's refitted constants, each a positive number."""
+    if not room.rated:
+        raise ConfigError(f"room {room.name!r} is casual and rates nothing: constants "
+                          "belong to a ranked room's system")
+    if not isinstance(constants, dict):
+        raise ConfigError(f"ranked room {room.name!r}: constants must be a table, such as "
+                          "constants = { beta = 1440 }")
+    assert room.system is not None
+    try:
+        with_constants(room.system, constants)
+    except RatingError as exc:
+        raise ConfigError(f"ranked room {room.name!r}, constants "
+                          f"{', '.join(constants)}: {exc}") from None
+    return {name: float(value) for name, value in constants.items()}
+
+
+def shared_ratings_agree(rooms: Iterable[Room]) -> None:
+    """Ratings are kept per player, game and system, so ranked rooms that rate one game
+    with one system move the same ratings: they must rate with the same constants."""
+    first: dict[tuple[str, str | None], Room] = {}
+    for room in rooms:
+        if not room.rated:
+            continue
+        other = first.setdefault((room.game, room.system), room)
+        if other.constants != room.constants:
+            raise ConfigError(f"ranked rooms {other.name!r} and {room.name!r} both rate "
+                              f"{room.game} with {room.system} and so share its ratings: "
+                              "they need the same constants")

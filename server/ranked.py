@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ratings import Standing, system_named
+from ratings import Standing
 from server.protocol import ProtocolError
 from server.store import Store
 from server.tables.rating import when
@@ -59,7 +59,7 @@ class Ranked:
         return ban
 
     async def current(self, players: list[str], kind: str, system: str) -> dict[str, Standing]:
-        """Each player's standing now; a player without one starts at the system's start."""
-        start = system_named(system).start_rating
-        stored = await self.store.standings(players, kind, system)
-        return {player: stored.get(player, Standing(start)) for player in players}
+        """Each player's standing now, for those who have one. A player without one is left
+        out: the table starts them at its room's system's start, which a room's adopted
+        constants may move (Weng-Lin's sigma), so a preset's start here would be wrong."""
+        return await self.store.standings(players, kind, system)

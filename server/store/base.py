@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from ratings import PlayerStats, Rating, Standing, system_named
+from ratings import PlayerStats, Rating, Standing
 from server.names import account_name_refusal
 from server.tables.records import (
     ActionTaken,
@@ -448,14 +448,16 @@ async def _index_players(tx: Tx, game_id: str, now: float) -> None:
 
 async def _rate(tx: Tx, record: Rated, now: float) -> None:
     """Move each player's standing by its change, from the value stored now (inside the
-    transaction, so two tables rating the same player never lose an update)."""
+    transaction, so two tables rating the same player never lose an update). A player
+    without one starts where the table rated them from: their start in the room's system,
+    constants and all."""
     result = record.result
-    start = system_named(result.system).start_rating
     for change in record.changes:
         row = await tx.fetchone("SELECT value, sigma, stats FROM ratings WHERE player = ? AND "
                                 "kind = ? AND system = ?",
                                 (change.player, result.kind, result.system))
-        current = _standing(row["value"], row["sigma"], row["stats"]) if row else Standing(start)
+        current = (_standing(row["value"], row["sigma"], row["stats"]) if row
+                   else Standing(change.before))
         after = current.after(result, change)
         stats = asdict(after.stats)
         stats["history"] = list(stats["history"])

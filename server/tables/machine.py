@@ -41,7 +41,7 @@ from game.actions import Action, ActionParseError, IllegalAction, Pass, action_f
 from game.engine import ENGINES, Engine
 from game.events import Event
 from game.outcome import Outcome
-from ratings import Departure, Rating, RatingError, Standing, rate, system_named
+from ratings import Departure, Rating, RatingError, Standing
 from server.auth import token_hash, token_matches
 from server.config import Room, ServerSettings
 from server.protocol import (
@@ -183,6 +183,7 @@ class TableMachine:
         self.rng = rng
         self.policy: DropPolicy = policy_for(room.rated, room.system)
         self.system = room.system or "zone"
+        self.rating_system = room.rating_system()  # with the constants the room adopted
         self.turn_seconds = room.turn_seconds or settings.turn_seconds
         self.seats = [Seat(i) for i in range(4)]
         self.watchers: dict[ClientId, str] = {}
@@ -929,14 +930,14 @@ class TableMachine:
         ``None`` when the system cannot tell (say, the same name in two seats)."""
         players = [s.starter or "" for s in self.seats]
         try:
-            chances = system_named(self.system).win_probability(
+            chances = self.rating_system.win_probability(
                 self.room.game, players, self.start_ratings())  # type: ignore[arg-type]
         except RatingError:
             return None
         return [round(p, 4) for p in chances]
 
     def start_ratings(self) -> dict[str, Rating]:
-        start = system_named(self.system).start_rating
+        start = self.rating_system.start_rating
         return {s.starter or "": self.ranked.standings[s.starter].rating
                 if s.starter in self.ranked.standings else start for s in self.seats}
 
@@ -956,7 +957,7 @@ class TableMachine:
         """Rate the game from the starters' ratings when it began; record the changes."""
         assert self.game_id is not None
         result = self.result(outcome)
-        changes = [c for c in rate(result, self.start_ratings())
+        changes = [c for c in self.rating_system.rate(result, self.start_ratings())
                    if c.player not in self.ranked.already_rated]
         self.write(Rated(self.game_id, result, tuple(changes)))
         return [c.to_wire() for c in changes]
