@@ -356,6 +356,10 @@ class App:
                              HTTPStatus.NOT_FOUND)
             for entry in player["ratings"]:
                 entry["shown"] = shown_rating(entry["system"], entry["rating"], entry["sigma"])
+                for point in entry["history"]:  # a point stored before sigma was kept: none
+                    if point["sigma"] is not None:
+                        point["shown"] = shown_rating(entry["system"], point["value"],
+                                                      point["sigma"])
             return _json(player)
         return _json({"error": f"no API path {path}"}, HTTPStatus.NOT_FOUND)
 

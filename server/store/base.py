@@ -348,7 +348,7 @@ class Store(ABC):
         rows = await self._fetchall("SELECT kind, system, value, sigma, stats FROM ratings "
                                     "WHERE player = ? ORDER BY kind, system", (name,))
         history = [dict(r) for r in await self._fetchall(
-            "SELECT kind, system, game_id, time, value, delta FROM rating_history "
+            "SELECT kind, system, game_id, time, value, sigma, delta FROM rating_history "
             "WHERE player = ? ORDER BY time", (name,))]
         ratings = []
         for row in rows:
@@ -450,7 +450,7 @@ async def _rate(tx: Tx, record: Rated, now: float) -> None:
     """Move each player's standing by its change, from the value stored now (inside the
     transaction, so two tables rating the same player never lose an update). A player
     without one starts where the table rated them from: their start in the room's system,
-    constants and all."""
+    constants and all. The history keeps sigma, which Weng-Lin's shown value needs."""
     result = record.result
     for change in record.changes:
         row = await tx.fetchone("SELECT value, sigma, stats FROM ratings WHERE player = ? AND "
@@ -469,9 +469,9 @@ async def _rate(tx: Tx, record: Rated, now: float) -> None:
              after.rating.sigma, json.dumps(stats)))
         if change.rated:
             await tx.execute("INSERT INTO rating_history (player, kind, system, game_id, time, "
-                             "value, delta) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             "value, sigma, delta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                              (change.player, result.kind, result.system, record.game_id, now,
-                              change.after.value, change.delta))
+                              change.after.value, change.after.sigma, change.delta))
 
 
 def _standing(value: float, sigma: float, stats_json: str) -> Standing:

@@ -98,8 +98,10 @@ CREATE TABLE IF NOT EXISTS rating_history (
     game_id TEXT NOT NULL,
     time DOUBLE PRECISION NOT NULL,
     value DOUBLE PRECISION NOT NULL,
+    sigma DOUBLE PRECISION,
     delta DOUBLE PRECISION NOT NULL
 );
+ALTER TABLE rating_history ADD COLUMN IF NOT EXISTS sigma DOUBLE PRECISION DEFAULT NULL;
 CREATE INDEX IF NOT EXISTS rating_history_player ON rating_history (player, kind, system, time);
 CREATE TABLE IF NOT EXISTS game_players (
     player TEXT COLLATE tr_nocase NOT NULL,

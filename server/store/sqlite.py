@@ -98,6 +98,7 @@ CREATE TABLE IF NOT EXISTS rating_history (
     game_id TEXT NOT NULL,
     time REAL NOT NULL,
     value REAL NOT NULL,
+    sigma REAL,  -- NULL on points written before it was kept
     delta REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS rating_history_player ON rating_history (player, kind, system, time);
@@ -125,6 +126,7 @@ MIGRATIONS = (
     ("users", "ban_reason", "TEXT"),
     ("users", "casual_games", "INTEGER NOT NULL DEFAULT 0"),
     ("games", "ratings", "TEXT"),
+    ("rating_history", "sigma", "REAL DEFAULT NULL"),
 )
 
 

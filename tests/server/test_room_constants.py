@@ -1,4 +1,5 @@
-"""A room's rating system: the constants a host adopts from a refit.
+"""A room's rating system: the constants a host adopts from a refit, and the history a
+profile charts.
 
 A ranked room's ``constants`` table (what ``trickroom ratings refit`` prints) is read
 with the room config and checked there; every game of that room is then predicted and
@@ -21,6 +22,7 @@ from ratings.registry import with_constants
 from server.app import App
 from server.config import Config, ConfigError, load_config
 from server.tables.rating import game_result
+from tests.server.test_http import http_get
 from tests.server.test_ranked import RANKED, autoplay, game_id_of, players, seat
 
 ROOMS = """
@@ -129,6 +131,23 @@ async def test_a_room_s_adopted_constants_rate_and_predict_its_games(
         "spades", NAMES, {n: before.get(n, preset.start_rating) for n in NAMES})]
     standing = (await tuned_app.store.standings(["dan"], "spades", system))["dan"]
     assert standing.rating == Rating(dan["after"]["value"], dan["after"]["sigma"])
+
+
+async def test_a_rated_game_s_history_point_carries_its_shown_rating(tuned_app):
+    """Weng-Lin's shown number needs sigma: the history keeps it, so the profile's chart
+    plots the number a player reads, not μ."""
+    system = system_named("openskill_tuned")
+    end, _, _ = await play_one(tuned_app, "hearts-openskill", {}, "hearts", system.name)
+    mine = next(c for c in end["ratings"] if c["player"] == "ann")
+    status, _, body = await http_get(tuned_app, "/api/players/ann")
+    assert status == 200
+    [entry] = json.loads(body)["ratings"]
+    [point] = entry["history"]
+    after = Rating(mine["after"]["value"], mine["after"]["sigma"])
+    assert point["value"] == pytest.approx(after.value)
+    assert point["sigma"] == pytest.approx(after.sigma)
+    assert point["shown"] == round(system.shown(after), 1) == entry["shown"]
+    assert point["shown"] != pytest.approx(point["value"], abs=1.0)  # μ is not what we read
 
 
 def test_the_server_rates_a_game_and_system_with_its_rooms_constants(tmp_path):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ratings import GameResult, Rating, rate
+from ratings import SYSTEMS, GameResult, Rating, rate
 from ratings import Seat as RatedSeat
 from server.config import ConfigError, load_config
 from server.store import (
@@ -285,3 +285,52 @@ async def test_each_take_over_gets_a_newer_epoch_and_fences_the_one_before(store
         await store.persist([action(0)], Fence("t1", first))
     await store.persist([action(0)], Fence("t1", second))
     assert await store.unfinished_tables() == ["t1"]
+
+
+def openskill_result() -> tuple[GameResult, tuple]:
+    system = SYSTEMS["openskill_tuned"]
+    seats = tuple(RatedSeat(i, name) for i, name in enumerate(["ann", "bob", "cat", "dan"]))
+    result = GameResult("hearts", "openskill_tuned", "fixed_seating", seats, (40, 90, 70, 60))
+    return result, tuple(system.rate(result, dict.fromkeys(("ann", "bob", "cat", "dan"),
+                                                          system.start_rating)))
+
+
+async def test_the_rating_history_keeps_sigma_for_the_shown_rating(store: Store):
+    """Weng-Lin's shown number needs sigma: each point of the history keeps it."""
+    await store.create_user("ann", "x")
+    result, changes = openskill_result()
+    await store.persist([Rated("g1", result, changes)])
+    player = await store.player("ann")
+    assert player is not None
+    [entry] = player["ratings"]
+    [point] = entry["history"]
+    ann = next(c for c in changes if c.player == "ann")
+    assert 0 < ann.after.sigma < 500
+    assert (point["value"], point["sigma"]) == pytest.approx((ann.after.value, ann.after.sigma))
+    assert entry["sigma"] == pytest.approx(ann.after.sigma)
+
+
+async def test_a_history_from_before_sigma_was_kept_reads_none_and_then_keeps_it(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    old = SqliteStore(path)
+    await old.open()
+    await old.create_user("ann", "x")
+    result, changes = openskill_result()
+    await old.persist([Rated("old1", result, changes)])
+    await old.close()
+    conn = sqlite3.connect(path)  # as the file was before: no sigma in the history
+    conn.execute("ALTER TABLE rating_history DROP COLUMN sigma")
+    conn.commit()
+    conn.close()
+    again = SqliteStore(path)
+    await again.open()
+    try:
+        await again.persist([Rated("new1", result, changes)])
+        player = await again.player("ann")
+        assert player is not None
+        [entry] = player["ratings"]
+        assert [p["game_id"] for p in entry["history"]] == ["old1", "new1"]
+        assert entry["history"][0]["sigma"] is None
+        assert entry["history"][1]["sigma"] == pytest.approx(changes[0].after.sigma)
+    finally:
+        await again.close()
