@@ -13,8 +13,10 @@ of each table's players pay the hop through Redis (with one node, nobody does). 
 configuration: actions acknowledged a second, p50/p99 of an action's fan-out (sent
 until all four seats have its event), server CPU per action (every node's CPU
 together), and the p50 of an ``act``'s reply for a player on the owner and on another
-node: their difference is the hop. Instant bots saturate the machine, and a saturated
-hop measures queues; the hop's own figure comes from two nodes below saturation
+node: their difference is the hop; and the CPU PostgreSQL and Redis spent per action
+(every process of theirs on the machine, for the capacity plan). Instant bots saturate
+the machine, and a saturated hop measures queues; the hop's own figure comes from two
+nodes below saturation
 (``--hop-tables`` tables whose players think ``--hop-think`` seconds).
 
 **Faults**, on three nodes: ``--fault-tables`` tables of bots that reconnect and rejoin
@@ -120,6 +122,19 @@ async def open_hop_table(urls: list[str], k: int, stats: Stats, rng: random.Rand
     return bots
 
 
+def service_cpu(name: str) -> float:
+    """CPU seconds of every process of a service on this machine (``postgres``, whose
+    backends are processes of their own, or ``redis-server``): its cost per action."""
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, ValueError):
+            if (proc / "comm").read_text().strip() == name:
+                total += cpu_seconds(int(proc.name))
+    return total
+
+
 @dataclass
 class Figures:
     label: str
@@ -128,6 +143,8 @@ class Figures:
     p50: float = float("nan")
     p99: float = float("nan")
     cpu_us: float = float("nan")
+    postgres_us: float = float("nan")
+    redis_us: float = float("nan")
     local_ok_p50: float = float("nan")
     remote_ok_p50: float = float("nan")
     errors: dict[str, int] = field(default_factory=dict)
@@ -192,12 +209,14 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
 
         await asyncio.gather(*(one(k) for k in range(tables)))
         await asyncio.sleep(min(2.0, duration / 4))  # warm up
+        pg0, redis0 = service_cpu("postgres"), service_cpu("redis-server")
         cpu0, t0 = sum(cpu_seconds(s.pid) for s in servers), time.perf_counter()
         stats.measuring = True
         await asyncio.sleep(duration)
         stats.measuring = False
         wall = time.perf_counter() - t0
         cpu1 = sum(cpu_seconds(s.pid) for s in servers)
+        pg1, redis1 = service_cpu("postgres"), service_cpu("redis-server")
         for server in servers:
             if server.proc is not None and server.proc.poll() is not None:
                 stats.error("node_died")
@@ -210,6 +229,8 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
                    actions_per_s=stats.actions / wall, p50=pct(stats.latencies, 0.5) * 1e3,
                    p99=pct(stats.latencies, 0.99) * 1e3,
                    cpu_us=(cpu1 - cpu0) * 1e6 / max(1, acked),
+                   postgres_us=(pg1 - pg0) * 1e6 / max(1, acked),
+                   redis_us=(redis1 - redis0) * 1e6 / max(1, acked),
                    local_ok_p50=pct(hops[False], 0.5) * 1e3,
                    remote_ok_p50=pct(hops[True], 0.5) * 1e3, errors=dict(stats.errors))
 
@@ -317,7 +338,29 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
         try:
             await asyncio.wait_for(asyncio.gather(*runners), 120)
         except TimeoutError:
-            console.print("  some tables did not finish within 120 s")
+            console.print("  some tables did not finish within 120 s:")
+            for seats in run.tables:
+                if not all(s.done.is_set() for s in seats):
+                    console.print(f"    table {seats[0].table}: games "
+                                  f"{[s.game_id for s in seats]}, last seq "
+                                  f"{[s.last_seq for s in seats]}, answered "
+                                  f"{[s.answered for s in seats]}, done "
+                                  f"{[s.done.is_set() for s in seats]}, sockets "
+                                  f"{[getattr(s.ws, 'state', None) for s in seats]}")
+                    for seat in seats:
+                        if seat.task is not None and not seat.task.done():
+                            seat.task.print_stack(limit=12)
+            for r in runners:
+                if not r.done():
+                    r.print_stack(limit=8)
+
+                    with contextlib.suppress(Exception):
+                        import urllib.request
+                        listed = json.loads(urllib.request.urlopen(
+                            f"http://127.0.0.1:{nodes[0].port}/api/tables?room=spades",
+                            timeout=5).read())["tables"]
+                        here = [t for t in listed if t["id"] == seats[0].table]
+                        console.print(f"    server: {here}")
     finally:
         for r in runners:
             r.cancel()
@@ -333,7 +376,7 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
         console.print(f"  lost: game {game} {key}: acknowledged {n}, stored {have}")
     return {"kills": kills, "failover_max": max(failovers, default=0.0),
             "failover_p50": pct(failovers, 0.5) if failovers else 0.0, "moved": moved,
-            "acked_lost": lost, "errors": dict(run.errors),
+            "acked_lost": lost, "errors": dict(run.errors), "stalls": run.stalls,
             "unfinished": len(games - finished), "games": len(games),
             "acked": sum(sum(c.values()) for c in run.acked.values())}
 
@@ -382,7 +425,8 @@ async def main(args: argparse.Namespace) -> int:
     console.print(f"faults: {fault['kills']} kills moved {fault['moved']} table(s); failover "
                   f"p50 {fault['failover_p50']:.2f} s, max {fault['failover_max']:.2f} s; "
                   f"{fault['acked']} acknowledged actions checked, {fault['acked_lost']} lost;"
-                  f" games {fault['games']}, unfinished {fault['unfinished']}; act errors "
+                  f" games {fault['games']}, unfinished {fault['unfinished']}; tables whose "
+                  f"bots heard nothing for 5 s and rejoined {fault['stalls']}; act errors "
                   f"{fault['errors'] or '-'}")
     base = levels[1]  # one process on the cluster's store: what the cluster adds is the rest
     top = levels[-2]  # the largest cluster under load
@@ -397,11 +441,13 @@ async def main(args: argparse.Namespace) -> int:
 def print_levels(console: Console, levels: list[Figures]) -> None:
     table = Table(title="load: instant bots, half of each table's players on another node")
     for col in ("configuration", "actions/s", "p50 ms", "p99 ms", "server CPU µs/action",
-                "ok p50 owner", "ok p50 other node", "hop ms", "errors"):
+                "PostgreSQL µs/action", "Redis µs/action", "ok p50 owner",
+                "ok p50 other node", "hop ms", "errors"):
         table.add_column(col)
     for lv in levels:
         table.add_row(lv.label, f"{lv.actions_per_s:.0f}", f"{lv.p50:.2f}", f"{lv.p99:.2f}",
-                      f"{lv.cpu_us:.0f}", f"{lv.local_ok_p50:.2f}",
+                      f"{lv.cpu_us:.0f}", f"{lv.postgres_us:.0f}", f"{lv.redis_us:.0f}",
+                      f"{lv.local_ok_p50:.2f}",
                       "-" if lv.nodes < 2 else f"{lv.remote_ok_p50:.2f}",
                       "-" if lv.nodes < 2 else f"{lv.hop:+.2f}",
                       str(sum(lv.errors.values())))

@@ -93,6 +93,7 @@ class Run:
         self.generation = 0  # server processes started so far
         self.stale_replays = 0  # rejoins answered from the log past a seq of an earlier process
         self.tables: list[list[Seat]] = []
+        self.stalls = 0  # tables whose bots heard nothing for a while and rejoined
 
 
 class Seat:
@@ -121,6 +122,8 @@ class Seat:
         self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.ids = 0
         self.done = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None  # the socket's reader
+        self.heard = time.monotonic()  # when the server last said anything to this seat
 
     def game_over(self) -> bool:
         return self.done.is_set() or self.game_id in self.run.finished_seen
@@ -172,6 +175,7 @@ class Seat:
 
     async def handle(self, msg: dict[str, Any]) -> None:
         assert self.ws is not None
+        self.heard = time.monotonic()
         kind = msg["type"]
         rid = msg.get("id")
         if rid == self.rejoin_id and kind == "ok" and self.seq_gen != self.conn_gen:
@@ -258,7 +262,7 @@ class Seat:
 async def connect_seat(url: str, seat: Seat) -> asyncio.Task[None]:
     seat.ws = await connect(url, max_size=2**22, compression=None, open_timeout=10)
     seat.conn_gen = seat.run.generation
-    task = asyncio.create_task(seat.read())
+    task = seat.task = asyncio.create_task(seat.read())
     if seat.session is None:
         reply = await seat.request({"type": "guest", "name": f"c{seat.index}"})
     else:
@@ -275,6 +279,18 @@ async def all_done(seats: list[Seat]) -> None:
         await asyncio.sleep(0.05)
     for s in seats:
         s.done.set()
+
+
+async def silence(seats: list[Seat], quiet: float = 5.0) -> None:
+    """Return once no seat has heard anything for ``quiet`` seconds while a game is on: as
+    a player's client does, the table's bots then reconnect and rejoin (a cluster's
+    pub/sub drops what is in flight while Redis restarts; the rejoin replays it)."""
+    while True:
+        await asyncio.sleep(1.0)
+        if (time.monotonic() - max(s.heard for s in seats) > quiet
+                and not all(s.game_over() for s in seats)):
+            seats[0].run.stalls += 1
+            return
 
 
 async def table_runner(url_of: Any, up: asyncio.Event, run: Run, rng: random.Random) -> None:
@@ -327,7 +343,9 @@ async def table_runner(url_of: Any, up: asyncio.Event, run: Run, rng: random.Ran
                     s.token = seated["seat_token"]
                 fresh = False
             finished = asyncio.create_task(all_done(seats))
-            await asyncio.wait([finished, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            stalled = asyncio.create_task(silence(seats))
+            await asyncio.wait([finished, stalled, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            stalled.cancel()
             if finished.done():
                 return
             finished.cancel()

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import PubSub
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -49,6 +50,22 @@ def unframe(data: bytes) -> tuple[str, dict[str, Any], bytes]:
     return op.decode(), json.loads(header), body
 
 
+class _TellingPubSub(PubSub):
+    """A subscription whose silent reconnects are told. redis-py reconnects a lost
+    subscription by itself and subscribes again, without a word: the frames published
+    meanwhile are gone, and only the node (``told``) can make up for them."""
+
+    def __init__(self, *args: Any, told: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.told = told
+
+    async def on_connect(self, connection: Any) -> None:
+        # Called on reconnects only: the first connection comes from the pool already
+        # open, and the callback is registered after it.
+        await super().on_connect(connection)
+        self.told()
+
+
 class Bus:
     """Publish and subscribe on one Redis, every key and channel under ``prefix``."""
 
@@ -63,7 +80,7 @@ class Bus:
         self._pub: aioredis.Redis = aioredis.from_url(url, socket_timeout=5.0,
                                                       socket_connect_timeout=2.0,
                                                       single_connection_client=True)
-        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        self._pubsub = self._new_pubsub()
         self._outbox: deque[tuple[str, tuple[Any, ...]]] = deque(maxlen=buffer)
         self._wake = asyncio.Event()
         self.channels: set[str] = set()
@@ -157,6 +174,15 @@ class Bus:
         with contextlib.suppress(*UNREACHABLE):
             await self._pubsub.unsubscribe(*gone)
 
+    def _new_pubsub(self) -> _TellingPubSub:
+        return _TellingPubSub(self.redis.connection_pool, ignore_subscribe_messages=True,
+                              told=self._reconnected)
+
+    def _reconnected(self) -> None:
+        log.info("redis subscription reconnected on %d channel(s)", len(self.channels))
+        if self.on_reconnect is not None:
+            self.on_reconnect()
+
     async def _resubscribe(self) -> None:
         """Subscribe again on a new connection, as soon as Redis answers; then say so."""
         with contextlib.suppress(Exception):
@@ -164,7 +190,7 @@ class Bus:
         while True:
             await asyncio.sleep(0.1)
             try:
-                self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+                self._pubsub = self._new_pubsub()
                 await self._pubsub.subscribe(*self.channels)
                 break
             except UNREACHABLE:

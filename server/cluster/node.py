@@ -128,6 +128,7 @@ class Cluster:
         self._corr = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
         self._calls: set[asyncio.Task[None]] = set()
+        self._calls_seen: dict[tuple[int, int], bool] = {}  # (node, corr) -> answered
         self._taking: set[str] = set()
         self.takeovers = 0
         self.forwarded = 0
@@ -331,6 +332,14 @@ class Cluster:
         owner does not answer in time.
         """
         owner = await self.owner(table_id)
+        if owner is None and await self.app.store.unfinished_game(table_id) is not None:
+            # A game in play with no lease this moment: Redis may have restarted and its
+            # owner not yet taken it again (it does within a renewal); or its node died.
+            # Taking it at once would fight a live owner: give the owner a lease's time.
+            deadline = time.monotonic() + self.lease_seconds
+            while owner is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+                owner = await self.owner(table_id)
         if owner is None or owner == self.node:
             if table_id in self.app.lobby.tables or await self.take_over(table_id):
                 return False
@@ -344,11 +353,22 @@ class Cluster:
         self._waiting[corr] = done
         header = {"corr": corr, "from": self.node, "client": conn.id, "name": conn.name,
                   "guest": conn.guest, "address": conn.address}
-        self.bus.publish(self.node_channel(owner),
-                         frame("call", header, msg.model_dump_json(exclude_none=True)))
+        call = frame("call", header, msg.model_dump_json(exclude_none=True))
         self.forwarded += 1
         try:
-            await asyncio.wait_for(done, self.forward_seconds)
+            # Pub/sub delivers at most once (a Redis restart drops what is in flight): the
+            # same call goes again, under the same id, until answered; the owner runs it
+            # once and answers every copy.
+            deadline = time.monotonic() + self.forward_seconds
+            while True:
+                self.bus.publish(self.node_channel(owner), call)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(done), min(left, 0.5))
+                if done.done():
+                    break
         except TimeoutError:
             raise ProtocolError("unavailable", f"the server running table {table_id!r} did "
                                 f"not answer within {self.forward_seconds:g} s (if it "
@@ -385,8 +405,9 @@ class Cluster:
                 client.tables.discard(table_id)
                 client.closing = True
                 asyncio.get_running_loop().create_task(client.ws.close(1012, reason))
-        asyncio.get_running_loop().create_task(
-            self.bus.unsubscribe(self.table_channel(table_id)))
+        # The channel stays subscribed: these clients rejoin at once, and an unsubscribe
+        # landing after their rejoin's subscribe would leave them hearing nothing. It goes
+        # when the table closes.
 
     # -- frames in --------------------------------------------------------------------------
 
@@ -441,6 +462,15 @@ class Cluster:
 
     async def _on_call(self, header: dict[str, Any], body: bytes) -> None:
         from server.app import REQUESTS
+        key = (header["from"], header["corr"])
+        if key in self._calls_seen:  # a copy of a call already run (or running)
+            if self._calls_seen[key]:
+                self.bus.publish(self.node_channel(header["from"]),
+                                 frame("done", {"corr": header["corr"]}))
+            return
+        self._calls_seen[key] = False
+        while len(self._calls_seen) > 10_000:
+            self._calls_seen.pop(next(iter(self._calls_seen)))
         client_id = header["client"]
         known = self.app.clients.get(client_id)
         if isinstance(known, RemoteClient):
@@ -463,6 +493,7 @@ class Cluster:
             log.exception("a forwarded request failed")
             client.error(ProtocolError("internal", "the server failed on that request"))
         finally:
+            self._calls_seen[key] = True
             self.bus.publish(self.node_channel(header["from"]),
                              frame("done", {"corr": header["corr"]}))
 

