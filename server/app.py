@@ -196,11 +196,6 @@ class Connection:
 
 
 
-def shown_rating(system: str, value: float, sigma: float | None) -> float:
-    """The rating as players read it, on the system's familiar scale (``rating`` and
-    ``sigma`` beside it in the API stay the system's own numbers)."""
-    return round(SYSTEMS[system].shown(Rating(value, sigma or 0.0)), 1)
-
 class App:
     def __init__(self, config: Config, db_path: str | Path,
                  wall_clock: Callable[[], float] = time.time, cluster: str | None = None,
@@ -312,6 +307,12 @@ class App:
         parsed = urlsplit(origin)
         return parsed.scheme in ("http", "https") and host is not None and parsed.netloc == host
 
+    def shown(self, game: str, system: str, value: float, sigma: float | None) -> float:
+        """A rating as players read it, by the system as this server's rooms use it (with
+        the constants they adopted: Weng-Lin's scale depends on its beta)."""
+        return round(self.config.rating_system(game, system).shown(
+            Rating(value, sigma or 0.0)), 1)
+
     async def api(self, path: str, query: str) -> Response:
         params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&")
                                              if "=" in p)}
@@ -344,7 +345,7 @@ class App:
             board = await self.store.leaderboard(game, system,
                                                  self.config.settings.leaderboard_min_games)
             for entry in board:
-                entry["shown"] = shown_rating(system, entry["rating"], entry["sigma"])
+                entry["shown"] = self.shown(game, system, entry["rating"], entry["sigma"])
             # Ranked by the number players read (Weng-Lin's conservative skill, not its mean).
             board.sort(key=lambda entry: -entry["shown"])
             return _json({"game": game, "system": system, "players": board})
@@ -355,11 +356,12 @@ class App:
                 return _json({"error": "no registered player by that name"},
                              HTTPStatus.NOT_FOUND)
             for entry in player["ratings"]:
-                entry["shown"] = shown_rating(entry["system"], entry["rating"], entry["sigma"])
+                game, system = entry["game"], entry["system"]
+                entry["shown"] = self.shown(game, system, entry["rating"], entry["sigma"])
                 for point in entry["history"]:  # a point stored before sigma was kept: none
                     if point["sigma"] is not None:
-                        point["shown"] = shown_rating(entry["system"], point["value"],
-                                                      point["sigma"])
+                        point["shown"] = self.shown(game, system, point["value"],
+                                                    point["sigma"])
             return _json(player)
         return _json({"error": f"no API path {path}"}, HTTPStatus.NOT_FOUND)
 

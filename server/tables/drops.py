@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from ratings import Departure, rate_quit
+from ratings import Departure
 from server.protocol import Ok, ProtocolError, Quit, Resumed, VoteCast, VoteResult, VoteStarted
 from server.tables.commands import CastVote, VoteOver, WindowOver
 from server.tables.policies import Step, Trigger
@@ -99,7 +99,7 @@ def rate_quit_now(table: TableMachine, seat: Seat, trigger: Trigger) -> None:
     how: Literal["quit", "dropped"] = "quit" if trigger is Trigger.LEAVE else "dropped"
     table.ranked.departures.append(Departure(starter, how, table.hands_done()))
     result = table.result(game.result())
-    change = rate_quit(result, table.start_ratings(), starter)
+    change = table.rating_system.rate_quit(result, table.start_ratings(), starter)
     if change is not None:
         table.ranked.already_rated.add(starter)
         table.write(Rated(game_id, result, (change,)))
