@@ -22,6 +22,7 @@ an old owner, paused past its lease, can never write after losing the table.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from abc import ABC, abstractmethod
@@ -123,6 +124,63 @@ class Store(ABC):
     @abstractmethod
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Rows of a read (outside any write's transaction)."""
+
+    # -- the group-commit writer, whatever the engine ------------------------------------
+
+    _queue: asyncio.Queue[tuple[list[Statement], asyncio.Future[None]] | None]
+    commit_interval: float = 0.0  # seconds the writer waits for more writes to join a commit
+
+    @abstractmethod
+    async def _commit_batches(self, batches: list[list[Statement]]) -> None:
+        """Every statement of every write in one transaction: all of it lands, or none."""
+
+    async def _write_loop(self) -> None:
+        """Gather whatever writes are queued into one transaction and commit it once; each
+        write is answered only after its commit."""
+        stopping = False
+        while not stopping:
+            item = await self._queue.get()
+            if item is None:
+                break
+            batch = [item]
+            if self.commit_interval:
+                await asyncio.sleep(self.commit_interval)
+            while not self._queue.empty():
+                nxt = self._queue.get_nowait()
+                if nxt is None:
+                    stopping = True
+                    break
+                batch.append(nxt)
+            try:
+                await self._commit_batches([s for s, _ in batch])
+            except StoreUnavailable as exc:  # nothing landed; every write of it is refused
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(exc)
+                continue
+            except Exception:
+                # One bad item must not sink the others: retry each alone.
+                await self._write_one_by_one(batch)
+                continue
+            self.commits += 1
+            self.writes += len(batch)
+            for _, fut in batch:
+                if not fut.done():
+                    fut.set_result(None)
+
+    async def _write_one_by_one(self, batch: list[tuple[list[Statement],
+                                                        asyncio.Future[None]]]) -> None:
+        for statements, fut in batch:
+            try:
+                await self._commit_batches([statements])
+            except Exception as exc:  # this item fails alone; nothing of it is acked
+                if not fut.done():
+                    fut.set_exception(exc)
+                continue
+            self.commits += 1
+            self.writes += 1
+            if not fut.done():
+                fut.set_result(None)
 
     async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         rows = await self._fetchall(sql, params)

@@ -241,38 +241,7 @@ class PostgresStore(Store):
         self._queue.put_nowait((statements, future))
         await future
 
-    async def _write_loop(self) -> None:
-        stopping = False
-        while not stopping:
-            item = await self._queue.get()
-            if item is None:
-                break
-            batch = [item]
-            while not self._queue.empty():
-                nxt = self._queue.get_nowait()
-                if nxt is None:
-                    stopping = True
-                    break
-                batch.append(nxt)
-            try:
-                await self._commit([s for s, _ in batch])
-            except StoreUnavailable as exc:  # nothing landed; every write of it is refused
-                for _, fut in batch:
-                    if not fut.done():
-                        fut.set_exception(exc)
-                continue
-            except Exception:
-                # One bad item must not sink the others: retry each alone.
-                await self._write_one_by_one(batch)
-                continue
-            self.commits += 1
-            self.writes += len(batch)
-            for _, fut in batch:
-                if not fut.done():
-                    fut.set_result(None)
-
-    async def _commit(self, batches: list[list[Statement]]) -> None:
-        """Every statement in one transaction: all of it lands, or none of it."""
+    async def _commit_batches(self, batches: list[list[Statement]]) -> None:
         try:
             if self._conn is None or self._conn.is_closed():
                 self._conn = await self._connect()
@@ -307,17 +276,3 @@ class PostgresStore(Store):
             await conn.execute(numbered(sql), *run[0])
         elif run:
             await conn.executemany(numbered(sql), run)
-
-    async def _write_one_by_one(self, batch: list[tuple[list[Statement],
-                                                        asyncio.Future[None]]]) -> None:
-        for statements, fut in batch:
-            try:
-                await self._commit([statements])
-            except Exception as exc:  # this item fails alone; nothing of it is acked
-                if not fut.done():
-                    fut.set_exception(exc)
-                continue
-            self.commits += 1
-            self.writes += 1
-            if not fut.done():
-                fut.set_result(None)

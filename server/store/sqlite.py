@@ -249,32 +249,8 @@ class SqliteStore(Store):
     def _next_turn(self) -> None:
         self._turn_committed = False
 
-    async def _write_loop(self) -> None:
-        stopping = False
-        while not stopping:
-            item = await self._queue.get()
-            if item is None:
-                break
-            batch = [item]
-            if self.commit_interval:
-                await asyncio.sleep(self.commit_interval)
-            while not self._queue.empty():
-                nxt = self._queue.get_nowait()
-                if nxt is None:
-                    stopping = True
-                    break
-                batch.append(nxt)
-            try:
-                self._commit([s for s, _ in batch])
-            except Exception:
-                # One bad item must not sink the others: retry each alone.
-                self._write_one_by_one(batch)
-                continue
-            self.commits += 1
-            self.writes += len(batch)
-            for _, fut in batch:
-                if not fut.done():
-                    fut.set_result(None)
+    async def _commit_batches(self, batches: list[list[Statement]]) -> None:
+        self._commit(batches)  # on the loop's own thread: no await inside
 
     def _commit(self, batches: list[list[Statement]]) -> None:
         """Every statement, then one commit: all of it lands, or none of it."""
@@ -295,21 +271,6 @@ class SqliteStore(Store):
         except BaseException:
             conn.rollback()
             raise
-
-    def _write_one_by_one(self, batch: list[tuple[list[Statement],
-                                                  asyncio.Future[None]]]) -> None:
-        for statements, fut in batch:
-            try:
-                self._commit([statements])
-            except Exception as exc:  # this item fails alone; nothing of it is acked
-                if not fut.done():
-                    fut.set_exception(exc)
-                continue
-            self.commits += 1
-            self.writes += 1
-            if not fut.done():
-                fut.set_result(None)
-
 
     # -- reads ---------------------------------------------------------------------------------
 
