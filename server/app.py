@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import logging
@@ -36,6 +37,7 @@ from game.engine import rules_catalogue
 from game.review import review
 from ratings import SYSTEMS, Rating
 from server import auth, names
+from server.cluster.limits import SharedBucket
 from server.cluster.node import Cluster, RemoteClient
 from server.collector import Collector
 from server.config import Config
@@ -79,12 +81,13 @@ from server.protocol import (
     parse_client_message,
 )
 from server.protocol import Settings as SettingsRequest
+from server.proxies import client_address, networks
 from server.ranked import Ranked
 from server.store import NameTaken, is_postgres, open_store
 from server.tables import commands as command
 from server.tables.commands import Disconnect, Who
 from server.tables.log import Shared
-from server.throttle import Backoff
+from server.throttle import Backoff, TokenBucket
 
 log = logging.getLogger("trickroom.server")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -101,27 +104,6 @@ def default_db_path() -> Path:
     return Path(base) / "trickroom" / "trickroom.sqlite3"
 
 
-class TokenBucket:
-    """Message credit: ``rate`` a second, up to ``burst`` saved.
-
-    Over the rate, a message is not refused: it waits its turn. :meth:`reserve` takes a
-    credit now, running into debt when there is none, and says how long its holder must
-    wait. Shared by all of an address's sockets, the debt orders them: each reservation
-    gets the next slot.
-    """
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, float(burst)
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
-
-    def reserve(self) -> float:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - 1
-        self.stamp = now
-        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
-
-
 class Connection:
     """One client socket: who it is, where it sits, and how much it has yet to read.
 
@@ -135,13 +117,14 @@ class Connection:
 
     remote = False  # a socket of this node (a cluster's RemoteClient is another node's)
 
-    def __init__(self, ws: ServerConnection, app: App, client_id: int = 0) -> None:
+    def __init__(self, ws: ServerConnection, app: App, client_id: int = 0,
+                 address: str = "?") -> None:
         self.ws = ws
         self.app = app
         self.id = client_id  # how table machines name this connection
         self.name = ""
         self.guest = True
-        self.address = str(ws.remote_address[0]) if ws.remote_address else "?"
+        self.address = address  # the client's, behind the host's proxies (server/proxies.py)
         self.logins = 0  # register, login, guest or resume on this socket
         self.tables: set[str] = set()  # the tables this connection sits at or watches
         settings = app.config.settings
@@ -219,7 +202,7 @@ class App:
         self.per_ip: dict[str, int] = defaultdict(int)
         # One message budget for all of an address's sockets: opening more sockets does not
         # buy a flood more messages.
-        self.address_buckets: dict[str, TokenBucket] = {}
+        self.address_buckets: dict[str, TokenBucket | SharedBucket] = {}
         settings = config.settings
         self.passwords = Passwords(settings.password_profile, settings.password_workers,
                                    settings.password_queue)
@@ -230,6 +213,7 @@ class App:
                                        settings.login_backoff_seconds,
                                        settings.login_backoff_max_seconds)
         self.guests = GuestNames()
+        self.trusted_proxies = networks(settings.trusted_proxies)
 
     async def start(self, host: str = "127.0.0.1", port: int = 8765) -> None:
         await self.store.open()
@@ -240,6 +224,7 @@ class App:
             await self.cluster.start()
             self._ids = itertools.count(self.cluster.first_client_id())
             self.lobby.cluster = self.cluster
+            self.guests.on_count = functools.partial(self._share, "guests")
             await self.cluster.scan()  # tables without an owner: taken at the next scan
             resumed = 0
         else:
@@ -286,8 +271,11 @@ class App:
                 log.warning("refused a socket from origin %s", origin)
                 return _response(HTTPStatus.FORBIDDEN, f"origin {origin} may not open this "
                                  "server's socket\n".encode(), "text/plain")
-            ip = str(connection.remote_address[0]) if connection.remote_address else "?"
-            if self.per_ip.get(ip, 0) >= self.config.settings.connections_per_ip:
+            ip = self.address_of(connection, request)
+            here = self.per_ip.get(ip, 0)
+            if self.cluster is not None and here < self.config.settings.connections_per_ip:
+                here += await self.cluster.limits.elsewhere("connections", ip)
+            if here >= self.config.settings.connections_per_ip:
                 return _response(HTTPStatus.TOO_MANY_REQUESTS, b"too many connections\n",
                                  "text/plain")
             return None
@@ -298,6 +286,21 @@ class App:
         if path.startswith("/api/"):
             return await self.api(path, query)
         return self.static(path)
+
+    def address_of(self, connection: ServerConnection, request: Request | None) -> str:
+        """The client's address: the socket's peer, or behind a trusted proxy, the client
+        it forwarded (``trusted_proxies``)."""
+        peer = str(connection.remote_address[0]) if connection.remote_address else "?"
+        if not self.trusted_proxies or request is None:
+            return peer
+        forwarded = ", ".join(request.headers.get_all("X-Forwarded-For"))
+        return client_address(peer, forwarded, self.trusted_proxies)
+
+    def _share(self, kind: str, key: str, count: int) -> None:
+        """In a cluster, this node's count of something limited (per address, per account)
+        goes to Redis, where the other nodes' checks add it to theirs."""
+        if self.cluster is not None:
+            self.cluster.limits.share(kind, key, count)
 
     def _origin_allowed(self, origin: str, host: str | None) -> bool:
         """A browser page may open the socket from the server's own origin or one the host
@@ -376,22 +379,30 @@ class App:
     # -- WebSocket -------------------------------------------------------------------------------
 
     async def handler(self, ws: ServerConnection) -> None:
-        ip = str(ws.remote_address[0]) if ws.remote_address else "?"
+        ip = self.address_of(ws, ws.request)
         self.per_ip[ip] += 1
+        self._share("connections", ip, self.per_ip[ip])
         settings = self.config.settings
         address_bucket = self.address_buckets.get(ip)
         if address_bucket is None:
-            address_bucket = self.address_buckets[ip] = TokenBucket(
-                settings.messages_per_second_per_address, settings.message_burst_per_address)
+            rate = settings.messages_per_second_per_address
+            burst = settings.message_burst_per_address
+            address_bucket = self.address_buckets[ip] = (
+                TokenBucket(rate, burst) if self.cluster is None
+                else SharedBucket(self.cluster.limits, ip, rate, burst))
         METRICS.connections.inc()
-        conn = Connection(ws, self, next(self._ids))
+        conn = Connection(ws, self, next(self._ids), ip)
         self.clients[conn.id] = conn
         try:
             async for frame in ws:
                 # Over the rate (this socket's, or its address's), the message waits its
                 # turn: the server reads this socket more slowly, the client's own sends
                 # back up, and a flood costs the room nothing, refused or not.
-                wait = max(conn.bucket.reserve(), address_bucket.reserve())
+                address_wait = address_bucket.reserve()
+                if address_wait is None:  # a cluster's: this node's credit is spent
+                    assert isinstance(address_bucket, SharedBucket)
+                    address_wait = await address_bucket.take()
+                wait = max(conn.bucket.reserve(), address_wait)
                 if wait > 0:
                     METRICS.messages_delayed.inc()
                     await asyncio.sleep(wait)
@@ -411,6 +422,7 @@ class App:
                          conn.name or "?", ws.close_code, ws.close_reason or "",
                          ", ".join(sorted(conn.tables)))
             self.per_ip[ip] -= 1
+            self._share("connections", ip, self.per_ip[ip])
             if self.per_ip[ip] <= 0:
                 del self.per_ip[ip]
                 self.address_buckets.pop(ip, None)
@@ -585,7 +597,7 @@ class App:
             refusal = names.account_name_refusal(msg.name)
             if refusal:
                 raise ProtocolError("invalid_field", refusal, rid)
-            self._throttled(conn, None)  # an address that is guessing may not register either
+            await self._throttled(conn, None)  # an address that is guessing may not register
             try:
                 await self.store.create_user(msg.name, await self.passwords.hash(msg.password))
             except NameTaken:
@@ -618,12 +630,17 @@ class App:
         conn.logins += 1
         conn.reply(Welcome(id=rid, name=name, guest=guest, session=token))
 
-    def _throttled(self, conn: Connection, account: str | None) -> None:
-        """Refuse, without checking anything, while the account or address waits."""
+    async def _throttled(self, conn: Connection, account: str | None) -> None:
+        """Refuse, without checking anything, while the account or address waits (in a
+        cluster, by every node's count: a second node is no way around it)."""
         now = time.monotonic()
         waits = [self.address_backoff.wait(conn.address, now)]
         if account is not None:
             waits.append(self.account_backoff.wait(account.lower(), now))
+        if self.cluster is not None:
+            waits.append(await self.cluster.limits.backoff_wait("address", conn.address))
+            if account is not None:
+                waits.append(await self.cluster.limits.backoff_wait("account", account))
         wait = max(waits)
         if wait > 0:
             METRICS.logins_throttled.inc()
@@ -631,22 +648,36 @@ class App:
                                 f"{wait:.0f} s", retry_after=round(wait, 1))
 
     async def _check_login(self, conn: Connection, msg: Login) -> str:
-        self._throttled(conn, msg.name)
+        await self._throttled(conn, msg.name)
         found = await self.store.user_hash(msg.name)
         stored = found[1] if found else None
         if not await self.passwords.verify(msg.password, stored) or found is None:
             now = time.monotonic()
             self.account_backoff.failed(msg.name.lower(), now)
             self.address_backoff.failed(conn.address, now)
+            if self.cluster is not None:
+                s = self.config.settings
+                limits, base, cap = (self.cluster.limits, s.login_backoff_seconds,
+                                     s.login_backoff_max_seconds)
+                await limits.backoff_failed("account", msg.name, s.login_free_failures,
+                                            base, cap, self.account_backoff.window)
+                await limits.backoff_failed("address", conn.address,
+                                            s.login_free_failures_per_address, base, cap,
+                                            self.address_backoff.window)
             raise ProtocolError("bad_credentials", "wrong name or password")
         self.account_backoff.succeeded(msg.name.lower())
+        if self.cluster is not None:
+            self.cluster.limits.backoff_succeeded("account", msg.name)
         if self.passwords.needs_rehash(found[1]):
             await self.store.set_password(found[0], await self.passwords.hash(msg.password))
         return found[0]
 
     async def _new_guest(self, conn: Connection, wanted: str | None) -> str:
         settings = self.config.settings
-        if self.guests.per_address[conn.address] >= settings.guests_per_address:
+        held = self.guests.per_address[conn.address]
+        if self.cluster is not None and held < settings.guests_per_address:
+            held += await self.cluster.limits.elsewhere("guests", conn.address)
+        if held >= settings.guests_per_address:
             raise ProtocolError("rate_limited", f"at most {settings.guests_per_address} guests "
                                 "at once from one address; register, or close a guest's "
                                 "connection first")

@@ -49,8 +49,10 @@ class TrickroomClient:
 
     @classmethod
     @asynccontextmanager
-    async def connect(cls, url: str) -> AsyncIterator[TrickroomClient]:
-        async with connect(url, max_size=2**22) as ws:
+    async def connect(cls, url: str, **options: Any) -> AsyncIterator[TrickroomClient]:
+        """Open a client; ``options`` go to websockets' ``connect`` (``additional_headers``,
+        ``open_timeout``...)."""
+        async with connect(url, **{"max_size": 2**22, **options}) as ws:
             client = cls(ws)
             try:
                 yield client

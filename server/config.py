@@ -14,6 +14,7 @@ from ratings import SYSTEMS, RatingError, RatingSystem, system_named
 from ratings.registry import with_constants
 from server.loops import LOOPS
 from server.passwords import PROFILES
+from server.proxies import networks
 from server.store.sqlite import DURABILITY
 
 DEFAULT_CONFIG = Path(__file__).with_name("rooms.toml")
@@ -66,6 +67,9 @@ class ServerSettings:
     # Origins a browser may open the socket from, besides the server's own (a client
     # that sends no Origin, such as a bot, is always let in).
     allowed_origins: tuple[str, ...] = ()
+    # The host's own proxies (addresses or CIDR blocks), whose X-Forwarded-For names the
+    # client every per-address limit counts (server/proxies.py). Empty: no header is read.
+    trusted_proxies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,8 +130,13 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
     known = {f.name for f in fields(ServerSettings)}
     if set(server) - known:
         raise ConfigError(f"unknown [server] setting(s): {', '.join(sorted(set(server) - known))}")
-    if "allowed_origins" in server:
-        server["allowed_origins"] = tuple(server["allowed_origins"])
+    for listed in ("allowed_origins", "trusted_proxies"):
+        if listed in server:
+            server[listed] = tuple(server[listed])
+    try:
+        networks(server.get("trusted_proxies", ()))
+    except ValueError as exc:
+        raise ConfigError(f"[server] {exc}") from None
     if server.get("password_profile", "owasp") not in PROFILES:
         raise ConfigError(f"[server] password_profile must be one of {', '.join(PROFILES)}")
     if server.get("event_loop", "uvloop") not in LOOPS:

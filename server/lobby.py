@@ -112,7 +112,7 @@ class Lobby:
                         creator: Member | None = None) -> TableRunner:
         room = self.room(room_name)
         if creator is not None:
-            self._may_create(room, rules, creator)
+            await self._may_create(room, rules, creator)
         try:
             made = room.make_rules(rules)
         except ConfigError as exc:
@@ -121,6 +121,7 @@ class Lobby:
                                seating, self.rng(), creator=creator.name if creator else None)
         if creator is not None:
             self.created_by[machine.id] = (creator.name, creator.address)
+            self._share_created(creator.name, creator.address)
         runner = self._runner(machine)
         if self.cluster is not None and not await self.cluster.claim(runner.id):
             raise ProtocolError("internal", "could not open the table; try again")
@@ -140,19 +141,34 @@ class Lobby:
         METRICS.tables.set(len(self.tables))
         runner.start()
 
-    def _may_create(self, room: Room, rules: dict[str, Any], creator: Member) -> None:
-        """A ranked room plays its host's rules; one player (or address) opens few tables."""
+    async def _may_create(self, room: Room, rules: dict[str, Any], creator: Member) -> None:
+        """A ranked room plays its host's rules; one player (or address) opens few tables,
+        on every node of a cluster together."""
         if room.rated and rules:
             raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: it plays the "
                                 "host's rules; create the table without 'rules'")
-        mine = [who for who in self.created_by.values() if who[0] == creator.name]
-        if len(mine) >= self.settings.tables_per_account:
-            raise ProtocolError("rate_limited", f"you have {len(mine)} open tables, the most "
+        mine, here = self._created(creator.name, creator.address)
+        if self.cluster is not None:
+            mine += await self.cluster.limits.elsewhere("tables-account", creator.name)
+        if mine >= self.settings.tables_per_account:
+            raise ProtocolError("rate_limited", f"you have {mine} open tables, the most "
                                 "one player may open; play at or leave one of them first")
-        here = [who for who in self.created_by.values() if who[1] == creator.address]
-        if len(here) >= self.settings.tables_per_address:
-            raise ProtocolError("rate_limited", f"{len(here)} tables are open from your "
+        if self.cluster is not None:
+            here += await self.cluster.limits.elsewhere("tables-address", creator.address)
+        if here >= self.settings.tables_per_address:
+            raise ProtocolError("rate_limited", f"{here} tables are open from your "
                                 "address, the most it may open; wait for one to close")
+
+    def _created(self, name: str, address: str) -> tuple[int, int]:
+        """The open tables ``name`` created here, and those created from ``address``."""
+        who = self.created_by.values()
+        return sum(n == name for n, _ in who), sum(a == address for _, a in who)
+
+    def _share_created(self, name: str, address: str) -> None:
+        if self.cluster is not None:
+            mine, here = self._created(name, address)
+            self.cluster.limits.share("tables-account", name, mine)
+            self.cluster.limits.share("tables-address", address, here)
 
     # -- what runners tell the lobby -----------------------------------------------------------
 
@@ -169,7 +185,9 @@ class Lobby:
                 member.tables.discard(runner.id)
         if self.tables.get(runner.id) is runner:
             del self.tables[runner.id]
-            self.created_by.pop(runner.id, None)
+            creator = self.created_by.pop(runner.id, None)
+            if creator is not None:
+                self._share_created(*creator)
             METRICS.tables.set(len(self.tables))
             METRICS.tables_closed.inc()
             if self.cluster is not None:

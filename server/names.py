@@ -56,6 +56,8 @@ class GuestNames:
     def __init__(self) -> None:
         self._held: dict[str, _Held] = {}  # lower-cased name -> holder
         self.per_address: Counter[str] = Counter()  # names with a live connection
+        # Told each address's new count (a cluster shares it with the other nodes).
+        self.on_count: Callable[[str, int], None] | None = None
         self._next_suffix: dict[str, int] = {}  # base name -> the suffix to try first
 
     def held(self, name: str) -> bool:
@@ -76,17 +78,24 @@ class GuestNames:
             suffix = f"-{n}"
             yield base[:MAX_NAME - len(suffix)] + suffix
 
+    def _count(self, address: str, change: int) -> None:
+        count = self.per_address[address] + change
+        if count > 0:
+            self.per_address[address] = count
+        else:
+            del self.per_address[address]
+        if self.on_count is not None:
+            self.on_count(address, max(count, 0))
+
     def take(self, name: str, address: str) -> None:
         self._held[name.lower()] = _Held(address, 1)
-        self.per_address[address] += 1
+        self._count(address, 1)
 
     def release(self, name: str) -> None:
         """Give back a name just taken (the store says it is in use after all)."""
         held = self._held.pop(name.lower(), None)
         if held is not None and held.connections > 0:
-            self.per_address[held.address] -= 1
-            if self.per_address[held.address] <= 0:
-                del self.per_address[held.address]
+            self._count(held.address, -1)
 
     def attach(self, name: str, address: str) -> None:
         """Another connection (a resumed session) uses a guest's name."""
@@ -95,7 +104,7 @@ class GuestNames:
             self.take(name, address)
             return
         if held.connections == 0:
-            self.per_address[held.address] += 1
+            self._count(held.address, 1)
         held.connections += 1
 
     def detach(self, name: str, seated: Callable[[str], bool]) -> None:
@@ -106,9 +115,7 @@ class GuestNames:
         held.connections -= 1
         if held.connections > 0:
             return
-        self.per_address[held.address] -= 1
-        if self.per_address[held.address] <= 0:
-            del self.per_address[held.address]
+        self._count(held.address, -1)
         if not seated(name):
             del self._held[name.lower()]
 

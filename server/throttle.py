@@ -1,4 +1,5 @@
-"""Exponential back-off after failed logins, per account and per address.
+"""Throttles: a message budget (:class:`TokenBucket`), and exponential back-off after
+failed logins, per account and per address (:class:`Backoff`).
 
 A few failures are free (typos happen); after ``free`` of them, each further
 failure closes the key for ``base * 2**k`` seconds (k = 0, 1, 2, ...), up to
@@ -8,12 +9,14 @@ thousands. A success opens an account's key again, but not an address's: else
 one good account would reset the address's count between guesses. Failures are
 forgotten ``window`` seconds after the last one.
 
-Pure: the caller passes the time. The table of keys is bounded: past
+Back-off is pure (the caller passes the time); the bucket reads the monotonic clock, as
+its holders sleep on it. The back-off's table of keys is bounded: past
 ``max_keys`` the oldest entries go (a flood of random names cannot grow it).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 
@@ -59,3 +62,24 @@ class Backoff:
 
     def __len__(self) -> int:
         return len(self._keys)
+
+
+class TokenBucket:
+    """Message credit: ``rate`` a second, up to ``burst`` saved.
+
+    Over the rate, a message is not refused: it waits its turn. :meth:`reserve` takes a
+    credit now, running into debt when there is none, and says how long its holder must
+    wait. Shared by all of an address's sockets, the debt orders them: each reservation
+    gets the next slot.
+    """
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def reserve(self) -> float:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - 1
+        self.stamp = now
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate

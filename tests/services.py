@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import secrets
+import shutil
 import socket
 
 import pytest
@@ -30,11 +31,18 @@ def answers(host: str, port: int) -> bool:
 
 
 def need(service: str) -> None:
-    """Skip (or, in CI, fail) a test whose service does not answer."""
-    host, port = {"postgresql": ("127.0.0.1", 5432), "redis": ("127.0.0.1", 6379)}[service]
-    if answers(host, port):
-        return
-    reason = f"{service} does not answer on {host}:{port}"
+    """Skip (or, in CI, fail) a test whose service does not answer (or, for nginx, the
+    proxy in front of a cluster, is not installed: .ci/run installs Debian's)."""
+    if service == "nginx":
+        if shutil.which("nginx", path=f"{os.environ.get('PATH', '')}:/usr/sbin"):
+            return
+        reason = "nginx is not installed (apt-get install nginx-light)"
+    else:
+        host, port = {"postgresql": ("127.0.0.1", 5432),
+                      "redis": ("127.0.0.1", 6379)}[service]
+        if answers(host, port):
+            return
+        reason = f"{service} does not answer on {host}:{port}"
     if os.environ.get("TRICKROOM_REQUIRE_SERVICES") == "1":
         pytest.fail(f"{reason} (TRICKROOM_REQUIRE_SERVICES=1)")
     pytest.skip(reason)

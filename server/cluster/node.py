@@ -40,6 +40,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from server.cluster.bus import UNREACHABLE, Bus, frame
+from server.cluster.limits import Limits
 from server.metrics import METRICS
 from server.protocol import (
     ProtocolError,
@@ -132,6 +133,7 @@ class Cluster:
         self._taking: set[str] = set()
         self.takeovers = 0
         self.forwarded = 0
+        self.limits: Limits  # made at start, once this node has its number
 
     # -- names in Redis ----------------------------------------------------------------------
 
@@ -160,6 +162,7 @@ class Cluster:
                                px=int(self.lease_seconds * 1000)):
                 break
         self.node = node
+        self.limits = Limits(self.bus, node)
         await self.bus.start([self.node_channel(node), self.bus.key("lobby")])
         self._tasks = [asyncio.create_task(self._renew_loop(), name="cluster-renew"),
                        asyncio.create_task(self._scan_loop(), name="cluster-scan")]
@@ -255,7 +258,9 @@ class Cluster:
     def _resync(self) -> None:
         """After a lost subscription: the lobby lists this node's tables again, and this
         node's sockets at other nodes' tables rejoin them (they may have missed events;
-        a rejoin with their last seq replays exactly those)."""
+        a rejoin with their last seq replays exactly those); its counts of connections,
+        guests and tables are written again (a restarted Redis lost them)."""
+        self.limits.reshare()
         lobby = self.app.lobby
         for runner in list(lobby.tables.values()):
             self.table_listed(runner.machine.info(), removed=False)

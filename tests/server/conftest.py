@@ -23,6 +23,22 @@ async def app(tmp_path):
     await server.stop()
 
 
+@pytest.fixture
+async def make_app(tmp_path):
+    """An app with some settings changed (the limits under test, made small)."""
+    apps: list[App] = []
+
+    async def make(**settings: Any) -> App:
+        app = App(load_config(**{**FAST, **settings}), tmp_path / f"db{len(apps)}.sqlite3")
+        await app.start("127.0.0.1", 0)
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        await app.stop()
+
+
 def url(app: App) -> str:
     return f"ws://127.0.0.1:{app.port}/ws"
 

@@ -15,27 +15,9 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from server.app import App
 from server.client import ServerError, TrickroomClient
-from server.config import load_config
-from tests.server.conftest import FAST, play_until_over, url, wait_for
+from tests.server.conftest import play_until_over, url, wait_for
 from tests.server.test_http import http_get
-
-
-@pytest.fixture
-async def make_app(tmp_path):
-    """An app with some settings changed (the limits under test, made small)."""
-    apps: list[App] = []
-
-    async def make(**settings: Any) -> App:
-        app = App(load_config(**{**FAST, **settings}), tmp_path / f"db{len(apps)}.sqlite3")
-        await app.start("127.0.0.1", 0)
-        apps.append(app)
-        return app
-
-    yield make
-    for app in apps:
-        await app.stop()
 
 
 async def refused(client: TrickroomClient, message: dict[str, Any]) -> dict[str, Any]:

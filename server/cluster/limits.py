@@ -1,0 +1,233 @@
+"""Rate limits and login throttles counted in Redis, so a second node is no way around them
+(DESIGN sections 11 and 12).
+
+One process counts everything in its own memory (``server/throttle.py``, the
+and the counters in ``server/app.py``). A cluster counts the
+same things in Redis:
+
+* **Tallies** (open connections and guest names per address, open tables per
+  account and per address): each node writes its own count into one Redis hash
+  per key, a field per node, and a check adds the other live nodes' fields to
+  its own. A dead node's fields stop counting when its ``alive`` key expires.
+  Writes are absolute values sent in order by the bus, so a lost or repeated
+  write is mended by the next, and a Redis restart by :meth:`Limits.reshare`.
+* **An address's message budget** is one token bucket in Redis. A node takes
+  credit from it in small chunks (a tenth of a second's worth) and spends them
+  locally, so a message costs Redis nothing until the chunk is gone; a flood
+  pays one round trip per message, and waits its turn as in one process.
+* **Login back-off** per account and per address: the failures and the time a
+  key is closed until, kept by Redis with Redis's clock (never a node's) and
+  forgotten after ``window``.
+
+Redis away: every check falls back to this node's own count (a pause in
+sharing, never a refusal of everyone); login back-off keeps counting locally
+as well, so a guesser gains nothing from the outage but the other nodes' count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from typing import TYPE_CHECKING
+
+from redis.exceptions import RedisError
+
+from server.cluster.bus import UNREACHABLE
+from server.throttle import TokenBucket
+
+if TYPE_CHECKING:
+    from server.cluster.bus import Bus
+
+log = logging.getLogger("trickroom.cluster")
+
+ANSWER_SECONDS = 0.5  # a check Redis does not answer by then counts this node alone
+KEEP_MS = 24 * 3600 * 1000  # a tally no node has written for a day is dropped
+
+# The other live nodes' counts in one tally (the caller adds its own); a dead node's
+# field goes. KEYS[1] the tally; ARGV[1] this node; ARGV[2] the prefix of alive keys.
+ELSEWHERE = """
+local total = 0
+local fields = redis.call('HGETALL', KEYS[1])
+for i = 1, #fields, 2 do
+  local node = fields[i]
+  if node ~= ARGV[1] then
+    if redis.call('EXISTS', ARGV[2] .. node) == 1 then
+      total = total + tonumber(fields[i + 1])
+    else
+      redis.call('HDEL', KEYS[1], node)
+    end
+  end
+end
+return total
+"""
+
+# Take up to ARGV[3] tokens from a bucket filling at ARGV[1] a second up to ARGV[2]. At
+# least one is always granted; past the bucket, it is owed, and the answer says how long
+# its holder waits (as TokenBucket.reserve). Returns {granted, wait in seconds}.
+TAKE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local rate, burst, want = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens') or burst)
+local stamp = tonumber(redis.call('HGET', KEYS[1], 'stamp') or now)
+tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
+local granted = math.max(1, math.min(want, math.floor(tokens)))
+tokens = tokens - granted
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'stamp', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate * 1000) + 1000)
+local wait = 0
+if tokens < 0 then wait = -tokens / rate end
+return {granted, tostring(wait)}
+"""
+
+# One more failure for a key: past ARGV[1] free ones, it closes for base * 2^k ms, at most
+# cap ms. ARGV: free, base_ms, cap_ms, window_ms.
+FAILED = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+local over = failures - tonumber(ARGV[1])
+if over >= 0 then
+  local wait = math.min(tonumber(ARGV[3]), tonumber(ARGV[2]) * 2 ^ over)
+  redis.call('HSET', KEYS[1], 'until', tostring(math.floor(now + wait)))
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return failures
+"""
+
+# Milliseconds until a key may try again.
+WAIT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local closed = tonumber(redis.call('HGET', KEYS[1], 'until') or 0)
+return math.max(0, closed - now)
+"""
+
+
+class SharedBucket:
+    """One address's message budget on this node: credit taken from the address's bucket
+    in Redis, spent here."""
+
+    def __init__(self, limits: Limits, address: str, rate: float, burst: int) -> None:
+        self.limits = limits
+        self.key = limits.bus.key("rate", address)
+        self.rate, self.burst = rate, burst
+        self.chunk = max(1, min(burst // 4, math.ceil(rate / 10)))
+        self.credit = 0
+
+    def reserve(self) -> float | None:
+        """0 when this node still holds credit for one more message; None when it must
+        ask Redis (:meth:`take`)."""
+        if self.credit > 0:
+            self.credit -= 1
+            return 0.0
+        return None
+
+    async def take(self) -> float:
+        """Credit from Redis for this message and a few after it; the wait it owes."""
+        try:
+            granted, wait = await asyncio.wait_for(
+                self.limits.take(keys=[self.key], args=[self.rate, self.burst, self.chunk]),
+                ANSWER_SECONDS)
+        except (*UNREACHABLE, RedisError, TimeoutError) as exc:
+            self.limits.unreachable(exc)
+            return self.limits.local_wait(self.key, self.rate, self.burst)
+        self.credit += int(granted) - 1
+        return float(wait)
+
+
+class Limits:
+    """This node's view of the cluster's counters."""
+
+    def __init__(self, bus: Bus, node: int) -> None:
+        self.bus = bus
+        self.node = node
+        redis = bus.redis
+        self._elsewhere = redis.register_script(ELSEWHERE)
+        self.take = redis.register_script(TAKE)
+        self._failed = redis.register_script(FAILED)
+        self._wait = redis.register_script(WAIT)
+        self._warned = 0.0
+        self._shared: dict[tuple[str, str], int] = {}  # what this node last wrote
+        self._local_buckets: dict[str, TokenBucket] = {}
+
+    def unreachable(self, exc: BaseException) -> None:
+        now = time.monotonic()
+        if now - self._warned > 10:
+            self._warned = now
+            log.warning("node %d: redis does not answer; limits count this node alone: %r",
+                        self.node, exc)
+
+    # -- tallies ----------------------------------------------------------------------------------
+
+    def _tally_key(self, kind: str, key: str) -> str:
+        return self.bus.key("tally", kind, key.lower())
+
+    def share(self, kind: str, key: str, count: int) -> None:
+        """This node now counts ``count`` for ``key`` (sent in order, soon)."""
+        if self._shared.get((kind, key), 0) == count:
+            return
+        tally = self._tally_key(kind, key)
+        if count > 0:
+            self._shared[(kind, key)] = count
+            self.bus.command("hset", tally, str(self.node), count)
+            self.bus.command("pexpire", tally, KEEP_MS)
+        else:
+            self._shared.pop((kind, key), None)
+            self.bus.command("hdel", tally, str(self.node))
+
+    def reshare(self) -> None:
+        """Write every count again (Redis restarted and lost them)."""
+        for (kind, key), count in self._shared.items():
+            tally = self._tally_key(kind, key)
+            self.bus.command("hset", tally, str(self.node), count)
+            self.bus.command("pexpire", tally, KEEP_MS)
+
+    async def elsewhere(self, kind: str, key: str) -> int:
+        """What the other live nodes count for ``key`` (0 while Redis does not answer)."""
+        try:
+            return int(await asyncio.wait_for(
+                self._elsewhere(keys=[self._tally_key(kind, key)],
+                                args=[str(self.node), self.bus.key("alive", "")]),
+                ANSWER_SECONDS))
+        except (*UNREACHABLE, RedisError, TimeoutError) as exc:
+            self.unreachable(exc)
+            return 0
+
+    # -- login back-off -----------------------------------------------------------------------
+
+    async def backoff_wait(self, kind: str, key: str) -> float:
+        """Seconds until ``key`` may try a password again, counted over the cluster."""
+        try:
+            ms = await asyncio.wait_for(
+                self._wait(keys=[self.bus.key("backoff", kind, key.lower())]), ANSWER_SECONDS)
+        except (*UNREACHABLE, RedisError, TimeoutError) as exc:
+            self.unreachable(exc)
+            return 0.0
+        return int(ms) / 1000
+
+    async def backoff_failed(self, kind: str, key: str, free: int, base: float, cap: float,
+                             window: float) -> None:
+        try:
+            await asyncio.wait_for(
+                self._failed(keys=[self.bus.key("backoff", kind, key.lower())],
+                             args=[free, int(base * 1000), int(cap * 1000),
+                                   int(window * 1000)]), ANSWER_SECONDS)
+        except (*UNREACHABLE, RedisError, TimeoutError) as exc:
+            self.unreachable(exc)
+
+    def backoff_succeeded(self, kind: str, key: str) -> None:
+        self.bus.command("delete", self.bus.key("backoff", kind, key.lower()))
+
+    # -- fallback ----------------------------------------------------------------------------
+
+    def local_wait(self, key: str, rate: float, burst: int) -> float:
+        """The address's wait counted on this node alone (Redis does not answer)."""
+        bucket = self._local_buckets.get(key)
+        if bucket is None:
+            if len(self._local_buckets) > 10_000:
+                self._local_buckets.clear()
+            bucket = self._local_buckets[key] = TokenBucket(rate, burst)
+        return float(bucket.reserve())
