@@ -296,6 +296,16 @@ class App:
         forwarded = ", ".join(request.headers.get_all("X-Forwarded-For"))
         return client_address(peer, forwarded, self.trusted_proxies)
 
+    def _count_connection(self, ip: str, change: int) -> int:
+        """An address's open sockets here, after ``change`` (shared with a cluster)."""
+        count = self.per_ip[ip] + change
+        if count > 0:
+            self.per_ip[ip] = count
+        else:
+            self.per_ip.pop(ip, None)
+        self._share("connections", ip, count)
+        return count
+
     def _share(self, kind: str, key: str, count: int) -> None:
         """In a cluster, this node's count of something limited (per address, per account)
         goes to Redis, where the other nodes' checks add it to theirs."""
@@ -380,8 +390,11 @@ class App:
 
     async def handler(self, ws: ServerConnection) -> None:
         ip = self.address_of(ws, ws.request)
-        self.per_ip[ip] += 1
-        self._share("connections", ip, self.per_ip[ip])
+        if self._count_connection(ip, 1) > self.config.settings.connections_per_ip:
+            # Let in by a check that many handshakes passed at once: one too many.
+            self._count_connection(ip, -1)
+            await ws.close(1013, "too many connections from one address")
+            return
         settings = self.config.settings
         address_bucket = self.address_buckets.get(ip)
         if address_bucket is None:
@@ -421,10 +434,7 @@ class App:
                 log.info("%s's connection closed (code %s %s) at table(s) %s",
                          conn.name or "?", ws.close_code, ws.close_reason or "",
                          ", ".join(sorted(conn.tables)))
-            self.per_ip[ip] -= 1
-            self._share("connections", ip, self.per_ip[ip])
-            if self.per_ip[ip] <= 0:
-                del self.per_ip[ip]
+            if self._count_connection(ip, -1) == 0:
                 self.address_buckets.pop(ip, None)
             METRICS.connections.dec()
             self.lobby.unsubscribe(conn)
@@ -674,18 +684,23 @@ class App:
 
     async def _new_guest(self, conn: Connection, wanted: str | None) -> str:
         settings = self.config.settings
-        held = self.guests.per_address[conn.address]
-        if self.cluster is not None and held < settings.guests_per_address:
-            held += await self.cluster.limits.elsewhere("guests", conn.address)
-        if held >= settings.guests_per_address:
-            raise ProtocolError("rate_limited", f"at most {settings.guests_per_address} guests "
-                                "at once from one address; register, or close a guest's "
-                                "connection first")
+        cap = settings.guests_per_address
+        refusal = ProtocolError("rate_limited", f"at most {cap} guests at once from one "
+                                "address; register, or close a guest's connection first")
+        if self.guests.per_address[conn.address] >= cap:
+            raise refusal
         recent = time.time() - settings.guest_session_seconds
         for name in self.guests.candidates(wanted):
             if not self.guests.reclaim(name, self._seated):
                 continue
-            self.guests.take(name, conn.address)  # now, before any await: no one else gets it
+            # Now, before any await: no one else gets the name, and the address's guests
+            # being made at the same moment count this one.
+            self.guests.take(name, conn.address)
+            if self.cluster is not None and (
+                    self.guests.per_address[conn.address]
+                    + await self.cluster.limits.elsewhere("guests", conn.address) > cap):
+                self.guests.release(name)
+                raise refusal
             if (self.cluster is not None and not await self.cluster.reserve_guest(
                     name, settings.guest_session_seconds)):
                 self.guests.release(name)  # another node's guest has it

@@ -111,20 +111,22 @@ class Lobby:
                         table_id: str | None = None,
                         creator: Member | None = None) -> TableRunner:
         room = self.room(room_name)
+        table_id = table_id or secrets.token_urlsafe(6)
         if creator is not None:
-            await self._may_create(room, rules, creator)
+            await self._may_create(room, rules, creator, table_id)
         try:
-            made = room.make_rules(rules)
-        except ConfigError as exc:
-            raise ProtocolError("invalid_field", f"rules: {exc}") from None
-        machine = TableMachine(table_id or secrets.token_urlsafe(6), room, self.settings, made,
-                               seating, self.rng(), creator=creator.name if creator else None)
-        if creator is not None:
-            self.created_by[machine.id] = (creator.name, creator.address)
-            self._share_created(creator.name, creator.address)
-        runner = self._runner(machine)
-        if self.cluster is not None and not await self.cluster.claim(runner.id):
-            raise ProtocolError("internal", "could not open the table; try again")
+            try:
+                made = room.make_rules(rules)
+            except ConfigError as exc:
+                raise ProtocolError("invalid_field", f"rules: {exc}") from None
+            machine = TableMachine(table_id, room, self.settings, made, seating, self.rng(),
+                                   creator=creator.name if creator else None)
+            runner = self._runner(machine)
+            if self.cluster is not None and not await self.cluster.claim(runner.id):
+                raise ProtocolError("internal", "could not open the table; try again")
+        except BaseException:
+            self.forget_creator(table_id)
+            raise
         self._add(runner)
         await runner.call(Open())
         return runner
@@ -141,23 +143,42 @@ class Lobby:
         METRICS.tables.set(len(self.tables))
         runner.start()
 
-    async def _may_create(self, room: Room, rules: dict[str, Any], creator: Member) -> None:
+    async def _may_create(self, room: Room, rules: dict[str, Any], creator: Member,
+                          table_id: str) -> None:
         """A ranked room plays its host's rules; one player (or address) opens few tables,
-        on every node of a cluster together."""
+        on every node of a cluster together. The table counts from here on, before any
+        wait: requests sent at once from many sockets each see those before them."""
         if room.rated and rules:
             raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: it plays the "
                                 "host's rules; create the table without 'rules'")
         mine, here = self._created(creator.name, creator.address)
-        if self.cluster is not None:
-            mine += await self.cluster.limits.elsewhere("tables-account", creator.name)
+        self._within_caps(mine, here)
+        self.created_by[table_id] = (creator.name, creator.address)
+        if self.cluster is None:
+            return
+        try:
+            limits = self.cluster.limits
+            self._within_caps(mine + await limits.elsewhere("tables-account", creator.name),
+                              here + await limits.elsewhere("tables-address", creator.address))
+        except BaseException:
+            self.created_by.pop(table_id, None)
+            raise
+        self._share_created(creator.name, creator.address)
+
+    def _within_caps(self, mine: int, here: int) -> None:
         if mine >= self.settings.tables_per_account:
             raise ProtocolError("rate_limited", f"you have {mine} open tables, the most "
                                 "one player may open; play at or leave one of them first")
-        if self.cluster is not None:
-            here += await self.cluster.limits.elsewhere("tables-address", creator.address)
         if here >= self.settings.tables_per_address:
             raise ProtocolError("rate_limited", f"{here} tables are open from your "
                                 "address, the most it may open; wait for one to close")
+
+    def forget_creator(self, table_id: str) -> None:
+        """A table closed, failed to open or went to another node: its creator may open
+        another (on every node)."""
+        creator = self.created_by.pop(table_id, None)
+        if creator is not None:
+            self._share_created(*creator)
 
     def _created(self, name: str, address: str) -> tuple[int, int]:
         """The open tables ``name`` created here, and those created from ``address``."""
@@ -185,9 +206,7 @@ class Lobby:
                 member.tables.discard(runner.id)
         if self.tables.get(runner.id) is runner:
             del self.tables[runner.id]
-            creator = self.created_by.pop(runner.id, None)
-            if creator is not None:
-                self._share_created(*creator)
+            self.forget_creator(runner.id)
             METRICS.tables.set(len(self.tables))
             METRICS.tables_closed.inc()
             if self.cluster is not None:

@@ -6,11 +6,12 @@ and the counters in ``server/app.py``). A cluster counts the
 same things in Redis:
 
 * **Tallies** (open connections and guest names per address, open tables per
-  account and per address): each node writes its own count into one Redis hash
-  per key, a field per node, and a check adds the other live nodes' fields to
-  its own. A dead node's fields stop counting when its ``alive`` key expires.
-  Writes are absolute values sent in order by the bus, so a lost or repeated
-  write is mended by the next, and a Redis restart by :meth:`Limits.reshare`.
+  account and per address): each node keeps its counts in a Redis hash of its
+  own, which expires with the node (a dead node's counts go with it), and a
+  check adds the other live nodes' counts to its own. Writes are absolute
+  values sent in order by the bus; the whole hash is written again after a
+  Redis restart and every ``REWRITE_SECONDS``, so a write that was lost (the
+  bus's buffer overflowed) is mended.
 * **An address's message budget** is one token bucket in Redis. A node takes
   credit from it in small chunks (a tenth of a second's worth) and spends them
   locally, so a message costs Redis nothing until the chunk is gone; a flood
@@ -43,24 +44,34 @@ if TYPE_CHECKING:
 log = logging.getLogger("trickroom.cluster")
 
 ANSWER_SECONDS = 0.5  # a check Redis does not answer by then counts this node alone
-KEEP_MS = 24 * 3600 * 1000  # a tally no node has written for a day is dropped
+REWRITE_SECONDS = 30.0
 
-# The other live nodes' counts in one tally (the caller adds its own); a dead node's
-# field goes. KEYS[1] the tally; ARGV[1] this node; ARGV[2] the prefix of alive keys.
+# The other live nodes' counts of one thing (the caller adds its own). KEYS[1] the set of
+# node numbers; ARGV: this node, the prefix of alive keys, of tally hashes, the field. A
+# node with neither an alive key nor a hash is long gone and leaves the set (a live one
+# whose keys a Redis restart lost puts itself back at its next renewal).
 ELSEWHERE = """
 local total = 0
-local fields = redis.call('HGETALL', KEYS[1])
-for i = 1, #fields, 2 do
-  local node = fields[i]
+for _, node in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   if node ~= ARGV[1] then
+    local tally = ARGV[3] .. node
     if redis.call('EXISTS', ARGV[2] .. node) == 1 then
-      total = total + tonumber(fields[i + 1])
-    else
-      redis.call('HDEL', KEYS[1], node)
+      total = total + tonumber(redis.call('HGET', tally, ARGV[4]) or 0)
+    elseif redis.call('EXISTS', tally) == 0 then
+      redis.call('SREM', KEYS[1], node)
     end
   end
 end
 return total
+"""
+
+# A node's whole tally hash at once: KEYS[1] the hash; ARGV[1] its expiry in ms, then
+# field, count pairs.
+REWRITE = """
+redis.call('DEL', KEYS[1])
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
 """
 
 # Take up to ARGV[3] tokens from a bucket filling at ARGV[1] a second up to ARGV[2]. At
@@ -141,16 +152,19 @@ class SharedBucket:
 class Limits:
     """This node's view of the cluster's counters."""
 
-    def __init__(self, bus: Bus, node: int) -> None:
+    def __init__(self, bus: Bus, node: int, lease_seconds: float) -> None:
         self.bus = bus
         self.node = node
+        self.tallies = bus.key("tallies", node)  # this node's counts
+        self.keep_ms = int(lease_seconds * 1000)  # they expire with the node
+        self.rewritten = time.monotonic()
         redis = bus.redis
         self._elsewhere = redis.register_script(ELSEWHERE)
         self.take = redis.register_script(TAKE)
         self._failed = redis.register_script(FAILED)
         self._wait = redis.register_script(WAIT)
         self._warned = 0.0
-        self._shared: dict[tuple[str, str], int] = {}  # what this node last wrote
+        self._shared: dict[str, int] = {}  # what this node last wrote, by field
         self._local_buckets: dict[str, TokenBucket] = {}
 
     def unreachable(self, exc: BaseException) -> None:
@@ -162,35 +176,46 @@ class Limits:
 
     # -- tallies ----------------------------------------------------------------------------------
 
-    def _tally_key(self, kind: str, key: str) -> str:
-        return self.bus.key("tally", kind, key.lower())
+    @staticmethod
+    def _field(kind: str, key: str) -> str:
+        return f"{kind}:{key.lower()}"
 
     def share(self, kind: str, key: str, count: int) -> None:
         """This node now counts ``count`` for ``key`` (sent in order, soon)."""
-        if self._shared.get((kind, key), 0) == count:
+        field = self._field(kind, key)
+        if self._shared.get(field, 0) == count:
             return
-        tally = self._tally_key(kind, key)
         if count > 0:
-            self._shared[(kind, key)] = count
-            self.bus.command("hset", tally, str(self.node), count)
-            self.bus.command("pexpire", tally, KEEP_MS)
+            self._shared[field] = count
+            self.bus.command("hset", self.tallies, field, count)
         else:
-            self._shared.pop((kind, key), None)
-            self.bus.command("hdel", tally, str(self.node))
+            self._shared.pop(field, None)
+            self.bus.command("hdel", self.tallies, field)
+
+    def renewed(self) -> None:
+        """The node's lease renewal: its tallies live as long as it does; now and then they
+        are written whole, mending any write that was lost."""
+        self.bus.command("sadd", self.bus.key("nodes"), self.node)
+        if time.monotonic() - self.rewritten > REWRITE_SECONDS:
+            self.reshare()
+        else:
+            self.bus.command("pexpire", self.tallies, self.keep_ms)
 
     def reshare(self) -> None:
-        """Write every count again (Redis restarted and lost them)."""
-        for (kind, key), count in self._shared.items():
-            tally = self._tally_key(kind, key)
-            self.bus.command("hset", tally, str(self.node), count)
-            self.bus.command("pexpire", tally, KEEP_MS)
+        """Write every count again, in one step (Redis restarted and lost them, or a write
+        went missing)."""
+        self.rewritten = time.monotonic()
+        pairs = [x for field, count in self._shared.items() for x in (field, count)]
+        self.bus.command("eval", REWRITE, 1, self.tallies, self.keep_ms, *pairs)
+        self.bus.command("sadd", self.bus.key("nodes"), self.node)
 
     async def elsewhere(self, kind: str, key: str) -> int:
         """What the other live nodes count for ``key`` (0 while Redis does not answer)."""
         try:
             return int(await asyncio.wait_for(
-                self._elsewhere(keys=[self._tally_key(kind, key)],
-                                args=[str(self.node), self.bus.key("alive", "")]),
+                self._elsewhere(keys=[self.bus.key("nodes")],
+                                args=[str(self.node), self.bus.key("alive", ""),
+                                      self.bus.key("tallies", ""), self._field(kind, key)]),
                 ANSWER_SECONDS))
         except (*UNREACHABLE, RedisError, TimeoutError) as exc:
             self.unreachable(exc)

@@ -125,12 +125,14 @@ class Cluster:
         self.node = 0
         self.epochs: dict[str, int] = {}  # the tables this node owns, with their epochs
         self._missing: set[str] = set()  # tables seen without a lease at the last scan
-        self._waiting: dict[int, asyncio.Future[None]] = {}  # forwarded requests, by corr
+        # Forwarded requests, by corr: True once run, False if the node does not run it.
+        self._waiting: dict[int, asyncio.Future[bool]] = {}
         self._corr = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
         self._calls: set[asyncio.Task[None]] = set()
         self._calls_seen: dict[tuple[int, int], bool] = {}  # (node, corr) -> answered
         self._taking: set[str] = set()
+        self._owners: dict[str, int] = {}  # other nodes' tables, by owner as last read
         self.takeovers = 0
         self.forwarded = 0
         self.limits: Limits  # made at start, once this node has its number
@@ -162,7 +164,8 @@ class Cluster:
                                px=int(self.lease_seconds * 1000)):
                 break
         self.node = node
-        self.limits = Limits(self.bus, node)
+        self.limits = Limits(self.bus, node, self.lease_seconds)
+        self.limits.renewed()
         await self.bus.start([self.node_channel(node), self.bus.key("lobby")])
         self._tasks = [asyncio.create_task(self._renew_loop(), name="cluster-renew"),
                        asyncio.create_task(self._scan_loop(), name="cluster-scan")]
@@ -184,7 +187,9 @@ class Cluster:
             release = self.bus.redis.register_script(RELEASE)
             for table_id in list(self.epochs):
                 await release(keys=[self.lease_key(table_id)], args=[self.node])
-            await self.bus.redis.delete(self.bus.key("alive", self.node))
+            await self.bus.redis.delete(self.bus.key("alive", self.node),
+                                        self.limits.tallies)
+            await self.bus.redis.srem(self.bus.key("nodes"), self.node)
         self.epochs.clear()
         await self.bus.stop()
 
@@ -204,12 +209,25 @@ class Cluster:
                                       px=int(self.lease_seconds * 1000))
         if not ok:
             return False
+        self._owners.pop(table_id, None)
         self.epochs[table_id] = await self.app.store.take_table(table_id)
         return True
 
-    async def owner(self, table_id: str) -> int | None:
+    async def owner(self, table_id: str, fresh: bool = False) -> int | None:
+        """The node holding a table's lease. Another node's tables are remembered as last
+        read (a forwarded action then costs no lookup); the memory goes when the table
+        moves or closes (their frames on its channel) and is read again when the owner
+        does not answer (``fresh``)."""
+        if not fresh and (known := self._owners.get(table_id)) is not None:
+            return known
         holder = await self.bus.redis.get(self.lease_key(table_id))
-        return int(holder) if holder is not None else None
+        if holder is None or int(holder) == self.node:
+            self._owners.pop(table_id, None)
+            return None if holder is None else self.node
+        if len(self._owners) > 100_000:
+            self._owners.clear()
+        self._owners[table_id] = int(holder)
+        return int(holder)
 
     async def _renew_loop(self) -> None:
         renew = self.bus.redis.register_script(RENEW)
@@ -220,6 +238,7 @@ class Cluster:
             try:
                 await self.bus.redis.set(self.bus.key("alive", self.node), os.getpid(),
                                          px=int(ms))
+                self.limits.renewed()
                 tables = list(self.epochs)
                 async with self.bus.redis.pipeline(transaction=False) as pipe:
                     for table_id in tables:
@@ -261,6 +280,7 @@ class Cluster:
         a rejoin with their last seq replays exactly those); its counts of connections,
         guests and tables are written again (a restarted Redis lost them)."""
         self.limits.reshare()
+        self._owners.clear()  # moves may have been missed
         lobby = self.app.lobby
         for runner in list(lobby.tables.values()):
             self.table_listed(runner.machine.info(), removed=False)
@@ -276,6 +296,7 @@ class Cluster:
             return
         log.warning("node %d lost table %s: %s", self.node, table_id, why)
         runner = self.app.lobby.tables.pop(table_id, None)
+        self.app.lobby.forget_creator(table_id)
         if runner is not None:
             await runner.stop()
         self.close_local(table_id, "the table moved to another server: reconnect and rejoin")
@@ -336,7 +357,25 @@ class Cluster:
         the table over). Raises :class:`ProtocolError` when no node runs the table or the
         owner does not answer in time.
         """
-        owner = await self.owner(table_id)
+        fresh = False
+        for _ in range(3):  # a node that no longer runs it says so: look again, twice
+            owner = await self._resolve(table_id, fresh)
+            if owner is None:
+                return False
+            if joins:
+                conn.joined(table_id)
+            await self.bus.subscribe(self.table_channel(table_id))
+            if await self._call(conn, msg, table_id, owner):
+                return True
+            self._owners.pop(table_id, None)
+            fresh = True
+        raise ProtocolError("unavailable", f"table {table_id!r} is moving between servers: "
+                            "send it again", retry_after=1.0)
+
+    async def _resolve(self, table_id: str, fresh: bool) -> int | None:
+        """The node to send a request for the table to; None: run it here (this node runs
+        it, or has just taken it over)."""
+        owner = await self.owner(table_id, fresh)
         if owner is None and await self.app.store.unfinished_game(table_id) is not None:
             # A game in play with no lease this moment: Redis may have restarted and its
             # owner not yet taken it again (it does within a renewal); or its node died.
@@ -344,20 +383,22 @@ class Cluster:
             deadline = time.monotonic() + self.lease_seconds
             while owner is None and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
-                owner = await self.owner(table_id)
+                owner = await self.owner(table_id, fresh=True)
         if owner is None or owner == self.node:
             if table_id in self.app.lobby.tables or await self.take_over(table_id):
-                return False
+                return None
             raise ProtocolError("no_such_table",
                                 f"no table {table_id!r} is open (it may have closed)")
-        if joins:
-            conn.joined(table_id)
-        await self.bus.subscribe(self.table_channel(table_id))
+        return owner
+
+    async def _call(self, conn: Any, msg: Any, table_id: str, owner: int) -> bool:
+        """One forwarded request: True once the owner ran it, False if that node does not
+        run the table (any more)."""
         corr = next(self._corr)
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting[corr] = done
         header = {"corr": corr, "from": self.node, "client": conn.id, "name": conn.name,
-                  "guest": conn.guest, "address": conn.address}
+                  "guest": conn.guest, "address": conn.address, "table": table_id}
         call = frame("call", header, msg.model_dump_json(exclude_none=True))
         self.forwarded += 1
         try:
@@ -371,17 +412,16 @@ class Cluster:
                 if left <= 0:
                     raise TimeoutError
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(done), min(left, 0.5))
-                if done.done():
-                    break
+                    async with asyncio.timeout(min(left, 0.5)):
+                        return await asyncio.shield(done)
         except TimeoutError:
+            self._owners.pop(table_id, None)  # the next request looks the owner up again
             raise ProtocolError("unavailable", f"the server running table {table_id!r} did "
                                 f"not answer within {self.forward_seconds:g} s (if it "
                                 "stopped, another takes the table over): send it again",
                                 retry_after=1.0) from None
         finally:
             self._waiting.pop(corr, None)
-        return True
 
     async def disconnected(self, client_id: ClientId, tables: Iterable[str]) -> None:
         """A local client closed: tell each remote table's owner (no answer awaited)."""
@@ -431,10 +471,10 @@ class Cluster:
             client = self.app.clients.get(header["to"][0])
             if client is not None and not client.remote:
                 client.send_text(Shared.of_bytes(body))
-        elif op == "done":
+        elif op in ("done", "elsewhere"):  # elsewhere: that node does not run the table
             waiting = self._waiting.get(header["corr"])
             if waiting is not None and not waiting.done():
-                waiting.set_result(None)
+                waiting.set_result(op == "done")
         elif op == "call":
             self._spawn(self._on_call(header, body))
         elif op == "follow":  # a client here is about to be seated at another node's table
@@ -452,6 +492,7 @@ class Cluster:
                     member.send_text(update)
         elif op in ("moved", "closed"):
             table_id = header["channel"].rsplit(":", 1)[1]
+            self._owners.pop(table_id, None)
             if op == "moved" and header["node"] != self.node:
                 self.close_local(table_id, "the table moved to another server: reconnect "
                                            "and rejoin")
@@ -472,6 +513,13 @@ class Cluster:
             if self._calls_seen[key]:
                 self.bus.publish(self.node_channel(header["from"]),
                                  frame("done", {"corr": header["corr"]}))
+            return
+        table_id = header.get("table")
+        if table_id is not None and table_id not in self.app.lobby.tables:
+            # The asker's idea of the owner is old (the table moved or closed): it looks
+            # again, rather than its client hearing of no such table.
+            self.bus.publish(self.node_channel(header["from"]),
+                             frame("elsewhere", {"corr": header["corr"]}))
             return
         self._calls_seen[key] = False
         while len(self._calls_seen) > 10_000:
@@ -618,7 +666,7 @@ class Cluster:
     async def _call_node(self, node: int, op: str, header: dict[str, Any]) -> None:
         """Ask another node to do something and wait for its ``done`` (or the deadline)."""
         corr = next(self._corr)
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting[corr] = done
         self.bus.publish(self.node_channel(node),
                          frame(op, {**header, "corr": corr, "from": self.node}))

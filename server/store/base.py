@@ -427,17 +427,31 @@ class Store(ABC):
 # -- records to SQL -------------------------------------------------------------------------
 
 
-def _fenced(fence: Fence) -> Statement:
-    """Move the table's epoch up to the writer's, or refuse the write: a newer owner."""
-    async def check(tx: Tx) -> None:
-        row = await tx.fetchone(
-            "INSERT INTO table_owners (table_id, epoch) VALUES (?, ?) ON CONFLICT (table_id) "
-            "DO UPDATE SET epoch = excluded.epoch WHERE table_owners.epoch <= excluded.epoch "
-            "RETURNING epoch", (fence.table_id, fence.epoch))
+FENCE_SQL = ("INSERT INTO table_owners (table_id, epoch) VALUES (?, ?) ON CONFLICT (table_id) "
+             "DO UPDATE SET epoch = excluded.epoch WHERE table_owners.epoch <= excluded.epoch "
+             "RETURNING epoch")
+
+
+@dataclass(frozen=True, slots=True)
+class FenceCheck:
+    """The statement that opens a fenced write: move the table's epoch up to the writer's,
+    or refuse the write (a newer owner). A class, not a closure, so that an engine may
+    check the fences of a whole group commit in one round trip (server/store/postgres.py)."""
+
+    fence: Fence
+
+    async def __call__(self, tx: Tx) -> None:
+        row = await tx.fetchone(FENCE_SQL, (self.fence.table_id, self.fence.epoch))
         if row is None:
-            raise StaleOwner(f"table {fence.table_id!r} has a newer owner than epoch "
-                             f"{fence.epoch}")
-    return check
+            raise stale(self.fence)
+
+
+def stale(fence: Fence) -> StaleOwner:
+    return StaleOwner(f"table {fence.table_id!r} has a newer owner than epoch {fence.epoch}")
+
+
+def _fenced(fence: Fence) -> Statement:
+    return FenceCheck(fence)
 
 
 def _ban(name: str, until: float, reason: str) -> Statement:

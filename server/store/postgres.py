@@ -31,13 +31,23 @@ import asyncpg
 
 from server.store.base import (
     Conflict,
+    FenceCheck,
     Row,
     Statement,
     Store,
     StoreUnavailable,
+    stale,
 )
 
 log = logging.getLogger("trickroom.store")
+
+# Every fence of a group commit at once (base.FENCE_SQL for many tables): the tables whose
+# epoch moved up to, or already was, the writer's come back; a missing one is stale.
+FENCES_SQL = """
+INSERT INTO table_owners (table_id, epoch) SELECT * FROM unnest($1::text[], $2::bigint[])
+ON CONFLICT (table_id) DO UPDATE SET epoch = excluded.epoch
+WHERE table_owners.epoch <= excluded.epoch RETURNING table_id
+"""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -247,10 +257,13 @@ class PostgresStore(Store):
                 self._conn = await self._connect()
             conn = self._conn
             async with conn.transaction():
+                hoisted = await self._check_fences(conn, batches)
                 run: list[Sequence[Any]] = []  # parameters of plain statements of one SQL
                 sql = ""
                 for statements in batches:
                     for statement in statements:
+                        if hoisted and isinstance(statement, FenceCheck):
+                            continue
                         if callable(statement):
                             await self._run(conn, sql, run)
                             run = []
@@ -269,6 +282,26 @@ class PostgresStore(Store):
             if conn_ is not None:
                 conn_.terminate()
             raise StoreUnavailable(f"the database is unavailable: {exc}") from exc
+
+    @staticmethod
+    async def _check_fences(conn: asyncpg.Connection, batches: list[list[Statement]]) -> bool:
+        """Check every fence of a group commit in one statement, before its writes (each
+        alone would cost a round trip and split the runs of inserts around it). Any stale
+        one fails the whole group, which the write loop then retries write by write, so
+        that only the stale writer's fails. False: nothing to gain (one fence, or one
+        table fenced twice); each fence runs in its place."""
+        # In the tables' order: two writers locking the same rows lock them alike, and
+        # never wait on each other in a circle.
+        fences = sorted((s.fence for statements in batches for s in statements
+                         if isinstance(s, FenceCheck)), key=lambda fence: fence.table_id)
+        tables = [fence.table_id for fence in fences]
+        if len(fences) < 2 or len(set(tables)) < len(tables):
+            return False
+        rows = await conn.fetch(FENCES_SQL, tables, [fence.epoch for fence in fences])
+        if len(rows) < len(fences):
+            held = {row["table_id"] for row in rows}
+            raise stale(next(f for f in fences if f.table_id not in held))
+        return True
 
     @staticmethod
     async def _run(conn: asyncpg.Connection, sql: str, run: list[Sequence[Any]]) -> None:

@@ -206,10 +206,13 @@ class TableRunner:
     async def _persist(self, effect: Persist) -> None:
         cluster = self.cluster
         try:
+            fence = None
             if cluster is not None:
                 await cluster.until_held()
-            await self.store.persist(effect.records,
-                                     cluster.fence(self.id) if cluster is not None else None)
+                fence = cluster.fence(self.id)
+                if fence is None:  # lost meanwhile: a write without its fence might land
+                    raise StaleOwner(f"table {self.id!r} is no longer run by this server")
+            await self.store.persist(effect.records, fence)
         except StaleOwner as exc:  # another node runs this table now: stop, change nothing
             await self._handle(StoreFailed(effect.ref, f"{type(exc).__name__}: {exc}"))
             if cluster is not None:

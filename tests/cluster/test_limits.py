@@ -190,3 +190,68 @@ async def test_with_redis_away_limits_count_this_node_alone_and_lock_no_one_out(
     finally:
         outage.restore()
         await outage.stop()
+
+
+async def test_many_requests_at_once_from_one_player_open_no_more_tables_than_allowed(cluster):
+    """Each request waits on Redis between its check and its table: those sent at the same
+    moment, from many sockets of one account, still count each other."""
+    a, _other = [await cluster.node(tables_per_account=2) for _ in range(2)]
+    async with AsyncExitStack() as stack:
+        first = await stack.enter_async_context(TrickroomClient.connect(url(a)))
+        await first.request({"type": "register", "name": "rush", "password": "long-enough"})
+        sockets = [first] + [await stack.enter_async_context(TrickroomClient.connect(url(a)))
+                             for _ in range(5)]
+        for client in sockets[1:]:
+            await client.request({"type": "login", "name": "rush", "password": "long-enough"})
+        replies = await asyncio.gather(
+            *(c.request({"type": "create_table", "room": "spades"}) for c in sockets),
+            return_exceptions=True)
+    made = [r for r in replies if isinstance(r, dict)]
+    refusals = [r for r in replies if isinstance(r, ServerError)]
+    assert len(made) == 2 and len(refusals) == 4
+    assert all(r.code == "rate_limited" for r in refusals)
+
+
+async def test_many_guests_at_once_from_one_address_stay_within_its_cap(cluster):
+    a, _other = [await cluster.node(guests_per_address=3) for _ in range(2)]
+    async with AsyncExitStack() as stack:
+        sockets = [await stack.enter_async_context(TrickroomClient.connect(url(a)))
+                   for _ in range(6)]
+        replies = await asyncio.gather(*(c.request({"type": "guest"}) for c in sockets),
+                                       return_exceptions=True)
+    assert sum(isinstance(r, dict) for r in replies) == 3
+    assert all(r.code == "rate_limited" for r in replies if isinstance(r, ServerError))
+
+
+async def test_a_count_that_went_wrong_in_redis_is_mended_by_its_node(cluster):
+    """A write the bus lost (its buffer overflowed) leaves a wrong count in Redis: the
+    node writes its counts whole again now and then, and the wrong one goes."""
+    a, b = [await cluster.node(connections_per_ip=4) for _ in range(2)]
+    sockets = [await connect(url(a))]
+    try:
+        await shared(b, "connections", "127.0.0.1", 1)
+        redis = a.cluster.bus.redis
+        await redis.hset(a.cluster.limits.tallies, "connections:127.0.0.1", 40)  # lost HDELs
+        with pytest.raises(InvalidStatus):
+            await connect(url(b))
+        a.cluster.limits.reshare()  # what the renewal does every REWRITE_SECONDS
+        await shared(b, "connections", "127.0.0.1", 1)
+        sockets.append(await connect(url(b)))
+    finally:
+        for ws in sockets:
+            await ws.close()
+
+
+async def test_a_node_that_stops_takes_its_counts_with_it(cluster):
+    a, b = [await cluster.node(connections_per_ip=3) for _ in range(2)]
+    sockets = [await connect(url(a)) for _ in range(3)]
+    await shared(b, "connections", "127.0.0.1", 3)
+    with pytest.raises(InvalidStatus):
+        await connect(url(b))
+    await a.stop()
+    cluster.nodes.remove(a)
+    await shared(b, "connections", "127.0.0.1", 0)
+    late = await connect(url(b))
+    await late.close()
+    for ws in sockets:
+        await ws.close()

@@ -147,3 +147,23 @@ async def test_the_ranked_queue_matches_players_connected_to_different_nodes(clu
         await wait_for(lambda: machine.game is not None and len(machine.game.actions) >= 8, 30)
         for run in runs:
             run.cancel()
+
+
+async def test_a_node_s_old_idea_of_a_table_s_owner_costs_its_players_nothing(cluster):
+    """A node remembers which node runs a remote table; if that memory is old (it missed
+    the table's move), the node it asks says so, and the request goes to the real owner,
+    instead of the player hearing of no such table."""
+    nodes = [await cluster.node() for _ in range(3)]
+    async with AsyncExitStack() as stack:
+        owner_side = await stack.enter_async_context(TrickroomClient.connect(url(nodes[0])))
+        far = await stack.enter_async_context(TrickroomClient.connect(url(nodes[1])))
+        await owner_side.request({"type": "guest", "name": "o"})
+        await far.request({"type": "guest", "name": "f"})
+        table = (await owner_side.request({"type": "create_table", "room": "hearts"}))
+        table_id = table["table"]["id"]
+        await far.request({"type": "watch", "table": table_id})
+        assert nodes[1].cluster._owners[table_id] == nodes[0].cluster.node
+        nodes[1].cluster._owners[table_id] = nodes[2].cluster.node  # a move it never heard of
+        seated = await far.request({"type": "sit", "table": table_id, "seat": 1})
+        assert seated["seat_token"]
+        assert nodes[1].cluster._owners[table_id] == nodes[0].cluster.node  # looked again

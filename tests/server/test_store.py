@@ -269,6 +269,25 @@ async def test_a_stale_write_fails_alone_in_its_group_commit(store: Store):
     assert isinstance(results[0], StaleOwner) and results[1] is None
 
 
+async def test_the_fences_of_many_tables_in_one_group_commit_each_hold(store: Store):
+    """A group commit checks every table's fence (on PostgreSQL, in one statement): the
+    fresh writes land together, and only the stale owner's is refused."""
+    await store.claim_table(Fence("t2", 3))
+    writes = [store.persist([action(i, card)], Fence(table, epoch)) for i, (table, epoch, card)
+              in enumerate([("t1", 1, "2C"), ("t2", 3, "3C"), ("t3", 1, "4C")])]
+    assert await asyncio.gather(*writes) == [None, None, None]
+    results = await asyncio.gather(store.persist([action(3, "5C")], Fence("t1", 1)),
+                                   store.persist([action(4, "6C")], Fence("t2", 2)),
+                                   store.persist([action(5, "7C")], Fence("t3", 2)),
+                                   return_exceptions=True)
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], StaleOwner) and "'t2'" in str(results[1])
+    (stored,) = await store.unfinished_games()
+    assert [a["card"] for a in stored.actions] == ["2C", "3C", "4C", "5C", "7C"]
+    with pytest.raises(StaleOwner):  # t3's epoch moved up with the write that landed
+        await store.persist([action(6, "8C")], Fence("t3", 1))
+
+
 async def test_the_table_s_game_in_play_is_found_by_its_table(store: Store):
     await store.persist([action(0)])
     found = await store.unfinished_game("t1")
