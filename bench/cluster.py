@@ -258,14 +258,20 @@ async def node_of_pid(services: Services, pid: int) -> int | None:
         await client.aclose()
 
 
+async def games_held(services: Services, node: int) -> tuple[dict[str, str], dict[str, int]]:
+    """The unfinished games of the tables ``node`` owns (read before it is killed: by
+    the time it is started again its leases may have expired), with their action counts."""
+    held = [t for t, owner in (await owners(services)).items() if owner == node]
+    rows = await services.fetch("SELECT table_id, id FROM games WHERE finished IS NULL")
+    games = {r["table_id"]: r["id"] for r in rows if r["table_id"] in held}
+    return games, {g: await action_count(services, g) for g in games.values()}
+
+
 async def failover_time(services: Services, dead: int, killed_at: float,
+                        games: dict[str, str], counts: dict[str, int],
                         limit: float = 30.0) -> tuple[float, int]:
     """Seconds from the kill until every unfinished table of the dead node has another
     owner and has stored an action since the kill; and how many tables that was."""
-    held = [t for t, node in (await owners(services)).items() if node == dead]
-    rows = await services.fetch("SELECT table_id, id FROM games WHERE finished IS NULL")
-    games = {r["table_id"]: r["id"] for r in rows if r["table_id"] in held}
-    counts = {g: await action_count(services, g) for g in games.values()}
     waiting = set(games)
     while waiting and time.perf_counter() - killed_at < limit:
         now_owners = await owners(services)
@@ -322,13 +328,14 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
             ids = {n.pid: await node_of_pid(services, n.pid) for n in nodes}
             victim = max(nodes, key=lambda n: (held.get(ids[n.pid] or -1, 0), rng.random()))
             dead = ids[victim.pid]
+            games, counts = await games_held(services, dead) if dead is not None else ({}, {})
             killed_at = time.perf_counter()
             victim.proc.send_signal(signal.SIGKILL)  # type: ignore[union-attr]
             victim.proc.wait()  # type: ignore[union-attr]
             victim.start()  # a new node on the same address: clients may come back to it
             if dead is None:
                 continue
-            took, count = await failover_time(services, dead, killed_at)
+            took, count = await failover_time(services, dead, killed_at, games, counts)
             moved += count
             if count:
                 failovers.append(took)

@@ -385,10 +385,15 @@ class Cluster:
                 await asyncio.sleep(0.05)
                 owner = await self.owner(table_id, fresh=True)
         if owner is None or owner == self.node:
+            deadline = time.monotonic() + self.lease_seconds
+            while table_id in self._taking and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)  # this node is resuming it: a moment
             if table_id in self.app.lobby.tables or await self.take_over(table_id):
                 return None
-            raise ProtocolError("no_such_table",
-                                f"no table {table_id!r} is open (it may have closed)")
+            owner = await self.owner(table_id, fresh=True)  # another node took it first?
+            if owner is None or owner == self.node:
+                raise ProtocolError("no_such_table",
+                                    f"no table {table_id!r} is open (it may have closed)")
         return owner
 
     async def _call(self, conn: Any, msg: Any, table_id: str, owner: int) -> bool:
@@ -414,6 +419,11 @@ class Cluster:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(min(left, 0.5)):
                         return await asyncio.shield(done)
+                # No answer yet: if the lease has gone (its node died) or moved, the
+                # request waits out the take-over and goes to the new owner, rather than
+                # the client being told to send it again.
+                if await self.owner(table_id, fresh=True) != owner:
+                    return False
         except TimeoutError:
             self._owners.pop(table_id, None)  # the next request looks the owner up again
             raise ProtocolError("unavailable", f"the server running table {table_id!r} did "
