@@ -6,12 +6,14 @@ behind a load balancer would spread it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 
 import pytest
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
 from server.app import App
@@ -27,6 +29,17 @@ async def refused(client: TrickroomClient, message: dict) -> ServerError:
     with pytest.raises(ServerError) as err:
         await client.request(message)
     return err.value
+
+
+@contextlib.asynccontextmanager
+async def sockets_to(*nodes: App) -> AsyncIterator[list[ClientConnection]]:
+    """Raw sockets to ``nodes``; every one still in the list is closed at the end."""
+    opened = [await connect(url(node)) for node in nodes]
+    try:
+        yield opened
+    finally:
+        for ws in opened:
+            await ws.close()
 
 
 async def shared(node: App, kind: str, key: str, count: int) -> None:
@@ -92,8 +105,7 @@ async def test_a_good_login_on_one_node_clears_the_account_s_failures_on_all(clu
 
 async def test_connections_from_one_address_are_counted_over_every_node(cluster):
     a, b = [await cluster.node(connections_per_ip=4) for _ in range(2)]
-    sockets = [await connect(url(node)) for node in (a, a, b, b)]
-    try:
+    async with sockets_to(a, a, b, b) as sockets:
         await shared(a, "connections", "127.0.0.1", 2)
         await shared(b, "connections", "127.0.0.1", 2)
         for node in (a, b):
@@ -103,9 +115,6 @@ async def test_connections_from_one_address_are_counted_over_every_node(cluster)
         await sockets.pop().close()  # one of b's goes: a may take one more
         await shared(a, "connections", "127.0.0.1", 1)
         sockets.append(await connect(url(a)))
-    finally:
-        for ws in sockets:
-            await ws.close()
 
 
 async def test_guests_from_one_address_are_counted_over_every_node(cluster):
@@ -144,8 +153,7 @@ async def test_an_address_floods_two_nodes_at_its_one_rate(cluster):
                                messages_per_second_per_address=rate,
                                message_burst_per_address=burst) for _ in range(2)]
     delayed = METRICS.messages_delayed._value.get()
-    sockets = [await connect(url(a)), await connect(url(b))]
-    try:
+    async with sockets_to(a, b) as sockets:
         started = time.monotonic()
         for ws in sockets:
             for i in range(each):
@@ -154,9 +162,6 @@ async def test_an_address_floods_two_nodes_at_its_one_rate(cluster):
             replies = [json.loads(await asyncio.wait_for(ws.recv(), 20)) for _ in range(each)]
             assert [r["id"] for r in replies] == list(range(each))  # all answered, in order
         elapsed = time.monotonic() - started
-    finally:
-        for ws in sockets:
-            await ws.close()
     # One budget for the address: 160 messages at 40 a second after a burst of 40 take at
     # least 3 s (each node alone would have let its 80 through in 1 s). A node may hold a
     # few credits over (a chunk each).
@@ -227,8 +232,7 @@ async def test_a_count_that_went_wrong_in_redis_is_mended_by_its_node(cluster):
     """A write the bus lost (its buffer overflowed) leaves a wrong count in Redis: the
     node writes its counts whole again now and then, and the wrong one goes."""
     a, b = [await cluster.node(connections_per_ip=4) for _ in range(2)]
-    sockets = [await connect(url(a))]
-    try:
+    async with sockets_to(a) as sockets:
         await shared(b, "connections", "127.0.0.1", 1)
         redis = a.cluster.bus.redis
         await redis.hset(a.cluster.limits.tallies, "connections:127.0.0.1", 40)  # lost HDELs
@@ -237,21 +241,16 @@ async def test_a_count_that_went_wrong_in_redis_is_mended_by_its_node(cluster):
         a.cluster.limits.reshare()  # what the renewal does every REWRITE_SECONDS
         await shared(b, "connections", "127.0.0.1", 1)
         sockets.append(await connect(url(b)))
-    finally:
-        for ws in sockets:
-            await ws.close()
 
 
 async def test_a_node_that_stops_takes_its_counts_with_it(cluster):
     a, b = [await cluster.node(connections_per_ip=3) for _ in range(2)]
-    sockets = [await connect(url(a)) for _ in range(3)]
-    await shared(b, "connections", "127.0.0.1", 3)
-    with pytest.raises(InvalidStatus):
-        await connect(url(b))
-    await a.stop()
-    cluster.nodes.remove(a)
-    await shared(b, "connections", "127.0.0.1", 0)
-    late = await connect(url(b))
-    await late.close()
-    for ws in sockets:
-        await ws.close()
+    async with sockets_to(a, a, a):
+        await shared(b, "connections", "127.0.0.1", 3)
+        with pytest.raises(InvalidStatus):
+            await connect(url(b))
+        await a.stop()
+        cluster.nodes.remove(a)
+        await shared(b, "connections", "127.0.0.1", 0)
+        async with sockets_to(b):
+            pass
