@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import itertools
 import json
 import logging
@@ -43,6 +44,7 @@ from server.cluster.bus import UNREACHABLE, Bus, frame
 from server.cluster.limits import Limits
 from server.metrics import METRICS
 from server.protocol import (
+    Act,
     ProtocolError,
     QueueStatus,
     ServerMessage,
@@ -68,6 +70,12 @@ if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
 if not holder then return 0 end
 return -1
 """
+# A forwarded act being run in this task: (asking node, corr, answered yet). Its table's
+# relay frame carries the answer, instead of a ``done`` frame of its own: the relay is the
+# call's last word (runner.call flushes it last, and nothing awaits after it).
+_ANSWERING: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "answering", default=None)
+
 # Let a lease go only if it is ours.
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -450,7 +458,12 @@ class Cluster:
         on the table's channel (each message with the clients it is for, bodies end to end;
         every node subscribed hands each message to those of its own sockets)."""
         bodies = [m.data if isinstance(m, Shared) else m.encode() for _, m in batch]
-        header = {"to": [to for to, _ in batch], "sizes": [len(b) for b in bodies]}
+        header: dict[str, Any] = {"to": [to for to, _ in batch],
+                                  "sizes": [len(b) for b in bodies]}
+        answering = _ANSWERING.get()
+        if answering is not None and not answering[2]:
+            header["done"] = answering[:2]
+            answering[2] = True
         self.bus.publish(self.table_channel(table_id), frame("relay", header, b"".join(bodies)))
 
     def close_local(self, table_id: str, reason: str) -> None:
@@ -477,6 +490,11 @@ class Cluster:
                     client = clients.get(client_id)
                     if client is not None and not client.remote:
                         client.send_text(shared)
+            done = header.get("done")
+            if done is not None and done[0] == self.node:
+                waiting = self._waiting.get(done[1])
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(True)
         elif op == "deliver":
             client = self.app.clients.get(header["to"][0])
             if client is not None and not client.remote:
@@ -543,8 +561,11 @@ class Cluster:
                                   header["address"], header["from"])
             self.app.clients[client_id] = client
         client.name, client.guest = header["name"], header["guest"]
+        answering = [header["from"], header["corr"], False]
         try:
             msg = parse_client_message(body)
+            if isinstance(msg, Act):
+                _ANSWERING.set(answering)  # this task's own context: no reset needed
             try:
                 await REQUESTS[type(msg)](self.app, client, msg)  # type: ignore[arg-type]
             except ProtocolError as exc:
@@ -557,8 +578,9 @@ class Cluster:
             client.error(ProtocolError("internal", "the server failed on that request"))
         finally:
             self._calls_seen[key] = True
-            self.bus.publish(self.node_channel(header["from"]),
-                             frame("done", {"corr": header["corr"]}))
+            if not answering[2]:  # no relay frame carried the answer
+                self.bus.publish(self.node_channel(header["from"]),
+                                 frame("done", {"corr": header["corr"]}))
 
     async def _on_follow(self, header: dict[str, Any]) -> None:
         """A client here is about to be seated at another node's table (the ranked queue

@@ -167,3 +167,35 @@ async def test_a_node_s_old_idea_of_a_table_s_owner_costs_its_players_nothing(cl
         seated = await far.request({"type": "sit", "table": table_id, "seat": 1})
         assert seated["seat_token"]
         assert nodes[1].cluster._owners[table_id] == nodes[0].cluster.node  # looked again
+
+
+async def test_a_forwarded_card_is_answered_by_its_table_s_relay_frame_alone(cluster):
+    """What a forwarded act costs Redis: the call, and the table's one relay frame, which
+    also tells the asking node the act was run (no ``done`` frame of its own)."""
+    owner, far = await cluster.node(), await cluster.node()
+    ops: list[str] = []
+    publish = owner.cluster.bus.publish
+
+    def counted(channel: str, data: bytes) -> None:
+        ops.append(data.split(b"\n", 1)[0].decode())
+        publish(channel, data)
+
+    owner.cluster.bus.publish = counted  # type: ignore[method-assign]
+    async with AsyncExitStack() as stack:
+        host = await stack.enter_async_context(TrickroomClient.connect(url(owner)))
+        player = await stack.enter_async_context(TrickroomClient.connect(url(far)))
+        await host.request({"type": "guest", "name": "h"})
+        await player.request({"type": "guest", "name": "p"})
+        table = (await host.request({"type": "create_table", "room": "spades",
+                                     "rules": {"target": 100, "mercy": 100}}))["table"]["id"]
+        await player.request({"type": "sit", "table": table, "seat": 1})  # robots: the rest
+        await host.request({"type": "fill_robots", "table": table})
+        await host.request({"type": "start", "table": table})
+        calls = owner.cluster.forwarded, far.cluster.forwarded
+        ops.clear()
+        await asyncio.wait_for(play_until_over(player, table, random.Random(1), stop_after=8),
+                               60)
+        acts = far.cluster.forwarded - calls[1]
+    assert acts >= 8
+    assert ops.count("relay") >= acts
+    assert ops.count("done") == 0  # every act's answer rode on its relay frame
