@@ -37,6 +37,7 @@ from game.engine import rules_catalogue
 from game.review import review
 from ratings import SYSTEMS, Rating
 from server import auth, names
+from server.cluster.bus import REDIS_AWAY
 from server.cluster.limits import SharedBucket
 from server.cluster.node import Cluster, RemoteClient
 from server.collector import Collector
@@ -419,11 +420,17 @@ class App:
                 if wait > 0:
                     METRICS.messages_delayed.inc()
                     await asyncio.sleep(wait)
+                message = None
                 try:
                     message = parse_client_message(frame)
                     await self.dispatch(conn, message)
                 except ProtocolError as exc:
                     conn.error(exc)
+                except REDIS_AWAY:  # a cluster's Redis restarting: a pause, said plainly
+                    conn.error(ProtocolError(
+                        "unavailable", "the servers' shared state (Redis) is unreachable for "
+                        "a moment; nothing changed: send it again",
+                        getattr(message, "id", None), retry_after=1.0))
                 except Exception:
                     log.exception("request failed")
                     conn.error(ProtocolError("internal", "the server failed on that request"))
@@ -631,8 +638,9 @@ class App:
             if guest:
                 self.guests.attach(name, conn.address)
                 if self.cluster is not None:
-                    await self.cluster.reserve_guest(name, settings.guest_session_seconds,
-                                                     renew=True)
+                    with contextlib.suppress(*REDIS_AWAY):  # the name is held already
+                        await self.cluster.reserve_guest(name, settings.guest_session_seconds,
+                                                         renew=True)
         token = auth.new_token()
         await self.store.create_session(auth.token_hash(token), name, guest)
         self._logout(conn)
@@ -701,10 +709,14 @@ class App:
                     + await self.cluster.limits.elsewhere("guests", conn.address) > cap):
                 self.guests.release(name)
                 raise refusal
-            if (self.cluster is not None and not await self.cluster.reserve_guest(
-                    name, settings.guest_session_seconds)):
-                self.guests.release(name)  # another node's guest has it
-                continue
+            try:
+                if (self.cluster is not None and not await self.cluster.reserve_guest(
+                        name, settings.guest_session_seconds)):
+                    self.guests.release(name)  # another node's guest has it
+                    continue
+            except REDIS_AWAY:  # the name cannot be held for the cluster: not given out
+                self.guests.release(name)
+                raise
             if (await self.store.guest_session_since(name, recent)
                     or await self.store.user_hash(name) is not None):
                 self.guests.release(name)

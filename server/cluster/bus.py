@@ -35,6 +35,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 log = logging.getLogger("trickroom.cluster")
 
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
+REDIS_AWAY = (RedisConnectionError, RedisTimeoutError)  # what redis-py raises then
 
 Handler = Callable[[str, dict[str, Any], bytes], Awaitable[None] | None]
 

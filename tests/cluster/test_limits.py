@@ -192,6 +192,21 @@ async def test_with_redis_away_limits_count_this_node_alone_and_lock_no_one_out(
             assert codes == ["bad_credentials", "bad_credentials", "rate_limited"]
             ping = await client.request({"type": "ping"})
             assert ping["type"] == "pong"
+            # What needs Redis is refused plainly, to be sent again, and changes nothing.
+            async with TrickroomClient.connect(url(node)) as guest:
+                for request in ({"type": "guest"}, {"type": "list_rooms"}):
+                    error = await refused(guest, request)
+                    assert error.code == "unavailable" and error.reply["retry_after"] > 0
+                assert not node.guests.per_address  # the name it tried is not held
+                outage.restore()
+                for _ in range(100):  # as soon as Redis is back, it works
+                    try:
+                        welcome = await guest.request({"type": "guest"})
+                        break
+                    except ServerError as exc:
+                        assert exc.code == "unavailable"
+                        await asyncio.sleep(0.05)
+                assert welcome["guest"]
     finally:
         outage.restore()
         await outage.stop()
