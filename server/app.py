@@ -674,14 +674,9 @@ class App:
             self.account_backoff.failed(msg.name.lower(), now)
             self.address_backoff.failed(conn.address, now)
             if self.cluster is not None:
-                s = self.config.settings
-                limits, base, cap = (self.cluster.limits, s.login_backoff_seconds,
-                                     s.login_backoff_max_seconds)
-                await limits.backoff_failed("account", msg.name, s.login_free_failures,
-                                            base, cap, self.account_backoff.window)
-                await limits.backoff_failed("address", conn.address,
-                                            s.login_free_failures_per_address, base, cap,
-                                            self.address_backoff.window)
+                limits = self.cluster.limits
+                await limits.backoff_failed("account", msg.name, self.account_backoff)
+                await limits.backoff_failed("address", conn.address, self.address_backoff)
             raise ProtocolError("bad_credentials", "wrong name or password")
         self.account_backoff.succeeded(msg.name.lower())
         if self.cluster is not None:

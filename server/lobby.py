@@ -112,9 +112,9 @@ class Lobby:
                         creator: Member | None = None) -> TableRunner:
         room = self.room(room_name)
         table_id = table_id or secrets.token_urlsafe(6)
-        if creator is not None:
-            await self._may_create(room, rules, creator, table_id)
         try:
+            if creator is not None:
+                await self._may_create(room, rules, creator, table_id)
             try:
                 made = room.make_rules(rules)
             except ConfigError as exc:
@@ -153,17 +153,12 @@ class Lobby:
                                 "host's rules; create the table without 'rules'")
         mine, here = self._created(creator.name, creator.address)
         self._within_caps(mine, here)
-        self.created_by[table_id] = (creator.name, creator.address)
-        if self.cluster is None:
-            return
-        try:
+        self.created_by[table_id] = (creator.name, creator.address)  # new_table undoes it
+        if self.cluster is not None:
             limits = self.cluster.limits
             self._within_caps(mine + await limits.elsewhere("tables-account", creator.name),
                               here + await limits.elsewhere("tables-address", creator.address))
-        except BaseException:
-            self.created_by.pop(table_id, None)
-            raise
-        self._share_created(creator.name, creator.address)
+            self._share_created(creator.name, creator.address)
 
     def _within_caps(self, mine: int, here: int) -> None:
         if mine >= self.settings.tables_per_account:

@@ -1,9 +1,8 @@
 """Rate limits and login throttles counted in Redis, so a second node is no way around them
 (DESIGN sections 11 and 12).
 
-One process counts everything in its own memory (``server/throttle.py``, the
-and the counters in ``server/app.py``). A cluster counts the
-same things in Redis:
+One process counts everything in its own memory (``server/throttle.py`` and
+the counters in ``server/app.py``). A cluster counts the same things in Redis:
 
 * **Tallies** (open connections and guest names per address, open tables per
   account and per address): each node keeps its counts in a Redis hash of its
@@ -31,15 +30,18 @@ import asyncio
 import logging
 import math
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
 from server.cluster.bus import UNREACHABLE
-from server.throttle import TokenBucket
+from server.throttle import Backoff, TokenBucket
 
 if TYPE_CHECKING:
     from server.cluster.bus import Bus
+
+T = TypeVar("T")
 
 log = logging.getLogger("trickroom.cluster")
 
@@ -127,6 +129,7 @@ class SharedBucket:
         self.rate, self.burst = rate, burst
         self.chunk = max(1, min(burst // 4, math.ceil(rate / 10)))
         self.credit = 0
+        self.alone = TokenBucket(rate, burst)  # the budget while Redis does not answer
 
     def reserve(self) -> float | None:
         """0 when this node still holds credit for one more message; None when it must
@@ -138,13 +141,11 @@ class SharedBucket:
 
     async def take(self) -> float:
         """Credit from Redis for this message and a few after it; the wait it owes."""
-        try:
-            granted, wait = await asyncio.wait_for(
-                self.limits.take(keys=[self.key], args=[self.rate, self.burst, self.chunk]),
-                ANSWER_SECONDS)
-        except (*UNREACHABLE, RedisError, TimeoutError) as exc:
-            self.limits.unreachable(exc)
-            return self.limits.local_wait(self.key, self.rate, self.burst)
+        answer = await self.limits.ask(self.limits.take, [self.key],
+                                       [self.rate, self.burst, self.chunk], None)
+        if answer is None:
+            return self.alone.reserve()
+        granted, wait = answer
         self.credit += int(granted) - 1
         return float(wait)
 
@@ -165,14 +166,20 @@ class Limits:
         self._wait = redis.register_script(WAIT)
         self._warned = 0.0
         self._shared: dict[str, int] = {}  # what this node last wrote, by field
-        self._local_buckets: dict[str, TokenBucket] = {}
 
-    def unreachable(self, exc: BaseException) -> None:
-        now = time.monotonic()
-        if now - self._warned > 10:
-            self._warned = now
-            log.warning("node %d: redis does not answer; limits count this node alone: %r",
-                        self.node, exc)
+    async def ask(self, script: AsyncScript, keys: list[str], args: list[Any],
+                  alone: T) -> Any | T:
+        """Run one of the scripts; ``alone`` (this node counting by itself) when Redis
+        does not answer within ``ANSWER_SECONDS``."""
+        try:
+            return await asyncio.wait_for(script(keys=keys, args=args), ANSWER_SECONDS)
+        except (*UNREACHABLE, RedisError, TimeoutError) as exc:
+            now = time.monotonic()
+            if now - self._warned > 10:
+                self._warned = now
+                log.warning("node %d: redis does not answer; limits count this node "
+                            "alone: %r", self.node, exc)
+            return alone
 
     # -- tallies ----------------------------------------------------------------------------------
 
@@ -211,48 +218,24 @@ class Limits:
 
     async def elsewhere(self, kind: str, key: str) -> int:
         """What the other live nodes count for ``key`` (0 while Redis does not answer)."""
-        try:
-            return int(await asyncio.wait_for(
-                self._elsewhere(keys=[self.bus.key("nodes")],
-                                args=[str(self.node), self.bus.key("alive", ""),
-                                      self.bus.key("tallies", ""), self._field(kind, key)]),
-                ANSWER_SECONDS))
-        except (*UNREACHABLE, RedisError, TimeoutError) as exc:
-            self.unreachable(exc)
-            return 0
+        return int(await self.ask(self._elsewhere, [self.bus.key("nodes")],
+                                  [str(self.node), self.bus.key("alive", ""),
+                                   self.bus.key("tallies", ""), self._field(kind, key)], 0))
 
     # -- login back-off -----------------------------------------------------------------------
 
+    def _backoff_key(self, kind: str, key: str) -> str:
+        return self.bus.key("backoff", kind, key.lower())
+
     async def backoff_wait(self, kind: str, key: str) -> float:
         """Seconds until ``key`` may try a password again, counted over the cluster."""
-        try:
-            ms = await asyncio.wait_for(
-                self._wait(keys=[self.bus.key("backoff", kind, key.lower())]), ANSWER_SECONDS)
-        except (*UNREACHABLE, RedisError, TimeoutError) as exc:
-            self.unreachable(exc)
-            return 0.0
-        return int(ms) / 1000
+        return int(await self.ask(self._wait, [self._backoff_key(kind, key)], [], 0)) / 1000
 
-    async def backoff_failed(self, kind: str, key: str, free: int, base: float, cap: float,
-                             window: float) -> None:
-        try:
-            await asyncio.wait_for(
-                self._failed(keys=[self.bus.key("backoff", kind, key.lower())],
-                             args=[free, int(base * 1000), int(cap * 1000),
-                                   int(window * 1000)]), ANSWER_SECONDS)
-        except (*UNREACHABLE, RedisError, TimeoutError) as exc:
-            self.unreachable(exc)
+    async def backoff_failed(self, kind: str, key: str, backoff: Backoff) -> None:
+        """One more failure for ``key``, closed as ``backoff`` (this node's own) closes it."""
+        await self.ask(self._failed, [self._backoff_key(kind, key)],
+                       [backoff.free, int(backoff.base * 1000), int(backoff.cap * 1000),
+                        int(backoff.window * 1000)], None)
 
     def backoff_succeeded(self, kind: str, key: str) -> None:
-        self.bus.command("delete", self.bus.key("backoff", kind, key.lower()))
-
-    # -- fallback ----------------------------------------------------------------------------
-
-    def local_wait(self, key: str, rate: float, burst: int) -> float:
-        """The address's wait counted on this node alone (Redis does not answer)."""
-        bucket = self._local_buckets.get(key)
-        if bucket is None:
-            if len(self._local_buckets) > 10_000:
-                self._local_buckets.clear()
-            bucket = self._local_buckets[key] = TokenBucket(rate, burst)
-        return float(bucket.reserve())
+        self.bus.command("delete", self._backoff_key(kind, key))

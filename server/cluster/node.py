@@ -492,17 +492,13 @@ class Cluster:
                         client.send_text(shared)
             done = header.get("done")
             if done is not None and done[0] == self.node:
-                waiting = self._waiting.get(done[1])
-                if waiting is not None and not waiting.done():
-                    waiting.set_result(True)
+                self._answered(done[1], True)
         elif op == "deliver":
             client = self.app.clients.get(header["to"][0])
             if client is not None and not client.remote:
                 client.send_text(Shared.of_bytes(body))
         elif op in ("done", "elsewhere"):  # elsewhere: that node does not run the table
-            waiting = self._waiting.get(header["corr"])
-            if waiting is not None and not waiting.done():
-                waiting.set_result(op == "done")
+            self._answered(header["corr"], op == "done")
         elif op == "call":
             self._spawn(self._on_call(header, body))
         elif op == "follow":  # a client here is about to be seated at another node's table
@@ -528,6 +524,11 @@ class Cluster:
                 for client in self.app.clients.values():
                     client.tables.discard(table_id)
                 self._spawn(self.bus.unsubscribe(self.table_channel(table_id)))
+
+    def _answered(self, corr: int, ran: bool) -> None:
+        waiting = self._waiting.get(corr)
+        if waiting is not None and not waiting.done():
+            waiting.set_result(ran)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
