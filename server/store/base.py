@@ -460,12 +460,16 @@ def _ban(name: str, until: float, reason: str) -> Statement:
             "ELSE ? END, ban_reason = ? WHERE name = ?", (until, until, reason, name))
 
 
+# A move: by far the commonest write (an engine may write a group commit of them at once).
+ACTION_SQL = "INSERT INTO actions (game_id, idx, seat, action) VALUES (?, ?, ?, ?)"
+
+
 def _statements(record: Record) -> list[Statement]:
     """The SQL of one table record."""
     now = time.time()
     if isinstance(record, ActionTaken):
-        return [("INSERT INTO actions (game_id, idx, seat, action) VALUES (?, ?, ?, ?)",
-                 (record.game_id, record.idx, record.seat, json.dumps(record.action)))]
+        return [(ACTION_SQL, (record.game_id, record.idx, record.seat,
+                              json.dumps(record.action)))]
     if isinstance(record, GameCreated):
         return [("INSERT INTO games (id, table_id, room, kind, rules, seed, dealer, seats, "
                  "seating, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
