@@ -5,15 +5,21 @@ operation name, a JSON header and a body (a client's message, or the text to
 relay to clients), ``op \\n header \\n body``. The body is never re-encoded:
 a table's event leaves the owner as the bytes its clients will read.
 
-**Order.** A node publishes through a single connection, from one queue, in
-the order it was told; Redis delivers to each subscriber in the order it
-received, across channels. So a forwarded request's reply never overtakes the
-events its action caused.
+Both connections are raw (:mod:`server.cluster.wire`): a publish is written
+at once, and a frame that arrives is handled in the socket's callback, so the
+hop costs no task, lock or timeout of Python per message.
 
-**Redis away.** Pub/sub delivers at most once. While Redis is unreachable the
-publisher keeps what it must send (up to ``buffer`` frames, then the oldest
-go) and flushes it in order on its return, as lila-ws does; the listener
-reconnects and subscribes again to every channel it had.
+**Order.** A node publishes through a single connection, in the order it was
+told; Redis delivers to each subscriber in the order it received, across
+channels. So a forwarded request's reply never overtakes the events its action
+caused.
+
+**Redis away.** Pub/sub delivers at most once. A write is kept until Redis has
+answered it; while Redis is unreachable the publisher keeps what it must send
+(up to ``buffer`` writes, then the oldest go) and sends it again in order on
+its return, as lila-ws does; the listener reconnects and subscribes again to
+every channel it had, and says so (``on_reconnect``): frames published
+meanwhile are gone, and only the node can make up for them.
 """
 
 from __future__ import annotations
@@ -23,21 +29,22 @@ import contextlib
 import json
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
+import hiredis
 import redis.asyncio as aioredis
-from redis.asyncio.client import PubSub
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.cluster.wire import Line, Reply, open_line, pack
 
 log = logging.getLogger("trickroom.cluster")
 
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 REDIS_AWAY = (RedisConnectionError, RedisTimeoutError)  # what redis-py raises then
 
-Handler = Callable[[str, dict[str, Any], bytes], Awaitable[None] | None]
+Handler = Callable[[str, dict[str, Any], bytes], None]
 
 
 def frame(op: str, header: dict[str, Any], body: bytes | str = b"") -> bytes:
@@ -51,22 +58,6 @@ def unframe(data: bytes) -> tuple[str, dict[str, Any], bytes]:
     return op.decode(), json.loads(header), body
 
 
-class _TellingPubSub(PubSub):
-    """A subscription whose silent reconnects are told. redis-py reconnects a lost
-    subscription by itself and subscribes again, without a word: the frames published
-    meanwhile are gone, and only the node (``told``) can make up for them."""
-
-    def __init__(self, *args: Any, told: Callable[[], None], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.told = told
-
-    async def on_connect(self, connection: Any) -> None:
-        # Called on reconnects only: the first connection comes from the pool already
-        # open, and the callback is registered after it.
-        await super().on_connect(connection)
-        self.told()
-
-
 class Bus:
     """Publish and subscribe on one Redis, every key and channel under ``prefix``."""
 
@@ -78,152 +69,210 @@ class Bus:
         self.on_reconnect = on_reconnect  # the subscription was lost: frames may be missing
         self.redis: aioredis.Redis = aioredis.from_url(url, socket_timeout=5.0,
                                                        socket_connect_timeout=2.0)
-        self._pub: aioredis.Redis = aioredis.from_url(url, socket_timeout=5.0,
-                                                      socket_connect_timeout=2.0,
-                                                      single_connection_client=True)
-        self._pubsub = self._new_pubsub()
-        self._outbox: deque[tuple[str, tuple[Any, ...]]] = deque(maxlen=buffer)
-        self._wake = asyncio.Event()
         self.channels: set[str] = set()
-        self._tasks: list[asyncio.Task[None]] = []
         self.connected = True  # as far as the publisher last knew
         self.published = 0
         self.received = 0
+        self._buffer = buffer
+        self._pub: Line | None = None
+        self._unanswered: deque[bytes] = deque()  # written; Redis has not answered yet
+        self._outbox: deque[bytes] = deque(maxlen=buffer)  # waiting for Redis to be back
+        self._corked: list[bytes] = []  # to go in one write when this turn of the loop ends
+        self._sub: Line | None = None
+        self._confirming: dict[bytes, list[asyncio.Future[None]]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stopping = False
 
     def key(self, *parts: object) -> str:
         return ":".join((self.prefix, *map(str, parts)))
 
     async def start(self, channels: list[str]) -> None:
         await self.redis.ping()  # fail loudly at start if Redis does not answer
+        self._pub = await open_line(self.url, self._on_answer, self._publisher_lost)
+        self._sub = await open_line(self.url, self._on_message, self._listener_lost)
+        self._flush()
         await self.subscribe(*channels)
-        self._tasks = [asyncio.create_task(self._publisher(), name="bus-publisher"),
-                       asyncio.create_task(self._listener(), name="bus-listener")]
 
     async def stop(self) -> None:
-        # What is still queued goes out first (a node stopping says its last words).
+        # What is still unanswered goes out first (a node stopping says its last words).
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._drain(), 2.0)
-        for task in self._tasks:
+        self._stopping = True
+        for task in list(self._tasks):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        for client in (self._pubsub, self._pub, self.redis):
-            with contextlib.suppress(Exception):
-                await client.aclose()
+        for line in (self._pub, self._sub):
+            if line is not None:
+                line.close()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # -- out ---------------------------------------------------------------------------------
 
     def publish(self, channel: str, data: bytes) -> None:
-        """Queue one frame for ``channel``; it goes out in order, soon."""
-        self._outbox.append(("publish", (channel, data)))
-        self._wake.set()
+        """Send one frame to ``channel``, in order with everything sent before it."""
+        self._send(pack("PUBLISH", channel, data))
 
-    def command(self, name: str, *args: Any) -> None:
-        """Queue a write (``hset``, ``hdel``...) in order with the frames around it."""
-        self._outbox.append((name, args))
-        self._wake.set()
+    def command(self, name: str, *args: str | bytes | int | float) -> None:
+        """Send a write (``hset``, ``hdel``...) in order with the frames around it."""
+        self._send(pack(name.upper(), *args))
 
-    async def _drain(self) -> None:
-        while self._outbox:
-            await asyncio.sleep(0.005)
+    def _send(self, packed: bytes) -> None:
+        if self._outbox or self._pub is None:
+            self._outbox.append(packed)
+            return
+        # Corked until this turn of the loop ends: whatever else it sends goes in the same
+        # write, one system call and one read of Redis's for many frames.
+        if not self._corked:
+            asyncio.get_running_loop().call_soon(self._uncork)
+        self._corked.append(packed)
 
-    async def _publisher(self) -> None:
+    def _uncork(self) -> None:
+        batch, self._corked = self._corked, []
+        if not batch:
+            return
+        if self._pub is not None and self._pub.write(b"".join(batch)):
+            self._unanswered.extend(batch)
+            while len(self._unanswered) > self._buffer:
+                self._unanswered.popleft()  # Redis is far behind: the oldest are let go
+        else:
+            self._outbox.extend(batch)
+
+    def _on_answer(self, reply: Reply) -> None:
+        if self._unanswered:
+            self._unanswered.popleft()
+        self.published += 1
+        if isinstance(reply, hiredis.ReplyError):  # a refused command: dropped, not retried
+            log.error("redis refused a command: %s", reply)
+
+    def _publisher_lost(self, exc: Exception | None) -> None:
+        self._pub = None
+        if self._stopping:
+            return
+        # Unanswered writes may not have landed: they go again, first, on the return.
+        waiting = [*self._unanswered, *self._corked, *self._outbox]
+        self._unanswered.clear()
+        self._corked = []
+        self._outbox = deque(waiting, maxlen=self._buffer)
+        if self.connected:
+            log.warning("redis unreachable; buffering %d write(s): %s", len(self._outbox), exc)
+        self.connected = False
+        self._spawn(self._reconnect_publisher())
+
+    async def _reconnect_publisher(self) -> None:
         backoff = 0.05
         while True:
-            await self._wake.wait()
-            self._wake.clear()
-            while self._outbox:
-                batch = list(self._outbox)
-                try:
-                    async with self._pub.pipeline(transaction=False) as pipe:
-                        for name, args in batch:
-                            getattr(pipe, name)(*args)
-                        await pipe.execute()
-                except UNREACHABLE as exc:
-                    if self.connected:
-                        log.warning("redis unreachable; buffering %d frame(s): %s",
-                                    len(self._outbox), exc)
-                    self.connected = False
-                    await asyncio.sleep(backoff)
-                    backoff = min(backoff * 2, 1.0)
-                    continue
-                except Exception:  # a refused command: drop it, never the publisher
-                    log.exception("redis refused a batch of %d; dropped", len(batch))
-                for _ in batch:  # sent: drop them (newer ones may have queued meanwhile)
-                    self._outbox.popleft()
-                self.published += len(batch)
-                if not self.connected:
-                    log.info("redis back; flushed buffered frames")
-                self.connected = True
-                backoff = 0.05
+            await asyncio.sleep(backoff)
+            try:
+                line = await open_line(self.url, self._on_answer, self._publisher_lost)
+                break
+            except (OSError, TimeoutError, ConnectionError):
+                backoff = min(backoff * 2, 1.0)
+        self._pub = line
+        log.info("redis back; sending %d buffered write(s)", self._flush())
+        self.connected = True
+
+    def _flush(self) -> int:
+        """Send what waited for Redis, in order; returns how much."""
+        waiting, self._outbox = self._outbox, deque(maxlen=self._buffer)
+        for packed in waiting:
+            self._send(packed)
+        return len(waiting)
+
+    async def _drain(self) -> None:
+        while self._unanswered or self._corked or (self._outbox and self._pub is not None):
+            await asyncio.sleep(0.005)
 
     # -- in ----------------------------------------------------------------------------------
 
     async def subscribe(self, *channels: str) -> None:
+        """Listen to ``channels``; returns once Redis has confirmed (or at once while it is
+        away: the listener subscribes again on its return)."""
         new = [c for c in channels if c not in self.channels]
-        if not new:
-            return
+        # Asked for a moment ago (another client's request) and not yet confirmed: this
+        # waits for the same confirmation, so that nothing it sends is answered unheard.
+        pending = [c for c in channels if c not in new and c.encode() in self._confirming]
         self.channels.update(new)
-        with contextlib.suppress(*UNREACHABLE):  # the listener subscribes again on return
-            await self._pubsub.subscribe(*new)
+        await self._listen(new, pending)
+
+    async def _listen(self, channels: list[str], pending: list[str] | None = None,
+                      wait: float = 5.0) -> bool:
+        """Subscribe to ``channels`` and wait until Redis has confirmed them (and
+        ``pending``), for ``wait`` seconds at most; True if it did."""
+        futures = [self._confirmation(c) for c in [*channels, *(pending or [])]]
+        if channels and (self._sub is None or not self._sub.write(pack("SUBSCRIBE",
+                                                                        *channels))):
+            return False  # away: _resubscribe sends them all on the return
+        if not futures:
+            return True
+        await asyncio.wait(futures, timeout=wait)
+        return all(f.done() and not f.cancelled() for f in futures)
+
+    def _confirmation(self, channel: str) -> asyncio.Future[None]:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._confirming.setdefault(channel.encode(), []).append(future)
+        return future
 
     async def unsubscribe(self, *channels: str) -> None:
         gone = [c for c in channels if c in self.channels]
         if not gone:
             return
         self.channels.difference_update(gone)
-        with contextlib.suppress(*UNREACHABLE):
-            await self._pubsub.unsubscribe(*gone)
+        if self._sub is not None:
+            self._sub.write(pack("UNSUBSCRIBE", *gone))
 
-    def _new_pubsub(self) -> _TellingPubSub:
-        return _TellingPubSub(self.redis.connection_pool, ignore_subscribe_messages=True,
-                              told=self._reconnected)
+    def _on_message(self, reply: Reply) -> None:
+        if not isinstance(reply, list) or len(reply) != 3:
+            if isinstance(reply, hiredis.ReplyError):
+                log.error("redis refused a subscription: %s", reply)
+            return
+        kind, channel, data = reply
+        if kind != b"message":
+            if kind == b"subscribe":
+                for future in self._confirming.pop(channel, ()):
+                    if not future.done():
+                        future.set_result(None)
+            return
+        self.received += 1
+        name = channel.decode()
+        try:
+            op, header, body = unframe(data)
+            self.handler(op, header | {"channel": name}, body)
+        except Exception:
+            log.exception("a frame from %s failed", name)
 
-    def _reconnected(self) -> None:
-        log.info("redis subscription reconnected on %d channel(s)", len(self.channels))
-        if self.on_reconnect is not None:
-            self.on_reconnect()
+    def _listener_lost(self, exc: Exception | None) -> None:
+        self._sub = None
+        for futures in self._confirming.values():
+            for future in futures:
+                future.cancel()
+        self._confirming.clear()
+        if not self._stopping:
+            log.warning("redis subscription lost, resubscribing: %s", exc)
+            self._spawn(self._resubscribe())
 
     async def _resubscribe(self) -> None:
         """Subscribe again on a new connection, as soon as Redis answers; then say so."""
-        with contextlib.suppress(Exception):
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
         while True:
             await asyncio.sleep(0.1)
             try:
-                self._pubsub = self._new_pubsub()
-                await self._pubsub.subscribe(*self.channels)
+                line = await open_line(self.url, self._on_message, self._listener_lost)
                 break
-            except UNREACHABLE:
-                with contextlib.suppress(Exception):
-                    await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            except (OSError, TimeoutError, ConnectionError):
+                continue
+        self._sub = line
+        if self.channels and not await self._listen(sorted(self.channels)):
+            # Not confirmed: the line went again (and another try has begun), or Redis
+            # is too slow to answer (the line is closed, and that begins another).
+            if self._sub is line:
+                line.close()
+            return
         log.info("redis subscription back on %d channel(s)", len(self.channels))
         if self.on_reconnect is not None:
             self.on_reconnect()
-
-    async def _listener(self) -> None:
-        while True:
-            try:
-                if not self._pubsub.subscribed and self.channels:
-                    await self._pubsub.subscribe(*self.channels)
-                message = await self._pubsub.get_message(timeout=1.0)
-            except UNREACHABLE as exc:
-                log.warning("redis subscription lost, resubscribing: %s", exc)
-                await self._resubscribe()
-                continue
-            except RedisError:
-                log.exception("redis subscription failed")
-                await asyncio.sleep(0.2)
-                continue
-            if message is None or message.get("type") != "message":
-                continue
-            self.received += 1
-            channel = message["channel"]
-            channel = channel.decode() if isinstance(channel, bytes) else channel
-            try:
-                op, header, body = unframe(message["data"])
-                result = self.handler(op, header | {"channel": channel}, body)
-                if result is not None:
-                    await result
-            except Exception:
-                log.exception("a frame from %s failed", channel)

@@ -238,4 +238,4 @@ class Limits:
                         int(backoff.window * 1000)], None)
 
     def backoff_succeeded(self, kind: str, key: str) -> None:
-        self.bus.command("delete", self._backoff_key(kind, key))
+        self.bus.command("del", self._backoff_key(kind, key))

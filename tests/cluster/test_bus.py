@@ -1,0 +1,159 @@
+"""The bus between nodes on a real Redis, on both event loops a node may run (asyncio's own
+and uvloop, the default of ``trickroom serve``): frames arrive once each and in order,
+across channels; a subscription is live when ``subscribe`` returns; what a node publishes
+while Redis is away arrives, in order, on its return."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+import uvloop
+
+from server.cluster.bus import Bus, frame
+from server.cluster.wire import open_line
+from tests.cluster.conftest import drop_keys
+from tests.services import REDIS, Outage, fresh_name, need
+
+LOOPS: dict[str, Callable[[Coroutine[Any, Any, None]], None]] = {
+    "asyncio": asyncio.run, "uvloop": uvloop.run}
+
+
+@pytest.fixture(params=sorted(LOOPS))
+def run(request):
+    """Run a scenario on one event loop, with a Redis key prefix of its own."""
+    need("redis")
+    prefix = fresh_name("trbus")
+
+    def runner(scenario: Callable[[str], Coroutine[Any, Any, None]]) -> None:
+        async def whole() -> None:
+            try:
+                await scenario(prefix)
+            finally:
+                await drop_keys(prefix)
+        LOOPS[request.param](whole())
+    return runner
+
+
+class Heard:
+    """What a bus handed its node: (channel, op, header, body), in order."""
+
+    def __init__(self) -> None:
+        self.frames: list[tuple[str, str, dict[str, Any], bytes]] = []
+
+    def __call__(self, op: str, header: dict[str, Any], body: bytes) -> None:
+        self.frames.append((header.pop("channel"), op, header, body))
+
+    async def until(self, count: int, timeout: float = 5.0) -> None:
+        async with asyncio.timeout(timeout):
+            while len(self.frames) < count:
+                await asyncio.sleep(0.01)
+
+
+def test_frames_arrive_once_each_in_the_order_published_across_channels(run):
+    async def scenario(prefix: str) -> None:
+        heard = Heard()
+        sender = Bus(REDIS, prefix, lambda *_: None)
+        listener = Bus(REDIS, prefix, heard)
+        await sender.start([])
+        await listener.start([f"{prefix}:a", f"{prefix}:b"])
+        try:
+            for i in range(600):  # a burst: many frames in each write
+                sender.publish(f"{prefix}:{'ab'[i % 2]}", frame("n", {"i": i}, b"x" * (i % 7)))
+            await heard.until(600)
+            await asyncio.sleep(0.1)
+            assert [h["i"] for _, _, h, _ in heard.frames] == list(range(600))
+            assert [c for c, *_ in heard.frames][:2] == [f"{prefix}:a", f"{prefix}:b"]
+            assert all(body == b"x" * (h["i"] % 7) for _, _, h, body in heard.frames)
+            assert sender.published == 600 and listener.received == 600
+        finally:
+            await sender.stop()
+            await listener.stop()
+    run(scenario)
+
+
+def test_a_channel_is_heard_as_soon_as_subscribe_returns(run):
+    async def scenario(prefix: str) -> None:
+        heard = Heard()
+        sender = Bus(REDIS, prefix, lambda *_: None)
+        listener = Bus(REDIS, prefix, heard)
+        await sender.start([])
+        await listener.start([])
+        try:
+            for i in range(30):  # a new table's channel, then its first frame at once
+                await listener.subscribe(f"{prefix}:t{i}")
+                sender.publish(f"{prefix}:t{i}", frame("first", {"i": i}))
+            await heard.until(30)
+            assert [h["i"] for _, _, h, _ in heard.frames] == list(range(30))
+        finally:
+            await sender.stop()
+            await listener.stop()
+    run(scenario)
+
+
+def test_what_is_published_while_redis_is_away_arrives_in_order_on_its_return(run):
+    async def scenario(prefix: str) -> None:
+        outage = Outage(6379)
+        await outage.start()
+        heard = Heard()
+        sender = Bus(f"redis://127.0.0.1:{outage.port}/0", prefix, lambda *_: None)
+        listener = Bus(REDIS, prefix, heard)
+        await sender.start([])
+        await listener.start([f"{prefix}:c"])
+        try:
+            sender.publish(f"{prefix}:c", frame("n", {"i": 0}))
+            await heard.until(1)
+            outage.cut()
+            await asyncio.sleep(0.2)
+            for i in range(1, 51):
+                sender.publish(f"{prefix}:c", frame("n", {"i": i}))
+            sender.command("hset", f"{prefix}:h", "k", "v")
+            await asyncio.sleep(0.3)  # the sender tries Redis again meanwhile, and fails
+            assert len(heard.frames) == 1 and not sender.connected
+            outage.restore()
+            await heard.until(51)
+            assert [h["i"] for _, _, h, _ in heard.frames] == list(range(51))
+            assert await listener.redis.hget(f"{prefix}:h", "k") == b"v"
+            assert sender.connected
+        finally:
+            await sender.stop()
+            await listener.stop()
+            await outage.stop()
+    run(scenario)
+
+
+def test_a_lost_subscription_comes_back_and_is_told(run):
+    async def scenario(prefix: str) -> None:
+        outage = Outage(6379)
+        await outage.start()
+        heard = Heard()
+        told: list[bool] = []
+        sender = Bus(REDIS, prefix, lambda *_: None)
+        listener = Bus(f"redis://127.0.0.1:{outage.port}/0", prefix, heard,
+                       on_reconnect=lambda: told.append(True))
+        await sender.start([])
+        await listener.start([f"{prefix}:d"])
+        try:
+            outage.cut()
+            await asyncio.sleep(0.3)
+            outage.restore()
+            async with asyncio.timeout(5):
+                while not told:  # the node hears of it: frames may have been missed
+                    await asyncio.sleep(0.01)
+            sender.publish(f"{prefix}:d", frame("after", {}))
+            await heard.until(1)
+            assert heard.frames[0][1] == "after"
+        finally:
+            await sender.stop()
+            await listener.stop()
+            await outage.stop()
+    run(scenario)
+
+
+def test_a_password_redis_refuses_is_a_clear_error(run):
+    async def scenario(prefix: str) -> None:
+        with pytest.raises(ConnectionError, match="redis refused the login"):
+            await open_line("redis://:wrong@127.0.0.1:6379/0", lambda _: None, lambda _: None)
+    run(scenario)
