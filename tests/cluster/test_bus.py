@@ -6,7 +6,8 @@ while Redis is away arrives, in order, on its return."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+import contextlib
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import pytest
@@ -52,14 +53,37 @@ class Heard:
                 await asyncio.sleep(0.01)
 
 
+@contextlib.asynccontextmanager
+async def two_buses(prefix: str, heard: Heard, channels: list[str], sender_url: str = REDIS,
+                    listener_url: str = REDIS,
+                    **listener: Any) -> AsyncIterator[tuple[Bus, Bus]]:
+    """A node that publishes and one that listens to ``channels``, each on its own URL."""
+    sender = Bus(sender_url, prefix, lambda *_: None)
+    receiver = Bus(listener_url, prefix, heard, **listener)
+    await sender.start([])
+    await receiver.start(channels)
+    try:
+        yield sender, receiver
+    finally:
+        await sender.stop()
+        await receiver.stop()
+
+
+@contextlib.asynccontextmanager
+async def outage() -> AsyncIterator[tuple[Outage, str]]:
+    """A relay in front of the real Redis, to cut, and its URL."""
+    relay = Outage(6379)
+    await relay.start()
+    try:
+        yield relay, f"redis://127.0.0.1:{relay.port}/0"
+    finally:
+        await relay.stop()
+
+
 def test_frames_arrive_once_each_in_the_order_published_across_channels(run):
     async def scenario(prefix: str) -> None:
         heard = Heard()
-        sender = Bus(REDIS, prefix, lambda *_: None)
-        listener = Bus(REDIS, prefix, heard)
-        await sender.start([])
-        await listener.start([f"{prefix}:a", f"{prefix}:b"])
-        try:
+        async with two_buses(prefix, heard, [f"{prefix}:a", f"{prefix}:b"]) as (sender, listener):
             for i in range(600):  # a burst: many frames in each write
                 sender.publish(f"{prefix}:{'ab'[i % 2]}", frame("n", {"i": i}, b"x" * (i % 7)))
             await heard.until(600)
@@ -68,87 +92,59 @@ def test_frames_arrive_once_each_in_the_order_published_across_channels(run):
             assert [c for c, *_ in heard.frames][:2] == [f"{prefix}:a", f"{prefix}:b"]
             assert all(body == b"x" * (h["i"] % 7) for _, _, h, body in heard.frames)
             assert sender.published == 600 and listener.received == 600
-        finally:
-            await sender.stop()
-            await listener.stop()
     run(scenario)
 
 
 def test_a_channel_is_heard_as_soon_as_subscribe_returns(run):
     async def scenario(prefix: str) -> None:
         heard = Heard()
-        sender = Bus(REDIS, prefix, lambda *_: None)
-        listener = Bus(REDIS, prefix, heard)
-        await sender.start([])
-        await listener.start([])
-        try:
+        async with two_buses(prefix, heard, []) as (sender, listener):
             for i in range(30):  # a new table's channel, then its first frame at once
                 await listener.subscribe(f"{prefix}:t{i}")
                 sender.publish(f"{prefix}:t{i}", frame("first", {"i": i}))
             await heard.until(30)
             assert [h["i"] for _, _, h, _ in heard.frames] == list(range(30))
-        finally:
-            await sender.stop()
-            await listener.stop()
     run(scenario)
 
 
 def test_what_is_published_while_redis_is_away_arrives_in_order_on_its_return(run):
     async def scenario(prefix: str) -> None:
-        outage = Outage(6379)
-        await outage.start()
         heard = Heard()
-        sender = Bus(f"redis://127.0.0.1:{outage.port}/0", prefix, lambda *_: None)
-        listener = Bus(REDIS, prefix, heard)
-        await sender.start([])
-        await listener.start([f"{prefix}:c"])
-        try:
+        async with outage() as (relay, url), \
+                two_buses(prefix, heard, [f"{prefix}:c"], sender_url=url) as (sender, listener):
             sender.publish(f"{prefix}:c", frame("n", {"i": 0}))
             await heard.until(1)
-            outage.cut()
+            relay.cut()
             await asyncio.sleep(0.2)
             for i in range(1, 51):
                 sender.publish(f"{prefix}:c", frame("n", {"i": i}))
             sender.command("hset", f"{prefix}:h", "k", "v")
             await asyncio.sleep(0.3)  # the sender tries Redis again meanwhile, and fails
             assert len(heard.frames) == 1 and not sender.connected
-            outage.restore()
+            relay.restore()
             await heard.until(51)
             assert [h["i"] for _, _, h, _ in heard.frames] == list(range(51))
             assert await listener.redis.hget(f"{prefix}:h", "k") == b"v"
             assert sender.connected
-        finally:
-            await sender.stop()
-            await listener.stop()
-            await outage.stop()
     run(scenario)
 
 
 def test_a_lost_subscription_comes_back_and_is_told(run):
     async def scenario(prefix: str) -> None:
-        outage = Outage(6379)
-        await outage.start()
         heard = Heard()
         told: list[bool] = []
-        sender = Bus(REDIS, prefix, lambda *_: None)
-        listener = Bus(f"redis://127.0.0.1:{outage.port}/0", prefix, heard,
-                       on_reconnect=lambda: told.append(True))
-        await sender.start([])
-        await listener.start([f"{prefix}:d"])
-        try:
-            outage.cut()
+        async with outage() as (relay, url), \
+                two_buses(prefix, heard, [f"{prefix}:d"], listener_url=url,
+                          on_reconnect=lambda: told.append(True)) as (sender, _):
+            relay.cut()
             await asyncio.sleep(0.3)
-            outage.restore()
+            relay.restore()
             async with asyncio.timeout(5):
                 while not told:  # the node hears of it: frames may have been missed
                     await asyncio.sleep(0.01)
             sender.publish(f"{prefix}:d", frame("after", {}))
             await heard.until(1)
             assert heard.frames[0][1] == "after"
-        finally:
-            await sender.stop()
-            await listener.stop()
-            await outage.stop()
     run(scenario)
 
 
