@@ -169,6 +169,35 @@ async def test_a_node_s_old_idea_of_a_table_s_owner_costs_its_players_nothing(cl
         assert nodes[1].cluster._owners[table_id] == nodes[0].cluster.node  # looked again
 
 
+async def test_a_request_reaching_a_node_in_the_middle_of_taking_the_table_over_waits_for_it(
+        cluster):
+    """A node that has the table's lease but is still loading its game (a take-over) does
+    not send the request away as not its table: it answers once the table is up, and the
+    player sees a pause, not ``unavailable``."""
+    nodes = [await cluster.node() for _ in range(2)]
+    async with AsyncExitStack() as stack:
+        owner_side = await stack.enter_async_context(TrickroomClient.connect(url(nodes[0])))
+        far = await stack.enter_async_context(TrickroomClient.connect(url(nodes[1])))
+        await owner_side.request({"type": "guest", "name": "o"})
+        await far.request({"type": "guest", "name": "f"})
+        table_id = (await owner_side.request({"type": "create_table", "room": "hearts"})
+                    )["table"]["id"]
+        owner = nodes[0]
+        runner = owner.lobby.tables.pop(table_id)  # as during a take-over: leased, not up
+        owner.cluster._taking.add(table_id)
+
+        async def up_again() -> None:
+            await asyncio.sleep(0.4)
+            owner.lobby.tables[table_id] = runner
+            owner.cluster._taking.discard(table_id)
+
+        loading = asyncio.create_task(up_again())
+        seated = await far.request({"type": "sit", "table": table_id, "seat": 1})
+        assert seated["seat_token"]
+        await loading
+        assert runner.machine.seats[1].name == "guest-f"
+
+
 async def test_a_forwarded_card_is_answered_by_its_table_s_relay_frame_alone(cluster):
     """What a forwarded act costs Redis: the call, and the table's one relay frame, which
     also tells the asking node the act was run (no ``done`` frame of its own)."""
