@@ -149,18 +149,24 @@ async def test_the_ranked_queue_matches_players_connected_to_different_nodes(clu
             run.cancel()
 
 
+async def a_table_and_a_far_player(stack: AsyncExitStack, owner, far_node):
+    """A Hearts table made on ``owner`` by a guest there, and a guest ("f") on ``far_node``
+    (its requests for the table are forwarded); returns that guest's client and the table."""
+    owner_side = await stack.enter_async_context(TrickroomClient.connect(url(owner)))
+    far = await stack.enter_async_context(TrickroomClient.connect(url(far_node)))
+    await owner_side.request({"type": "guest", "name": "o"})
+    await far.request({"type": "guest", "name": "f"})
+    made = await owner_side.request({"type": "create_table", "room": "hearts"})
+    return far, made["table"]["id"]
+
+
 async def test_a_node_s_old_idea_of_a_table_s_owner_costs_its_players_nothing(cluster):
     """A node remembers which node runs a remote table; if that memory is old (it missed
     the table's move), the node it asks says so, and the request goes to the real owner,
     instead of the player hearing of no such table."""
     nodes = [await cluster.node() for _ in range(3)]
     async with AsyncExitStack() as stack:
-        owner_side = await stack.enter_async_context(TrickroomClient.connect(url(nodes[0])))
-        far = await stack.enter_async_context(TrickroomClient.connect(url(nodes[1])))
-        await owner_side.request({"type": "guest", "name": "o"})
-        await far.request({"type": "guest", "name": "f"})
-        table = (await owner_side.request({"type": "create_table", "room": "hearts"}))
-        table_id = table["table"]["id"]
+        far, table_id = await a_table_and_a_far_player(stack, nodes[0], nodes[1])
         await far.request({"type": "watch", "table": table_id})
         assert nodes[1].cluster._owners[table_id] == nodes[0].cluster.node
         nodes[1].cluster._owners[table_id] = nodes[2].cluster.node  # a move it never heard of
@@ -176,12 +182,7 @@ async def test_a_request_reaching_a_node_in_the_middle_of_taking_the_table_over_
     player sees a pause, not ``unavailable``."""
     nodes = [await cluster.node() for _ in range(2)]
     async with AsyncExitStack() as stack:
-        owner_side = await stack.enter_async_context(TrickroomClient.connect(url(nodes[0])))
-        far = await stack.enter_async_context(TrickroomClient.connect(url(nodes[1])))
-        await owner_side.request({"type": "guest", "name": "o"})
-        await far.request({"type": "guest", "name": "f"})
-        table_id = (await owner_side.request({"type": "create_table", "room": "hearts"})
-                    )["table"]["id"]
+        far, table_id = await a_table_and_a_far_player(stack, nodes[0], nodes[1])
         owner = nodes[0]
         runner = owner.lobby.tables.pop(table_id)  # as during a take-over: leased, not up
         owner.cluster._taking.add(table_id)
