@@ -151,7 +151,9 @@ class Bus:
         if isinstance(reply, hiredis.ReplyError):  # a refused command: dropped, not retried
             log.error("redis refused a command: %s", reply)
 
-    def _publisher_lost(self, exc: Exception | None) -> None:
+    def _publisher_lost(self, line: Line, exc: Exception | None) -> None:
+        if line is not self._pub:
+            return  # a line lost before it was taken into use: its reconnect tries again
         self._pub = None
         if self._stopping:
             return
@@ -171,9 +173,11 @@ class Bus:
             await asyncio.sleep(backoff)
             try:
                 line = await open_line(self.url, self._on_answer, self._publisher_lost)
-                break
             except (OSError, TimeoutError, ConnectionError):
                 backoff = min(backoff * 2, 1.0)
+                continue
+            if line.transport is not None:  # not lost again at once
+                break
         self._pub = line
         log.info("redis back; sending %d buffered write(s)", self._flush())
         self.connected = True
@@ -247,7 +251,9 @@ class Bus:
         except Exception:
             log.exception("a frame from %s failed", name)
 
-    def _listener_lost(self, exc: Exception | None) -> None:
+    def _listener_lost(self, line: Line, exc: Exception | None) -> None:
+        if line is not self._sub:
+            return  # a line lost before it was taken into use: its reconnect tries again
         self._sub = None
         for futures in self._confirming.values():
             for future in futures:
@@ -263,9 +269,10 @@ class Bus:
             await asyncio.sleep(0.1)
             try:
                 line = await open_line(self.url, self._on_message, self._listener_lost)
-                break
             except (OSError, TimeoutError, ConnectionError):
                 continue
+            if line.transport is not None:  # not lost again at once
+                break
         self._sub = line
         if self.channels and not await self._listen(sorted(self.channels)):
             # Not confirmed: the line went again (and another try has begun), or Redis

@@ -33,10 +33,10 @@ def pack(*args: str | bytes | int | float) -> bytes:
 
 class Line(asyncio.Protocol):
     """One connection: every reply (or pushed message) goes to ``on_reply`` in order;
-    ``on_lost`` is told once when the connection goes."""
+    ``on_lost`` is told once when the connection goes (which line, and why)."""
 
     def __init__(self, on_reply: Callable[[Reply], None],
-                 on_lost: Callable[[Exception | None], None]) -> None:
+                 on_lost: Callable[[Line, Exception | None], None]) -> None:
         self.on_reply = on_reply
         self.on_lost = on_lost
         self.transport: asyncio.Transport | None = None
@@ -53,7 +53,7 @@ class Line(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
-        self.on_lost(exc)
+        self.on_lost(self, exc)
 
     def write(self, data: bytes) -> bool:
         """Write if connected (False: not sent)."""
@@ -69,7 +69,7 @@ class Line(asyncio.Protocol):
 
 
 async def open_line(url: str, on_reply: Callable[[Reply], None],
-                    on_lost: Callable[[Exception | None], None],
+                    on_lost: Callable[[Line, Exception | None], None],
                     timeout: float = 2.0) -> Line:
     """Connect to the Redis of ``url`` (``redis://``, ``rediss://`` or ``unix://``, with
     its user and password); raises ``OSError`` (or ``TimeoutError``) if it does not answer,

@@ -151,5 +151,5 @@ def test_a_lost_subscription_comes_back_and_is_told(run):
 def test_a_password_redis_refuses_is_a_clear_error(run):
     async def scenario(prefix: str) -> None:
         with pytest.raises(ConnectionError, match="redis refused the login"):
-            await open_line("redis://:wrong@127.0.0.1:6379/0", lambda _: None, lambda _: None)
+            await open_line("redis://:wrong@127.0.0.1:6379/0", lambda _: None, lambda *_: None)
     run(scenario)
