@@ -76,6 +76,7 @@ class Bus:
         self._buffer = buffer
         self._pub: Line | None = None
         self._unanswered: deque[bytes] = deque()  # written; Redis has not answered yet
+        self._let_go = 0  # written, dropped from _unanswered, answers still to come
         self._outbox: deque[bytes] = deque(maxlen=buffer)  # waiting for Redis to be back
         self._corked: list[bytes] = []  # to go in one write when this turn of the loop ends
         self._sub: Line | None = None
@@ -140,12 +141,15 @@ class Bus:
         if self._pub is not None and self._pub.write(b"".join(batch)):
             self._unanswered.extend(batch)
             while len(self._unanswered) > self._buffer:
-                self._unanswered.popleft()  # Redis is far behind: the oldest are let go
+                self._unanswered.popleft()  # Redis is far behind: the oldest are let go,
+                self._let_go += 1  # and their answers, when they come, are skipped
         else:
             self._outbox.extend(batch)
 
     def _on_answer(self, reply: Reply) -> None:
-        if self._unanswered:
+        if self._let_go:
+            self._let_go -= 1
+        elif self._unanswered:
             self._unanswered.popleft()
         self.published += 1
         if isinstance(reply, hiredis.ReplyError):  # a refused command: dropped, not retried
@@ -160,6 +164,7 @@ class Bus:
         # Unanswered writes may not have landed: they go again, first, on the return.
         waiting = [*self._unanswered, *self._corked, *self._outbox]
         self._unanswered.clear()
+        self._let_go = 0  # a new line answers only what it is sent
         self._corked = []
         self._outbox = deque(waiting, maxlen=self._buffer)
         if self.connected:

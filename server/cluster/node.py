@@ -547,18 +547,19 @@ class Cluster:
         while len(self._calls_seen) > 10_000:
             self._calls_seen.pop(next(iter(self._calls_seen)))
         table_id = header.get("table")
-        if table_id is not None and table_id not in self.app.lobby.tables:
+        tables = self.app.lobby.tables
+        if table_id is not None and table_id not in tables:
             # Taking it over this moment (leased, its game still loading): answer once up.
             deadline = time.monotonic() + self.lease_seconds
             while table_id in self._taking and time.monotonic() < deadline:
                 await asyncio.sleep(0.02)
-        if table_id is not None and table_id not in self.app.lobby.tables:
-            # The asker's idea of the owner is old (the table moved or closed): it looks
-            # again, rather than its client hearing of no such table.
-            self._calls_seen.pop(key, None)
-            self.bus.publish(self.node_channel(header["from"]),
-                             frame("elsewhere", {"corr": header["corr"]}))
-            return
+            if table_id not in tables:
+                # The asker's idea of the owner is old (the table moved or closed): it
+                # looks again, rather than its client hearing of no such table.
+                self._calls_seen.pop(key, None)
+                self.bus.publish(self.node_channel(header["from"]),
+                                 frame("elsewhere", {"corr": header["corr"]}))
+                return
         client_id = header["client"]
         known = self.app.clients.get(client_id)
         if isinstance(known, RemoteClient):

@@ -55,17 +55,13 @@ WHERE table_owners.epoch <= excluded.epoch RETURNING table_id
 # A group commit of moves alone, the common case under play, as one statement: its fences
 # and its actions in one round trip and one implicit transaction, rather than BEGIN, the
 # fences, the inserts and COMMIT in four. No action lands unless every fence held.
-MOVES_SQL = """
-WITH fenced AS (
-    INSERT INTO table_owners (table_id, epoch) SELECT * FROM unnest($1::text[], $2::bigint[])
-    ON CONFLICT (table_id) DO UPDATE SET epoch = excluded.epoch
-    WHERE table_owners.epoch <= excluded.epoch RETURNING table_id),
+MOVES_SQL = f"""
+WITH fenced AS ({FENCES_SQL.strip()}),
 written AS (
     INSERT INTO actions (game_id, idx, seat, action)
     SELECT * FROM unnest($3::text[], $4::int[], $5::int[], $6::text[])
-    WHERE (SELECT count(*) FROM fenced) = cardinality($1::text[])
-    RETURNING 1)
-SELECT ARRAY(SELECT table_id FROM fenced) AS held, (SELECT count(*) FROM written) AS written
+    WHERE (SELECT count(*) FROM fenced) = cardinality($1::text[]))
+SELECT ARRAY(SELECT table_id FROM fenced) AS held
 """
 
 SCHEMA = """
@@ -323,14 +319,12 @@ class PostgresStore(Store):
         one fails the whole group, which the write loop then retries write by write, so
         that only the stale writer's fails. False: nothing to gain (one fence, or one
         table fenced twice); each fence runs in its place."""
-        # In the tables' order: two writers locking the same rows lock them alike, and
-        # never wait on each other in a circle.
-        fences = sorted((s.fence for statements in batches for s in statements
-                         if isinstance(s, FenceCheck)), key=lambda fence: fence.table_id)
-        tables = [fence.table_id for fence in fences]
-        if len(fences) < 2 or len(set(tables)) < len(tables):
+        fences = _in_lock_order([s.fence for statements in batches for s in statements
+                                 if isinstance(s, FenceCheck)])
+        if fences is None or len(fences) < 2:
             return False
-        rows = await conn.fetch(FENCES_SQL, tables, [fence.epoch for fence in fences])
+        rows = await conn.fetch(FENCES_SQL, [fence.table_id for fence in fences],
+                                [fence.epoch for fence in fences])
         if len(rows) < len(fences):
             held = {row["table_id"] for row in rows}
             raise stale(next(f for f in fences if f.table_id not in held))
@@ -357,7 +351,13 @@ def _moves_only(batches: list[list[Statement]]) -> tuple[list[Fence], list[Seque
                 moves.append(statement[1])
             else:
                 return None
-    fences.sort(key=lambda fence: fence.table_id)
+    ordered = _in_lock_order(fences)
+    return None if ordered is None else (ordered, moves)
+
+
+def _in_lock_order(fences: list[Fence]) -> list[Fence] | None:
+    """Fences in their tables' order (two writers locking the same rows lock them alike,
+    and never wait on each other in a circle); None if a table is fenced twice."""
     if len({fence.table_id for fence in fences}) < len(fences):
         return None
-    return fences, moves
+    return sorted(fences, key=lambda fence: fence.table_id)
