@@ -12,17 +12,24 @@ the table's sequence number ``seq``; a client that reconnects sends the last
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from server.names import NAME_RULE
 
 RequestId = str | int | None
-# How the messages built as JSON text straight from wire dicts are written (events,
-# prompts, snapshots): compact, UTF-8 as it is, like pydantic's own model_dump_json.
-COMPACT: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False}
+
+
+def dumps(data: Any) -> bytes:
+    """A message built straight from wire dicts (events, prompts, snapshots) as sent:
+    compact UTF-8 JSON, as pydantic's own ``model_dump_json`` writes it. orjson, because
+    every action encodes a prompt of about 2 KB and an event per audience on the event
+    loop: the standard library's encoder took a fifth of the table machine's time."""
+    return orjson.dumps(data)
+
+
 Name = Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9_-]+$")]
 TableId = Annotated[str, Field(min_length=1, max_length=40)]
 Card = Annotated[str, Field(pattern=r"^[2-9TJQKA][CDHS]$")]
@@ -480,10 +487,9 @@ class Snapshot(Reply):
                                    paused=paused, vote=vote)
 
     def encode(self) -> str:
-        return json.dumps({"type": "snapshot", "id": self.id, "table": self.table,
-                           "seq": self.seq, "info": self.info.model_dump(), "view": self.view,
-                           "paused": self.paused, "vote": self.vote},
-                          **COMPACT)
+        return dumps({"type": "snapshot", "id": self.id, "table": self.table,
+                      "seq": self.seq, "info": self.info.model_dump(), "view": self.view,
+                      "paused": self.paused, "vote": self.vote}).decode()
 
 
 class TurnInfo(BaseModel):
@@ -510,15 +516,14 @@ class TableEvent(ServerMessage):
 
     @staticmethod
     def wire(table: str, seq: int, event: dict[str, Any],
-             turn: dict[str, Any] | None = None) -> str:
+             turn: dict[str, Any] | None = None) -> bytes:
         """The message as sent, from an event's wire dict as the engine or the table made
         it (not re-validated here: the tests check every message sent against the schema).
         A table's own event has no ``turn`` and is sent without one."""
         if turn is None:
-            return json.dumps({"type": "event", "table": table, "seq": seq, "event": event},
-                              **COMPACT)
-        return json.dumps({"type": "event", "table": table, "seq": seq, "event": event,
-                           "turn": turn}, **COMPACT)
+            return dumps({"type": "event", "table": table, "seq": seq, "event": event})
+        return dumps({"type": "event", "table": table, "seq": seq, "event": event,
+                      "turn": turn})
 
 
 class Skip(ServerMessage):
@@ -587,12 +592,11 @@ class Prompt(ServerMessage):
     @staticmethod
     def wire(table: str, seq: int, seat: int, phase: str, legal: list[dict[str, Any]],
              seconds: float | None, hand: list[str], view: dict[str, Any],
-             pass_count: int | None, illegal: list[dict[str, str]]) -> str:
+             pass_count: int | None, illegal: list[dict[str, str]]) -> bytes:
         """The message as sent, from the view's own wire dicts (checked by the tests)."""
-        return json.dumps({"type": "prompt", "table": table, "seq": seq, "seat": seat,
-                           "phase": phase, "legal": legal, "seconds": seconds, "hand": hand,
-                           "view": view, "pass_count": pass_count, "illegal": illegal},
-                          **COMPACT)
+        return dumps({"type": "prompt", "table": table, "seq": seq, "seat": seat,
+                      "phase": phase, "legal": legal, "seconds": seconds, "hand": hand,
+                      "view": view, "pass_count": pass_count, "illegal": illegal})
 
 
 class ChatMessage(ServerMessage):
@@ -920,7 +924,7 @@ server_adapter: TypeAdapter[Any] = TypeAdapter(AnyServerMessage)
 def parse_client_message(text: str | bytes) -> ClientMessage:
     """Parse one frame into a request, or raise :class:`ProtocolError` naming the problem."""
     try:
-        data = json.loads(text)
+        data = orjson.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError("bad_json", f"the message is not valid JSON: {exc}") from None
     if not isinstance(data, dict):

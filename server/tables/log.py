@@ -31,8 +31,8 @@ class Shared:
 
     __slots__ = ("data", "frame")
 
-    def __init__(self, text: str) -> None:
-        self.data = text.encode()
+    def __init__(self, text: str | bytes) -> None:
+        self.data = text if isinstance(text, bytes) else text.encode()
         self.frame: bytes | None = None
 
     @property
