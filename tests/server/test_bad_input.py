@@ -28,6 +28,9 @@ async def raw_reply(ws, text):
     [
         ("{not json", "bad_json", "not valid JSON"),
         ("[1, 2]", "bad_json", "JSON object"),
+        # Not JSON, though Python's own parser takes them: no NaN or infinity reaches a table.
+        ('{"type": "sit", "table": "t", "seat": NaN}', "bad_json", "not valid JSON"),
+        ('{"type": "sit", "table": "t", "seat": -1e999}', "bad_json", "not valid JSON"),
         ('{"type": "teleport", "id": 4}', "unknown_type", "unknown message type 'teleport'"),
         ('{"type": "sit", "table": "t", "seat": 9, "id": 5}', "invalid_field", "'seat'"),
         ('{"type": "sit", "id": 6}', "invalid_field", "'table'"),
