@@ -19,6 +19,15 @@ the machine, and a saturated hop measures queues; the hop's own figure comes fro
 nodes below saturation
 (``--hop-tables`` tables whose players think ``--hop-think`` seconds).
 
+**Equal load.** CPU per action is not a constant of the code: a process that is
+part idle wakes for fewer events at a time, and pays its loop's turn, its group
+commit and its writes over fewer actions. On this machine the nodes share two
+cores with PostgreSQL, Redis and the bots, so no node runs at full load, while the
+single-process baseline does. One more configuration runs the largest cluster's
+work on one process *at the cluster's own rate* (every bot's actions paced by one
+shared :class:`Pacer`): the cluster's CPU per action over this one is the price of
+the hops alone, at equal load.
+
 **Faults**, on three nodes: ``--fault-tables`` tables of bots that reconnect and rejoin
 (``bench/crash.py``'s, connecting to any live node), and every ``--gap`` seconds
 (``--kills`` times) the node owning the most tables killed with SIGKILL and started
@@ -28,7 +37,7 @@ and at the end every action a bot saw acknowledged is checked against PostgreSQL
 ``bench/crash.py`` checks SQLite. Last line::
 
     cluster nodes=<n> cpu_us_per_action=<a> single_cpu_us_per_action=<b> hop_p50_ms=<h>
-        failover_s=<f> acked_lost=<m> errors=<e>
+        failover_s=<f> acked_lost=<m> errors=<e> single_paced_cpu_us_per_action=<c>
 
 ``--quick`` is the short run the test uses.
 """
@@ -77,16 +86,36 @@ REDIS = "redis://127.0.0.1:6379/0"
 CLUSTER_SETTINGS = ["lease_seconds = 1.5", "forward_seconds = 2.0"]
 
 
+class Pacer:
+    """Every bot of a run acts through one pacer: at most ``rate`` actions a second over
+    all tables, evenly spaced. A single process paced to a cluster's own rate does the
+    cluster's work at the cluster's pace, so the two are compared at equal load."""
+
+    def __init__(self, rate: float) -> None:
+        self.gap = 1.0 / rate
+        self.next = 0.0
+
+    async def take(self) -> None:
+        now = time.perf_counter()
+        slot = max(now, self.next)
+        self.next = slot + self.gap
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
 class HopBot(Bot):
     """A load bot that also times its own ``act`` until the server's ``ok``: the hop shows
     as the difference between players on the table's node and players elsewhere."""
 
-    def __init__(self, *args: Any, remote: bool, hops: dict[bool, list[float]]) -> None:
+    def __init__(self, *args: Any, remote: bool, hops: dict[bool, list[float]],
+                 pacer: Pacer | None = None) -> None:
         super().__init__(*args)
-        self.remote, self.hops = remote, hops
+        self.remote, self.hops, self.pacer = remote, hops, pacer
         self.sent_at: dict[int, float] = {}
 
     async def act(self, action: dict[str, Any]) -> None:
+        if self.pacer is not None:
+            await self.pacer.take()
         rid = next(self.ids)
         self.track.sent[self.seat] = self.sent_at[rid] = time.perf_counter()
         self.track.seen[self.seat] = 0
@@ -102,8 +131,8 @@ class HopBot(Bot):
 
 
 async def open_hop_table(urls: list[str], k: int, stats: Stats, rng: random.Random,
-                         hops: dict[bool, list[float]],
-                         think: float = 0.0) -> list[tuple[Bot, asyncio.Task[None]]]:
+                         hops: dict[bool, list[float]], think: float = 0.0,
+                         pacer: Pacer | None = None) -> list[tuple[Bot, asyncio.Task[None]]]:
     """Table ``k``: made on node ``k mod n``; seats 2 and 3 play through the next node."""
     track = TableTrack()
     bots: list[tuple[Bot, asyncio.Task[None]]] = []
@@ -111,7 +140,8 @@ async def open_hop_table(urls: list[str], k: int, stats: Stats, rng: random.Rand
         remote = seat >= 2 and len(urls) > 1
         url = urls[(k + (1 if remote else 0)) % len(urls)]
         ws = await connect(url, max_size=2**22, compression=None, open_timeout=60)
-        bot = HopBot(ws, seat, track, stats, rng, think, remote=remote, hops=hops)
+        bot = HopBot(ws, seat, track, stats, rng, think, remote=remote, hops=hops,
+                     pacer=pacer)
         bots.append((bot, asyncio.create_task(bot.run())))
         await bot.request({"type": "guest", "name": f"b{seat}"})
     reply = await bots[0][0].request({"type": "create_table", "room": "spades", "rules": {}})
@@ -192,7 +222,10 @@ class Services:
 
 
 async def load_level(label: str, servers: list[Server], tables: int, duration: float,
-                     seed: int, think: float = 0.0) -> Figures:
+                     seed: int, think: float = 0.0, rate: float | None = None) -> Figures:
+    """One configuration under load; ``rate``: every table's actions together paced to at
+    most that many a second (None: as fast as the servers answer)."""
+    pacer = Pacer(rate) if rate else None
     for server in servers:
         server.start()
     stats = Stats()
@@ -205,7 +238,7 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
 
         async def one(k: int) -> None:
             async with sem:
-                bots.extend(await open_hop_table(urls, k, stats, rng, hops, think))
+                bots.extend(await open_hop_table(urls, k, stats, rng, hops, think, pacer))
 
         await asyncio.gather(*(one(k) for k in range(tables)))
         await asyncio.sleep(min(2.0, duration / 4))  # warm up
@@ -411,6 +444,19 @@ async def main(args: argparse.Namespace) -> int:
                                                args.seed))
             finally:
                 await services.clean()
+        # The largest cluster's work on one process, at the cluster's own pace: the price
+        # of the hops alone, with both at the same load (a process at part load batches
+        # less per turn of its loop, and pays more CPU per action for it).
+        top = levels[-1]  # the largest cluster under load
+        services = Services()
+        try:
+            paced = await load_level(f"1 process, PostgreSQL, paced to the {top.nodes} nodes' "
+                                     f"{top.actions_per_s:.0f} actions/s",
+                                     [Server(services.store, config)], args.tables,
+                                     args.duration, args.seed, rate=top.actions_per_s)
+            levels.append(paced)
+        finally:
+            await services.clean()
         # The hop itself, on a machine that is not saturated: players who take a moment.
         services = Services()
         try:
@@ -436,12 +482,11 @@ async def main(args: argparse.Namespace) -> int:
                   f"bots heard nothing for 5 s and rejoined {fault['stalls']}; act errors "
                   f"{fault['errors'] or '-'}")
     base = levels[1]  # one process on the cluster's store: what the cluster adds is the rest
-    top = levels[-2]  # the largest cluster under load
     errors = sum(sum(lv.errors.values()) for lv in levels) + sum(fault["errors"].values())
     print(f"cluster nodes={top.nodes} cpu_us_per_action={top.cpu_us:.0f} "
           f"single_cpu_us_per_action={base.cpu_us:.0f} hop_p50_ms={hop.hop:.2f} "
           f"failover_s={fault['failover_max']:.2f} acked_lost={fault['acked_lost']} "
-          f"errors={errors}", flush=True)
+          f"errors={errors} single_paced_cpu_us_per_action={paced.cpu_us:.0f}", flush=True)
     return 0 if fault["acked_lost"] == 0 else 1
 
 
