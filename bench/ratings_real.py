@@ -49,7 +49,7 @@ Measures, per system and game kind:
   (``Rating.value``) and as a player reads it (``RatingSystem.shown``).
 
 Refitted presets. Below the registry's systems, each tuned preset
-(``zone_tuned``, ``wocg_tuned``, ``openskill_tuned``) is refitted by
+(``zone_tuned``, ``wocg_tuned``, ``openskill_tuned``, ``margin``) is refitted by
 :func:`ratings.refit.refit` on a season of its own (``--fit-seed``, default 2:
 the same players, other games) and reported on the main season as
 ``<name>_refit``, so its gain is measured on games it was not fitted on
@@ -102,7 +102,8 @@ from game.spades import SpadesGame, SpadesRules  # noqa: E402
 from game.trickgame import TrickGame, TrickView  # noqa: E402
 from ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin  # noqa: E402
 from ratings.fourway import mean_of_pairs  # noqa: E402
-from ratings.refit import Fit, refit  # noqa: E402
+from ratings.margin import Margin  # noqa: E402
+from ratings.refit import Fit, fitted_fields, game_of, refit  # noqa: E402
 from ratings.result import GameKind  # noqa: E402
 
 KINDS: tuple[GameKind, ...] = ("spades", "hearts")
@@ -441,7 +442,7 @@ class Score:
 
 def old_hearts_rule(system: RatingSystem, lineup: Sequence[Rating]) -> tuple[float, ...]:
     """The Hearts chances the systems gave before the four-way model: mean pairwise chances."""
-    if isinstance(system, WengLin):
+    if isinstance(system, WengLin | Margin):
         return mean_of_pairs(lambda a, b: system.pair_chance(lineup[a], lineup[b]))
     pair = getattr(system, "pair_probability")  # noqa: B009
     return mean_of_pairs(lambda a, b: float(pair(lineup[a].value, lineup[b].value)))
@@ -542,7 +543,7 @@ def evaluate(kind: GameKind, games: Sequence[Played], eps: Sequence[float],
 
 # -- the tuned presets refitted on a season of their own -------------------------------------
 
-TUNED = ("zone_tuned", "wocg_tuned", "openskill_tuned")
+TUNED = ("zone_tuned", "wocg_tuned", "openskill_tuned", "margin")
 
 
 def results(kind: GameKind, system: str, games: Sequence[Played]) -> list[GameResult]:
@@ -555,10 +556,10 @@ def refit_tuned(kind: GameKind, games: Sequence[Played]) -> list[Fit]:
     return [refit(SYSTEMS[name], results(kind, name, games)) for name in TUNED]
 
 
-def describe(system: RatingSystem) -> str:
-    fields = {"zone_tuned": ("step", "spread"), "wocg_tuned": ("k", "scale"),
-              "openskill_tuned": ("beta", "sigma", "luck")}[system.name]
-    return ", ".join(f"{f} {getattr(system, f):.4g}" for f in fields)
+def describe(system: RatingSystem, kind: GameKind) -> str:
+    """The constants a refit on ``kind`` fits, with their values."""
+    return ", ".join(f"{f} {getattr(system, f):.4g}" for f in fitted_fields(system)
+                     if game_of(f) in (None, kind))
 
 
 # -- the report -----------------------------------------------------------------------------
@@ -661,7 +662,8 @@ def run(args: argparse.Namespace, console: Console) -> dict[GameKind, Report]:
         console.print(table(reports[kind]))
         if kind in fits:
             console.print(f"  refitted on season {args.fit_seed}: " + "; ".join(
-                f"{f.system.name} {describe(f.system)} (log-loss {f.before:.4f} → {f.after:.4f})"
+                f"{f.system.name} {describe(f.system, kind)} "
+                f"(log-loss {f.before:.4f} → {f.after:.4f})"
                 for f in fits[kind]), soft_wrap=True)
     console.print(f"{len(eps)} players ({args.per_level} at each of ε = "
                   f"{', '.join(f'{e:g}' for e in args.levels)}), {args.games} games of each "

@@ -26,17 +26,22 @@ The systems, one module each:
   nil-setting skill ratio (001), on the chess formulas of ``elo.py``.
 * ``points.py``: zero-sum ranking points, ``en`` and ``el`` variants (003, 004).
 * ``openskill_system.py``: Weng-Lin through the ``openskill`` package.
+* ``margin.py``: a Gaussian model of the final scores, so that a game says
+  how much a side won by, not only whether (a Kalman update of skill).
 
-Every system predicts pairs; ``fourway.py`` turns them into the four players'
-Hearts chances with a Plackett–Luce (or, for Thurstone–Mosteller Weng-Lin, a
-Thurstonian) model of the finishing order. ``refit.py`` fits a tuned preset's
-constants (K or step or beta, and the luck scale) on a room's own games.
+The Elo-like systems predict pairs; ``fourway.py`` turns them into the four
+players' Hearts chances with a Plackett–Luce model of the finishing order
+(Thurstonian order statistics for Thurstone–Mosteller Weng-Lin and for the
+final-score model). ``refit.py`` fits a tuned preset's
+constants (K or step or beta, the luck scale, the final-score model's par) on
+a room's own games.
 
 ``registry.py`` names the presets (``SYSTEMS["zone"]``, ``"wocg"``,
 ``"points_en"``, ``"points_el"``, ``"zone_tuned"``, ``"wocg_tuned"``,
-``"openskill"``, ``"openskill_tuned"``). ``stats.py`` keeps what sits beside a
-rating per (player, game kind, system): games, wins, losses, ties, incomplete
-games, quits, nil numbers and history, updated by a pure :func:`record`.
+``"openskill"``, ``"openskill_tuned"``, ``"margin"``). ``stats.py`` keeps what
+sits beside a rating per (player, game kind, system): games, wins, losses,
+ties, incomplete games, quits, nil numbers and history, updated by a pure
+:func:`record`.
 
 This package never imports ``game`` or ``server``; ``bench/ratings.py``
 measures how well each system predicts.
@@ -53,6 +58,7 @@ from ratings.errors import (
     UnknownSystem,
     WrongSystem,
 )
+from ratings.margin import Margin
 from ratings.openskill_system import WengLin
 from ratings.points import Points
 from ratings.registry import SYSTEMS, rate, rate_quit, system_named
@@ -67,6 +73,7 @@ __all__ = [
     "Departure",
     "GameResult",
     "InvalidResult",
+    "Margin",
     "MissingRating",
     "NilRecord",
     "NotTwoTeams",

@@ -12,9 +12,14 @@ lowest mean log-loss of those predictions win (:func:`replay_loss`).
 The search walks one constant at a time along a grid of factors of its
 current value (halving and doubling, then a quarter, then 6%), keeping a move
 only while the log-loss falls, and repeats over the constants until none
-moves. The result says the constants before and after with their log-losses,
-so a host can see the gain before adopting them in the room's configuration.
-The faithful presets are never refitted: their constants are the seed pages'.
+moves. The final-score model's constants are per game, and a room's games
+move only those of the games it holds; its ``par`` (a side's expected final
+score) is not walked but read off the games first, as their mean final score
+(:meth:`ratings.margin.Margin.with_par`): the log-loss of who won hardly
+depends on it, while the mean score measures it directly. The result says
+the constants before and after with their log-losses, so a host can see the
+gain before adopting them in the room's configuration. The faithful presets
+are never refitted: their constants are the seed pages'.
 
 >>> from ratings.result import GameResult
 >>> from ratings.zone import Zone
@@ -32,8 +37,9 @@ from dataclasses import dataclass, replace
 
 from ratings.change import Rating
 from ratings.errors import UnknownSystem
+from ratings.margin import OFFSETS, Margin
 from ratings.openskill_system import WengLin
-from ratings.result import GameResult
+from ratings.result import GAME_KINDS, GameResult
 from ratings.system import RatingSystem
 from ratings.wocg import Wocg
 from ratings.zone import Zone
@@ -55,6 +61,8 @@ def fitted_fields(system: RatingSystem) -> tuple[str, ...]:
         return ("k", "scale")
     if isinstance(system, WengLin):
         return ("beta", "sigma", "luck")
+    if isinstance(system, Margin):
+        return ("sigma", "luck", "spades_beta", "spades_par", "hearts_beta", "hearts_par")
     raise UnknownSystem(f"no constants to fit for {system.name!r}")
 
 
@@ -86,6 +94,12 @@ def replay_loss(system: RatingSystem, results: Sequence[GameResult]) -> float:
     return total / len(results) if results else 0.0
 
 
+def game_of(field: str) -> str | None:
+    """The game a per-game constant is for (``spades_beta``: Spades), or ``None``."""
+    game = field.split("_")[0]
+    return game if game in GAME_KINDS else None
+
+
 @dataclass(frozen=True)
 class Fit:
     """A refit: the system with its new constants, and the log-loss before and after."""
@@ -110,7 +124,9 @@ def refit(system: RatingSystem, results: Sequence[GameResult], rounds: int = 3) 
     if system.name in FAITHFUL:
         raise UnknownSystem(f"{system.name!r} is a faithful preset: its constants are the "
                             "seed's; refit a tuned preset instead")
-    fields = fitted_fields(system)
+    kinds = {r.kind for r in results}
+    fields = tuple(f for f in fitted_fields(system)
+                   if game_of(f) in (None, *kinds) and f not in OFFSETS)
     seen: dict[RatingSystem, float] = {}
 
     def loss(candidate: RatingSystem) -> float:
@@ -118,7 +134,7 @@ def refit(system: RatingSystem, results: Sequence[GameResult], rounds: int = 3) 
             seen[candidate] = replay_loss(candidate, results)
         return seen[candidate]
 
-    best = system
+    best = system.with_par(results) if isinstance(system, Margin) else system
     for _ in range(rounds):
         start = best
         for name in fields:

@@ -16,6 +16,15 @@ games between players of different strength are far less lucky than the
 simulation's 60% the presets were first fitted to (step 4, K 3, beta 4000),
 which under-reacted.
 
+``margin`` is the final-score model (:mod:`ratings.margin`), the only system
+that learns from the scores rather than from who won alone. Its constants
+were fitted the same way on each game's second season and rounded: Spades
+beta 130, rho 0.2, par −90 (the bench's mean final score of a side: its
+Spades has a mercy rule at −200), Hearts beta 24, rho 0.3, par 63; the
+prior sigma 300 and luck 1 are shared (Spades alone fits 375 and 1.06,
+Hearts alone 240 and 1). ``par`` belongs to the room's rules and players:
+a room should refit it on its own games before trusting the others.
+
 They carry their own names so a room says which it uses; a host refits them on
 the room's own games with ``trickroom ratings refit --room NAME`` and adopts
 the result with :func:`with_constants`.
@@ -26,12 +35,14 @@ players improve may prefer a small tau so that settled ratings can still move.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 
 from ratings.change import Rating, RatingChange
 from ratings.errors import UnknownSystem
+from ratings.margin import MARGIN, OFFSETS
 from ratings.openskill_system import OPENSKILL, WengLin
 from ratings.points import POINTS_EL, POINTS_EN
 from ratings.result import GameResult
@@ -45,7 +56,7 @@ OPENSKILL_TUNED = WengLin(name="openskill_tuned", beta=720.0, tau=0.0,
                           model="thurstone_mosteller", luck=1.12)
 
 FAITHFUL: tuple[RatingSystem, ...] = (ZONE, WOCG, POINTS_EN, POINTS_EL)
-BETTER: tuple[RatingSystem, ...] = (ZONE_TUNED, WOCG_TUNED, OPENSKILL, OPENSKILL_TUNED)
+BETTER: tuple[RatingSystem, ...] = (ZONE_TUNED, WOCG_TUNED, OPENSKILL, OPENSKILL_TUNED, MARGIN)
 
 SYSTEMS: Mapping[str, RatingSystem] = MappingProxyType(
     {s.name: s for s in (*FAITHFUL, *BETTER)})
@@ -65,9 +76,11 @@ def with_constants(name: str, constants: Mapping[str, float]) -> RatingSystem:
     """The preset ``name`` with a room's refitted constants (``trickroom ratings refit``).
 
     Only the constants :func:`ratings.refit.refit` fits may change (Zone's step
-    and spread, WoCG's K and scale, Weng-Lin's beta and sigma), each to a
-    positive number; a faithful preset takes none: its constants are the seed
-    pages'. The system keeps its name, so the room's ratings carry on.
+    and spread, WoCG's K and scale, Weng-Lin's beta and sigma, the final-score
+    model's per-game constants), each to a positive number, or any finite
+    number for an offset (a ``par`` score); a faithful preset takes none: its
+    constants are the seed pages'. The system keeps its name, so the room's
+    ratings carry on.
 
     >>> with_constants("openskill_tuned", {"beta": 1000}).beta
     1000.0
@@ -83,8 +96,10 @@ def with_constants(name: str, constants: Mapping[str, float]) -> RatingSystem:
         if field not in allowed:
             raise UnknownSystem(f"{name!r} has no refitted constant {field!r}; it has "
                                 f"{', '.join(allowed)}")
-        if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-            raise UnknownSystem(f"{name!r}: {field} must be a positive number, not {value!r}")
+        if not isinstance(value, int | float) or isinstance(value, bool) or not (
+                math.isfinite(value) if field in OFFSETS else value > 0):
+            kind = "a finite" if field in OFFSETS else "a positive"
+            raise UnknownSystem(f"{name!r}: {field} must be {kind} number, not {value!r}")
     return replace(system, **{f: float(v) for f, v in constants.items()})  # type: ignore[type-var]
 
 

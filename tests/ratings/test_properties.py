@@ -99,7 +99,8 @@ def test_a_higher_rated_winner_gains_no_more_than_a_lower_rated_one(name, data, 
         return next(c.delta for c in system.rate(result, ratings) if c.player == "A")
 
     assert gain(low + raise_by) <= gain(low) + 1e-9
-    assert gain(low) > 0
+    if name != "margin":  # it judges scores, so a win can fall short of what was expected
+        assert gain(low) > 0
 
 
 @pytest.mark.parametrize("name", sorted(SYSTEMS))

@@ -11,9 +11,9 @@ from tests.ratings.helpers import hearts, spades
 
 def test_the_presets_by_name():
     assert list(SYSTEMS) == ["zone", "wocg", "points_en", "points_el", "zone_tuned",
-                             "wocg_tuned", "openskill", "openskill_tuned"]
+                             "wocg_tuned", "openskill", "openskill_tuned", "margin"]
     assert [s.name for s in FAITHFUL] == ["zone", "wocg", "points_en", "points_el"]
-    assert all(s.name.startswith(("zone_", "wocg_", "openskill")) for s in BETTER)
+    assert all(s.name.startswith(("zone_", "wocg_", "openskill", "margin")) for s in BETTER)
 
 
 def test_an_unknown_name_lists_the_known_ones():
