@@ -51,8 +51,9 @@ def bid_weight(view: TrickView, seat: int) -> Callable[[list[int]], float] | Non
     """Spades: how well a sampled deal fits the other seats' bids (None in Hearts).
 
     Each seat's hand as dealt (its cards now and those it has played) is
-    valued as the heuristic would bid it; a bid far from that makes the deal
-    less likely, a nil from a hand with winners much less.
+    valued as the heuristic would bid it (:func:`expected_bid`); a bid far
+    from that makes the deal less likely, a nil from a hand with winners much
+    less.
     """
     if view.game != "spades":
         return None
@@ -75,11 +76,23 @@ def bid_weight(view: TrickView, seat: int) -> Callable[[list[int]], float] | Non
                 if not spades_heuristic.nil_worthy(dealt):
                     w *= 0.3 if spades_heuristic.sure_tricks(dealt) <= 2.5 else 0.08
             else:
-                gap = bid - spades_heuristic.sure_tricks(dealt)
+                gap = bid - expected_bid(spades_heuristic.sure_tricks(dealt))
                 w *= math.exp(-gap * gap / 4.5)
         return w
 
     return weight
+
+
+def expected_bid(tricks: float) -> float:
+    """The bid a hand valued at ``tricks`` sure tricks gets, on average, from the rules of thumb.
+
+    :func:`~game.robots.spades_heuristic.bid_value` shades its estimate of a
+    strong hand and rounds it down, so a bid of 4 comes from hands of about
+    4.7 sure tricks, not 4; a deal is weighed by how far a bid is from this,
+    not from the sure tricks themselves, or the sampled hands would be weaker
+    than the bids say.
+    """
+    return max(1.0, tricks - 0.2 * max(0.0, tricks - 4.0) - 0.7)
 
 
 def prune(active: list[int], totals: list[float], values: list[list[float]],
