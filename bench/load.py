@@ -20,10 +20,18 @@ kernel``: the kernel's receive time of them), so the client's Python work on oth
 frames is not counted in any of them. Memory per
 connection is measured on its own: K idle authenticated sockets on a fresh
 server, RSS delta / K. Targets 127.0.0.1 only; every level is bounded in time.
+
+A third baseline, the **floor**, runs once at the busiest level without think
+time: the relay doing what any server of this protocol must do for an action
+and nothing of a game (each frame stored in SQLite, group-committed, before it is
+sent; then to all four, an answer to its sender and a prompt-sized frame to the
+next: one frame in, six out). Its CPU per frame is the least an action can cost
+here; the server's over it is what the game, the protocol and the table add.
 Ends with::
 
     load tables=<n> p99_ms=<x.x> ratio_p50_vs_echo=<y.y> actions_per_s=<z>
-        kib_per_conn=<k.k> errors=<e>          (one line)
+        kib_per_conn=<k.k> errors=<e> cpu_us_per_action=<a>
+        relay_cpu_us_per_action=<r> floor_cpu_us_per_action=<f>     (one line)
 
 for the last level run (the ratio is the one-table level's, when one was run).
 ``make bench`` runs the short default (``1,20,100,500@250``, about two minutes);
@@ -406,28 +414,69 @@ async def close_all(bots: list[tuple[Bot, asyncio.Task[None]]]) -> None:
 # -- the echo baseline ---------------------------------------------------------------------
 
 
-def echo_server_main(port: int) -> None:
+FLOOR_OK = json.dumps({"type": "ok", "id": 123456})
+FLOOR_PROMPT = json.dumps({"type": "prompt", "pad": "x" * 2100})  # a prompt's size
+
+
+def echo_server_main(port: int, db: str = "") -> None:
     """The baselines' server: ``/`` echoes each frame back; ``/relay`` is a table's traffic
     with nothing of a table: the first frame names a group of four sockets, and every later
-    frame from any of them goes to all four (websockets' ``broadcast``), unparsed."""
+    frame from any of them goes to all four (websockets' ``broadcast``), unparsed.
+
+    ``/floor`` is the least any server of this protocol must do for one action, with
+    nothing of a game: each frame is stored (a row in SQLite in WAL mode, as the store
+    keeps an action, group-committed once a turn of the loop) before it is sent, then goes
+    to all four, with an answer to its sender and a prompt-sized frame to the next of the
+    group: one frame in and six out, as a table's action is."""
+    import sqlite3
+
     from websockets.asyncio.server import broadcast, serve
 
-    groups: dict[str, set[Any]] = {}
+    groups: dict[str, list[Any]] = {}
+    store = sqlite3.connect(db or ":memory:", isolation_level=None)
+    store.execute("PRAGMA journal_mode=WAL")
+    store.execute("PRAGMA synchronous=NORMAL")
+    store.execute("CREATE TABLE IF NOT EXISTS actions (game_id TEXT, idx INTEGER, seat INTEGER,"
+                  " action TEXT, PRIMARY KEY (game_id, idx))")
+    pending: list[tuple[list[Any], Any, str | bytes]] = []
+    counts: dict[str, int] = {}
+
+    def commit() -> None:
+        batch = pending[:]
+        pending.clear()
+        store.execute("BEGIN")
+        for members, ws, message in batch:
+            name = ws.group
+            counts[name] = counts.get(name, 0) + 1
+            store.execute("INSERT INTO actions VALUES (?, ?, ?, ?)",
+                          (name, counts[name], members.index(ws), message))
+        store.execute("COMMIT")
+        for members, ws, message in batch:  # stored: now it may be told
+            broadcast(members, message)
+            broadcast([ws], FLOOR_OK)
+            broadcast([members[(members.index(ws) + 1) % len(members)]], FLOOR_PROMPT)
 
     async def handler(ws: Any) -> None:
-        if ws.request.path != "/relay":
+        path = ws.request.path
+        if path not in ("/relay", "/floor"):
             async for message in ws:
                 await ws.send(message)
             return
         name = await ws.recv()
-        members = groups.setdefault(name, set())
-        members.add(ws)
+        members = groups.setdefault(name, [])
+        members.append(ws)
+        ws.group = name
         await ws.send("joined")
         try:
             async for message in ws:
-                broadcast(members, message)
+                if path == "/relay":
+                    broadcast(members, message)
+                    continue
+                if not pending:
+                    asyncio.get_running_loop().call_soon(commit)
+                pending.append((members, ws, message))
         finally:
-            members.discard(ws)
+            members.remove(ws)
 
     async def main() -> None:
         async with serve(handler, HOST, port, compression=None):
@@ -437,11 +486,14 @@ def echo_server_main(port: int) -> None:
 
 
 async def relay_level(port: int, groups: int, duration: float, think: float,
-                      seed: int, server_pid: int) -> tuple[list[float], float, float]:
+                      seed: int, server_pid: int,
+                      path: str = "/relay") -> tuple[list[float], float, float]:
     """Groups of four sockets take turns to send an event-sized frame to their group, each
     as soon as (or ``think`` after) the last one reached all four: the same closed loop as a
     table of bots, through the bare library. Returns latencies, frames relayed a second and
-    the relay process's CPU microseconds per frame relayed (the floor for one action)."""
+    the relay process's CPU microseconds per frame relayed (the floor for one action).
+    ``path="/floor"``: through the stored, six-frame relay instead (an answer and a prompt
+    come beside each frame; only the frame itself is counted)."""
     rng = random.Random(seed)
     payload = json.dumps({"type": "event", "table": "abcdefgh", "seq": 123456, "event": {
         "type": "played", "seat": 2, "card": "QS"}})
@@ -453,7 +505,7 @@ async def relay_level(port: int, groups: int, duration: float, think: float,
 
     async def group(index: int) -> None:
         async with sem:
-            members = [await connect(f"ws://{HOST}:{port}/relay", compression=None,
+            members = [await connect(f"ws://{HOST}:{port}{path}", compression=None,
                                      open_timeout=60, create_connection=StampedConnection)
                        for _ in range(4)]
             for ws in members:
@@ -473,9 +525,11 @@ async def relay_level(port: int, groups: int, duration: float, think: float,
 
         async def reader(ws: ClientConnection) -> None:
             with contextlib.suppress(ConnectionClosed):
-                async for _ in ws:
+                async for frame in ws:
                     assert isinstance(ws, StampedConnection)
                     arrived = ws.arrival()
+                    if frame != payload:
+                        continue  # the floor's answer or prompt
                     state["seen"] += 1
                     if state["seen"] == 4:
                         if measuring:
@@ -681,7 +735,8 @@ async def main(args: argparse.Namespace) -> int:
         config.write_text(with_settings(LOAD_CONFIG, args.setting))
         echo_port = free_port()
         echo = subprocess.Popen([sys.executable, str(Path(__file__).resolve()),
-                                 "--echo-server", str(echo_port)], cwd=ROOT)
+                                 "--echo-server", str(echo_port),
+                                 "--echo-db", str(workdir / "floor.sqlite3")], cwd=ROOT)
         # Servers (ours and the baselines') on the last core, this client on the others:
         # every measurement then crosses cores the same way, instead of as the scheduler
         # happens to place three busy processes (the idle echo alone swung 0.05-0.11 ms).
@@ -718,6 +773,18 @@ async def main(args: argparse.Namespace) -> int:
                 lv.relay_rate, lv.relay_cpu_us = rate, relay_us
                 print_level(lv)
                 results.append(lv)
+            busiest = max((lv for lv in results if not lv.think_ms), key=lambda lv: lv.tables,
+                          default=results[-1])
+            _, floor_rate, floor_us = await relay_level(
+                echo_port, busiest.tables, min(args.duration, 6.0), 0.0, args.seed, echo.pid,
+                path="/floor")
+            print(f"floor: {busiest.tables} groups through the bare library with what an "
+                  f"action must cost and nothing of a game (each frame stored in SQLite, "
+                  f"group-committed, before it goes to four, with an answer and a prompt "
+                  f"beside it): {floor_rate:.0f} frames/s, {floor_us:.0f} µs CPU a frame, "
+                  f"{floor_us / busiest.relay_cpu_us:.1f}× the relay's "
+                  f"{busiest.relay_cpu_us:.0f}; the server's {busiest.cpu_us_per_action:.0f} "
+                  f"is {busiest.cpu_us_per_action / floor_us:.1f}× the floor")
             kib = await idle_memory(args.idle, workdir, config)
             if server_cpus:
                 print(f"pinned: servers on core {cores[-1]}, clients on cores {cores[:-1]} "
@@ -735,11 +802,11 @@ async def main(args: argparse.Namespace) -> int:
                   + (f"{max(lv.tables for lv in good)} tables" if good else "none"))
     last = results[-1]
     one = next((lv for lv in results if lv.tables == 1 and not lv.think_ms), last)
-    busiest = max((lv for lv in results if not lv.think_ms), key=lambda lv: lv.tables, default=last)
     print(f"load tables={last.tables} p99_ms={last.p99:.1f} ratio_p50_vs_echo={one.ratio:.1f} "
           f"actions_per_s={last.actions_per_s:.0f} kib_per_conn={kib:.1f} errors={last.errors} "
           f"cpu_us_per_action={busiest.cpu_us_per_action:.0f} "
-          f"relay_cpu_us_per_action={busiest.relay_cpu_us:.0f}")
+          f"relay_cpu_us_per_action={busiest.relay_cpu_us:.0f} "
+          f"floor_cpu_us_per_action={floor_us:.0f}")
     return 0
 
 
@@ -762,9 +829,10 @@ if __name__ == "__main__":
                         help="when a frame counts as received: when this process's event "
                              "loop read it (default), or the kernel's receive time")
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--echo-db", default="", help=argparse.SUPPRESS)
     ns = parser.parse_args()
     STAMP["source"] = ns.stamp
     if ns.echo_server:
-        echo_server_main(ns.echo_server)
+        echo_server_main(ns.echo_server, ns.echo_db)
     else:
         sys.exit(asyncio.run(main(ns)))
