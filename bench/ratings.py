@@ -45,12 +45,17 @@ Measures, per system and luck level:
 * ``drift``: the change of the population's mean rating per 1000 games, in the
   system's own rating points (zero for a zero-sum system).
 
-Tuned systems (``zone_tuned``, ``wocg_tuned``, ``openskill_tuned``) have their
-constants (Zone's step, WoCG's K, Weng-Lin's beta, model, tau and the luck of
-its predictions) fitted on a season with ``--fit-seed`` by minimising the *observed*
-log-loss (what a host could do with real games), then are reported on a fresh
-season with ``--seed``. The faithful presets and plain ``openskill`` keep their
-constants. ``--no-fit`` reports the registry's tuned presets instead.
+Tuned systems (``zone_tuned``, ``wocg_tuned``, ``openskill_tuned``, ``margin``)
+have their constants (Zone's step, WoCG's K, Weng-Lin's beta, model, tau and
+the luck of its predictions; the final-score model's by
+:func:`ratings.refit.refit`, one round) fitted on a season with ``--fit-seed``
+by minimising the *observed* log-loss (what a host could do with real games),
+then are reported on a fresh season with ``--seed``. The simulation has no
+model of the scores: a Spades game ends 500 to 300 whoever wins and a Hearts
+game's scores are 0, 10, 20, 30 by place, so ``margin`` sees a constant margin
+and learns from who won alone in Spades, from the finishing order in Hearts
+(its ``par`` is read off these scores). The faithful presets and plain
+``openskill`` keep their constants. ``--no-fit`` reports the registry's tuned presets instead.
 
 Then the same systems rate real games (``bench/ratings_real.py``: whole games of
 Spades and Hearts between robots of known skill; ``--real-games`` of each kind,
@@ -91,6 +96,8 @@ from rich.table import Table  # noqa: E402
 from bench import ratings_real  # noqa: E402
 from ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin, Wocg, Zone  # noqa: E402
 from ratings.fourway import thurstone  # noqa: E402
+from ratings.margin import Margin  # noqa: E402
+from ratings.refit import refit  # noqa: E402
 from ratings.result import GameKind  # noqa: E402
 
 CLIP = 1e-3
@@ -367,6 +374,11 @@ def fit(name: str, season: Season, tick: Callable[[int], None]) -> RatingSystem:
     if name == "wocg_tuned":
         return walk(Wocg(name=name), "k", (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 25, 32, 40),
                     loss)
+    if name == "margin":
+        results = [GameResult.of(season.kind, name, [f"p{s}" for s in g.seats], g.scores)
+                   for g in season.games]
+        tick(len(season.games))
+        return refit(SYSTEMS[name], results, rounds=1).system
     system: RatingSystem = walk(WengLin(name=name), "beta", ROOT2, loss)
     system = choose(system, "model", ("plackett_luce", "thurstone_mosteller"), loss)
     system = walk(system, "beta", ROOT2, loss)
@@ -374,7 +386,7 @@ def fit(name: str, season: Season, tick: Callable[[int], None]) -> RatingSystem:
     return walk(system, "luck", LUCK, loss)
 
 
-TUNED = ("zone_tuned", "wocg_tuned", "openskill_tuned")
+TUNED = ("zone_tuned", "wocg_tuned", "openskill_tuned", "margin")
 
 
 def describe(system: RatingSystem) -> str:
@@ -386,6 +398,10 @@ def describe(system: RatingSystem) -> str:
     if isinstance(system, WengLin):
         model = "TM" if system.model == "thurstone_mosteller" else "PL"
         return f"{model}, beta {system.beta:g}, tau {system.tau:g}, luck {system.luck:g}"
+    if isinstance(system, Margin):
+        return (f"sigma {system.sigma:.4g}, luck {system.luck:.3g}, spades beta "
+                f"{system.spades_beta:.4g} par {system.spades_par:.4g}, hearts beta "
+                f"{system.hearts_beta:.4g} par {system.hearts_par:.4g}")
     return ""
 
 
