@@ -22,11 +22,12 @@ connection is measured on its own: K idle authenticated sockets on a fresh
 server, RSS delta / K. Targets 127.0.0.1 only; every level is bounded in time.
 
 A third baseline, the **floor**, runs once at the busiest level without think
-time: the relay doing what any server of this protocol must do for an action
-and nothing of a game (each frame stored in SQLite, group-committed, before it is
-sent; then to all four, an answer to its sender and a prompt-sized frame to the
-next: one frame in, six out). Its CPU per frame is the least an action can cost
-here; the server's over it is what the game, the protocol and the table add.
+time (or, with none, the last level, at its think time): the relay doing what any
+server of this protocol must do for an action and nothing of a game (each frame
+stored in SQLite, group-committed, before it is sent; then to all four, an answer
+to its sender and a prompt-sized frame to the next: one frame in, six out). Its
+CPU per frame is the least an action can cost here; the server's over it is what
+the game, the protocol and the table add.
 Ends with::
 
     load tables=<n> p99_ms=<x.x> ratio_p50_vs_echo=<y.y> actions_per_s=<z>
@@ -776,8 +777,8 @@ async def main(args: argparse.Namespace) -> int:
             busiest = max((lv for lv in results if not lv.think_ms), key=lambda lv: lv.tables,
                           default=results[-1])
             _, floor_rate, floor_us = await relay_level(
-                echo_port, busiest.tables, min(args.duration, 6.0), 0.0, args.seed, echo.pid,
-                path="/floor")
+                echo_port, busiest.tables, min(args.duration, 6.0), busiest.think_ms / 1e3,
+                args.seed, echo.pid, path="/floor")
             print(f"floor: {busiest.tables} groups through the bare library with what an "
                   f"action must cost and nothing of a game (each frame stored in SQLite, "
                   f"group-committed, before it goes to four, with an answer and a prompt "
