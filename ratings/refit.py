@@ -148,4 +148,6 @@ def refit(system: RatingSystem, results: Sequence[GameResult], rounds: int = 3) 
                         best = candidate
         if best == start:
             break
+    if loss(best) > loss(system):  # a measured par that happens to predict worse
+        best = system
     return Fit(best, loss(system), loss(best), len(results))

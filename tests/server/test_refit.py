@@ -84,10 +84,11 @@ async def write_room(path: Path | str, room: str, kind: str, games: list,
     store = open_store(path)
     await store.open()
     try:
-        for i, (table, winners) in enumerate(games):
+        for i, (table, winners, *given) in enumerate(games):
             game_id = f"{room}-{batch}{i:04d}"
             if kind == "spades":
                 scores = [500, 200] if winners == (0, 2) else [200, 500]
+                scores = list(given[0]) if given else scores
                 seat_scores = [scores[s % 2] for s in range(4)]
             else:
                 seat_scores = [10 if s in winners else 60 for s in range(4)]
@@ -146,6 +147,28 @@ def test_another_tuned_system_may_be_refitted_on_the_room_s_games(tmp_path):
     assert (row(out, "step")[0], row(out, "spread")[0]) != (row(out, "step")[1],
                                                              row(out, "spread")[1])
     assert 'system = "zone_tuned"' in out
+
+
+def test_the_final_score_model_is_refitted_with_the_room_s_own_par(tmp_path):
+    rng = random.Random(5)
+    games = []
+    for _ in range(200):  # each strong player adds about 120 points to the side's score
+        table = tuple(rng.sample(STRONG + WEAK, 4))
+        sides = [sum(p in STRONG for p in table[s::2]) for s in (0, 1)]
+        ns, ew = (round(160 + 120 * sides[s] + rng.gauss(0, 60)) for s in (0, 1))
+        ew += ns == ew
+        games.append((table, (0, 2) if ns > ew else (1, 3), (ns, ew)))
+    write(tmp_path / "db.sqlite3", "spades-openskill", "spades", games)
+    code, out = refit_command(tmp_path, "--room", "spades-openskill", "--system", "margin")
+    assert code == 0
+    par_before, par_after = row(out, "spades_par")
+    assert par_before == SYSTEMS["margin"].spades_par
+    assert par_after == pytest.approx(sum(g[2][0] + g[2][1] for g in games) / 400, abs=0.1)
+    assert row(out, "hearts_par")[0] == row(out, "hearts_par")[1]  # a Spades room's games
+    [gain] = row(out, "gain")
+    assert gain > 0
+    entry = tomllib.loads(out[out.index("[[rooms]]"):])["rooms"][0]
+    assert with_constants(entry["system"], entry["constants"]).spades_par == par_after
 
 
 def test_a_hearts_room_is_refitted_on_its_finishing_orders(tmp_path):
