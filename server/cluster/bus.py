@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 import hiredis
+import orjson
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -49,13 +49,12 @@ Handler = Callable[[str, dict[str, Any], bytes], None]
 
 def frame(op: str, header: dict[str, Any], body: bytes | str = b"") -> bytes:
     data = body.encode() if isinstance(body, str) else body
-    return b"%s\n%s\n%s" % (op.encode(), json.dumps(header, separators=(",", ":")).encode(),
-                            data)
+    return b"%s\n%s\n%s" % (op.encode(), orjson.dumps(header), data)
 
 
 def unframe(data: bytes) -> tuple[str, dict[str, Any], bytes]:
     op, header, body = data.split(b"\n", 2)
-    return op.decode(), json.loads(header), body
+    return op.decode(), orjson.loads(header), body
 
 
 class Bus:
