@@ -181,7 +181,8 @@ class Margin:
         after = self._update(result.kind, before, list(result.scores))
         how = (f"final-score model: a side scores {num(m.par, 0)} "
                f"{'−' if m.lower_wins else '+'} {num(m.points)} × (own skill − "
-               f"{num(m.rho)} × opponents') ± {num(m.beta, 0)}")
+               f"{num(m.rho)} × opponents', over {num(self.mu, 0)} a player) ± "
+               f"{num(m.beta, 0)}")
         changes = []
         for seat, p in enumerate(result.players):
             if p not in humans:
