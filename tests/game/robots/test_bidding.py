@@ -205,3 +205,11 @@ def test_the_reason_for_a_bid_names_no_card(seed, variant, cut):
     robot = SearchRobot(seed, simulations=40)
     robot.choose(game.view(seat))
     assert robot.explain() and not CARD_TEXT.search(robot.explain())
+
+
+def test_a_hand_of_low_cards_bids_nil():
+    low = cards("2C 3C 4C 5D 6D 2H 3H 4H 5H 6H 2S 3S 4S")
+    others = [r + s for s in "CDHS" for r in "23456789TJQKA" if r + s not in low]
+    for seed in range(3):
+        game = SpadesGame.from_hands([low, others[:13], others[13:26], others[26:]], dealer=3)
+        assert SearchRobot(seed, simulations=300).choose(game.view(0)) == BIDS[0]
