@@ -722,8 +722,7 @@ class App:
 
     def _seated(self, name: str) -> bool:
         """Whether a seat at some table belongs to ``name`` (a player away keeps it)."""
-        return any(seat.account == name for table in self.lobby.tables.values()
-                   for seat in table.machine.seats)
+        return name in self.lobby.seated
 
     def _logout(self, conn: Connection) -> None:
         """The connection stops being who it was (it closed, or logged in anew)."""

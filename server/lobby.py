@@ -12,7 +12,7 @@ import logging
 import random
 import secrets
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -78,6 +78,12 @@ class Lobby:
         self.queue_joins: dict[str, list[float]] = defaultdict(list)
         self.created_by: dict[str, tuple[str, str]] = {}  # open table -> (creator, address)
         self.cluster: Cluster | None = None  # a node of a cluster (server/cluster/node.py)
+        # Every account a seat belongs to, with how many seats: what a guest name's "does a
+        # seat wait for it" asks at each guest's logout. Kept from each table's seats after
+        # its every command, so the question is one lookup, not a walk over every seat of
+        # every table (which let each guest leaving cost the loop time of the whole room).
+        self.seated: Counter[str] = Counter()
+        self._seats_of: dict[TableRunner, tuple[str, ...]] = {}
 
     def room(self, name: str) -> Room:
         room = self.rooms.get(name)
@@ -188,6 +194,21 @@ class Lobby:
 
     # -- what runners tell the lobby -----------------------------------------------------------
 
+    def seats_taken(self, runner: TableRunner, accounts: tuple[str, ...]) -> None:
+        """A table's seats now belong to ``accounts`` (none: it closed, or runs elsewhere)."""
+        old = self._seats_of.pop(runner, ())
+        if accounts:
+            self._seats_of[runner] = accounts
+        seated = self.seated
+        for name in old:
+            left = seated[name] - 1
+            if left:
+                seated[name] = left
+            else:
+                del seated[name]
+        for name in accounts:
+            seated[name] += 1
+
     def on_change(self, info: TableInfo) -> None:
         """Push a table's new state to everyone subscribed to its room."""
         self._push(info, removed=False)
@@ -199,6 +220,7 @@ class Lobby:
             member = self.clients.get(client_id)
             if member is not None:
                 member.tables.discard(runner.id)
+        self.seats_taken(runner, ())
         if self.tables.get(runner.id) is runner:
             del self.tables[runner.id]
             self.forget_creator(runner.id)

@@ -307,6 +307,7 @@ class Cluster:
         self.app.lobby.forget_creator(table_id)
         if runner is not None:
             await runner.stop()
+            self.app.lobby.seats_taken(runner, ())  # its seats are the new owner's to tell
         self.close_local(table_id, "the table moved to another server: reconnect and rejoin")
 
     async def _scan_loop(self) -> None:

@@ -82,6 +82,8 @@ class Lobby(Protocol):
     def on_close(self, runner: TableRunner, info: TableInfo,
                  audience: tuple[ClientId, ...]) -> None: ...
 
+    def seats_taken(self, runner: TableRunner, accounts: tuple[str, ...]) -> None: ...
+
 
 class TableRunner:
     """Carries out one table machine's effects."""
@@ -104,6 +106,7 @@ class TableRunner:
         self._robots: dict[tuple[int, int, str], Robot] = {}  # (game number, seat, level)
         self.cluster: Cluster | None = None  # a cluster node: fenced writes, remote clients
         self._relay: list[tuple[list[ClientId], str | Shared]] = []  # for other nodes' clients
+        self._accounts: tuple[str, ...] = ()  # whose the seats were, as the lobby last heard
 
     # -- commands in ------------------------------------------------------------------------------
 
@@ -131,8 +134,17 @@ class TableRunner:
             finally:
                 if self._relay:  # what the command sends other nodes' clients: one frame
                     self._flush_relay()
+                self._tell_seats()
         if isinstance(command, Act):
             METRICS.action_seconds.observe(time.perf_counter() - started)
+
+    def _tell_seats(self) -> None:
+        """Tell the lobby whose the seats are, when that changed (a stopped table has none)."""
+        accounts = () if self.stopped else tuple(
+            seat.account for seat in self.machine.seats if seat.account)
+        if accounts != self._accounts:
+            self._accounts = accounts
+            self.lobby.seats_taken(self, accounts)
 
     def post(self, command: Command) -> None:
         """Run ``command`` later, in the table's task (a timer, a robot's move)."""

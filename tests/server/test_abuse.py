@@ -16,6 +16,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from server.client import ServerError, TrickroomClient
+from server.tables.commands import WindowOver
 from tests.server.conftest import play_until_over, url, wait_for
 from tests.server.test_http import http_get
 
@@ -337,6 +338,31 @@ async def test_a_guest_name_a_seat_waits_for_is_not_given_away(app):
     await wait_for(lambda: app.lobby.tables[table_id].machine.seats[0].away)
     async with TrickroomClient.connect(url(app)) as second:
         assert (await second.request({"type": "guest", "name": "lee"}))["name"] == "guest-lee-2"
+
+
+async def test_the_room_knows_whose_seats_are_taken_as_seats_change_hands(make_app):
+    """The lobby answers "does a seat wait for this name" from its own count (each guest's
+    logout asks it; walking every seat of every table made a guest leaving cost the whole
+    room's loop time: bench/guests.py). The count follows sitting, standing and leaving."""
+    app = await make_app(guest_session_seconds=0)
+    async with TrickroomClient.connect(url(app)) as first:
+        await first.request({"type": "guest", "name": "mae"})
+        table_id = (await first.request({"type": "create_table", "room": "spades"}))["table"]["id"]
+        await first.request({"type": "sit", "table": table_id, "seat": 0})
+        assert app.lobby.seated == {"guest-mae": 1}
+        await first.request({"type": "stand", "table": table_id})
+        assert not app.lobby.seated
+        await first.request({"type": "sit", "table": table_id, "seat": 2})
+        await first.request({"type": "fill_robots", "table": table_id, "level": "random"})
+    await wait_for(lambda: app.lobby.tables[table_id].machine.seats[2].away)
+    assert app.lobby.seated == {"guest-mae": 1}  # away: the seat still waits for them
+    async with TrickroomClient.connect(url(app)) as second:
+        assert (await second.request({"type": "guest", "name": "mae"}))["name"] == "guest-mae-2"
+    runner = app.lobby.tables[table_id]
+    await runner.call(WindowOver(2))  # the window ends: robots alone, the table closes
+    await wait_for(lambda: not app.lobby.seated)
+    async with TrickroomClient.connect(url(app)) as third:
+        assert (await third.request({"type": "guest", "name": "mae"}))["name"] == "guest-mae"
 
 
 # -- 8. tables per player and per address ------------------------------------------------------

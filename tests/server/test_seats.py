@@ -120,6 +120,10 @@ async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_act
     try:
         table = app.lobby.tables[table_id].machine
         assert len(table.game.actions) >= acked
+        # Before anyone is back, the room knows whose the resumed seats are (a guest name
+        # a seat waits for is not handed to a newcomer meanwhile).
+        assert set(app.lobby.seated) == {s.account for s in table.seats}
+        assert len(app.lobby.seated) == 4
         if len(table.game.actions) == acked:
             assert table.game.view(None) == state
         async with AsyncExitStack() as stack:
