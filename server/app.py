@@ -341,9 +341,9 @@ class App:
                 return _json({"error": f"give room=NAME, one of: "
                                        f"{', '.join(sorted(self.lobby.rooms))}"},
                              HTTPStatus.NOT_FOUND)
-            tables = (await self.cluster.room_tables(room) if self.cluster is not None
-                      else self.lobby.tables_info(room))
-            return _json({"tables": [t.model_dump() for t in tables]})
+            tables, total = (await self.cluster.room_tables(room) if self.cluster is not None
+                             else self.lobby.tables_info(room))
+            return _json({"tables": [t.model_dump() for t in tables], "total": total})
         if path.startswith("/api/games/"):
             record = await self.store.game(unquote(path.removeprefix("/api/games/")))
             if record is None:
@@ -500,9 +500,9 @@ class App:
     async def list_tables(self, conn: Connection, msg: ListTables) -> None:
         self.lobby.room(msg.room)
         self.lobby.subscribers[msg.room].add(conn)
-        tables = (await self.cluster.room_tables(msg.room) if self.cluster is not None
-                  else self.lobby.tables_info(msg.room))
-        conn.reply(Tables(id=msg.id, room=msg.room, tables=tables))
+        tables, total = (await self.cluster.room_tables(msg.room) if self.cluster is not None
+                         else self.lobby.tables_info(msg.room))
+        conn.reply(Tables(id=msg.id, room=msg.room, tables=tables, total=total))
 
     async def create_table(self, conn: Connection, msg: CreateTable) -> None:
         table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=conn)

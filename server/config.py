@@ -51,6 +51,7 @@ class ServerSettings:
     gc_freeze_above_ms: float = 20.0  # freeze only once a full collection took this long
     event_log_size: int = 1000  # events a table keeps for rejoins; further back: a snapshot
     table_idle_seconds: float = 600.0  # an empty waiting table, or a finished one, then closes
+    tables_listed: int = 100  # tables a room's list gives at most (waiting ones first)
     # Accounts and abuse (DESIGN section 12, docs/protocol.md "Limits").
     password_profile: str = "owasp"  # server/passwords.py PROFILES
     password_workers: int = 1  # threads hashing passwords

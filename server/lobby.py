@@ -8,12 +8,13 @@ runs for weeks lists only the tables that are still open.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import random
 import secrets
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from game.engine import ENGINES
@@ -56,6 +57,22 @@ class Member(Protocol):
     def joined(self, table_id: str) -> None: ...
 
 
+LISTED_STATES = ("waiting", "playing", "over")  # a room's list, in this order
+
+
+def listed_first(states: Iterable[dict[str, TableInfo]],
+                 limit: int) -> tuple[list[TableInfo], int]:
+    """The first ``limit`` tables of ``states`` in turn (each in the order it was told),
+    and how many tables there are in all."""
+    out: list[TableInfo] = []
+    total = 0
+    for tables in states:
+        total += len(tables)
+        if len(out) < limit:
+            out.extend(itertools.islice(tables.values(), limit - len(out)))
+    return out, total
+
+
 class Lobby:
     def __init__(self, config: Config, store: Store, ranked: Ranked,
                  clients: Mapping[ClientId, Member],
@@ -84,6 +101,11 @@ class Lobby:
         # every table (which let each guest leaving cost the loop time of the whole room).
         self.seated: Counter[str] = Counter()
         self._seats_of: dict[TableRunner, tuple[str, ...]] = {}
+        # Each room's open tables as last told, by state: a room's list and its count come
+        # from here in the time of the tables listed, not of every table open (a list of
+        # thousands of tables took the loop 30 ms, and a client may ask 50 times a second).
+        self.listed: dict[str, dict[str, dict[str, TableInfo]]] = defaultdict(
+            lambda: {state: {} for state in LISTED_STATES})
 
     def room(self, name: str) -> Room:
         room = self.rooms.get(name)
@@ -103,15 +125,17 @@ class Lobby:
         """The rooms, with their open tables counted here (or as ``counts`` says: a
         cluster's count over every node)."""
         if counts is None:
-            counts = defaultdict(int)
-            for table in self.tables.values():
-                counts[table.machine.room.name] += 1
+            counts = {room: sum(map(len, states.values()))
+                      for room, states in self.listed.items()}
         return [RoomInfo(name=r.name, game=r.game, rated=r.rated, system=r.system,
                          rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0))
                 for r in self.rooms.values()]
 
-    def tables_info(self, room: str) -> list[TableInfo]:
-        return [t.machine.info() for t in self.tables.values() if t.machine.room.name == room]
+    def tables_info(self, room: str) -> tuple[list[TableInfo], int]:
+        """At most ``tables_listed`` of a room's open tables, those waiting for players
+        first (in the order they opened), then those playing (in the order they began),
+        then finished ones; and how many are open in all."""
+        return listed_first(self.listed[room].values(), self.settings.tables_listed)
 
     async def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
                         table_id: str | None = None,
@@ -146,6 +170,7 @@ class Lobby:
 
     def _add(self, runner: TableRunner) -> None:
         self.tables[runner.id] = runner
+        self._list(runner.machine.info(), removed=False)
         METRICS.tables.set(len(self.tables))
         runner.start()
 
@@ -230,7 +255,25 @@ class Lobby:
                 self.cluster.table_closed(runner.id)
         self._push(info, removed=True)
 
+    def _list(self, info: TableInfo, removed: bool) -> None:
+        """Keep a table's latest info in its room's list, in its place while its state
+        stays (a waiting table keeps its turn as seats fill), or last in its new state."""
+        states = self.listed[info.room]
+        tables = None if removed else states.get(info.state)
+        if tables is not None and info.id in tables:
+            tables[info.id] = info
+            return
+        for others in states.values():
+            others.pop(info.id, None)
+        if tables is not None:
+            tables[info.id] = info
+
+    def unlist(self, runner: TableRunner) -> None:
+        """A table this node no longer runs (another node took it over)."""
+        self._list(runner.machine.info(), removed=True)
+
     def _push(self, info: TableInfo, removed: bool) -> None:
+        self._list(info, removed)
         if self.cluster is not None:
             self.cluster.table_listed(info, removed)
         subscribers = self.subscribers.get(info.room)

@@ -336,9 +336,13 @@ class TableInfo(ServerMessage):
 
 
 class Tables(Reply):
+    """A room's open tables: at most the server's ``tables_listed`` of them, those waiting
+    for players first, then those playing, then finished ones; ``total`` counts them all."""
+
     type: Literal["tables"] = "tables"
     room: str
     tables: list[TableInfo]
+    total: int
 
 
 class TableUpdate(ServerMessage):

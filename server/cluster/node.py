@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from server.cluster.bus import UNREACHABLE, Bus, frame
 from server.cluster.limits import Limits
+from server.lobby import LISTED_STATES, listed_first
 from server.metrics import METRICS
 from server.protocol import (
     Act,
@@ -308,6 +309,7 @@ class Cluster:
         if runner is not None:
             await runner.stop()
             self.app.lobby.seats_taken(runner, ())  # its seats are the new owner's to tell
+            self.app.lobby.unlist(runner)
         self.close_local(table_id, "the table moved to another server: reconnect and rejoin")
 
     async def _scan_loop(self) -> None:
@@ -625,17 +627,22 @@ class Cluster:
         self.bus.publish(self.bus.key("lobby"), frame("table", {"room": info.room,
                                                                 "from": self.node}, update))
 
-    async def room_tables(self, room: str) -> list[TableInfo]:
-        """Every node's open tables in a room (those whose node still holds them)."""
+    async def room_tables(self, room: str) -> tuple[list[TableInfo], int]:
+        """Every node's open tables in a room (those whose node still holds them), listed
+        as one node lists its own (``Lobby.tables_info``), with how many there are."""
         listed = {_text(k): v for k, v in
                   (await self.bus.redis.hgetall(self.bus.key("room", room))).items()}
         if not listed:
-            return []
+            return [], 0
         ids = list(listed)
         holders = await self.bus.redis.mget([self.lease_key(t) for t in ids])
         # A table whose node died before closing it is left out (a take-over lists it again).
-        return [TableInfo.model_validate_json(listed[t])
-                for t, holder in zip(ids, holders, strict=True) if holder is not None]
+        states: dict[str, dict[str, TableInfo]] = {state: {} for state in LISTED_STATES}
+        for table_id, holder in zip(ids, holders, strict=True):
+            if holder is not None:
+                info = TableInfo.model_validate_json(listed[table_id])
+                states.setdefault(info.state, {})[table_id] = info
+        return listed_first(states.values(), self.app.config.settings.tables_listed)
 
     async def room_counts(self) -> dict[str, int]:
         rooms = list(self.app.lobby.rooms)

@@ -365,6 +365,34 @@ async def test_the_room_knows_whose_seats_are_taken_as_seats_change_hands(make_a
         assert (await third.request({"type": "guest", "name": "mae"}))["name"] == "guest-mae"
 
 
+async def test_a_room_s_list_gives_its_waiting_tables_first_and_at_most_tables_listed(make_app):
+    """However many tables a room has open, its list costs the loop the time of
+    ``tables_listed`` of them (a list of thousands took 30 ms: bench/lobby.py)."""
+    app = await make_app(tables_listed=2)
+    async with AsyncExitStack() as stack:
+        hosts = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                 for _ in range(4)]
+        ids = []
+        for i, host in enumerate(hosts):
+            await host.request({"type": "guest", "name": f"host{i}"})
+            ids.append((await host.request({"type": "create_table", "room": "spades"}))
+                       ["table"]["id"])
+            await host.request({"type": "sit", "table": ids[-1], "seat": 0})
+        await hosts[0].request({"type": "fill_robots", "table": ids[0], "level": "random"})
+        await wait_for(lambda: app.lobby.tables[ids[0]].machine.phase.value == "playing")
+        listing = await hosts[3].request({"type": "list_tables", "room": "spades"})
+        assert [t["id"] for t in listing["tables"]] == ids[1:3] and listing["total"] == 4
+        await hosts[1].request({"type": "fill_robots", "table": ids[1], "level": "random"})
+        await wait_for(lambda: app.lobby.tables[ids[1]].machine.phase.value == "playing")
+        listing = await hosts[3].request({"type": "list_tables", "room": "spades"})
+        assert [t["id"] for t in listing["tables"]] == ids[2:4] and listing["total"] == 4
+        await hosts[3].request({"type": "stand", "table": ids[3]})  # its place is kept
+        listing = await hosts[3].request({"type": "list_tables", "room": "spades"})
+        assert [t["id"] for t in listing["tables"]] == ids[2:4]
+        rooms = (await hosts[3].request({"type": "list_rooms"}))["rooms"]
+        assert {r["name"]: r["tables"] for r in rooms}["spades"] == 4
+
+
 # -- 8. tables per player and per address ------------------------------------------------------
 
 async def test_one_player_opens_a_bounded_number_of_tables(app):

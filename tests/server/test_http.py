@@ -131,7 +131,7 @@ async def test_tables_of_an_unknown_or_missing_room_is_an_error_naming_the_rooms
         status, _, body = await http_get(app, path)
         assert status == 404 and "spades" in json.loads(body)["error"]
     status, _, body = await http_get(app, "/api/tables?room=spades")
-    assert status == 200 and json.loads(body) == {"tables": []}
+    assert status == 200 and json.loads(body) == {"tables": [], "total": 0}
 
 
 async def test_ratings_are_shown_on_the_systems_familiar_scale_with_the_raw_numbers_beside(app):

@@ -1,15 +1,20 @@
-"""Guests coming and going beside many open tables: the cost of one guest's visit.
+"""The lobby beside many open tables: what a guest's visit and a room's list cost.
 
 A guest's logout asks whether a seat somewhere waits for its name (so the name is not
-handed to someone else meanwhile). The server runs in its own process (``bench/load.py``'s
-room file: no limits in the way); ``--tables`` levels of open tables are made, each with
-a guest seated at it (the seats a question walks, if it walks), then ``--visits`` guests
-one after another connect, log in as a guest and leave. Per level: the server's CPU
-microseconds a visit (from /proc), and its ratio to the smallest level's, measured in
-the same run: a flat ratio is a visit that costs the same beside ten tables or
-thousands. Targets 127.0.0.1 only; bounded in count. Ends with::
+handed to someone else meanwhile), and a room's list (``list_tables``, or
+``list_rooms`` for the counts) is what every player entering the lobby asks; a client
+may ask 50 times a second. The server runs in its own process (``bench/load.py``'s
+room file: no limits in the way); at each of ``--tables`` levels that many tables are
+opened in one room, each with a guest seated at it (the seats a question walks, if it
+walks); then ``--visits`` guests one after another connect, log in as a guest and
+leave, and one client asks for the room's list and the rooms ``--visits`` times each.
+Per level and request: the server's CPU microseconds (from /proc) and the ratio to
+the smallest level's, measured in the same run: a flat ratio is a request that costs
+the same beside ten tables or thousands. Targets 127.0.0.1 only; bounded in count.
+Ends with::
 
-    guests tables=<n> cpu_us_per_visit=<c> ratio_vs_smallest=<r>   (the largest level)
+    lobby tables=<n> visit_ratio=<v> list_tables_ratio=<t> list_rooms_ratio=<r>
+        list_tables_us=<u>            (the largest level; one line)
 """
 
 from __future__ import annotations
@@ -52,13 +57,16 @@ async def visit(url: str, i: int) -> None:
         await request(ws, {"type": "guest", "name": f"visit{i}"})
 
 
+REQUESTS = ("visit", "list_tables", "list_rooms")
+
+
 async def level(tables: int, visits: int, workdir: Path, config: Path,
-                progress: Progress) -> float:
+                progress: Progress) -> dict[str, float]:
     server = Server(workdir / f"guests-{tables}.sqlite3", config)
     server.start()
     sockets: list[ClientConnection] = []
     try:
-        task = progress.add_task(f"{tables} tables", total=tables + visits)
+        task = progress.add_task(f"{tables} tables", total=tables + 3 * visits)
         sem = asyncio.Semaphore(50)
 
         async def one(i: int) -> None:
@@ -69,12 +77,23 @@ async def level(tables: int, visits: int, workdir: Path, config: Path,
         await asyncio.gather(*(one(i) for i in range(tables)))
         for i in range(20):  # warm up
             await visit(server.url, 10**6 + i)
+        cost: dict[str, float] = {}
         cpu0 = cpu_seconds(server.pid)
         for i in range(visits):
             await visit(server.url, i)
             progress.advance(task)
         await asyncio.sleep(0.2)  # the last logout is done in the server's own time
-        return (cpu_seconds(server.pid) - cpu0) * 1e6 / visits
+        cost["visit"] = (cpu_seconds(server.pid) - cpu0) * 1e6 / visits
+        async with connect(server.url, compression=None, max_size=None) as ws:
+            await request(ws, {"type": "guest", "name": "asker"})
+            for kind, message in (("list_tables", {"type": "list_tables", "room": "spades"}),
+                                  ("list_rooms", {"type": "list_rooms"})):
+                cpu0 = cpu_seconds(server.pid)
+                for _ in range(visits):
+                    await request(ws, message)
+                    progress.advance(task)
+                cost[kind] = (cpu_seconds(server.pid) - cpu0) * 1e6 / visits
+        return cost
     finally:
         await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
         server.stop()
@@ -83,18 +102,23 @@ async def level(tables: int, visits: int, workdir: Path, config: Path,
 async def main(args: argparse.Namespace) -> int:
     raise_fd_limit()
     levels = sorted(int(n) for n in args.tables.split(","))
-    results: list[tuple[int, float]] = []
-    with tempfile.TemporaryDirectory(prefix="trickroom-guests-") as tmp, Progress() as progress:
-        config = Path(tmp) / "guests.toml"
+    results: list[tuple[int, dict[str, float]]] = []
+    with tempfile.TemporaryDirectory(prefix="trickroom-lobby-") as tmp, Progress() as progress:
+        config = Path(tmp) / "lobby.toml"
         config.write_text(LOAD_CONFIG)
         for n in levels:
             results.append((n, await level(n, args.visits, Path(tmp), config, progress)))
     base = results[0][1]
-    print(f"{'tables':>7} {'us/visit':>9} {'ratio':>6}")
+    print(f"{'tables':>7}" + "".join(f" {k + ' us':>15} {'ratio':>6}" for k in REQUESTS))
     for n, cost in results:
-        print(f"{n:>7} {cost:>9.0f} {cost / base:>6.2f}")
+        print(f"{n:>7}" + "".join(f" {cost[k]:>15.0f} {cost[k] / max(1.0, base[k]):>6.2f}"
+                                  for k in REQUESTS))
     n, cost = results[-1]
-    print(f"guests tables={n} cpu_us_per_visit={cost:.0f} ratio_vs_smallest={cost / base:.2f}")
+    ratios = {k: cost[k] / max(1.0, base[k]) for k in REQUESTS}
+    print(f"lobby tables={n} visit_ratio={ratios['visit']:.2f} "
+          f"list_tables_ratio={ratios['list_tables']:.2f} "
+          f"list_rooms_ratio={ratios['list_rooms']:.2f} "
+          f"list_tables_us={cost['list_tables']:.0f}")
     return 0
 
 
@@ -102,5 +126,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", default="10,2000",
                         help="comma-separated counts of open tables (default 10,2000)")
-    parser.add_argument("--visits", type=int, default=500, help="guests a level (default 500)")
+    parser.add_argument("--visits", type=int, default=500,
+                        help="guests, and lists of each kind, a level (default 500)")
     sys.exit(asyncio.run(main(parser.parse_args())))
