@@ -8,18 +8,18 @@ runs for weeks lists only the tables that are still open.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import random
 import secrets
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from game.engine import ENGINES
 from game.trickgame import rules_wire
 from server.config import Config, ConfigError, Room
+from server.listing import LISTED_STATES, listed_first
 from server.metrics import METRICS
 from server.protocol import (
     ChatMessage,
@@ -55,22 +55,6 @@ class Member(Protocol):
     def send_text(self, text: str | Shared) -> None: ...
 
     def joined(self, table_id: str) -> None: ...
-
-
-LISTED_STATES = ("waiting", "playing", "over")  # a room's list, in this order
-
-
-def listed_first(states: Iterable[dict[str, TableInfo]],
-                 limit: int) -> tuple[list[TableInfo], int]:
-    """The first ``limit`` tables of ``states`` in turn (each in the order it was told),
-    and how many tables there are in all."""
-    out: list[TableInfo] = []
-    total = 0
-    for tables in states:
-        total += len(tables)
-        if len(out) < limit:
-            out.extend(itertools.islice(tables.values(), limit - len(out)))
-    return out, total
 
 
 class Lobby:

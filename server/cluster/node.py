@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from server.cluster.bus import UNREACHABLE, Bus, frame
 from server.cluster.limits import Limits
-from server.lobby import LISTED_STATES, listed_first
+from server.listing import LISTED_STATES, listed_first
 from server.metrics import METRICS
 from server.protocol import (
     Act,
