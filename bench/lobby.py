@@ -7,14 +7,17 @@ may ask 50 times a second. The server runs in its own process (``bench/load.py``
 room file: no limits in the way); at each of ``--tables`` levels that many tables are
 opened in one room, each with a guest seated at it (the seats a question walks, if it
 walks); then ``--visits`` guests one after another connect, log in as a guest and
-leave, and one client asks for the room's list and the rooms ``--visits`` times each.
+leave, and one client asks for the room's list and the rooms ``--visits`` times each;
+last, while ``--subscribers`` clients follow the room's list, one client watches and
+unwatches a table ``--visits`` times (each change of a table is pushed to every
+subscriber of its room).
 Per level and request: the server's CPU microseconds (from /proc) and the ratio to
 the smallest level's, measured in the same run: a flat ratio is a request that costs
 the same beside ten tables or thousands. Targets 127.0.0.1 only; bounded in count.
 Ends with::
 
     lobby tables=<n> visit_ratio=<v> list_tables_ratio=<t> list_rooms_ratio=<r>
-        list_tables_us=<u>            (the largest level; one line)
+        list_tables_us=<u> watch_us=<w>          (the largest level; one line)
 """
 
 from __future__ import annotations
@@ -57,16 +60,25 @@ async def visit(url: str, i: int) -> None:
         await request(ws, {"type": "guest", "name": f"visit{i}"})
 
 
-REQUESTS = ("visit", "list_tables", "list_rooms")
+REQUESTS = ("visit", "list_tables", "list_rooms", "watch")
 
 
-async def level(tables: int, visits: int, workdir: Path, config: Path,
+async def drain(ws: ClientConnection) -> None:
+    """Read and drop everything (a subscriber that keeps up)."""
+    try:
+        async for _ in ws:
+            pass
+    except Exception:  # closed at the end of the level
+        return
+
+
+async def level(tables: int, visits: int, subscribers: int, workdir: Path, config: Path,
                 progress: Progress) -> dict[str, float]:
     server = Server(workdir / f"guests-{tables}.sqlite3", config)
     server.start()
     sockets: list[ClientConnection] = []
     try:
-        task = progress.add_task(f"{tables} tables", total=tables + 3 * visits)
+        task = progress.add_task(f"{tables} tables", total=tables + 4 * visits)
         sem = asyncio.Semaphore(50)
 
         async def one(i: int) -> None:
@@ -93,6 +105,31 @@ async def level(tables: int, visits: int, workdir: Path, config: Path,
                     await request(ws, message)
                     progress.advance(task)
                 cost[kind] = (cpu_seconds(server.pid) - cpu0) * 1e6 / visits
+        # One client watching and unwatching a table over and over, while ``subscribers``
+        # clients follow the room's list: what each of its messages costs the server.
+        followers = []
+        for i in range(subscribers):
+            ws = await connect(server.url, compression=None, max_size=None)
+            await request(ws, {"type": "guest", "name": f"follow{i}"})
+            await request(ws, {"type": "list_tables", "room": "spades"})
+            followers.append(ws)
+        readers = [asyncio.create_task(drain(ws)) for ws in followers]
+        sockets.extend(followers)
+        async with connect(server.url, compression=None, max_size=None) as ws:
+            await request(ws, {"type": "guest", "name": "flapper"})
+            listed = await request(ws, {"type": "list_tables", "room": "spades"})
+            tables_listed = listed["tables"]
+            assert isinstance(tables_listed, list)
+            table_id = tables_listed[0]["id"]
+            cpu0 = cpu_seconds(server.pid)
+            for i in range(visits):
+                kind = "watch" if i % 2 == 0 else "unwatch"
+                await request(ws, {"type": kind, "table": table_id})
+                progress.advance(task)
+            await asyncio.sleep(0.5)  # the last push goes out in the server's own time
+            cost["watch"] = (cpu_seconds(server.pid) - cpu0) * 1e6 / visits
+        for reader in readers:
+            reader.cancel()
         return cost
     finally:
         await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
@@ -107,7 +144,8 @@ async def main(args: argparse.Namespace) -> int:
         config = Path(tmp) / "lobby.toml"
         config.write_text(LOAD_CONFIG)
         for n in levels:
-            results.append((n, await level(n, args.visits, Path(tmp), config, progress)))
+            results.append((n, await level(n, args.visits, args.subscribers, Path(tmp), config,
+                                           progress)))
     base = results[0][1]
     print(f"{'tables':>7}" + "".join(f" {k + ' us':>15} {'ratio':>6}" for k in REQUESTS))
     for n, cost in results:
@@ -118,7 +156,7 @@ async def main(args: argparse.Namespace) -> int:
     print(f"lobby tables={n} visit_ratio={ratios['visit']:.2f} "
           f"list_tables_ratio={ratios['list_tables']:.2f} "
           f"list_rooms_ratio={ratios['list_rooms']:.2f} "
-          f"list_tables_us={cost['list_tables']:.0f}")
+          f"list_tables_us={cost['list_tables']:.0f} watch_us={cost['watch']:.0f}")
     return 0
 
 
@@ -127,5 +165,8 @@ if __name__ == "__main__":
     parser.add_argument("--tables", default="10,2000",
                         help="comma-separated counts of open tables (default 10,2000)")
     parser.add_argument("--visits", type=int, default=500,
-                        help="guests, and lists of each kind, a level (default 500)")
+                        help="guests, lists of each kind and watches, a level (default 500)")
+    parser.add_argument("--subscribers", type=int, default=200,
+                        help="clients following the room's list while one client watches "
+                             "and unwatches a table (default 200)")
     sys.exit(asyncio.run(main(parser.parse_args())))

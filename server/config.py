@@ -52,6 +52,7 @@ class ServerSettings:
     event_log_size: int = 1000  # events a table keeps for rejoins; further back: a snapshot
     table_idle_seconds: float = 600.0  # an empty waiting table, or a finished one, then closes
     tables_listed: int = 100  # tables a room's list gives at most (waiting ones first)
+    lobby_push_seconds: float = 0.25  # a room's table_update pushes: each table once a beat
     # Accounts and abuse (DESIGN section 12, docs/protocol.md "Limits").
     password_profile: str = "owasp"  # server/passwords.py PROFILES
     password_workers: int = 1  # threads hashing passwords

@@ -8,6 +8,7 @@ runs for weeks lists only the tables that are still open.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import secrets
@@ -90,6 +91,8 @@ class Lobby:
         # thousands of tables took the loop 30 ms, and a client may ask 50 times a second).
         self.listed: dict[str, dict[str, dict[str, TableInfo]]] = defaultdict(
             lambda: {state: {} for state in LISTED_STATES})
+        self._unpushed: dict[str, tuple[TableInfo, bool]] = {}  # changed, not yet pushed
+        self._push_timer: asyncio.TimerHandle | None = None
 
     def room(self, name: str) -> Room:
         room = self.rooms.get(name)
@@ -257,15 +260,32 @@ class Lobby:
         self._list(runner.machine.info(), removed=True)
 
     def _push(self, info: TableInfo, removed: bool) -> None:
+        """A table changed: list it now; tell the room (and the cluster) at once if the
+        lobby has been quiet for ``lobby_push_seconds``, else with everything else that
+        changed meanwhile, each table once, as it is by then. Every push goes to every
+        subscriber of the room: pushed as they came, a client flapping watch and unwatch
+        made each of its messages cost the loop a write to every one of them."""
         self._list(info, removed)
-        if self.cluster is not None:
-            self.cluster.table_listed(info, removed)
-        subscribers = self.subscribers.get(info.room)
-        if not subscribers:
+        self._unpushed[info.id] = (info, removed)
+        if self._push_timer is None:
+            self._flush_pushes()
+
+    def _flush_pushes(self) -> None:
+        unpushed, self._unpushed = self._unpushed, {}
+        if not unpushed:
+            self._push_timer = None
             return
-        update = Shared(TableUpdate(table=info, removed=removed).encode())
-        for client in subscribers:
-            client.send_text(update)
+        self._push_timer = asyncio.get_running_loop().call_later(
+            self.settings.lobby_push_seconds, self._flush_pushes)
+        for info, removed in unpushed.values():
+            if self.cluster is not None:
+                self.cluster.table_listed(info, removed)
+            subscribers = self.subscribers.get(info.room)
+            if not subscribers:
+                continue
+            update = Shared(TableUpdate(table=info, removed=removed).encode())
+            for client in subscribers:
+                client.send_text(update)
 
     def unsubscribe(self, client: Member) -> None:
         for subs in self.subscribers.values():
@@ -372,6 +392,9 @@ class Lobby:
         return runner
 
     async def stop(self) -> None:
+        if self._push_timer is not None:
+            self._push_timer.cancel()
+            self._push_timer = None
         for table in list(self.tables.values()):
             await table.stop()
 

@@ -393,6 +393,36 @@ async def test_a_room_s_list_gives_its_waiting_tables_first_and_at_most_tables_l
         assert {r["name"]: r["tables"] for r in rooms}["spades"] == 4
 
 
+async def test_flapping_watch_and_unwatch_costs_the_room_s_subscribers_one_push_a_beat(make_app):
+    """Every push goes to every subscriber of the room: one client's 80 watches and
+    unwatches reach them as one update at once and one with the end state a beat later
+    (``lobby_push_seconds``), not 80 each (bench/lobby.py measures the cost)."""
+    app = await make_app(lobby_push_seconds=1.0)
+    async with TrickroomClient.connect(url(app)) as host, \
+            TrickroomClient.connect(url(app)) as subscriber, \
+            TrickroomClient.connect(url(app)) as attacker:
+        await host.request({"type": "guest", "name": "host"})
+        table_id = (await host.request({"type": "create_table", "room": "spades"}))["table"]["id"]
+        await subscriber.request({"type": "guest", "name": "sub"})
+        await attacker.request({"type": "guest", "name": "flap"})
+        await asyncio.sleep(2.2)  # the creation's own pushes are out, and their beat over
+        await subscriber.request({"type": "list_tables", "room": "spades"})
+        seen = len(subscriber.received)
+        for _ in range(40):
+            await attacker.request({"type": "watch", "table": table_id})
+            await attacker.request({"type": "unwatch", "table": table_id})
+
+        def updates() -> list[dict[str, Any]]:
+            return [m["table"] for m in subscriber.received[seen:]
+                    if m.get("type") == "table_update" and m["table"]["id"] == table_id]
+
+        assert len(updates()) == 1 and updates()[0]["watchers"] == 1  # the first, at once
+        await wait_for(lambda: len(updates()) == 2, timeout=3)
+        assert updates()[1]["watchers"] == 0  # then the table as the beat left it
+        await asyncio.sleep(1.2)
+        assert len(updates()) == 2
+
+
 # -- 8. tables per player and per address ------------------------------------------------------
 
 async def test_one_player_opens_a_bounded_number_of_tables(app):
