@@ -130,6 +130,7 @@ class Connection:
         self.tables: set[str] = set()  # the tables this connection sits at or watches
         settings = app.config.settings
         self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
+        self.chat_bucket = TokenBucket(settings.chat_per_second, settings.chat_burst)
         self.outbox_bytes = settings.outbox_bytes
         self.closing = False
         self._who: Who | None = None
@@ -204,6 +205,7 @@ class App:
         # One message budget for all of an address's sockets: opening more sockets does not
         # buy a flood more messages.
         self.address_buckets: dict[str, TokenBucket | SharedBucket] = {}
+        self.chat_buckets: dict[str, TokenBucket] = {}  # by address, while it has sockets
         settings = config.settings
         self.passwords = Passwords(settings.password_profile, settings.password_workers,
                                    settings.password_queue)
@@ -443,6 +445,7 @@ class App:
                          ", ".join(sorted(conn.tables)))
             if self._count_connection(ip, -1) == 0:
                 self.address_buckets.pop(ip, None)
+                self.chat_buckets.pop(ip, None)
             METRICS.connections.dec()
             self.lobby.unsubscribe(conn)
             if self.cluster is not None and conn.name:  # out of any cluster queue it was in
@@ -482,6 +485,8 @@ class App:
             raise ProtocolError("not_authorized", "log in, register or play as a guest first",
                                 rid)
         try:
+            if type(msg) is Chat:  # here, where the client is, before any forwarding
+                self._may_chat(conn)
             table_id = getattr(msg, "table", None)
             if (self.cluster is not None and table_id and type(msg) in TABLE_REQUESTS
                     and table_id not in self.lobby.tables):
@@ -533,6 +538,24 @@ class App:
             conn.reply(Ok(id=msg.id))
         else:
             raise ProtocolError("invalid_field", "chat needs a 'table' or a 'room'")
+
+    def _may_chat(self, conn: Connection) -> None:
+        """A chat line goes to every player or subscriber it is for: over the chat rate
+        of the connection or of its address, it is refused, so that a flood is not every
+        reader's to receive."""
+        settings = self.config.settings
+        by_address = self.chat_buckets.get(conn.address)
+        if by_address is None:
+            by_address = self.chat_buckets[conn.address] = TokenBucket(
+                settings.chat_per_second_per_address, settings.chat_burst_per_address)
+        wait = conn.chat_bucket.take()
+        if not wait:
+            wait = by_address.take()
+            if wait:
+                conn.chat_bucket.give_back()  # refused all the same: its credit stays
+        if wait:
+            raise ProtocolError("rate_limited", f"too many chat messages; wait {wait:.1f} s "
+                                "before the next", retry_after=round(wait, 2))
 
     async def settings(self, conn: Connection, msg: SettingsRequest) -> None:
         if conn.guest:

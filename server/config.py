@@ -38,6 +38,12 @@ class ServerSettings:
     messages_per_second_per_address: float = 200.0  # all of one address's sockets together
     message_burst_per_address: int = 400
     chat_max_chars: int = 300
+    # Chat lines per second, and saved for a burst, of one connection and of one address
+    # (each line goes to every player or subscriber it is for): more are refused.
+    chat_per_second: float = 1.0
+    chat_burst: int = 5
+    chat_per_second_per_address: float = 5.0
+    chat_burst_per_address: int = 20
     outbox_bytes: int = 1_048_576
     vote_seconds: float = 30.0
     min_games: int = 5

@@ -83,3 +83,19 @@ class TokenBucket:
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - 1
         self.stamp = now
         return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+    def take(self) -> float:
+        """Take a credit if there is one (0.0); else take nothing and say how long until
+        there is: for what is refused over the rate rather than kept waiting."""
+        now = time.monotonic()
+        tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if tokens >= 1:
+            self.tokens = tokens - 1
+            return 0.0
+        self.tokens = tokens
+        return (1 - tokens) / self.rate
+
+    def give_back(self) -> None:
+        """Return the credit a :meth:`take` just took (what it was for was refused)."""
+        self.tokens = min(self.burst, self.tokens + 1)
