@@ -29,7 +29,7 @@ test: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-bench
 	$(PY) bench/engine.py
-	@for b in bench/ratings.py bench/robots.py bench/load.py bench/soak.py bench/abuse.py bench/lobby.py; do \
+	@for b in bench/ratings.py bench/robots.py bench/load.py bench/soak.py bench/abuse.py bench/lobby.py bench/rejoin.py; do \
 		if [ -f $$b ]; then $(PY) $$b || exit 1; fi; done
 
 lint: $(VENV)/.installed-test

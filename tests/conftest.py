@@ -55,12 +55,18 @@ def sent_messages_match_the_schema(request: pytest.FixtureRequest,
         yield sent
         return
     original = app_module.Connection.send_text
+    original_many = app_module.Connection.send_many
 
     def recording(self: Any, text: Any) -> None:
         sent.append(text if isinstance(text, str) else text.text)
         original(self, text)
 
+    def recording_many(self: Any, messages: Any) -> None:
+        sent.extend(m if isinstance(m, str) else m.text for m in messages)
+        original_many(self, messages)
+
     monkeypatch.setattr(app_module.Connection, "send_text", recording)
+    monkeypatch.setattr(app_module.Connection, "send_many", recording_many)
     yield sent
     seen: set[bytes | str] = set()
     for text in sent:

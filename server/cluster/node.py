@@ -105,6 +105,10 @@ class RemoteClient:
         self.cluster.bus.publish(self.cluster.node_channel(self.node),
                                  frame("deliver", {"to": [self.id]}, data))
 
+    def send_many(self, messages: list[str | Shared]) -> None:
+        for message in messages:
+            self.send_text(message)
+
     def joined(self, table_id: str) -> None:
         self.tables.add(table_id)
 

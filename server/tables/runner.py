@@ -73,6 +73,9 @@ class Client(Protocol):
     def send_text(self, text: str | Shared) -> None:
         """Send one message (a :class:`Shared` one goes to many clients)."""
 
+    def send_many(self, messages: list[str | Shared]) -> None:
+        """Send messages in order, in one write where the connection can."""
+
 
 class Lobby(Protocol):
     """What a runner tells the lobby."""
@@ -83,6 +86,20 @@ class Lobby(Protocol):
                  audience: tuple[ClientId, ...]) -> None: ...
 
     def seats_taken(self, runner: TableRunner, accounts: tuple[str, ...]) -> None: ...
+
+
+def _end_of_run(effects: list[Effect], start: int) -> int:
+    """Where the run of sends to the one client of ``effects[start]`` ends (exclusive)."""
+    first = effects[start]
+    assert isinstance(first, Send)
+    end = start + 1
+    if len(first.to) == 1:
+        while end < len(effects):
+            nxt = effects[end]
+            if type(nxt) is not Send or nxt.to != first.to:
+                break
+            end += 1
+    return end
 
 
 class TableRunner:
@@ -169,10 +186,18 @@ class TableRunner:
     # -- effects out -------------------------------------------------------------------------------
 
     async def _carry_out(self, effects: list[Effect]) -> None:
-        for effect in effects:
+        i, count = 0, len(effects)
+        while i < count:
+            effect = effects[i]
+            i += 1
             kind = type(effect)
             if kind is Send:
-                self._send(effect)  # type: ignore[arg-type]
+                end = _end_of_run(effects, i - 1)
+                if end > i:  # messages for one client in a row (a rejoin's missed events)
+                    self._send_run(effects[i - 1:end])  # type: ignore[arg-type]
+                    i = end
+                else:
+                    self._send(effect)  # type: ignore[arg-type]
             elif kind is Persist:
                 await self._persist(effect)  # type: ignore[arg-type]
             elif kind is SetTimer:
@@ -209,6 +234,17 @@ class TableRunner:
                 client.send_text(effect.message)
         if remote is not None:
             self._relay.append((remote, effect.message))
+
+    def _send_run(self, run: list[Send]) -> None:
+        """Messages for one client: in one write (one system call for hundreds)."""
+        client_id = run[0].to[0]
+        client = self.clients.get(client_id)
+        if client is None:
+            return
+        if client.remote:
+            self._relay.extend(([client_id], effect.message) for effect in run)
+        else:
+            client.send_many([effect.message for effect in run])
 
     def _flush_relay(self) -> None:
         batch, self._relay = self._relay, []
