@@ -59,11 +59,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ratings.change import Rating, RatingChange, Term, num, signed, unrated
+from ratings.change import Rating, RatingChange, Term, num, signed
 from ratings.fourway import thurstone
 from ratings.openskill_system import ELO_PER_BETA
 from ratings.result import GAME_KINDS, SIDE_NAMES, SIDES, GameKind, GameResult
-from ratings.system import check_rateable, lineup_ratings, unrated_reason
+from ratings.system import lineup_ratings, unless_finished
 
 OFFSETS = ("spades_par", "hearts_par")
 """The constants that are signed offsets (a final score), not positive scales."""
@@ -168,13 +168,10 @@ class Margin:
 
     def rate(self, result: GameResult, ratings: Mapping[str, Rating]) -> list[RatingChange]:
         """Every starting human's new skill, from the final scores."""
-        check_rateable(self.name, result, ratings)
         humans = [s.player for s in result.starters if s.is_rated_human]
-        why = unrated_reason(result)
-        if why is None and not result.completed:
-            why = "the game was not finished"
-        if why is not None:
-            return [unrated(p, ratings[p], why) for p in humans]
+        skipped = unless_finished(self.name, result, ratings, humans)
+        if skipped is not None:
+            return skipped
         m = self.kind_model(result.kind)
         before = [self._prior(ratings[p]) for p in result.players]
         chances = self._chances(result.kind, before)

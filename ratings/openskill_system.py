@@ -33,10 +33,10 @@ from typing import Any, Literal
 
 from openskill.models import BradleyTerryFull, PlackettLuce, ThurstoneMostellerFull
 
-from ratings.change import Rating, RatingChange, Term, num, signed, unrated
+from ratings.change import Rating, RatingChange, Term, num, signed
 from ratings.fourway import hearts_from_pairs, plackett_luce, thurstone
 from ratings.result import SIDE_NAMES, SIDES, GameKind, GameResult
-from ratings.system import check_rateable, lineup_ratings, unrated_reason
+from ratings.system import lineup_ratings, unless_finished
 
 ModelName = Literal["plackett_luce", "thurstone_mosteller", "bradley_terry"]
 _MODELS: dict[str, Any] = {
@@ -110,13 +110,10 @@ class WengLin:
 
     def rate(self, result: GameResult, ratings: Mapping[str, Rating]) -> list[RatingChange]:
         """Every starting human's new skill, from the order the game finished in."""
-        check_rateable(self.name, result, ratings)
         humans = [s.player for s in result.starters if s.is_rated_human]
-        why = unrated_reason(result)
-        if why is None and not result.completed:
-            why = "the game was not finished"
-        if why is not None:
-            return [unrated(p, ratings[p], why) for p in humans]
+        skipped = unless_finished(self.name, result, ratings, humans)
+        if skipped is not None:
+            return skipped
         teams, ranks, words = self._teams(result)
         chance = self._chances(teams, ratings)
         new = self._model.rate([[self._skill(ratings[p]) for p in team] for team in teams],

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from ratings.change import Rating, RatingChange
+from ratings.change import Rating, RatingChange, unrated
 from ratings.errors import InvalidResult, MissingRating, NotTwoTeams, WrongSystem
 from ratings.fourway import hearts_from_pairs
 from ratings.result import GAME_KINDS, GameKind, GameResult
@@ -88,6 +88,18 @@ def unrated_reason(result: GameResult) -> str | None:
         robots = [s.seat for s in result.starters if s.kind == "robot"]
         return f"a robot was seated at the start (seat {robots[0]})"
     return None
+
+
+def unless_finished(name: str, result: GameResult, ratings: Mapping[str, Rating],
+                    players: Sequence[str]) -> list[RatingChange] | None:
+    """For a system that rates only finished games: ``None`` if ``result`` is to be rated;
+    else each of ``players`` left unrated, with why (a robot at the start, or the game
+    not finished). Raises as :func:`check_rateable` does."""
+    check_rateable(name, result, ratings)
+    why = unrated_reason(result)
+    if why is None and not result.completed:
+        why = "the game was not finished"
+    return None if why is None else [unrated(p, ratings[p], why) for p in players]
 
 
 def chances_from_pairs(name: str, kind: GameKind, players: Sequence[str],

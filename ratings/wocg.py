@@ -37,7 +37,7 @@ from ratings import elo
 from ratings.change import Rating, RatingChange, Term, num, signed, unrated
 from ratings.result import SIDES, GameKind, GameResult, PlayerOutcome
 from ratings.stats import skill_ratio
-from ratings.system import chances_from_pairs, check_rateable, unrated_reason
+from ratings.system import chances_from_pairs, check_rateable, unless_finished, unrated_reason
 
 __all__ = ["WOCG", "Wocg", "skill_ratio"]
 
@@ -66,14 +66,11 @@ class Wocg:
         ``ratings`` must be the ratings at the start of the game (a quitter's
         too, not the one ``rate_quit`` gave them).
         """
-        check_rateable(self.name, result, ratings)
         seated = [s.player for s in result.starters
                   if s.is_rated_human and not result.left(s.player)]
-        why = unrated_reason(result)
-        if why is None and not result.completed:
-            why = "the game was not finished"
-        if why is not None:
-            return [unrated(p, ratings[p], why) for p in seated]
+        skipped = unless_finished(self.name, result, ratings, seated)
+        if skipped is not None:
+            return skipped
         rate_one = self._spades_player if result.kind == "spades" else self._hearts_player
         return [rate_one(result, p, ratings) for p in seated]
 
