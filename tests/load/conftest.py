@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -21,3 +23,13 @@ def bench_module(name: str):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def run_bench(name: str, *args: str) -> tuple[str, dict[str, str]]:
+    """Run ``bench/<name>.py`` with ``args`` (it must succeed); its output and the
+    ``key=value`` figures of its last line."""
+    run = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), *args],
+                         capture_output=True, text=True, timeout=240, cwd=BENCH.parent)
+    assert run.returncode == 0, run.stderr[-2000:]
+    last = run.stdout.strip().splitlines()[-1]
+    return run.stdout, dict(re.findall(r"(\w+)=([\d.]+)", last))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import sqlite3
 import subprocess
 import sys
@@ -13,23 +12,18 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from tests.load.conftest import bench_module
+from tests.load.conftest import bench_module, run_bench
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_load_reports_cpu_per_action_beside_the_relays():
-    run = subprocess.run([sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "1,2@50",
-                          "--duration", "1.5", "--idle", "5"],
-                         capture_output=True, text=True, timeout=240, cwd=ROOT)
-    assert run.returncode == 0, run.stderr[-2000:]
-    last = run.stdout.strip().splitlines()[-1]
-    figures = dict(re.findall(r"(\w+)=([\d.]+)", last))
-    # The busiest level without think time is the 1-table one here; both figures measured.
-    assert float(figures["cpu_us_per_action"]) > 0, last
-    assert float(figures["relay_cpu_us_per_action"]) > 0, last
-    assert float(figures["floor_cpu_us_per_action"]) > 0, last
-    assert "us/act" in run.stdout and "rly us" in run.stdout and "floor:" in run.stdout
+    out, figures = run_bench("load", "--tables", "1,2@50", "--duration", "1.5", "--idle", "5")
+    # The busiest level without think time is the 1-table one here; every figure measured.
+    assert float(figures["cpu_us_per_action"]) > 0, figures
+    assert float(figures["relay_cpu_us_per_action"]) > 0, figures
+    assert float(figures["floor_cpu_us_per_action"]) > 0, figures
+    assert "us/act" in out and "rly us" in out and "floor:" in out
 
 
 async def test_the_floor_stores_each_frame_before_sending_it_with_an_answer_and_a_prompt(
