@@ -617,6 +617,9 @@ class TableMachine:
         was_away = seat.client is None
         if was_away:
             self.note("rejoined", f"{seat.name} rejoined", seat)
+        # The seat's own connection asking again (to catch up) changes nothing a table
+        # or the lobby shows: told to everyone, its every rejoin was a write to each of them.
+        moved = seat.client != cmd.who.client or cmd.who.client in self.watchers
         seat.client = cmd.who.client
         self.watchers.pop(cmd.who.client, None)
         self.prompted.pop(seat.index, None)  # this connection has seen no prompt yet
@@ -629,7 +632,8 @@ class TableMachine:
             self.reply(cmd.who, Ok(id=cmd.rid))
             for message in missed:
                 self.send((cmd.who.client,), message)
-        self.changed()
+        if moved:
+            self.changed()
         # After the reply: what the return changes (a vote closed, the game going on)
         # reaches the client as events past its snapshot, and its turn is prompted once.
         if was_away and self.phase is Phase.PLAYING:

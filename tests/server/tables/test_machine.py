@@ -198,6 +198,24 @@ def test_a_rejoining_player_is_prompted_again():
     assert table.prompts(9) and table.prompts(9)[-1]["seat"] == first - 1
 
 
+def test_a_seat_s_own_connection_rejoining_to_catch_up_tells_no_one_else():
+    """Catching up changes no seat: the others hear nothing of it and the lobby no change
+    (told to everyone, a player asking again and again was a write to each of them)."""
+    table = bench()
+    table.seat_four()
+    seq = table.machine.log.seq
+    before = {c: len(table.inbox[c]) for c in (1, 3, 4)}
+    lobby = len(table.lobby)
+    for _ in range(5):
+        table.rejoin(2, last_seq=seq)  # seat 1's own connection, still there
+    assert {c: len(table.inbox[c]) for c in (1, 3, 4)} == before
+    assert len(table.lobby) == lobby
+    assert [m["type"] for m in table.inbox[2][-5:]] == ["ok"] * 5
+    table.drop(2)  # a real return is told: the seat is no longer away
+    table.rejoin(2, new_client=9, last_seq=seq)
+    assert table.events(1, "table")[-1]["info"]["seats"][1]["away"] is False
+
+
 def test_a_robot_answer_for_a_seat_its_player_took_back_is_dropped():
     """The flake: a robot played an away seat's turn after its player came back and was
     prompted, so the player's answer to that prompt was refused. A robot's answer is only
