@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from server.client import TrickroomClient
-from tests.web.conftest import ws_url
+from tests.web.conftest import start_app, ws_url
 from tests.web.play import guest_signs_in
 
 
@@ -34,3 +34,28 @@ async def test_a_playing_table_offers_no_seat_and_a_closed_one_leaves_the_list(w
                             "level": "random"})
         await short_card.wait_for(state="detached", timeout=30_000)
         assert await waiting_card.count() == 1
+
+
+async def test_a_room_with_more_tables_than_its_list_says_so(tmp_path, open_page):
+    """The server lists at most ``tables_listed`` tables, waiting ones first; the lobby
+    shows those and says how many more the room had."""
+    app = await start_app(tmp_path, tables_listed=2)
+    try:
+        async with TrickroomClient.connect(ws_url(app)) as host:
+            await host.request({"type": "guest", "name": "host"})
+            ids = [(await host.request({"type": "create_table", "room": "spades"}))
+                   ["table"]["id"] for _ in range(3)]
+            page = await open_page(app)
+            p = page.page
+            await guest_signs_in(p, "browser")
+            await p.locator(".room-link", has_text="spades").first.click()
+            await p.locator(".list-cut").wait_for()
+            assert "3 tables open" in await p.locator(".list-cut").inner_text()
+            assert "listed 2 of them" in await p.locator(".list-cut").inner_text()
+            shown = [await c.get_attribute("data-table") for c in
+                     await p.locator(".table-card").all()]
+            assert shown == ids[:2]  # the longest waiting first
+            await page.shot("list-cut")
+            page.check()
+    finally:
+        await app.stop()

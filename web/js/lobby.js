@@ -17,6 +17,7 @@ const gameName = (g) => (g === "hearts" ? "Hearts" : "Spades");
 export function mount(main, ctx, params) {
   let room = null; // the RoomInfo on screen
   const tables = new Map();
+  let cut = null; // { listed, total } when the room has more tables than its list gave
   let queue = null; // the last queue_status for this room
   let chat = null;
 
@@ -69,6 +70,7 @@ export function mount(main, ctx, params) {
     const reply = await ctx.conn.request({ type: "list_tables", room: r.name });
     tables.clear();
     for (const t of reply.tables) tables.set(t.id, t);
+    cut = reply.total > reply.tables.length ? { listed: reply.tables.length, total: reply.total } : null;
     renderRoom();
     chat?.destroy();
     chat = chatPanel(ctx, { key: `room:${r.name}`, title: `Room chat: ${r.name}`,
@@ -153,7 +155,8 @@ export function mount(main, ctx, params) {
           h("button", { type: "button", onclick: () => ctx.navigate(`/table/${t.id}`) }, "Watch"),
           !room.rated && waiting && empty ? h("button", { type: "button",
             onclick: () => ctx.conn.request({ type: "fill_robots", table: t.id }).catch(refuse) }, "Fill with robots") : null));
-    }));
+    }), cut ? h("li", { class: "empty-note list-cut" },
+      `The room had ${cut.total} tables open; the server listed ${cut.listed} of them, those waiting for players first.`) : null);
   }
 
   function createDialog() {
