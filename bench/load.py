@@ -251,6 +251,18 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+async def request(ws: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
+    """Send one request and read until its reply (events in between are skipped); an
+    error reply raises."""
+    await ws.send(json.dumps({**message, "id": "bench"}))
+    while True:
+        reply: dict[str, Any] = json.loads(await ws.recv())
+        if reply.get("id") == "bench":
+            if reply["type"] == "error":
+                raise RuntimeError(f"{message['type']}: {reply['message']}")
+            return reply
+
+
 def choose(prompt: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     if prompt["phase"] == "pass":
         return {"type": "pass", "cards": rng.sample(prompt["hand"], prompt["pass_count"])}
@@ -783,9 +795,9 @@ async def main(args: argparse.Namespace) -> int:
                   f"action must cost and nothing of a game (each frame stored in SQLite, "
                   f"group-committed, before it goes to four, with an answer and a prompt "
                   f"beside it): {floor_rate:.0f} frames/s, {floor_us:.0f} µs CPU a frame, "
-                  f"{floor_us / busiest.relay_cpu_us:.1f}× the relay's "
+                  f"{floor_us / max(busiest.relay_cpu_us, 1e-9):.1f}× the relay's "
                   f"{busiest.relay_cpu_us:.0f}; the server's {busiest.cpu_us_per_action:.0f} "
-                  f"is {busiest.cpu_us_per_action / floor_us:.1f}× the floor")
+                  f"is {busiest.cpu_us_per_action / max(floor_us, 1e-9):.1f}× the floor")
             kib = await idle_memory(args.idle, workdir, config)
             if server_cpus:
                 print(f"pinned: servers on core {cores[-1]}, clients on cores {cores[:-1]} "

@@ -24,25 +24,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import tempfile
 from pathlib import Path
 
-from load import LOAD_CONFIG, Server, cpu_seconds, raise_fd_limit
+from load import LOAD_CONFIG, Server, cpu_seconds, raise_fd_limit, request
 from rich.progress import Progress
 from websockets.asyncio.client import ClientConnection, connect
-
-
-async def request(ws: ClientConnection, message: dict[str, object]) -> dict[str, object]:
-    """Send one request and read until its reply (events in between are skipped)."""
-    await ws.send(json.dumps({**message, "id": 1}))
-    while True:
-        reply = json.loads(await ws.recv())
-        if reply.get("id") == 1:
-            if reply["type"] == "error":
-                raise RuntimeError(f"{message['type']}: {reply['message']}")
-            return reply
 
 
 async def seated_table(url: str, i: int) -> ClientConnection:

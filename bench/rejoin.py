@@ -22,24 +22,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-from load import LOAD_CONFIG, Server, cpu_seconds, raise_fd_limit
-from websockets.asyncio.client import ClientConnection, connect
+from load import LOAD_CONFIG, Server, cpu_seconds, raise_fd_limit, request
+from websockets.asyncio.client import connect
 
 LONG_GAME = LOAD_CONFIG.replace("rules = { mercy = 200 }",
                                 "rules = { target = 5000, mercy = 5000 }")
 
-
-async def request(ws: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
-    """Send one request and read until its reply (events in between are skipped)."""
-    await ws.send(json.dumps({**message, "id": 7}))
-    while True:
-        reply: dict[str, Any] = json.loads(await ws.recv())
-        if reply.get("id") == 7:
-            if reply["type"] == "error":
-                raise RuntimeError(f"{message['type']}: {reply['message']}")
-            return reply
 
 
 async def main(args: argparse.Namespace) -> int:

@@ -192,8 +192,10 @@ class TableRunner:
             i += 1
             kind = type(effect)
             if kind is Send:
-                end = _end_of_run(effects, i - 1)
-                if end > i:  # messages for one client in a row (a rejoin's missed events)
+                nxt = effects[i] if i < count else None
+                if type(nxt) is Send and nxt.to == effect.to and len(nxt.to) == 1:  # type: ignore[attr-defined]
+                    # Messages for one client in a row (a rejoin's missed events).
+                    end = _end_of_run(effects, i - 1)
                     self._send_run(effects[i - 1:end])  # type: ignore[arg-type]
                     i = end
                 else:
