@@ -111,7 +111,7 @@ LEVELS = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
 MAX_HANDS = 200
 CLIP = 1e-3
 CACHE = Path("/tmp/trickroom-ratings-real")
-FORMAT = 1  # bump when the games played for the same options change
+FORMAT = 2  # bump when the games played, or what is kept of them, change
 
 
 # -- the players ----------------------------------------------------------------------------
@@ -132,11 +132,13 @@ class GradedRobot:
 
 @dataclass(frozen=True)
 class Played:
-    """One whole game: the players (indices) in seat order, scores per seat, winning seats."""
+    """One whole game: the players (indices) in seat order, scores per seat, winning seats,
+    hands played."""
 
     seats: tuple[int, int, int, int]
     scores: tuple[int, int, int, int]
     winners: tuple[int, ...]
+    hands: int
 
 
 def play_one(kind: GameKind, eps: Sequence[float], seed: int, number: int) -> Played:
@@ -158,7 +160,8 @@ def play_one(kind: GameKind, eps: Sequence[float], seed: int, number: int) -> Pl
         game.next_hand()
     outcome = game.result()
     scores = tuple(outcome.seat_scores)
-    return Played(seats, scores, tuple(outcome.winners))  # type: ignore[arg-type]
+    return Played(seats, scores, tuple(outcome.winners),  # type: ignore[arg-type]
+                  outcome.hands_played)
 
 
 def play_chunk(kind: GameKind, eps: Sequence[float], seed: int, numbers: range
@@ -175,8 +178,8 @@ def season(kind: GameKind, eps: Sequence[float], games: int, seed: int, jobs: in
         path = cache / f"{kind}-{hashlib.sha1(key.encode()).hexdigest()[:16]}.json"
         if path.exists() and not fresh:
             tick(games)
-            return [Played(tuple(s), tuple(c), tuple(w))  # type: ignore[arg-type]
-                    for s, c, w in json.loads(path.read_text())["games"]]
+            return [Played(tuple(s), tuple(c), tuple(w), h)  # type: ignore[arg-type]
+                    for s, c, w, h in json.loads(path.read_text())["games"]]
     step = 25
     chunks = [range(i, min(i + step, games)) for i in range(0, games, step)]
     played: list[Played] = []
@@ -194,7 +197,7 @@ def season(kind: GameKind, eps: Sequence[float], games: int, seed: int, jobs: in
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"key": key, "games": [
-            [list(p.seats), list(p.scores), list(p.winners)] for p in played]}))
+            [list(p.seats), list(p.scores), list(p.winners), p.hands] for p in played]}))
     return played
 
 
@@ -471,7 +474,8 @@ def rate_season(system: RatingSystem, kind: GameKind, games: Sequence[Played],
         predictions.append(system.win_probability(kind, players, ratings))
         if kind == "hearts":
             old.append(old_hearts_rule(system, [ratings[p] for p in players]))
-        result = GameResult.of(kind, system.name, players, g.scores, winners=g.winners)
+        result = GameResult.of(kind, system.name, players, g.scores, winners=g.winners,
+                               hands=g.hands)
         for change in system.rate(result, ratings):
             ratings[change.player] = change.after
         trace.append(spearman([ratings[p].value for p in names], strength))
@@ -548,7 +552,7 @@ TUNED = ("zone_tuned", "wocg_tuned", "openskill_tuned", "margin")
 
 def results(kind: GameKind, system: str, games: Sequence[Played]) -> list[GameResult]:
     return [GameResult.of(kind, system, [f"p{p}" for p in g.seats], g.scores,
-                          winners=g.winners) for g in games]
+                          winners=g.winners, hands=g.hands) for g in games]
 
 
 def refit_tuned(kind: GameKind, games: Sequence[Played]) -> list[Fit]:

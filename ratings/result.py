@@ -109,7 +109,9 @@ class GameResult:
     the leading score over the target, 0..1. ``first_disconnect`` names the
     player responsible for the first disconnection (the points system's
     multipliers); when it is ``None`` the first departure is taken. Departures
-    are listed in the order they happened.
+    are listed in the order they happened. ``hands`` is the number of hands
+    played, 0 when not known: a final score is a sum over the hands, so the
+    systems that read scores read them as points a hand (:mod:`ratings.margin`).
     """
 
     kind: GameKind
@@ -122,6 +124,7 @@ class GameResult:
     progress: float = 1.0
     departures: tuple[Departure, ...] = ()
     first_disconnect: str | None = None
+    hands: int = 0
     _starters: tuple[Seat, ...] = field(init=False, repr=False, compare=False)
     _players: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
@@ -146,6 +149,7 @@ class GameResult:
         departures: Sequence[Departure] = (),
         first_disconnect: str | None = None,
         robots: Sequence[int] = (),
+        hands: int = 0,
     ) -> GameResult:
         """Build a result for four starting players given in seat order (``robots``: seats)."""
         seats = tuple(
@@ -153,7 +157,7 @@ class GameResult:
             for seat, player in enumerate(players)
         )
         return cls(kind, system, seating, seats, tuple(scores), tuple(winners), completed,
-                   progress, tuple(departures), first_disconnect)
+                   progress, tuple(departures), first_disconnect, hands)
 
     # Who sat where
 
@@ -277,6 +281,9 @@ def _check(r: GameResult) -> None:
     if not (isinstance(r.progress, int | float) and math.isfinite(r.progress)
             and 0.0 <= r.progress <= 1.0):
         raise InvalidResult(f"progress must be a fraction of the target in 0..1, got {r.progress}")
+    if not (isinstance(r.hands, int) and r.hands >= 0):
+        raise InvalidResult(
+            f"hands must be a count of hands played (0: not known), got {r.hands!r}")
     if r.kind == "spades":
         _check_spades(r)
     else:

@@ -87,7 +87,8 @@ def stored_result(game: Mapping[str, Any], system: str) -> GameResult | None:
         return GameResult(kind, system, game["seating"],
                           tuple(Seat(i, str(name)) for i, name in enumerate(starters)),
                           tuple(int(x) for x in scores), tuple(result.get("winners", ())),
-                          True, float(result.get("progress", 1.0)))
+                          True, float(result.get("progress", 1.0)),
+                          hands=int(result.get("hands_played", 0)))
     except RatingError:  # a record the ratings cannot read is left out, like a robot's game
         return None
 

@@ -24,7 +24,8 @@ def game_result(kind: str, system: str, seating: str, starters: list[str],
     seats += [Seat(i, name, "substitute", False) for i, name in substitutes]
     return GameResult(kind, system, seating, tuple(seats),  # type: ignore[arg-type]
                       tuple(outcome.seat_scores), tuple(outcome.winners), outcome.finished,
-                      outcome.progress, tuple(departures), first_disconnect)
+                      outcome.progress, tuple(departures), first_disconnect,
+                      outcome.hands_played)
 
 
 def when(ts: float) -> str:

@@ -54,8 +54,8 @@ def test_a_rank_correlation_stays_above_the_bar_from_its_last_dip(bench):
 
 
 def test_the_oracle_learns_that_the_careful_robot_wins(bench):
-    games = [bench.Played((0, 1, 2, 3), (0, 50, 60, 70), (0,))] * 30 + [
-        bench.Played((1, 0, 2, 3), (0, 50, 60, 70), (0,))] * 10
+    games = [bench.Played((0, 1, 2, 3), (0, 50, 60, 70), (0,), 9)] * 30 + [
+        bench.Played((1, 0, 2, 3), (0, 50, 60, 70), (0,), 9)] * 10
     chances = bench.oracle("hearts", games, [0, 1, 1, 1], 2)
     assert chances[0][0] == pytest.approx(0.75, abs=1e-6)  # 30 of 40 games
     assert sum(chances[0]) == pytest.approx(1)

@@ -47,9 +47,30 @@ def test_a_bigger_win_moves_the_ratings_more():
 
 
 def test_a_score_is_judged_against_par_as_well_as_against_the_other_side():
-    # Par is -90: a side that loses 450 to 500 has still scored far above it.
-    new = after(spades("ABCD", 500, 450), newcomers())
+    # Par is -42 a hand: a side that loses 450 to 500 in ten hands has still scored far above.
+    new = after(spades("ABCD", 500, 450, hands=10), newcomers())
     assert new["B"].value > 1500 and new["A"].value > new["B"].value
+
+
+def test_a_win_in_fewer_hands_is_the_wider_win():
+    # 300 to 100 in four hands is 75 against 25 a hand; in twelve, 25 against 8.
+    quick = after(spades("ABCD", 300, 100, hands=4), newcomers())
+    slow = after(spades("ABCD", 300, 100, hands=12), newcomers())
+    assert quick["A"].value - quick["B"].value > slow["A"].value - slow["B"].value > 0
+
+
+def test_a_longer_game_at_the_same_pace_tells_more():
+    # 60 against −20 a hand, over three hands or over ten: ten hands are more evidence.
+    short = after(spades("ABCD", 180, -60, hands=3), newcomers())
+    long = after(spades("ABCD", 600, -200, hands=10), newcomers())
+    assert long["A"].sigma < short["A"].sigma
+    assert long["A"].value > short["A"].value > 1500
+
+
+def test_a_result_that_does_not_say_its_hands_is_read_over_a_typical_game():
+    typical = round(MARGIN.spades_hands)
+    assert after(spades("ABCD", 300, 100), newcomers()) == after(
+        spades("ABCD", 300, 100, hands=typical), newcomers())
 
 
 @settings(max_examples=60, deadline=None)
@@ -72,7 +93,7 @@ def test_a_side_can_win_and_still_be_told_it_did_less_than_expected():
     ratings = {"A": Rating(1900, 60), "B": Rating(1300, 60), "C": Rating(1900, 60),
                "D": Rating(1300, 60)}
     assert MARGIN.win_probability("spades", "ABCD", ratings)[0] > 0.95
-    new = after(spades("ABCD", 150, 140), ratings)  # expected about 130 to −230
+    new = after(spades("ABCD", 150, 140, hands=6), ratings)  # expected about 20 to −100 a hand
     assert new["A"].value < 1900 and new["B"].value > 1300
 
 
@@ -80,11 +101,11 @@ def test_the_update_is_the_exact_gaussian_posterior():
     # rho 0 decouples the sides: NS's score is par + points (xN + xS) + noise.
     system = replace(MARGIN, spades_rho=0.0)
     ratings = newcomers()
-    result = replace(spades("ABCD", 300, 0), system="margin")
+    result = replace(spades("ABCD", 300, 0, hands=6), system="margin")
     new = {c.player: c.after for c in system.rate(result, ratings)}
     p, s, b, par = system.spades_points, system.sigma, system.spades_beta, system.spades_par
-    spread = 2 * p * p * s * s + b * b
-    assert new["A"].value == pytest.approx(1500 + s * s * p * (300 - par) / spread)
+    spread = 2 * p * p * s * s + b * b / 6  # the noise of a mean over six hands
+    assert new["A"].value == pytest.approx(1500 + s * s * p * (300 / 6 - par) / spread)
     assert new["A"].sigma == pytest.approx(math.sqrt(s * s * (1 - s * s * p * p / spread)))
 
 
@@ -104,8 +125,8 @@ def test_lopsided_games_rank_the_stronger_players_first_whoever_they_partner():
         table = "".join(rng.sample("ABCDEFGH", 4))
         north_south = sum(p in strong for p in table[0::2])
         east_west = sum(p in strong for p in table[1::2])
-        ratings.update(after(spades(table, 100 + 150 * north_south,
-                                    100 + 150 * east_west), ratings))
+        ratings.update(after(spades(table, 100 + 250 * north_south,
+                                    100 + 250 * east_west, hands=5), ratings))
     order = sorted(ratings, key=lambda p: -ratings[p].value)
     assert set(order[:3]) == strong
 
@@ -169,10 +190,10 @@ def test_unfinished_games_and_robots_rate_no_one():
 
 
 def test_the_breakdown_says_what_was_expected_and_the_model():
-    change = MARGIN.rate(spades("ABCD", 480, 120), newcomers())[0]
+    change = MARGIN.rate(spades("ABCD", 480, 120, hands=8), newcomers())[0]
     words = [str(t) for t in change.breakdown]
-    assert words[2] == "North–South finished on 480; expected −90"
-    assert words[3].startswith("final-score model: a side scores −90 + 0.25 × (own skill")
+    assert words[2] == "North–South finished on 480 in 8 hands (60 a hand); expected −42 a hand"
+    assert words[3].startswith("final-score model: a side scores −42 a hand + 0.075 × (own")
 
 
 def test_shown_is_conservative_and_bounded():
@@ -206,16 +227,18 @@ def synthetic_spades(par: float, games: int, seed: int) -> list[GameResult]:
     for _ in range(games):
         table = rng.sample(sorted(skill), 4)
         own = [skill[table[0]] + skill[table[2]], skill[table[1]] + skill[table[3]]]
-        scores = [round(par + MARGIN.spades_points * (own[s] - MARGIN.spades_rho * own[1 - s])
-                        + rng.gauss(0.0, MARGIN.spades_beta)) for s in (0, 1)]
-        out.append(GameResult.of("spades", "margin", table, (*scores, *scores)))
+        hands = rng.randint(3, 12)
+        rates = [par + MARGIN.spades_points * (own[s] - MARGIN.spades_rho * own[1 - s])
+                 + rng.gauss(0.0, MARGIN.spades_beta / math.sqrt(hands)) for s in (0, 1)]
+        scores = [round(hands * r) for r in rates]
+        out.append(GameResult.of("spades", "margin", table, (*scores, *scores), hands=hands))
     return out
 
 
 def test_refit_finds_a_room_s_par_and_predicts_its_games_better():
-    games = synthetic_spades(par=250.0, games=300, seed=3)
+    games = synthetic_spades(par=25.0, games=300, seed=3)
     fit = refit(MARGIN, games, rounds=1)
     assert fit.gain > 0
-    assert fit.system.spades_par == pytest.approx(250.0, abs=40.0)
+    assert fit.system.spades_par == pytest.approx(25.0, abs=4.0)
     assert fit.system.hearts_par == MARGIN.hearts_par  # a Spades room moves Spades' only
     assert fit.system.hearts_beta == MARGIN.hearts_beta

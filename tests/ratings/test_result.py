@@ -59,6 +59,11 @@ class TestBadResults:
         with pytest.raises(InvalidResult, match="progress"):
             GameResult.of("spades", "wocg", "ABCD", (500, 300, 500, 300), progress=1.5)
 
+    def test_a_negative_or_fractional_count_of_hands(self):
+        for hands in (-1, 2.5):
+            with pytest.raises(InvalidResult, match="hands must be a count"):
+                GameResult.of("spades", "wocg", "ABCD", (500, 300, 500, 300), hands=hands)
+
     def test_unknown_game_kind_and_seating(self):
         with pytest.raises(InvalidResult, match="unknown game kind 'bridge'"):
             GameResult.of("bridge", "wocg", "ABCD", (1, 2, 1, 2))  # type: ignore[arg-type]

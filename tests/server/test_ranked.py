@@ -59,6 +59,8 @@ def ranked_config():
                                                 rules={**room.rules, **LONG_SPADES})
         else:
             rooms[name] = room
+    rooms["spades-margin"] = replace(rooms["spades-openskill"], name="spades-margin",
+                                     system="margin")
     return replace(config, rooms=rooms)
 
 
@@ -171,6 +173,21 @@ async def test_a_complete_ranked_game_is_rated_as_the_ratings_module_says(
     assert record["ratings"] == shown
     assert len(record["hands"]) == record["result"]["hands_played"]
     assert all(len(h["tricks"]) == 13 for h in record["hands"])
+
+
+async def test_the_final_score_model_is_told_how_many_hands_a_spades_game_took(ranked_app):
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
+        table = await seat(clients, "spades-margin")
+        ends = await asyncio.wait_for(asyncio.gather(
+            *(autoplay(c, table, i) for i, c in enumerate(clients))), 120)
+        stored = await ranked_app.store.game(game_id_of(clients[0]))
+    assert stored is not None
+    shown = ends[0]["ratings"]
+    assert shown == stored["ratings"] == expected_changes(stored, "margin")
+    hands = stored["result"]["hands_played"]
+    for change in shown:  # read a hand at a time, over the game's own hands
+        assert f" in {hands} hands (" in change["breakdown"][2]["text"], change["breakdown"]
 
 
 # -- eligibility ----------------------------------------------------------------------------
