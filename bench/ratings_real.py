@@ -45,6 +45,10 @@ Measures, per system and game kind:
   ``p^b`` renormalised over the sides or seats (in Spades this is the logistic
   regression of the result on ``logit p``): 1 is calibrated, below 1
   overconfident, above 1 too flat.
+* Under the Spades table, ``ρ@300`` of a filter keeping every correlation
+  between the players on ``margin``'s model (:func:`joint_rho`): the ranking
+  the scores and hand counts of the first 300 games support, which a rating a
+  player approaches but cannot pass.
 * ``ratings`` and ``shown``: the lowest and highest final rating, raw
   (``Rating.value``) and as a player reads it (``RatingSystem.shown``).
 
@@ -528,6 +532,7 @@ class Report:
     naive: float
     naive_brier: float
     games: int
+    joint_rho_300: float = math.nan  # Spades: :func:`joint_rho` of the ``margin`` preset
 
 
 def evaluate(kind: GameKind, games: Sequence[Played], eps: Sequence[float],
@@ -541,8 +546,44 @@ def evaluate(kind: GameKind, games: Sequence[Played], eps: Sequence[float],
     scores = [score(s, kind, games, strength, best, tick) for s in systems]
     scores = [s if i < len(SYSTEMS) else replace(s, system=f"{s.system}_refit")
               for i, s in enumerate(scores)]
+    joint = (joint_rho(games, strength, Margin()) if kind == "spades" and len(games) >= 300
+             else math.nan)
     return Report(kind, scores, log_loss(targets, best), brier(kind, targets, best),
-                  log_loss(targets, naive), brier(kind, targets, naive), len(games))
+                  log_loss(targets, naive), brier(kind, targets, naive), len(games), joint)
+
+
+# -- the most a season's scores can tell --------------------------------------------------
+
+
+def joint_rho(games: Sequence[Played], strength: Sequence[float], system: Margin,
+              upto: int = 300) -> float:
+    """Spearman with the true level of the skills a filter keeping every correlation would
+    hold after ``upto`` Spades games: the exact posterior mean of ``system``'s model.
+
+    The final-score model is linear and Gaussian, so after ``n`` games the
+    belief over all the players at once is ``N(m, (P⁻¹ + Hᵀ R⁻¹ H)⁻¹)``: a
+    rating a player (``margin``) keeps only each player's marginal, and loses
+    what the games told about pairs (partners' skills become anti-correlated).
+    This is the ranking the scores and hand counts of those games support.
+    """
+    m = system.kind_model("spades")
+    n = len(strength)
+    info = [[(1.0 / system.sigma ** 2 if i == j else 0.0) for j in range(n)] for i in range(n)]
+    rhs = [0.0] * n
+    for g in games[:upto]:
+        for side in (0, 1):
+            row = [0.0] * n
+            for seat, p in enumerate(g.seats):
+                row[p] += m.points * (1.0 if seat % 2 == side else -m.rho)
+            weight = g.hands / m.beta ** 2
+            surprise = g.scores[side] / g.hands - m.par
+            for i in range(n):
+                if row[i]:
+                    rhs[i] += weight * row[i] * surprise
+                    for j in range(n):
+                        if row[j]:
+                            info[i][j] += weight * row[i] * row[j]
+    return spearman(solve(info, rhs), strength)
 
 
 # -- the tuned presets refitted on a season of their own -------------------------------------
@@ -664,6 +705,10 @@ def run(args: argparse.Namespace, console: Console) -> dict[GameKind, Report]:
             progress.remove_task(task)
     for kind in KINDS:
         console.print(table(reports[kind]))
+        if not math.isnan(reports[kind].joint_rho_300):
+            console.print(f"  a filter keeping every correlation between the {len(eps)} players "
+                          f"(what a rating a player cannot keep), on margin's model: ρ@300 "
+                          f"{reports[kind].joint_rho_300:.3f}", soft_wrap=True)
         if kind in fits:
             console.print(f"  refitted on season {args.fit_seed}: " + "; ".join(
                 f"{f.system.name} {describe(f.system, kind)} "

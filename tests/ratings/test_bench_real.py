@@ -59,3 +59,21 @@ def test_the_oracle_learns_that_the_careful_robot_wins(bench):
     chances = bench.oracle("hearts", games, [0, 1, 1, 1], 2)
     assert chances[0][0] == pytest.approx(0.75, abs=1e-6)  # 30 of 40 games
     assert sum(chances[0]) == pytest.approx(1)
+
+
+def test_the_joint_filter_ranks_players_by_the_points_a_hand_their_sides_score(bench):
+    import random
+
+    rng = random.Random(4)
+    strength = [0.0, -0.2, -0.4, -0.6, -0.8, -1.0, -1.2, -1.4]
+    games = []
+    for _ in range(300):
+        seats = tuple(rng.sample(range(8), 4))
+        hands = rng.randint(2, 9)
+        sides = [round(hands * (10 + 60 * (strength[seats[side]] + strength[seats[side + 2]])
+                                + rng.gauss(0, 5))) for side in (0, 1)]
+        games.append(bench.Played(seats, (*sides, *sides), (), hands))
+    assert bench.joint_rho(games, strength, bench.Margin()) == pytest.approx(1.0)
+    shuffled = [bench.Played(g.seats, g.scores, (), g.hands) for g in games]
+    rng.shuffle(strength)  # the same games against levels they do not follow
+    assert bench.joint_rho(shuffled, strength, bench.Margin()) < 0.9
