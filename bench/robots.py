@@ -9,6 +9,12 @@ game ``seed`` is the same deal in every replay of that seed:
 * Hearts: each game is played four times, the tested robot in seat 0, 1, 2
   and 3 in turn against three copies of the opponent.
 
+A seat's robot gets the same seed in every replay, and the search robot draws
+its bids and passes from an RNG apart from its cards', so replays differ only
+where the tested and the opposing robot decide differently (common random
+numbers: a pairing of search bids against heuristic bids with the same card
+search is not drowned in the luck of the card search).
+
 A *deal* is one (seed, hand) pair; its value is the tested robot's mean margin
 over the replays that reached it: in Spades its side's points minus the
 other side's, in Hearts the opponents' average points minus its own (positive
@@ -293,8 +299,11 @@ def play_seed(pairing: Pairing, seed: int, settings: Settings) -> GameRecord:
         else:
             tested = {rot}
             game = HeartsGame(HeartsRules(), seed=seed)
+        # A seat's robot has the same seed in every replay, so that where the tested and
+        # the opposing robot decide alike (the same bids, the same passes) they play the
+        # same cards, and the replays differ only where the decisions do.
         players = [make_player(pairing.tested if s in tested else pairing.opponent,
-                               seed * 16 + rot * 4 + s, settings, os_game) for s in range(4)]
+                               seed * 16 + s, settings, os_game) for s in range(4)]
         _play_game(game, players, tested, record)
     return record
 

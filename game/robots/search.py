@@ -23,6 +23,10 @@ line. Hearts passes are searched by :mod:`game.robots.passing` unless
 heuristic's.
 
 The budget is a number of play-outs, so a seed and a count fix every choice.
+Bids and passes draw from an RNG of their own, apart from the cards', so that
+two robots of one seed that differ only in how they bid (or pass) play the
+same cards whenever they bid the same: a duplicate bench then compares the
+bids alone, not the luck of the card search.
 ``DEFAULT_SIMULATIONS`` is calibrated to about 200 ms for an early decision on
 the reference machine, later ones being cheaper. A caller that wants a wall
 clock bound (the server) passes ``clock`` (seconds, e.g. ``time.monotonic``)
@@ -92,6 +96,7 @@ class SearchRobot:
                  search_bids: bool = True, search_passes: bool = True,
                  search_cards: bool = True) -> None:
         self.rng = random.Random(seed)
+        self.decision_rng = random.Random(f"bids and passes {seed}")
         self.simulations = simulations if simulations is not None else DEFAULT_SIMULATIONS
         self.budget = budget_ms / 1000.0
         self.clock = clock
@@ -138,7 +143,7 @@ class SearchRobot:
         """The cards to pass for the seat of ``view`` (Hearts), by search."""
         clock = self.clock
         deadline = clock() + self.budget if clock is not None else 0.0
-        search = PassSearch(self.rng, self.simulations, clock, deadline)
+        search = PassSearch(self.decision_rng, self.simulations, clock, deadline)
         action = search.choose(view, deal)
         self.last_playouts = search.playouts
         return action
@@ -150,7 +155,7 @@ class SearchRobot:
         """
         clock = self.clock
         deadline = clock() + self.budget if clock is not None else 0.0
-        search = BidSearch(self.rng, self.simulations, clock, deadline)
+        search = BidSearch(self.decision_rng, self.simulations, clock, deadline)
         action = search.choose(view, deal)
         self.last_playouts = search.playouts
         self.last_explanation = search.explanation

@@ -68,6 +68,23 @@ def test_the_same_seed_and_count_make_the_same_choices():
     assert len(set(a)) == 1
 
 
+def test_a_searched_bid_or_pass_leaves_the_card_play_as_it_would_be():
+    """Bids and passes draw from their own RNG: a robot that searched its bid plays the
+    same cards as one of the same seed that bid by the rules of thumb, so a duplicate
+    bench compares the bids alone."""
+    for game, cut in ((SpadesGame(seed=12), 9), (HeartsGame(seed=12), 16)):
+        searched = SearchRobot(5, simulations=60)
+        plain = SearchRobot(5, simulations=60, search_bids=False, search_passes=False)
+        first = game.view(game.awaiting[0])
+        searched.choose(first)
+        plain.choose(first)
+        assert searched.rng.getstate() == plain.rng.getstate()
+        seat = advance(game, cut, 2)
+        assert game.phase == "play"
+        view = game.view(seat)
+        assert searched.choose(view) == plain.choose(view)
+
+
 def test_with_no_time_it_plays_the_heuristic_card():
     game = SpadesGame(seed=8)
     seat = advance(game, 9, 2)
