@@ -142,7 +142,7 @@ class Margin:
         pars: dict[str, float] = {}
         for kind in GAME_KINDS:
             scores = [s for r in results if r.kind == kind
-                      for s in self._observed(kind, r.scores, self._hands(r))]
+                      for s in self._observed(kind, self._rates(r))]
             if scores:
                 pars[f"{kind}_par"] = sum(scores) / len(scores)
         return replace(self, **pars)  # type: ignore[arg-type]
@@ -161,6 +161,12 @@ class Margin:
         if result.kind == "hearts":
             return 1.0
         return float(result.hands) if result.hands > 0 else self.spades_hands
+
+    def _rates(self, result: GameResult) -> list[float]:
+        """Each seat's score as the model reads it: a hand at a time in Spades, whole in
+        Hearts."""
+        hands = self._hands(result)
+        return [x / hands for x in result.scores]
 
     # The number a player reads
 
@@ -206,7 +212,7 @@ class Margin:
         hands = self._hands(result)
         before = [self._prior(ratings[p]) for p in result.players]
         chances = self._chances(result.kind, before)
-        rates = [x / hands for x in result.scores]
+        rates = self._rates(result)
         after = self._update(result.kind, before, rates, hands)
         unit = " a hand" if result.kind == "spades" else ""
         how = (f"final-score model: a side scores {num(m.par)}{unit} "
@@ -220,7 +226,7 @@ class Margin:
             seen = rates
             words = self._words(result, seat, hands)
             if result.left(p):
-                seen = self._forfeit(result, before, seat, hands)
+                seen = self._forfeit(result, before, seat, rates, hands)
                 words = ("left before the end: rated as scoring at least "
                          + num(m.beta / math.sqrt(hands)) + unit + " below the expected")
             new = self._update(result.kind, before, seen, hands) if result.left(p) else after
@@ -253,20 +259,19 @@ class Margin:
         return (f"{SIDE_NAMES[seat % 2]} finished on {result.scores[seat]} {over} "
                 f"({num(result.scores[seat] / hands)} a hand)")
 
-    def _forfeit(self, result: GameResult, lineup: Sequence[Rating], seat: int, hands: float
-                 ) -> list[float]:
+    def _forfeit(self, result: GameResult, lineup: Sequence[Rating], seat: int,
+                 rates: Sequence[float], hands: float) -> list[float]:
         """The points a hand a leaver is rated on: every other side's as expected, the
         leaver's side's one spread of the game's (``beta / √hands``) worse than
         expected, or its real points a hand if that is worse."""
         m = self.kind_model(result.kind)
-        rates = [self._expected(result.kind, lineup, i) for i in range(4)]
+        seen = [self._expected(result.kind, lineup, i) for i in range(4)]
         mine = SIDES[seat % 2] if result.kind == "spades" else (seat,)
         spread = m.beta / math.sqrt(hands)
         for i in mine:
-            worse = rates[i] + (spread if m.lower_wins else -spread)
-            real = result.scores[i] / hands
-            rates[i] = max(worse, real) if m.lower_wins else min(worse, real)
-        return rates
+            worse = seen[i] + (spread if m.lower_wins else -spread)
+            seen[i] = max(worse, rates[i]) if m.lower_wins else min(worse, rates[i])
+        return seen
 
     def _rows(self, kind: GameKind) -> list[list[float]]:
         """Each observed score's weights on the four seats' skills (``points`` aside)."""
@@ -278,10 +283,9 @@ class Margin:
         return [[sign * (1.0 if seat == i else -m.rho) for seat in range(4)] for i in range(4)]
 
     @staticmethod
-    def _observed(kind: GameKind, scores: Sequence[float], hands: float = 1.0) -> list[float]:
-        """The points a hand the model explains: one a side in Spades, one a seat in Hearts."""
-        sides = scores[:2] if kind == "spades" else scores
-        return [s / hands for s in sides]
+    def _observed(kind: GameKind, scores: Sequence[float]) -> list[float]:
+        """The scores the model explains: one a side in Spades, one a seat in Hearts."""
+        return list(scores[:2] if kind == "spades" else scores)
 
     def _expected(self, kind: GameKind, lineup: Sequence[Rating], seat: int) -> float:
         """The points a hand expected of ``seat``'s side before the game."""
