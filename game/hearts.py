@@ -138,6 +138,14 @@ class PassOptions(Sequence[Pass]):
         return (len(action.cards) == len(self._combos[0]) if self._combos else False) and set(
             action.cards) <= set(self._cards) and len(set(action.cards)) == len(action.cards)
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PassOptions):
+            return self._cards == other._cards and self._combos == other._combos
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((tuple(self._cards), len(self._combos)))
+
     def __repr__(self) -> str:
         hand = " ".join(CARD_TEXT[c] for c in self._cards)
         return f"PassOptions({len(self)} ways to pass from {hand})"

@@ -116,7 +116,8 @@ class TrickView:
     tricks_won: tuple[int, ...]
     scores: tuple[int, ...]
     hand_results: tuple[Any, ...]
-    legal: tuple[Action, ...] = field(default=())
+    # Immutable: a tuple, or in the pass a lazy sequence of its hundreds of passes.
+    legal: Sequence[Action] = field(default=())
     # The seat's cards it may not play now, each with why (the seat to act, play phase only).
     illegal: tuple[tuple[int, str], ...] = field(default=())
 
@@ -491,7 +492,7 @@ class TrickGame:
             "tricks": tuple(self.tricks),
             "tricks_won": tuple(self.tricks_won),
             "hand_results": tuple(self.hand_results),
-            "legal": tuple(self.legal_actions(seat)) if seat is not None
+            "legal": self.legal_actions(seat) if seat is not None
             and seat in self.awaiting else (),
             "illegal": self.illegal_plays(seat) if seat is not None else (),
         }

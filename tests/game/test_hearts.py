@@ -79,6 +79,17 @@ def test_the_pass_options_are_every_three_card_choice():
     assert pass_of("2C", "3C", "4C") in options and pass_of("2C", "3C", "2D") not in options
 
 
+def test_a_seat_s_view_in_the_pass_offers_its_passes_without_listing_them():
+    """A view is built for every seat on every event: its 286 passes stay lazy, and two
+    views of one state are equal, as views of any other phase are."""
+    g = HeartsGame.from_hands(ONE_SUIT_EACH)
+    view = g.view(0)
+    assert isinstance(view.legal, PassOptions) and len(view.legal) == 286
+    assert pass_of("2C", "3C", "4C") in view.legal and pass_of("2D", "3D", "4D") not in view.legal
+    assert view == g.view(0) and hash(view.legal) == hash(g.view(0).legal)
+    assert view.legal != g.view(1).legal
+
+
 # -- the first trick --------------------------------------------------------------------
 
 
