@@ -22,20 +22,20 @@ is better for the tested robot in both). The 95% interval is over deals.
 
 Pairings: heuristic vs random, search vs heuristic (both games; in Spades also
 the search with the heuristic's bids, ``spades_card_search_vs_heuristic``, the
-card search alone); in Spades,
-search bidding vs the heuristic's bids (both sides searching the cards, so
-only the bids differ) and the *ceiling*: the same search given the true deal
-instead of sampled ones, against the heuristic, so that the search's own
-margin over the heuristic reads as the share of that gap it closes; in
-Hearts, passes by search vs the heuristic's passes (every seat playing its
-cards by the heuristic, so only the passes differ and the pairing is cheap
-enough for many deals; ``spades_bids_only_vs_heuristic`` does the same for
-Spades bids; ``hearts_passing_search_play`` plays every seat's cards by
-search instead, only the tested seat passing by search), and search vs
-OpenSpiel's ISMCTS bot (``pyspiel.ISMCTSBot``, 1000
-simulations, random roll-outs; it passes with our heuristic, since its
-resampler fails during the pass, and its play is checked against our engine
-card for card).
+card search alone); in Spades, search bidding vs the heuristic's bids (both
+sides searching the cards, so only the bids differ) and the *ceiling*: the
+same search given the true deal instead of sampled ones, against the
+heuristic, so that the search's own margin over the heuristic reads as the
+share of that gap it closes; in Hearts, passes by search vs the heuristic's
+passes (every seat playing its cards by the heuristic, so only the passes
+differ and the pairing is cheap enough for many deals;
+``spades_bids_only_vs_heuristic`` does the same for Spades bids,
+``hearts_passing_ceiling_vs_heuristic`` gives the pass search the true deal,
+the ceiling of passing, and ``hearts_passing_search_play`` plays every seat's
+cards by search instead, only the tested seat passing by search), and search
+vs OpenSpiel's ISMCTS bot (``pyspiel.ISMCTSBot``, 1000 simulations, random
+roll-outs; it passes with our heuristic, since its resampler fails during the
+pass, and its play is checked against our engine card for card).
 
 Run: ``python bench/robots.py`` (a short run: 12 deals per search pairing,
 about six minutes on one core). Full size, as the issue asks (300 deals, about
@@ -173,8 +173,8 @@ class AllSeeingPlayer:
     name = "ceiling"
     needs_game = True
 
-    def __init__(self, seed: int) -> None:
-        self.robot = SearchRobot(seed)
+    def __init__(self, seed: int, **switches: bool) -> None:
+        self.robot = SearchRobot(seed, **switches)
 
     def choose_in(self, game: TrickGame, seat: int) -> Action:
         return self.robot.choose_seeing(game.view(seat), list(game.hands))
@@ -201,6 +201,7 @@ PAIRINGS = (
     Pairing("spades_ceiling_vs_heuristic", "spades", "ceiling", "heuristic"),
     Pairing("spades_bids_only_vs_heuristic", "spades", "search_bids", "heuristic"),
     Pairing("hearts_passing_vs_heuristic", "hearts", "search_passes", "heuristic"),
+    Pairing("hearts_passing_ceiling_vs_heuristic", "hearts", "ceiling_passes", "heuristic"),
     Pairing("hearts_passing_search_play", "hearts", "search", "search_heuristic_passes"),
     Pairing("spades_card_search_vs_heuristic", "spades", "search_heuristic_bids", "heuristic"),
 )
@@ -277,6 +278,8 @@ def make_player(level: str, seed: int, settings: Settings, os_game: Any) -> Any:
         return _search(seed, settings, search_cards=False)
     if level == "ceiling":
         return AllSeeingPlayer(seed)
+    if level == "ceiling_passes":
+        return AllSeeingPlayer(seed, search_cards=False)
     if level == "ismcts":
         return IsmctsPlayer(seed, settings.ismcts_simulations, os_game)
     raise ValueError(level)
@@ -567,6 +570,12 @@ def main(argv: list[str] | None = None) -> None:
     if cards and ceiling and ceiling.mean > 0:
         console.print(f"Spades: searching the cards alone (the heuristic's bids) closes "
                       f"{cards.mean / ceiling.mean:.2f} of it ({cards.mean:+.1f} points a hand)")
+    passing, seeing = by_key.get("hearts_passing_vs_heuristic"), by_key.get(
+        "hearts_passing_ceiling_vs_heuristic")
+    if passing and seeing and seeing.mean > 0:
+        console.print(f"Hearts: passing by search closes {passing.mean / seeing.mean:.2f} of the "
+                      f"gap between the heuristic's passes and the all-seeing pass "
+                      f"({passing.mean:+.2f} of {seeing.mean:+.2f} points a hand)")
     print(f"robots hearts_search_vs_heuristic={margin('hearts_search_vs_heuristic')} "
           f"hearts_search_vs_ismcts={margin('hearts_search_vs_ismcts')} "
           f"spades_search_vs_heuristic={margin('spades_search_vs_heuristic')} "
