@@ -109,7 +109,7 @@ class PassOptions(Sequence[Pass]):
     __slots__ = ("_cards", "_combos")
 
     def __init__(self, hand: int, count: int) -> None:
-        self._cards = cards_of(hand)
+        self._cards = tuple(cards_of(hand))
         self._combos = _combinations(len(self._cards), count)
 
     def __len__(self) -> int:
@@ -144,7 +144,7 @@ class PassOptions(Sequence[Pass]):
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((tuple(self._cards), len(self._combos)))
+        return hash((self._cards, len(self._combos)))
 
     def __repr__(self) -> str:
         hand = " ".join(CARD_TEXT[c] for c in self._cards)
