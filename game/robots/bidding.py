@@ -8,7 +8,10 @@ it is in the play-out), and the hand is played out with the heuristic for all
 four seats. A candidate is worth the mean change of the game it gives the
 seat's side: its points for the hand less the opponents', a bag at its
 long-run cost, nil and blind nil won or lost, and a bonus for a hand that ends
-the game won (less for one that ends it lost). All candidates are compared on
+the game won (less for one that ends it lost), each played-out hand valued over
+the tricks a table of searching players would take in its stead
+(:func:`table_tricks`: the play-outs' heuristic sets fewer contracts at the
+edge than such a table does). All candidates are compared on
 the same deals, and those clearly beaten are dropped as the budget runs, as in
 the card search.
 
@@ -28,6 +31,8 @@ hand: counts and kinds only.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Sequence
 
 from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
@@ -54,18 +59,24 @@ made about ten points less often than its play-outs said. A nil (or blind nil)
 candidate is charged that share of the swing between making and losing it.
 """
 
-TRICK_DOUBT = 0.2
-"""How often the side's contract holder takes a trick fewer, and how often one more,
-than in a play-out.
+TABLE_SPREAD = 1.0
+"""How widely a table of searching players' tricks spread about a play-out's (a standard
+deviation, in tricks, of the tricks that pass between the sides).
 
-The play-outs predict the side's tricks well on average, but at a table of
-searching players the tricks spread wider: over self-play of the search's
-card play, contracts were set half again as often as under the heuristic's
-(16% against 11%) with the same mean tricks. Each play-out is valued also as
-if one trick had gone from the side to an opponent, and one the other way,
-each with this weight, so that a bid at the edge of what the hand makes pays
-for the sets it risks.
+A play-out plays every seat by the heuristic; at a table where every seat
+searches its cards the tricks fall otherwise, and contracts at the edge of
+what the play-out makes are set more often. Measured on the same deals played
+both ways, the rules of thumb's bids and a trick either side of them, and on
+the search's own bids (``bench/bid_calibration.py``): with tricks spread this
+widely about the play-out's, the model's set rates are the table's (12% at
+the rules of thumb's bids, 29% a trick over, 4% a trick under, 16% at the
+search's bids, where the play-outs alone say 7%, 29%, 0% and 10%). The spread
+does not lean toward the side short of its contract: at the table a side's
+tricks hardly move with its bid, so a higher bid is not paid back in tricks.
 """
+
+TABLE_SHIFTS = 4
+"""The most tricks the table model moves between the sides."""
 
 DEVIATE_SE = 1.0
 """Standard errors by which a bid must beat the rules of thumb's on the same deals to replace it.
@@ -119,36 +130,78 @@ def game_value(pos: Position, seat: int) -> float:
 
     The margin of :func:`~game.robots.playout.hand_value` (a bag at its
     long-run cost) plus :data:`GAME_VALUE` if the hand ends the game won, less
-    it if lost; with :data:`TRICK_DOUBT`, also as if the side had taken a
-    trick fewer or one more.
+    it if lost; averaged over the tricks a searching table would have taken
+    where the play-out took these (:func:`table_tricks`).
     """
-    tricks = list(pos.tricks_won)
-    value = _value(pos, seat, tricks)
-    if not TRICK_DOUBT:
-        return value
-    ours = next((s for s in (seat, seat ^ 2) if pos.bids[s] > 0), None)
-    theirs = max((s for s in (seat ^ 1, seat ^ 3) if pos.bids[s] > 0),
-                 key=lambda s: tricks[s], default=None)
-    if ours is None or theirs is None:
-        return value
-    shifted = []
-    for giver, taker in ((ours, theirs), (theirs, ours)):
-        if tricks[giver]:
-            tricks[giver] -= 1
-            tricks[taker] += 1
-            shifted.append(_value(pos, seat, tricks))
-            tricks[giver] += 1
-            tricks[taker] -= 1
-        else:
-            shifted.append(value)
-    return (1.0 - 2.0 * TRICK_DOUBT) * value + TRICK_DOUBT * (shifted[0] + shifted[1])
+    bids = tuple(b if b >= 0 else 0 for b in pos.bids)
+    return sum(w * _value(pos.rules, bids, pos.blind, tuple(tricks), pos.scores, pos.bags, seat)
+               for w, tricks in table_tricks(pos.bids, pos.tricks_won, seat))
 
 
-def _value(pos: Position, seat: int, tricks: Sequence[int]) -> float:
-    """:func:`game_value` of the hand in ``pos`` had the seats taken ``tricks``."""
-    rules = pos.rules
-    bids = [b if b >= 0 else 0 for b in pos.bids]
-    result = score_hand(rules, 0, 0, bids, pos.blind, tricks, pos.scores, pos.bags)
+def table_tricks(bids: Sequence[int], tricks: Sequence[int], seat: int, *,
+                 spread: float | None = None) -> list[tuple[float, list[int]]]:
+    """The tricks a table of searching players would take where a play-out took ``tricks``,
+    each with its probability.
+
+    Whole tricks move between the sides' contract holders (a nil bidder keeps
+    his), as many either way, spread by ``spread`` (default
+    :data:`TABLE_SPREAD`). A side with no contract holder keeps its tricks; a
+    spread of 0 keeps the play-out's.
+    """
+    spread = TABLE_SPREAD if spread is None else spread
+    base = list(tricks)
+    ours = [s for s in (seat, seat ^ 2) if bids[s] > 0]
+    theirs = [s for s in (seat ^ 1, seat ^ 3) if bids[s] > 0]
+    if not ours or not theirs or spread <= 0:
+        return [(1.0, base)]
+    lo = -min(TABLE_SHIFTS, sum(base[s] for s in ours))
+    hi = min(TABLE_SHIFTS, sum(base[s] for s in theirs))
+    out: list[tuple[float, list[int]]] = []
+    for k, w in _shift_weights(lo, hi, spread):
+        shifted = list(base)
+        if k > 0:
+            _move(shifted, theirs, ours, k)
+        elif k < 0:
+            _move(shifted, ours, theirs, -k)
+        out.append((w, shifted))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _shift_weights(lo: int, hi: int, spread: float) -> tuple[tuple[int, float], ...]:
+    """The tricks moved to the side (``lo`` to ``hi``) and their probabilities, for
+    :func:`table_tricks`."""
+    found = [(k, math.exp(-0.5 * (k / spread) ** 2)) for k in range(lo, hi + 1)]
+    kept = [(k, w) for k, w in found if w >= 1e-3]
+    total = sum(w for _, w in kept)
+    return tuple((k, w / total) for k, w in kept)
+
+
+def _move(tricks: list[int], givers: list[int], takers: list[int], k: int) -> None:
+    """Move ``k`` tricks from ``givers`` (one or two seats, the most-tricked first) to the
+    first of ``takers``."""
+    if len(givers) == 1:
+        tricks[givers[0]] -= k
+    else:
+        a, b = givers
+        for _ in range(k):
+            if tricks[a] >= tricks[b]:
+                tricks[a] -= 1
+            else:
+                tricks[b] -= 1
+    tricks[takers[0]] += k
+
+
+@functools.lru_cache(maxsize=8192)
+def _value(rules: SpadesRules, bids: tuple[int, ...], blind: tuple[bool, ...],
+           tricks: tuple[int, ...], scores: tuple[int, ...], bags: tuple[int, ...],
+           seat: int) -> float:
+    """:func:`game_value` of one outcome of the hand.
+
+    Kept: a decision values the same few outcomes over and over (the table
+    model's several per play-out), and scoring one is most of a play-out's cost.
+    """
+    result = score_hand(rules, 0, 0, bids, blind, tricks, scores, bags)
     bag = 1.0 - rules.bag_penalty / rules.bag_limit if rules.bag_limit else 1.0
     side = seat & 1
     ours, theirs = result.sides[side], result.sides[1 - side]

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from game.actions import BIDS, BLIND_NIL, LOOK, Bid
 from game.robots import make_robot
-from game.robots.bidding import nil_danger
+from game.robots.bidding import nil_danger, table_tricks
 from game.robots.heuristic import heuristic_action
 from game.robots.search import SearchRobot
 from game.robots.spades_heuristic import bid_range
@@ -213,3 +213,42 @@ def test_a_hand_of_low_cards_bids_nil():
     for seed in range(3):
         game = SpadesGame.from_hands([low, others[:13], others[13:26], others[26:]], dealer=3)
         assert SearchRobot(seed, simulations=300).choose(game.view(0)) == BIDS[0]
+
+
+# -- the table model: a searching table's tricks from a play-out's --------------------------
+
+def side_mean(outcomes, seats):
+    return sum(w * sum(t[s] for s in seats) for w, t in outcomes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(bids=st.lists(st.integers(0, 7), min_size=4, max_size=4),
+       split=st.lists(st.integers(0, 3), min_size=13, max_size=13), seat=st.integers(0, 3))
+def test_the_table_model_is_a_distribution_over_whole_hands(bids, split, seat):
+    """Every outcome is 13 tricks, none negative, a nil bidder's unchanged; weights sum to one."""
+    tricks = [split.count(s) for s in range(4)]
+    outcomes = table_tricks(bids, tricks, seat)
+    assert abs(sum(w for w, _ in outcomes) - 1.0) < 1e-9
+    for w, t in outcomes:
+        assert w > 0 and sum(t) == 13 and min(t) >= 0
+        assert all(t[s] == tricks[s] for s in range(4) if bids[s] == 0)
+
+
+def test_tricks_spread_evenly_both_ways_about_the_play_outs():
+    """The table model does not lean: a side's bid does not buy it tricks."""
+    for bids in ([3, 4, 3, 3], [6, 1, 5, 1], [1, 5, 1, 5]):
+        outcomes = table_tricks(bids, [4, 3, 2, 4], 0)
+        assert abs(side_mean(outcomes, (0, 2)) - 6.0) < 1e-9
+        assert len(outcomes) >= 5
+
+
+def test_a_wider_spread_sets_a_contract_at_the_edge_more_often():
+    def set_rate(spread):
+        return sum(w for w, t in table_tricks([4, 3, 3, 3], [4, 3, 3, 3], 0, spread=spread)
+                   if t[0] + t[2] < 7)
+    assert 0 < set_rate(0.6) < set_rate(1.0) < set_rate(1.5) < 0.5
+
+
+def test_no_spread_or_no_contract_keeps_the_play_outs_tricks():
+    assert table_tricks([3, 3, 3, 3], [4, 3, 3, 3], 0, spread=0) == [(1.0, [4, 3, 3, 3])]
+    assert table_tricks([0, 3, 0, 3], [0, 6, 1, 6], 0) == [(1.0, [0, 6, 1, 6])]
