@@ -217,9 +217,11 @@ def _value(rules: SpadesRules, bids: tuple[int, ...], blind: tuple[bool, ...],
 
 class BidSearch(DecisionSearch):
     """Chooses a Spades bid (or blind nil, or a look) by play-outs on sampled deals
-    (arguments as :class:`DecisionSearch`'s); ``explanation`` says why, in one line."""
+    (arguments as :class:`DecisionSearch`'s); ``explanation`` says why, in one line, and
+    ``forecast`` gives, for each bid searched, the seat's and its side's tricks expected."""
 
     explanation = ""
+    forecast: dict[Bid, tuple[float, float]]
 
     def choose(self, view: TrickView, deal: Sequence[int] | None = None) -> Action:
         """The action for the bidding seat of ``view``, one of ``view.legal``.
@@ -227,6 +229,7 @@ class BidSearch(DecisionSearch):
         With ``deal`` (the true hands, the bench's all-seeing ceiling) that one
         deal is searched instead of sampled ones.
         """
+        self.forecast = {}
         seat = view.seat
         assert seat is not None
         legal = view.legal
@@ -272,6 +275,7 @@ class BidSearch(DecisionSearch):
         sampler = DealSampler(pos, seat, (13, 13, 13, 13)) if deal is None else None
         weigh = bid_weight(view, seat) if deal is None else None
         later = _later_seats(view, seat)
+        blind = tuple(getattr(view, "blind", (False,) * 4))
 
         def deals() -> list[int]:
             if sampler is None:
@@ -279,12 +283,28 @@ class BidSearch(DecisionSearch):
                 return list(deal)
             return sampler.sample(self.rng)
 
+        # The number bids of one deal share one play-out: at a searching table a side's
+        # tricks do not follow its bid (TABLE_SPREAD), where a play-out's heuristic
+        # would take more for a higher one. Only a nil (anyone's) changes the play.
+        shared: dict[tuple[bool, ...], Position] = {}
+        dealt: list[list[int]] = []
+
         def outcome(hands: list[int], value: int) -> Position:
+            if not dealt or dealt[0] is not hands:
+                dealt[:] = [hands]
+                shared.clear()
             made = list(bids)
             made[seat] = value
             for s in later:
                 made[s] = spades_heuristic.bid_value(hands[s], made[s ^ 2], rules)
-            return _played(pos, view, hands, made, tuple(getattr(view, "blind", (False,) * 4)))
+            nils = tuple(b == 0 for b in made)
+            played = shared.get(nils)
+            if played is None:
+                played = shared[nils] = _played(pos, view, hands, made, blind)
+                return played
+            scored = played.copy()
+            scored.bids = tuple(b if b is not None else 0 for b in made)
+            return scored
 
         doubt = [NIL_DOUBT * 2 * rules.nil_value if v == 0 else 0.0 for v in cands]
         best, stats = self._search(cands, deals, weigh, outcome, seat, doubt,
@@ -293,6 +313,7 @@ class BidSearch(DecisionSearch):
             self.explanation = (f"{bid_text(BIDS[preferred])}: the rule-of-thumb bid "
                                 "(no time to search)")
             return BIDS[preferred]
+        self.forecast = {BIDS[v]: stats[i][:2] for i, v in enumerate(cands)}
         chosen = cands[best]
         tricks, side_tricks, _ = stats[best]
         if chosen == 0:

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from game.actions import BIDS, BLIND_NIL, LOOK, Bid
 from game.robots import make_robot
-from game.robots.bidding import nil_danger, table_tricks
+from game.robots.bidding import BidSearch, nil_danger, table_tricks
 from game.robots.heuristic import heuristic_action
 from game.robots.search import SearchRobot
 from game.robots.spades_heuristic import bid_range
@@ -252,3 +252,16 @@ def test_a_wider_spread_sets_a_contract_at_the_edge_more_often():
 def test_no_spread_or_no_contract_keeps_the_play_outs_tricks():
     assert table_tricks([3, 3, 3, 3], [4, 3, 3, 3], 0, spread=0) == [(1.0, [4, 3, 3, 3])]
     assert table_tricks([0, 3, 0, 3], [0, 6, 1, 6], 0) == [(1.0, [0, 6, 1, 6])]
+
+
+def test_a_higher_bid_is_not_forecast_more_tricks_on_the_same_cards():
+    """At a searching table a side's tricks do not follow its bid, so neither does the forecast:
+    every number bid of one deal is scored on the same play-out (a nil plays otherwise)."""
+    for seed in range(6):
+        game = SpadesGame(SpadesRules(), seed=seed)
+        seat = game.to_act
+        search = BidSearch(random.Random(seed), 50, None, 0.0)
+        search.choose(game.view(seat), list(game.hands))
+        numbers = {bid: f for bid, f in search.forecast.items() if bid.value}
+        assert len(numbers) >= 2
+        assert len(set(numbers.values())) == 1
