@@ -1,24 +1,16 @@
 """The bid calibration bench fits the table model: it must find a model it is shown."""
 
-import importlib.util
-import pathlib
 import random
-import sys
 
 import pytest
 
 from game.robots.bidding import table_tricks
-
-BENCH = pathlib.Path(__file__).resolve().parents[3] / "bench" / "bid_calibration.py"
+from tests.game.robots.views import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_bid_calibration", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("bid_calibration")
 
 
 def synthetic_hands(bench, spread, n, seed=7):

@@ -1,25 +1,16 @@
 """The benchmark seats OpenSpiel's ISMCTS at our Hearts table: the card mapping must hold."""
 
-import importlib.util
-import pathlib
-import sys
-
 import pyspiel  # in the test extra: this test guards the robot benchmark's card mapping
 import pytest
 
 from game.hearts import HeartsGame, HeartsRules
 from game.robots import make_robot
-
-BENCH = pathlib.Path(__file__).resolve().parents[3] / "bench" / "robots.py"
+from tests.game.robots.views import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_robots", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("robots")
 
 
 def test_cards_map_both_ways_and_openspiel_names_them_as_we_do(bench):
