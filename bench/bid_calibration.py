@@ -19,17 +19,34 @@ a bid decides); the bench also shows how far a trick more bid moves the
 tricks, at the table and in the play-out, which is why the model does not
 lean toward the side short of its contract.
 
+Because a side's tricks at that table do not follow its number bid, the
+tricks it took also price every other contract it could have bid: the
+*headroom* is what bidding the best contract for a forecast of the side's
+tricks (off by a normal error of a given size, unbiased, and known to be that
+size) would have gained over the contract bid, on the tricks the table took.
+It bounds what better number bids could gain for a forecast that good (nils
+apart: a nil changes the play). The bench also measures how far off the bid
+search's own forecast is, and what bidding its best contract, corrected by the
+measured error, would have gained over the search's own contracts.
+
 Run: ``python bench/bid_calibration.py`` (a short run: 20 deals, a few
-minutes). Full size: ``nice python bench/bid_calibration.py --deals 250 --jobs 2``
-(about half an hour on two cores). The last line is::
+minutes; ``--biddings "rules of thumb,search"`` plays only those). Full size:
+``nice python bench/bid_calibration.py --deals 250 --jobs 2`` (about half an
+hour on two cores). The last line is::
 
     bid_calibration sides=<n> table_spread=<s.ss> set_table=<x.xxx> \
-set_model=<y.yyy> set_playout=<z.zzz> tricks_per_bid_table=<t.tt> tricks_per_bid_playout=<p.pp>
+set_model=<y.yyy> set_playout=<z.zzz> tricks_per_bid_table=<t.tt> tricks_per_bid_playout=<p.pp> \
+forecast_sd=<f.ff> play_noise=<n.nn>
+
+(``nan`` where the biddings run do not show a figure.)
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import random
+import statistics
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -39,7 +56,7 @@ from rich.table import Table
 
 from game.actions import BIDS, Bid
 from game.robots import HeuristicRobot, SearchRobot
-from game.robots.bidding import TABLE_SPREAD, table_tricks
+from game.robots.bidding import TABLE_SPREAD, BidSearch, table_tricks
 from game.robots.playout import play_out
 from game.robots.position import Position
 from game.spades import SpadesGame, SpadesRules
@@ -51,28 +68,42 @@ seat by the bid search."""
 
 @dataclass(frozen=True)
 class Hand:
-    """One bidding of one deal, played out by the heuristic and at a searching table."""
+    """One bidding of one deal, played out by the heuristic and at a searching table.
+
+    ``forecast`` (the search bidding only) is, per side, the side's tricks its
+    later bidder's search expected for the bid it made; ``None`` where it has none.
+    """
 
     seed: int
     bidding: str  # a key of BIDDINGS
     bids: tuple[int, ...]
     playout: tuple[int, ...]
     table: tuple[int, ...]
+    forecast: tuple[float | None, float | None] = (None, None)
+    replay: int = 0  # 0 the first play; more: the same bids played by other seeds' robots
 
 
-def play(seed: int, bidding: str, simulations: int) -> Hand | None:
+def play(seed: int, bidding: str, simulations: int, replay: int = 0) -> Hand | None:
     """The first hand of game ``seed``, bid as ``bidding`` says (a key of :data:`BIDDINGS`).
 
     ``None`` where the moved bid is not a legal number bid (below 1, a nil, over a cap).
+    A ``replay`` seats robots of other seeds at the table (the bids are the same).
     """
     game = SpadesGame(SpadesRules(), seed=seed)
     delta = BIDDINGS[bidding]
-    robots = [SearchRobot(seed * 16 + s, simulations=simulations) for s in range(4)]
+    robots = [SearchRobot(seed * 16 + s + 4 * replay, simulations=simulations)
+              for s in range(4)]
     heuristic = HeuristicRobot(seed)
+    forecast: list[float | None] = [None, None]
     while game.phase == "bid":
         seat = game.awaiting[0]
-        bidder = heuristic if delta is not None else robots[seat]
-        action = bidder.choose(game.view(seat))
+        if delta is None:
+            search = BidSearch(random.Random(seed * 16 + seat), simulations, None, 0.0)
+            action = search.choose(game.view(seat))
+            if isinstance(action, Bid) and action in search.forecast:
+                forecast[seat & 1] = search.forecast[action][1]  # the later bidder's stays
+        else:
+            action = heuristic.choose(game.view(seat))
         if seat == 0 and delta and isinstance(action, Bid):
             value = action.value + delta
             if action.blind or not action.value or not 1 <= value <= 13 or (
@@ -87,10 +118,11 @@ def play(seed: int, bidding: str, simulations: int) -> Hand | None:
     while game.phase == "play":
         seat = game.awaiting[0]
         game.apply(robots[seat].choose(game.view(seat)), seat)
-    return Hand(seed, bidding, bids, tuple(pos.tricks_won), tuple(game.hand_results[-1].tricks_won))
+    return Hand(seed, bidding, bids, tuple(pos.tricks_won), tuple(game.hand_results[-1].tricks_won),
+                (forecast[0], forecast[1]), replay)
 
 
-def _play(args: tuple[int, str, int]) -> Hand | None:
+def _play(args: tuple[int, str, int, int]) -> Hand | None:
     return play(*args)
 
 
@@ -131,10 +163,127 @@ def fit(hands: list[Hand]) -> float:
 
 def tricks_per_bid(hands: list[Hand], tricks: str) -> float:
     """How many more tricks seat 0's side took, on the same deal, for a trick more bid."""
-    base = {h.seed: h for h in hands if h.bidding == "rules of thumb"}
+    base = {h.seed: h for h in hands if h.bidding == "rules of thumb" and not h.replay}
     moves = [(side(getattr(h, tricks)) - side(getattr(base[h.seed], tricks))) / delta
              for h in hands if (delta := BIDDINGS[h.bidding]) and h.seed in base]
     return sum(moves) / len(moves) if moves else float("nan")
+
+
+# -- headroom: what bidding could gain at the searching table ------------------------------------
+
+BAG = 1.0 - SpadesRules().bag_penalty / (SpadesRules().bag_limit or math.inf)
+"""A bag's long-run worth in the default rules (it scores 1 and costs a tenth of the penalty)."""
+
+SIGMAS = (0.5, 1.0, 1.5, 2.0)
+"""Forecast errors (a standard deviation, in tricks) at which the headroom is shown."""
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side's contract at the table: what it bid, by how many holders, and what it took."""
+
+    contract: int
+    holders: int  # seats that bid a number (a nil bidder's tricks count toward it)
+    tricks: int
+
+
+def sides(hands: list[Hand]) -> list[Side]:
+    """Both sides of each hand that hold a contract (a side of two nils has none)."""
+    out = []
+    for h in hands:
+        for first in (0, 1):
+            seats = (first, first + 2)
+            holders = sum(h.bids[s] > 0 for s in seats)
+            if holders:
+                out.append(Side(sum(h.bids[s] for s in seats if h.bids[s] > 0), holders,
+                                sum(h.table[s] for s in seats)))
+    return out
+
+
+def contract_value(contract: int, tricks: int) -> float:
+    """A contract's points at the table, a bag at its long-run worth (the nil apart)."""
+    return 10.0 * contract + BAG * (tricks - contract) if tricks >= contract else -10.0 * contract
+
+
+def best_contract(forecast: float, sigma: float, holders: int) -> int:
+    """The contract with the best expected points when the side's tricks are about
+    ``forecast``, off by a normal error of ``sigma`` tricks."""
+    weights = [math.exp(-0.5 * ((t - forecast) / sigma) ** 2) for t in range(14)]
+    return max(range(holders, 14), key=lambda c: sum(
+        w * contract_value(c, t) for t, w in enumerate(weights)))
+
+
+def headroom(table_sides: list[Side], sigma: float, draws: int = 200, seed: int = 1) -> float:
+    """Points a hand a side would gain over the contracts it bid, bidding each time the best
+    contract for a forecast of its tricks off by ``sigma`` (0: the tricks known).
+
+    The tricks are held as the table took them: there a side's tricks do not follow its
+    bid (:func:`tricks_per_bid`). Such a forecaster knows its error and has no bias, so
+    this is what a bidder whose forecast is that good could make of the same tables.
+    """
+    rng = random.Random(seed)
+    gains = []
+    for side_ in table_sides:
+        made = contract_value(side_.contract, side_.tricks)
+        if sigma <= 0:
+            best = max(contract_value(c, side_.tricks) for c in range(side_.holders, 14))
+            gains.append(best - made)
+            continue
+        for _ in range(draws):
+            c = best_contract(side_.tricks + rng.gauss(0.0, sigma), sigma, side_.holders)
+            gains.append(contract_value(c, side_.tricks) - made)
+    return statistics.fmean(gains) if gains else float("nan")
+
+
+def forecast_error(hands: list[Hand]) -> tuple[float, float, int]:
+    """Bias and standard deviation of the table's side tricks against the search's
+    forecast, and how many sides were forecast."""
+    errors = [sum(h.table[s] for s in (first, first + 2)) - f
+              for h in hands for first, f in enumerate(h.forecast) if f is not None]
+    if len(errors) < 2:
+        return float("nan"), float("nan"), len(errors)
+    return statistics.fmean(errors), statistics.stdev(errors), len(errors)
+
+
+def forecast_bidding_gain(hands: list[Hand], bias: float, sd: float) -> tuple[float, int]:
+    """Points a hand gained over the contract bid by bidding instead the best contract for
+    the search's own forecast, moved by ``bias`` and off by ``sd`` (the error measured), on
+    the tricks the table took; and how many sides that covers."""
+    gains = []
+    for h in hands:
+        for first, f in enumerate(h.forecast):
+            seats = (first, first + 2)
+            holders = sum(h.bids[s] > 0 for s in seats)
+            if f is None or not holders:
+                continue
+            tricks = sum(h.table[s] for s in seats)
+            contract = sum(h.bids[s] for s in seats if h.bids[s] > 0)
+            c = best_contract(f + bias, sd, holders)
+            gains.append(contract_value(c, tricks) - contract_value(contract, tricks))
+    return (statistics.fmean(gains) if gains else float("nan")), len(gains)
+
+
+def play_noise(hands: list[Hand]) -> tuple[float, int]:
+    """The standard deviation of a side's tricks from one play of the same deal and bids at
+    the searching table to another (robots of other seeds), and how many pairs show it.
+
+    No forecast made before the play can be closer to the table's tricks than this.
+    """
+    first = {h.seed: h for h in hands if h.bidding == "rules of thumb" and not h.replay}
+    diffs = [sum(h.table[s] - base.table[s] for s in (side, side + 2))
+             for h in hands if h.replay and (base := first.get(h.seed)) is not None
+             for side in (0, 1)]
+    if len(diffs) < 2:
+        return float("nan"), len(diffs) // 2
+    return statistics.stdev(diffs) / math.sqrt(2), len(diffs) // 2
+
+
+def playout_error(hands: list[Hand]) -> float:
+    """The standard deviation of the table's side tricks about one heuristic play-out's of
+    the true deal (what the bid search sees at best)."""
+    errors = [sum(h.table[s] - h.playout[s] for s in (first, first + 2))
+              for h in hands for first in (0, 1)]
+    return statistics.stdev(errors) if len(errors) > 1 else float("nan")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -144,10 +293,20 @@ def main(argv: list[str] | None = None) -> None:
                         help="play-outs per card at the searching table")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--first-seed", type=int, default=1000)
+    parser.add_argument("--biddings", default=",".join(BIDDINGS),
+                        help="which of the biddings to play, comma-separated")
+    parser.add_argument("--replays", type=int, default=0,
+                        help="plays more of the rules of thumb's bids, by robots of other "
+                             "seeds, to measure how much the table's tricks vary by the play")
     args = parser.parse_args(argv)
+    wanted = [b.strip() for b in args.biddings.split(",")]
+    if unknown := [b for b in wanted if b not in BIDDINGS]:
+        parser.error(f"unknown bidding {unknown[0]!r}; choose from {', '.join(BIDDINGS)}")
     console = Console()
-    tasks = [(seed, b, args.simulations)
-             for seed in range(args.first_seed, args.first_seed + args.deals) for b in BIDDINGS]
+    seeds = range(args.first_seed, args.first_seed + args.deals)
+    tasks = [(seed, b, args.simulations, 0) for seed in seeds for b in wanted]
+    tasks += [(seed, "rules of thumb", args.simulations, k)
+              for seed in seeds for k in range(1, args.replays + 1)]
     played: list[Hand] = []
     with Progress(TextColumn("biddings"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console) as progress, ProcessPoolExecutor(
@@ -173,12 +332,46 @@ def main(argv: list[str] | None = None) -> None:
     per_bid = {t: tricks_per_bid(hands, t) for t in ("table", "playout")}
     console.print(f"a trick more bid: {per_bid['table']:+.2f} tricks at the searching table, "
                   f"{per_bid['playout']:+.2f} in the play-out")
+    print_headroom(console, played)
+    noise, _ = play_noise(played)
     print(f"bid_calibration sides={len(hands)} table_spread={spread:.2f} "
           f"set_table={set_rate(hands, 'table'):.3f} "
           f"set_model={model_set_rate(hands, spread):.3f} "
           f"set_playout={set_rate(hands, 'playout'):.3f} "
           f"tricks_per_bid_table={per_bid['table']:.2f} "
-          f"tricks_per_bid_playout={per_bid['playout']:.2f}")
+          f"tricks_per_bid_playout={per_bid['playout']:.2f} "
+          f"forecast_sd={forecast_error(played)[1]:.2f} play_noise={noise:.2f}")
+
+
+def print_headroom(console: Console, played: list[Hand]) -> None:
+    """What better number bids could gain at the searching table, by how good the forecast."""
+    bias, sd, forecast = forecast_error(played)
+    by_bidding = groups(played)
+    table = Table(title="headroom: points a hand over the contract bid, tricks as the table "
+                        "took them, for a bidder whose forecast of its side's tricks is off by")
+    table.add_column("bidding")
+    table.add_column("sides")
+    for col in ["0 (known)"] + [f"{s:.1f}" for s in SIGMAS]:
+        table.add_column(col)
+    for bidding, group in by_bidding.items():
+        group_sides = sides(group)
+        table.add_row(bidding, str(len(group_sides)),
+                      *(f"{headroom(group_sides, s):+.2f}" for s in (0.0, *SIGMAS)))
+    console.print(table)
+    console.print(f"the table's side tricks about one heuristic play-out of the true deal: "
+                  f"sd {playout_error(played):.2f}")
+    noise, pairs = play_noise(played)
+    if pairs:
+        console.print(f"from one play of the same deal and bids to another: sd {noise:.2f} "
+                      f"({pairs} deals); a forecast that good would gain "
+                      f"{headroom(sides(groups(played)['rules of thumb']), noise):+.2f} a hand "
+                      f"over the rules of thumb")
+    if forecast:
+        console.print(f"about the search's forecast ({forecast} sides): bias {bias:+.2f}, "
+                      f"sd {sd:.2f}")
+        gain, n = forecast_bidding_gain(played, bias, sd)
+        console.print(f"bidding the best contract for that forecast, so corrected: {gain:+.2f} "
+                      f"a hand over the search's own contracts ({n} sides)")
 
 
 if __name__ == "__main__":
