@@ -44,6 +44,7 @@ forecast_sd=<f.ff> play_noise=<n.nn>
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import random
 import statistics
@@ -59,7 +60,7 @@ from game.robots import HeuristicRobot, SearchRobot
 from game.robots.bidding import TABLE_SPREAD, BidSearch, table_tricks
 from game.robots.playout import play_out
 from game.robots.position import Position
-from game.spades import SpadesGame, SpadesRules
+from game.spades import SpadesGame, SpadesRules, score_hand
 
 BIDDINGS = {"rules of thumb": 0, "a trick under": -1, "a trick over": 1, "search": None}
 """How each deal is bid: by the rules of thumb with seat 0's bid moved that far, or every
@@ -161,9 +162,14 @@ def fit(hands: list[Hand]) -> float:
     return min((s / 20 for s in range(4, 41)), key=error)
 
 
+def first_plays(hands: list[Hand]) -> dict[int, Hand]:
+    """Each deal's first play at the rules of thumb's bids, by its seed."""
+    return {h.seed: h for h in hands if h.bidding == "rules of thumb" and not h.replay}
+
+
 def tricks_per_bid(hands: list[Hand], tricks: str) -> float:
     """How many more tricks seat 0's side took, on the same deal, for a trick more bid."""
-    base = {h.seed: h for h in hands if h.bidding == "rules of thumb" and not h.replay}
+    base = first_plays(hands)
     moves = [(side(getattr(h, tricks)) - side(getattr(base[h.seed], tricks))) / delta
              for h in hands if (delta := BIDDINGS[h.bidding]) and h.seed in base]
     return sum(moves) / len(moves) if moves else float("nan")
@@ -200,9 +206,17 @@ def sides(hands: list[Hand]) -> list[Side]:
     return out
 
 
+@functools.cache
 def contract_value(contract: int, tricks: int) -> float:
-    """A contract's points at the table, a bag at its long-run worth (the nil apart)."""
-    return 10.0 * contract + BAG * (tricks - contract) if tricks >= contract else -10.0 * contract
+    """A contract's points at the table, a bag at its long-run worth (the nil apart).
+
+    Scored by :func:`~game.spades.score_hand` (one seat holds the contract, its partner a
+    made nil whose points are left out), once for each contract and tricks.
+    """
+    result = score_hand(SpadesRules(), 0, 0, (contract, 1, 0, 1), (False,) * 4,
+                        (tricks, 13 - tricks, 0, 0), (0, 0), (0, 0))
+    ours = result.sides[0]
+    return ours.contract_points + BAG * ours.bags
 
 
 def best_contract(forecast: float, sigma: float, holders: int) -> int:
@@ -269,7 +283,7 @@ def play_noise(hands: list[Hand]) -> tuple[float, int]:
 
     No forecast made before the play can be closer to the table's tricks than this.
     """
-    first = {h.seed: h for h in hands if h.bidding == "rules of thumb" and not h.replay}
+    first = first_plays(hands)
     diffs = [sum(h.table[s] - base.table[s] for s in (side, side + 2))
              for h in hands if h.replay and (base := first.get(h.seed)) is not None
              for side in (0, 1)]
@@ -332,19 +346,19 @@ def main(argv: list[str] | None = None) -> None:
     per_bid = {t: tricks_per_bid(hands, t) for t in ("table", "playout")}
     console.print(f"a trick more bid: {per_bid['table']:+.2f} tricks at the searching table, "
                   f"{per_bid['playout']:+.2f} in the play-out")
-    print_headroom(console, played)
-    noise, _ = play_noise(played)
+    forecast_sd, noise = print_headroom(console, played)
     print(f"bid_calibration sides={len(hands)} table_spread={spread:.2f} "
           f"set_table={set_rate(hands, 'table'):.3f} "
           f"set_model={model_set_rate(hands, spread):.3f} "
           f"set_playout={set_rate(hands, 'playout'):.3f} "
           f"tricks_per_bid_table={per_bid['table']:.2f} "
           f"tricks_per_bid_playout={per_bid['playout']:.2f} "
-          f"forecast_sd={forecast_error(played)[1]:.2f} play_noise={noise:.2f}")
+          f"forecast_sd={forecast_sd:.2f} play_noise={noise:.2f}")
 
 
-def print_headroom(console: Console, played: list[Hand]) -> None:
-    """What better number bids could gain at the searching table, by how good the forecast."""
+def print_headroom(console: Console, played: list[Hand]) -> tuple[float, float]:
+    """What better number bids could gain at the searching table, by how good the forecast;
+    returns the search's forecast error and the play's noise (sds, nan where not shown)."""
     bias, sd, forecast = forecast_error(played)
     by_bidding = groups(played)
     table = Table(title="headroom: points a hand over the contract bid, tricks as the table "
@@ -372,6 +386,7 @@ def print_headroom(console: Console, played: list[Hand]) -> None:
         gain, n = forecast_bidding_gain(played, bias, sd)
         console.print(f"bidding the best contract for that forecast, so corrected: {gain:+.2f} "
                       f"a hand over the search's own contracts ({n} sides)")
+    return sd, noise
 
 
 if __name__ == "__main__":
