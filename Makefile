@@ -33,8 +33,8 @@ bench: $(VENV)/.installed-bench
 		if [ -f $$b ]; then $(PY) $$b || exit 1; fi; done
 
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check game ratings server tests bench
-	$(VENV)/bin/mypy game ratings server
+	$(VENV)/bin/ruff check trickroom tests bench
+	$(VENV)/bin/mypy trickroom
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

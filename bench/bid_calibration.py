@@ -55,12 +55,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from game.actions import BIDS, Bid
-from game.robots import HeuristicRobot, SearchRobot
-from game.robots.bidding import TABLE_SPREAD, BidSearch, table_tricks
-from game.robots.playout import play_out
-from game.robots.position import Position
-from game.spades import SpadesGame, SpadesRules, score_hand
+from trickroom.game.actions import BIDS, Bid
+from trickroom.game.robots import HeuristicRobot, SearchRobot
+from trickroom.game.robots.bidding import TABLE_SPREAD, BidSearch, table_tricks
+from trickroom.game.robots.playout import play_out
+from trickroom.game.robots.position import Position
+from trickroom.game.spades import SpadesGame, SpadesRules, score_hand
 
 BIDDINGS = {"rules of thumb": 0, "a trick under": -1, "a trick over": 1, "search": None}
 """How each deal is bid: by the rules of thumb with seat 0's bid moved that far, or every

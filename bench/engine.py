@@ -28,8 +28,8 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.table import Table
 
-from game.hearts import HeartsGame, HeartsRules
-from game.spades import SpadesGame, SpadesRules
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.spades import SpadesGame, SpadesRules
 
 LIVE = frozenset({"bid", "pass", "play", "moon"})
 DIRECTIONS = ("hold", "left", "across", "right")  # OpenSpiel's chance order

@@ -1,6 +1,6 @@
 """Load: how many tables one server process carries, beside the socket library's own limit.
 
-The server runs in its own process (``python -m server.cli serve``) on a temporary
+The server runs in its own process (``python -m trickroom.server.cli serve``) on a temporary
 database, with a room file that has no robot delay, no pause between hands and
 rate limits out of the way. In this process, N tables of four socket bots play
 Spades as fast as prompts come (a random legal action per prompt; a prompt whose
@@ -202,7 +202,7 @@ class Server:
                 "--config", str(self.config), *self.extra]
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "import resource as r; s, h = r.getrlimit(r.RLIMIT_NOFILE); "
-             "r.setrlimit(r.RLIMIT_NOFILE, (h, h)); from server.cli import main; "
+             "r.setrlimit(r.RLIMIT_NOFILE, (h, h)); from trickroom.server.cli import main; "
              f"main({argv!r})"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if self.cpus:

@@ -94,11 +94,11 @@ from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from bench import ratings_real  # noqa: E402
-from ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin, Wocg, Zone  # noqa: E402
-from ratings.fourway import thurstone  # noqa: E402
-from ratings.margin import Margin  # noqa: E402
-from ratings.refit import refit  # noqa: E402
-from ratings.result import GameKind  # noqa: E402
+from trickroom.ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin, Wocg, Zone  # noqa: E402
+from trickroom.ratings.fourway import thurstone  # noqa: E402
+from trickroom.ratings.margin import Margin  # noqa: E402
+from trickroom.ratings.refit import refit  # noqa: E402
+from trickroom.ratings.result import GameKind  # noqa: E402
 
 CLIP = 1e-3
 CHECKPOINTS = (25, 50, 100)

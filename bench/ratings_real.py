@@ -99,16 +99,16 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from game.actions import Action  # noqa: E402
-from game.hearts import HeartsGame, HeartsRules  # noqa: E402
-from game.robots.heuristic import heuristic_action  # noqa: E402
-from game.spades import SpadesGame, SpadesRules  # noqa: E402
-from game.trickgame import TrickGame, TrickView  # noqa: E402
-from ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin  # noqa: E402
-from ratings.fourway import mean_of_pairs  # noqa: E402
-from ratings.margin import Margin  # noqa: E402
-from ratings.refit import Fit, fitted_fields, game_of, refit  # noqa: E402
-from ratings.result import GameKind  # noqa: E402
+from trickroom.game.actions import Action  # noqa: E402
+from trickroom.game.hearts import HeartsGame, HeartsRules  # noqa: E402
+from trickroom.game.robots.heuristic import heuristic_action  # noqa: E402
+from trickroom.game.spades import SpadesGame, SpadesRules  # noqa: E402
+from trickroom.game.trickgame import TrickGame, TrickView  # noqa: E402
+from trickroom.ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin  # noqa: E402
+from trickroom.ratings.fourway import mean_of_pairs  # noqa: E402
+from trickroom.ratings.margin import Margin  # noqa: E402
+from trickroom.ratings.refit import Fit, fitted_fields, game_of, refit  # noqa: E402
+from trickroom.ratings.result import GameKind  # noqa: E402
 
 KINDS: tuple[GameKind, ...] = ("spades", "hearts")
 LEVELS = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)

@@ -68,13 +68,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from game.actions import PLAYS, Action
-from game.cards import CARD_TEXT
-from game.hearts import HeartsGame, HeartsRules
-from game.robots import HeuristicRobot, RandomRobot, SearchRobot
-from game.robots.heuristic import heuristic_action
-from game.spades import SpadesGame, SpadesRules
-from game.trickgame import TrickGame
+from trickroom.game.actions import PLAYS, Action
+from trickroom.game.cards import CARD_TEXT
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots import HeuristicRobot, RandomRobot, SearchRobot
+from trickroom.game.robots.heuristic import heuristic_action
+from trickroom.game.spades import SpadesGame, SpadesRules
+from trickroom.game.trickgame import TrickGame
 
 QUEEN_OF_SPADES = 49
 OPENSPIEL_DIRECTIONS = {"hold": 0, "left": 1, "across": 2, "right": 3}

@@ -17,8 +17,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from server import app as app_module
-from server.protocol import json_schema, server_adapter
+from trickroom.server import app as app_module
+from trickroom.server.protocol import json_schema, server_adapter
 
 _SCHEMA = json_schema()
 _VALIDATOR = jsonschema.Draft202012Validator(_SCHEMA["server_to_client"])

@@ -2,7 +2,7 @@ import io
 
 from rich.console import Console
 
-from server.cli import play_demo
+from trickroom.server.cli import play_demo
 
 
 def test_the_demo_plays_a_whole_spades_game_and_prints_every_hand():
@@ -18,7 +18,7 @@ def test_the_demo_plays_a_whole_spades_game_and_prints_every_hand():
 def test_every_command_line_option_says_what_it_does():
     import argparse
 
-    from server.cli import build_parser
+    from trickroom.server.cli import build_parser
 
     parser = build_parser()
     assert "``" not in parser.format_help()

@@ -25,18 +25,22 @@ def test_an_installed_copy_serves_the_web_client_and_the_default_rooms(tmp_path)
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    for name in ("game", "ratings", "server", "web"):
-        shutil.copytree(ROOT / name, source / name,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "trickroom", source / "trickroom",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
                     "--target", str(target), str(source)], check=True, timeout=240)
     shutil.rmtree(source)  # nothing may be read from the source tree
+    # One package of our own name in site-packages: nothing called game, server or web
+    # to clash with other software.
+    installed = {p.name for p in target.iterdir() if not p.name.endswith((".dist-info",
+                                                                          ".egg-info"))}
+    assert installed == {"trickroom"} | ({"bin"} & installed), installed
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(target), "XDG_DATA_HOME": str(tmp_path / "data")}
     server = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from server.cli import main; "
-         "import server; assert server.__file__.startswith(sys.argv[1]), server.__file__; "
+        [sys.executable, "-c", "import sys; from trickroom.server.cli import main; "
+         "import trickroom; assert trickroom.__file__.startswith(sys.argv[1]), trickroom.__file__; "
          f"main(['serve', '--port', '{port}'])", str(target)],
         cwd=tmp_path, env=env, stderr=subprocess.PIPE)
     try:

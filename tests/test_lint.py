@@ -1,6 +1,6 @@
 """The typed contracts hold: mypy --strict passes on the core and the server, ruff on all.
 
-The engine contract (``game.engine.Engine``), the table's commands and effects and
+The engine contract (``trickroom.game.engine.Engine``), the table's commands and effects and
 the protocol models are checked here, so a change that breaks one fails the suite
 (``make lint`` runs the same two checks).
 """
@@ -14,14 +14,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_mypy_strict_passes_on_game_ratings_and_server(tmp_path):
+def test_mypy_strict_passes_on_the_package(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path),
-                           "game", "ratings", "server"], cwd=ROOT, capture_output=True,
-                          text=True)
+                           "trickroom"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_ruff_passes_on_every_python_folder():
-    done = subprocess.run([sys.executable, "-m", "ruff", "check", "game", "ratings", "server",
-                           "tests", "bench"], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "trickroom", "tests", "bench"],
+                          cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr

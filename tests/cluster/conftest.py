@@ -7,10 +7,10 @@ import contextlib
 
 import pytest
 
-from server.app import App
-from server.config import load_config
 from tests.server.conftest import FAST
 from tests.services import POSTGRES, REDIS, drop_schema, fresh_name, need
+from trickroom.server.app import App
+from trickroom.server.config import load_config
 
 LEASE = dict(lease_seconds=2.0, forward_seconds=3.0)  # a loaded 2-core machine renews late
 

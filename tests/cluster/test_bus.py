@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import uvloop
 
-from server.cluster.bus import Bus, frame
-from server.cluster.wire import open_line
 from tests.cluster.conftest import drop_keys
 from tests.services import REDIS, Outage, fresh_name, need
+from trickroom.server.cluster.bus import Bus, frame
+from trickroom.server.cluster.wire import open_line
 
 LOOPS: dict[str, Callable[[Coroutine[Any, Any, None]], None]] = {
     "asyncio": asyncio.run, "uvloop": uvloop.run}

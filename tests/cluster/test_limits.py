@@ -16,13 +16,13 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
-from server.app import App
-from server.client import ServerError, TrickroomClient
-from server.config import load_config
-from server.metrics import METRICS
 from tests.cluster.conftest import LEASE
 from tests.server.conftest import FAST, url
 from tests.services import Outage
+from trickroom.server.app import App
+from trickroom.server.client import ServerError, TrickroomClient
+from trickroom.server.config import load_config
+from trickroom.server.metrics import METRICS
 
 
 async def refused(client: TrickroomClient, message: dict) -> ServerError:

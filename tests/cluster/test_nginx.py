@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from server.client import TrickroomClient
 from tests.server.conftest import play_until_over, wait_for
 from tests.services import need
+from trickroom.server.client import TrickroomClient
 
 CONF = Path(__file__).resolve().parents[2] / "docs" / "nginx.conf"
 

@@ -7,10 +7,10 @@ import asyncio
 import random
 from contextlib import AsyncExitStack
 
-from game.spades import SpadesGame
-from server.client import TrickroomClient
 from tests.server.conftest import play_until_over, url, wait_for
 from tests.server.test_play import audit_hidden_cards
+from trickroom.game.spades import SpadesGame
+from trickroom.server.client import TrickroomClient
 
 
 async def test_players_on_three_nodes_play_one_table_to_the_end(cluster):

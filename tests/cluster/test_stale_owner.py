@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from server.client import ServerError, TrickroomClient
 from tests.server.conftest import url, wait_for
+from trickroom.server.client import ServerError, TrickroomClient
 
 
 async def test_a_paused_owner_s_write_is_refused_by_the_fencing_token(cluster):

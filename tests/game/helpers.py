@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from game.actions import Action
-from game.cards import RANKS
-from game.trickgame import TrickGame
+from trickroom.game.actions import Action
+from trickroom.game.cards import RANKS
+from trickroom.game.trickgame import TrickGame
 
 Policy = Callable[[TrickGame, Sequence[Action]], Action]
 

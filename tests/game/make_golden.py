@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from game.hearts import HeartsGame, HeartsRules
-from game.robots import make_robot
-from game.spades import SpadesGame, SpadesRules
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots import make_robot
+from trickroom.game.spades import SpadesGame, SpadesRules
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {

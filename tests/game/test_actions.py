@@ -1,6 +1,6 @@
 import pytest
 
-from game.actions import (
+from trickroom.game.actions import (
     BLIND_NIL,
     ActionParseError,
     Bid,
@@ -10,7 +10,7 @@ from game.actions import (
     Play,
     action_from_wire,
 )
-from game.cards import parse_card
+from trickroom.game.cards import parse_card
 
 
 @pytest.mark.parametrize(

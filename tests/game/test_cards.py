@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from game.cards import (
+from trickroom.game.cards import (
     CardParseError,
     card_text,
     cards_of,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from game.engine import replay
+from trickroom.game.engine import replay
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.json"))
 

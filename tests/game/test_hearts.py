@@ -2,10 +2,10 @@
 
 import pytest
 
-from game.actions import MOON_CHOICES, IllegalAction, MoonChoice, Pass, Play
-from game.cards import parse_card, parse_cards
-from game.hearts import HeartsGame, HeartsRules, PassOptions
 from tests.game.helpers import first_legal, play_until, snapshot, suit
+from trickroom.game.actions import MOON_CHOICES, IllegalAction, MoonChoice, Pass, Play
+from trickroom.game.cards import parse_card, parse_cards
+from trickroom.game.hearts import HeartsGame, HeartsRules, PassOptions
 
 HOLD = HeartsRules(pass_cycle=("hold",))
 # North holds the clubs, East the diamonds, South the hearts, West the spades.
@@ -260,7 +260,7 @@ def test_a_spectator_sees_no_hand_and_no_pass():
 @pytest.mark.parametrize("jack", [False, True], ids=["plain", "jack-of-diamonds"])
 def test_a_won_trick_names_its_scoring_cards_and_they_add_up_to_its_points(jack):
     """trick_won says which cards score, so a client shows them without counting itself."""
-    from game.robots import make_robot
+    from trickroom.game.robots import make_robot
 
     rules = HeartsRules(target=60, jack_of_diamonds=jack)
     game = HeartsGame(rules, seed=11)

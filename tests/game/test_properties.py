@@ -8,13 +8,13 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.actions import BIDS, PLAYS, IllegalAction, Pass
-from game.cards import CARD_TEXT, FULL_DECK
-from game.events import visible_to
-from game.hearts import HeartsGame, HeartsRules
-from game.spades import SpadesGame, SpadesRules
-from game.trickgame import TrickGame
 from tests.game.helpers import snapshot
+from trickroom.game.actions import BIDS, PLAYS, IllegalAction, Pass
+from trickroom.game.cards import CARD_TEXT, FULL_DECK
+from trickroom.game.events import visible_to
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.spades import SpadesGame, SpadesRules
+from trickroom.game.trickgame import TrickGame
 
 SPADES_PRESETS = [
     SpadesRules(mercy=200),

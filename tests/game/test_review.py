@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from game.engine import replay
-from game.review import review
+from trickroom.game.engine import replay
+from trickroom.game.review import review
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.json"))
 

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.hearts import HeartsGame, HeartsRules
-from game.robots import ROBOTS, make_robot
-from game.spades import SpadesGame, SpadesRules
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots import ROBOTS, make_robot
+from trickroom.game.spades import SpadesGame, SpadesRules
 
 
 @settings(max_examples=20, deadline=None)

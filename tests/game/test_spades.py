@@ -2,11 +2,11 @@
 
 import pytest
 
-from game.actions import BIDS, BLIND_NIL, LOOK, PLAYS, Bid, IllegalAction, Pass, Play
-from game.cards import parse_card
-from game.events import visible_to
-from game.spades import SpadesGame, SpadesRules, score_hand, winning_side
 from tests.game.helpers import first_legal, play_until, snapshot, suit
+from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, PLAYS, Bid, IllegalAction, Pass, Play
+from trickroom.game.cards import parse_card
+from trickroom.game.events import visible_to
+from trickroom.game.spades import SpadesGame, SpadesRules, score_hand, winning_side
 
 # North holds the clubs, East the diamonds, South the hearts, West the spades.
 ONE_SUIT_EACH = [suit("C"), suit("D"), suit("H"), suit("S")]

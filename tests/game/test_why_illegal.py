@@ -11,13 +11,13 @@ import random
 
 import pytest
 
-from game.actions import Bid, IllegalAction, Play
-from game.cards import CARD_TEXT, parse_card
-from game.hearts import HeartsGame, HeartsRules
-from game.robots import make_robot
-from game.spades import SpadesGame, SpadesRules
-from game.trickgame import why_illegal
 from tests.game.helpers import suit
+from trickroom.game.actions import Bid, IllegalAction, Play
+from trickroom.game.cards import CARD_TEXT, parse_card
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots import make_robot
+from trickroom.game.spades import SpadesGame, SpadesRules
+from trickroom.game.trickgame import why_illegal
 
 HOLD = HeartsRules(pass_cycle=("hold",))
 ONE_SUIT_EACH = [suit("C"), suit("D"), suit("H"), suit("S")]

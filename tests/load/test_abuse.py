@@ -10,8 +10,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from server.app import App
-from server.config import load_config
+from trickroom.server.app import App
+from trickroom.server.config import load_config
 
 FAST = dict(robot_delay=0.0, hand_pause=0.0, turn_seconds=30.0, reconnect_seconds=60.0,
             outbox_bytes=65536)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from server.app import App
-from server.client import TrickroomClient
-from server.config import load_config
 from tests.load.conftest import bench_module
 from tests.server.conftest import FAST, play_until_over, seq_after_restart, url, wait_for
 from tests.server.test_seats import solo_table
+from trickroom.server.app import App
+from trickroom.server.client import TrickroomClient
+from trickroom.server.config import load_config
 
 
 async def test_sigkills_under_load_lose_no_acknowledged_action_and_every_game_resumes(tmp_path):

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from server.protocol import ERROR_CODES
 from tests.load.conftest import bench_module
+from trickroom.server.protocol import ERROR_CODES
 
 TYPES = ["ping", "guest", "resume", "list_rooms", "list_tables", "sit", "stand",
          "watch", "fill_robots", "start", "play_again", "act", "rejoin", "chat", "ignore",

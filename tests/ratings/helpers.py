@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ratings import Departure, GameResult, Rating, RatingChange
-from ratings.result import SeatingMode
+from trickroom.ratings import Departure, GameResult, Rating, RatingChange
+from trickroom.ratings.result import SeatingMode
 
 SCORES = {"NS": (500, 300, 500, 300), "EW": (300, 500, 300, 500), "tie": (400, 400, 400, 400)}
 

@@ -8,9 +8,9 @@ import pkgutil
 
 import pytest
 
-import ratings
+from trickroom import ratings
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(ratings.__path__, "ratings."))
+MODULES = sorted(m.name for m in pkgutil.iter_modules(ratings.__path__, "trickroom.ratings."))
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings import SYSTEMS, Rating, WengLin, expected
-from ratings.fourway import (
+from trickroom.ratings import SYSTEMS, Rating, WengLin, expected
+from trickroom.ratings.fourway import (
     finishing_orders,
     hearts_from_pairs,
     mean_of_pairs,

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings import SYSTEMS, Departure, GameResult, Rating
-from ratings.margin import MARGIN, solve
-from ratings.refit import fitted_fields, refit
-from ratings.registry import with_constants
+from trickroom.ratings import SYSTEMS, Departure, GameResult, Rating
+from trickroom.ratings.margin import MARGIN, solve
+from trickroom.ratings.refit import fitted_fields, refit
+from trickroom.ratings.registry import with_constants
 
 
 def spades(players: str, north_south: int, east_west: int, **kwargs: object) -> GameResult:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ratings import Departure, Rating, WengLin
-from ratings.openskill_system import OPENSKILL
 from tests.ratings.helpers import deltas, hearts, spades, texts
+from trickroom.ratings import Departure, Rating, WengLin
+from trickroom.ratings.openskill_system import OPENSKILL
 
 NEW = {p: OPENSKILL.start_rating for p in "ABCD"}
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ratings import Departure
-from ratings.points import POINTS_EL, POINTS_EN
 from tests.ratings.helpers import at, deltas, hearts, spades, texts
+from trickroom.ratings import Departure
+from trickroom.ratings.points import POINTS_EL, POINTS_EN
 
 EVEN = at(A=1500, B=1500, C=1500, D=1500)
 

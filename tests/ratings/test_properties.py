@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings import SYSTEMS, Departure, GameResult, Rating
-from ratings.registry import WOCG_TUNED
-from ratings.wocg import WOCG
+from trickroom.ratings import SYSTEMS, Departure, GameResult, Rating
+from trickroom.ratings.registry import WOCG_TUNED
+from trickroom.ratings.wocg import WOCG
 
 PLAYERS = ("A", "B", "C", "D")
 rating_values = st.floats(min_value=100, max_value=3000, allow_nan=False)

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from ratings import SYSTEMS, GameResult, Points, UnknownSystem
-from ratings.refit import fitted_fields, outcome, refit, replay_loss
+from trickroom.ratings import SYSTEMS, GameResult, Points, UnknownSystem
+from trickroom.ratings.refit import fitted_fields, outcome, refit, replay_loss
 
 
 def spades_games(system: str, n: int) -> list[GameResult]:

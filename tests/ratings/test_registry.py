@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ratings import SYSTEMS, UnknownSystem, rate, rate_quit, system_named
-from ratings.registry import BETTER, FAITHFUL, with_constants
 from tests.ratings.helpers import hearts, spades
+from trickroom.ratings import SYSTEMS, UnknownSystem, rate, rate_quit, system_named
+from trickroom.ratings.registry import BETTER, FAITHFUL, with_constants
 
 
 def test_the_presets_by_name():
@@ -51,7 +51,7 @@ def test_every_system_rates_both_games_and_predicts(name):
 
 
 def test_rate_quit_only_where_the_system_rates_quits_at_once():
-    from ratings import Departure
+    from trickroom.ratings import Departure
 
     r = spades("wocg", "ABCD", "NS", departures=[Departure("B", "quit", 1)])
     ratings = {p: SYSTEMS["wocg"].start_rating for p in "ABCD"}
@@ -64,10 +64,11 @@ def test_the_package_never_imports_game_or_server():
     import ast
     import pathlib
 
-    import ratings
+    from trickroom import ratings
 
     for path in pathlib.Path(ratings.__file__).parent.glob("*.py"):
         tree = ast.parse(path.read_text())
         names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-        assert not [m for m in names if m.split(".")[0] in ("game", "server")], path.name
+        assert not [m for m in names
+                    if m.startswith(("trickroom.game", "trickroom.server"))], path.name

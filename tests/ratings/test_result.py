@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ratings import (
+from tests.ratings.helpers import at, spades
+from trickroom.ratings import (
     SYSTEMS,
     Departure,
     GameResult,
@@ -19,7 +20,6 @@ from ratings import (
     WrongSystem,
     rate,
 )
-from tests.ratings.helpers import at, spades
 
 EVEN = at(A=1500, B=1500, C=1500, D=1500)
 

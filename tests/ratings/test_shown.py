@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings import SYSTEMS, Rating, WengLin
+from trickroom.ratings import SYSTEMS, Rating, WengLin
 
 FAST = settings(max_examples=60, deadline=None)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ratings import (
+from tests.ratings.helpers import at, spades
+from trickroom.ratings import (
     SYSTEMS,
     Departure,
     GameResult,
@@ -14,7 +15,6 @@ from ratings import (
     apply_changes,
     record,
 )
-from tests.ratings.helpers import at, spades
 
 EVEN = at(A=1500, B=1500, C=1500, D=1500)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ratings import Departure, Rating, expected, tournament
-from ratings.wocg import WOCG, Wocg, skill_ratio
 from tests.ratings.helpers import at, deltas, hearts, spades, texts
+from trickroom.ratings import Departure, Rating, expected, tournament
+from trickroom.ratings.wocg import WOCG, Wocg, skill_ratio
 
 
 def test_the_constants_are_the_pages():

@@ -6,9 +6,9 @@ from typing import ClassVar
 
 import pytest
 
-from ratings import Departure, Rating
-from ratings.zone import ZONE, Zone
 from tests.ratings.helpers import at, deltas, hearts, spades, texts
+from trickroom.ratings import Departure, Rating
+from trickroom.ratings.zone import ZONE, Zone
 
 
 def spades_change(player_rating: float, opponents: tuple[float, float], winners: str,

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from server.app import App
-from server.client import ServerError, TrickroomClient
-from server.config import load_config
+from trickroom.server.app import App
+from trickroom.server.client import ServerError, TrickroomClient
+from trickroom.server.config import load_config
 
 FAST = dict(robot_delay=0.0, hand_pause=0.0, turn_seconds=30.0, reconnect_seconds=60.0)
 

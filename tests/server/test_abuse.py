@@ -15,10 +15,10 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from server.client import ServerError, TrickroomClient
-from server.tables.commands import WindowOver
 from tests.server.conftest import play_until_over, url, wait_for
 from tests.server.test_http import http_get
+from trickroom.server.client import ServerError, TrickroomClient
+from trickroom.server.tables.commands import WindowOver
 
 
 async def refused(client: TrickroomClient, message: dict[str, Any]) -> dict[str, Any]:

@@ -12,10 +12,10 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.protocol import State
 
-from server.client import ServerError, TrickroomClient
-from server.metrics import METRICS
 from tests.server.conftest import seat_four, url, wait_for
 from tests.server.test_seats import solo_table
+from trickroom.server.client import ServerError, TrickroomClient
+from trickroom.server.metrics import METRICS
 
 
 async def raw_reply(ws, text):
@@ -196,7 +196,7 @@ class StuckSocket:
 
 @pytest.mark.raw_messages  # it sends made-up frames straight to connections
 async def test_a_client_that_stops_reading_is_cut_off_not_buffered_for_ever(app):
-    from server.app import Connection
+    from trickroom.server.app import Connection
 
     ws = StuckSocket()
     conn = Connection(ws, app)
@@ -241,8 +241,8 @@ async def test_room_chat_respects_ignore(app):
 
 @pytest.mark.raw_messages  # it frames a made-up message
 async def test_a_message_for_many_clients_is_framed_once_and_closing_ones_are_skipped(app):
-    from server.app import Connection
-    from server.tables.log import Shared
+    from trickroom.server.app import Connection
+    from trickroom.server.tables.log import Shared
 
     sockets = [StuckSocket() for _ in range(3)]
     writes: list[list[bytes]] = [[] for _ in sockets]

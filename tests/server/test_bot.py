@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 
-from game.hearts import HeartsGame
-from game.spades import SpadesGame, SpadesRules
-from server.bot import find_or_create_table, play_games, view_from_wire
-from server.client import TrickroomClient
 from tests.server.conftest import url
+from trickroom.game.hearts import HeartsGame
+from trickroom.game.spades import SpadesGame, SpadesRules
+from trickroom.server.bot import find_or_create_table, play_games, view_from_wire
+from trickroom.server.client import TrickroomClient
 
 
 def test_a_view_survives_the_wire_unchanged():
@@ -47,7 +47,7 @@ async def test_four_bots_started_at_once_with_fill_all_play_and_say_who_won(app,
     with a traceback (table_full from fill_robots: another bot had filled the table)."""
     import argparse
 
-    from server.bot import run_bot
+    from trickroom.server.bot import run_bot
 
     def args(i: int) -> argparse.Namespace:
         return argparse.Namespace(url=url(app), name=f"b{i}", password=None, robot="random",

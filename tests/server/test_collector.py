@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from server.collector import Collector
+from trickroom.server.collector import Collector
 
 
 class Node:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from server.protocol import (
+from trickroom.server.protocol import (
     CLIENT_TYPES,
     ERROR_CODES,
     GAME_EVENT_MODELS,
@@ -60,7 +60,7 @@ def test_a_session_example_covers_both_directions():
 
 
 def test_the_doc_gives_every_rule_s_bounds_as_the_engines_check_them():
-    from game.variants import HEARTS_BOUNDS, SPADES_BOUNDS
+    from trickroom.game.variants import HEARTS_BOUNDS, SPADES_BOUNDS
 
     text = DOC.read_text()
     for game, bounds in (("spades", SPADES_BOUNDS), ("hearts", HEARTS_BOUNDS)):

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from game.hearts import HeartsGame, HeartsRules
-from game.robots import make_robot
-from game.spades import SpadesGame, SpadesRules
-from server.protocol import GAME_EVENT_MODELS
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots import make_robot
+from trickroom.game.spades import SpadesGame, SpadesRules
+from trickroom.server.protocol import GAME_EVENT_MODELS
 
 MODELS = {m.model_fields["type"].default: m for m in GAME_EVENT_MODELS}
 

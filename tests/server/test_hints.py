@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from game.engine import ENGINES
-from game.variants import BOUNDS
-from server.client import ServerError, TrickroomClient
 from tests.server.conftest import choose, url, wait_for
 from tests.server.test_http import http_get
 from tests.server.test_seats import solo_table
+from trickroom.game.engine import ENGINES
+from trickroom.game.variants import BOUNDS
+from trickroom.server.client import ServerError, TrickroomClient
 
 GAME_EVENTS = {"hand_started", "dealt", "looked", "bid", "pass_chosen", "passed", "received",
                "played", "trick_won", "hand_scored", "moon_pending"}

@@ -7,14 +7,14 @@ import json
 import random
 from contextlib import AsyncExitStack
 
-from ratings import SYSTEMS, GameResult, Rating
-from ratings import Seat as RatedSeat
-from server.app import App
-from server.client import TrickroomClient
-from server.config import load_config
-from server.tables.records import Rated
 from tests.server.conftest import FAST, play_until_over, seat_four, url, wait_for
 from tests.server.test_seats import solo_table
+from trickroom.ratings import SYSTEMS, GameResult, Rating
+from trickroom.ratings import Seat as RatedSeat
+from trickroom.server.app import App
+from trickroom.server.client import TrickroomClient
+from trickroom.server.config import load_config
+from trickroom.server.tables.records import Rated
 
 
 async def http_get(app: App, path: str) -> tuple[int, dict[str, str], bytes]:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from server.config import ConfigError, load_config
-from server.loops import loop_factory, run
+from trickroom.server.config import ConfigError, load_config
+from trickroom.server.loops import loop_factory, run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,7 +44,7 @@ def test_serve_runs_on_the_loop_the_host_chose_and_says_so(tmp_path, setting):
     config = tmp_path / "rooms.toml"
     config.write_text(f'[server]\nevent_loop = "{setting}"\n'
                       '[[rooms]]\nname = "spades"\ngame = "spades"\n')
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "trickroom.server.cli", "serve", "--port", "0",
                              "--db", str(tmp_path / "t.sqlite3"), "--config", str(config)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from server.protocol import json_schema
+from trickroom.server.protocol import json_schema
 
 NODE_BOT = Path(__file__).resolve().parents[1] / "node"
 

@@ -9,12 +9,12 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from game.actions import action_from_wire
-from game.cards import CARD_TEXT, cards_of, parse_cards
-from game.hearts import HeartsGame
-from game.spades import SpadesGame
-from server.client import TrickroomClient
 from tests.server.conftest import play_until_over, seat_four, url
+from trickroom.game.actions import action_from_wire
+from trickroom.game.cards import CARD_TEXT, cards_of, parse_cards
+from trickroom.game.hearts import HeartsGame
+from trickroom.game.spades import SpadesGame
+from trickroom.server.client import TrickroomClient
 
 GAMES = {
     "spades": ("spades", {"target": 150, "mercy": 100}, SpadesGame),

@@ -9,13 +9,13 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from game.spades import SpadesGame
-from server.app import App
-from server.client import ServerError, TrickroomClient
-from server.config import load_config
-from server.store import open_store
 from tests.server.conftest import FAST, play_until_over, seat_four, url, wait_for
 from tests.services import POSTGRES, Outage, drop_schema, fresh_name, need
+from trickroom.game.spades import SpadesGame
+from trickroom.server.app import App
+from trickroom.server.client import ServerError, TrickroomClient
+from trickroom.server.config import load_config
+from trickroom.server.store import open_store
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from server.config import ConfigError, load_config
-from server.proxies import client_address, networks
 from tests.server.conftest import url, wait_for
+from trickroom.server.config import ConfigError, load_config
+from trickroom.server.proxies import client_address, networks
 
 PROXIES = networks(["10.0.0.0/8", "127.0.0.1"])
 

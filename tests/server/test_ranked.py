@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from game.outcome import NilStats, Outcome
-from ratings import Rating, rate, system_named
-from server.app import App
-from server.client import ServerError, TrickroomClient
-from server.config import load_config
-from server.tables.rating import game_result, when
 from tests.server.conftest import FAST, choose, url, wait_for
 from tests.server.test_http import http_get
+from trickroom.game.outcome import NilStats, Outcome
+from trickroom.ratings import Rating, rate, system_named
+from trickroom.server.app import App
+from trickroom.server.client import ServerError, TrickroomClient
+from trickroom.server.config import load_config
+from trickroom.server.tables.rating import game_result, when
 
 RANKED = {**FAST, "vote_seconds": 5.0, "reconnect_seconds": 5.0, "min_games": 5}
 SHORT_SPADES = {"target": 100, "mercy": 100}
@@ -471,7 +471,7 @@ async def test_a_vote_from_a_non_voter_a_second_vote_and_a_late_vote_are_refused
 
 
 async def set_rating(app: App, player: str, kind: str, system: str, value: float) -> None:
-    from ratings import PlayerStats
+    from trickroom.ratings import PlayerStats
 
     stats = {**dataclasses.asdict(PlayerStats()), "history": []}
     await app.store._write("INSERT INTO ratings (player, kind, system, value, sigma, stats) "

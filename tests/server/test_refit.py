@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ratings import SYSTEMS
-from ratings.registry import with_constants
-from server.cli import main, ratings_refit
-from server.store import open_store
-from server.tables.records import GameCreated, GameEnded
 from tests.services import POSTGRES, drop_schema, fresh_name, need
+from trickroom.ratings import SYSTEMS
+from trickroom.ratings.registry import with_constants
+from trickroom.server.cli import main, ratings_refit
+from trickroom.server.store import open_store
+from trickroom.server.tables.records import GameCreated, GameEnded
 
 ROOMS = """
 [[rooms]]
@@ -108,7 +108,7 @@ def refit_command(tmp_path: Path, *argv: str, store: str | None = None) -> tuple
     config.write_text(ROOMS)
     where = ["--store", store] if store else ["--db", str(tmp_path / "db.sqlite3")]
     args = ["ratings", "refit", *where, "--config", str(config), *argv]
-    from server.cli import build_parser
+    from trickroom.server.cli import build_parser
 
     out = io.StringIO()
     code = ratings_refit(build_parser().parse_args(args), Console(file=out, width=120))

@@ -6,13 +6,13 @@ import asyncio
 import json
 import re
 
-from game.actions import BIDS
-from server.client import TrickroomClient
-from server.protocol import WHY_LENGTH, BidEvent
-from server.tables.commands import RobotChose
-from server.tables.machine import _robot_reason
 from tests.server.conftest import url
 from tests.server.test_http import http_get
+from trickroom.game.actions import BIDS
+from trickroom.server.client import TrickroomClient
+from trickroom.server.protocol import WHY_LENGTH, BidEvent
+from trickroom.server.tables.commands import RobotChose
+from trickroom.server.tables.machine import _robot_reason
 
 CARD_TEXT = re.compile(r"[♣♦♥♠]|\b(10|[2-9TJQKA])[CDHS]\b|\b(ace|king|queen|jack|ten) of\b",
                        re.IGNORECASE)

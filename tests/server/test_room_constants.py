@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from game.outcome import NilStats, Outcome
-from ratings import Rating, RatingSystem, system_named
-from ratings.registry import with_constants
-from server.app import App
-from server.config import Config, ConfigError, load_config
-from server.tables.rating import game_result
 from tests.server.test_http import http_get
 from tests.server.test_ranked import RANKED, autoplay, game_id_of, players, seat
+from trickroom.game.outcome import NilStats, Outcome
+from trickroom.ratings import Rating, RatingSystem, system_named
+from trickroom.ratings.registry import with_constants
+from trickroom.server.app import App
+from trickroom.server.config import Config, ConfigError, load_config
+from trickroom.server.tables.rating import game_result
 
 ROOMS = """
 [[rooms]]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from server.client import ServerError, TrickroomClient
 from tests.server.conftest import choose, url, wait_for
 from tests.server.test_seats import solo_table
+from trickroom.server.client import ServerError, TrickroomClient
 
 
 async def test_an_action_the_store_refuses_is_not_acknowledged_and_changes_nothing(app):

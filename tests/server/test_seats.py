@@ -8,10 +8,10 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from server.app import App
-from server.client import ServerError, TrickroomClient
-from server.config import load_config
 from tests.server.conftest import FAST, play_until_over, seat_four, seq_after_restart, url, wait_for
+from trickroom.server.app import App
+from trickroom.server.client import ServerError, TrickroomClient
+from trickroom.server.config import load_config
 
 
 async def solo_table(client: TrickroomClient, room: str = "spades", rules=None):

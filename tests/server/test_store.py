@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ratings import SYSTEMS, GameResult, Rating, rate
-from ratings import Seat as RatedSeat
-from server.config import ConfigError, load_config
-from server.store import (
+from tests.services import POSTGRES, drop_schema, fresh_name, need
+from trickroom.ratings import SYSTEMS, GameResult, Rating, rate
+from trickroom.ratings import Seat as RatedSeat
+from trickroom.server.config import ConfigError, load_config
+from trickroom.server.store import (
     Conflict,
     Fence,
     NameTaken,
@@ -20,8 +21,7 @@ from server.store import (
     Store,
     open_store,
 )
-from server.tables.records import ActionTaken, Banned, GameCreated, GameEnded, Rated
-from tests.services import POSTGRES, drop_schema, fresh_name, need
+from trickroom.server.tables.records import ActionTaken, Banned, GameCreated, GameEnded, Rated
 
 
 def game(game_id: str = "g1") -> GameCreated:

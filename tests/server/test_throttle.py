@@ -1,6 +1,6 @@
 """The login back-off, as a pure function of failures and time."""
 
-from server.throttle import Backoff
+from trickroom.server.throttle import Backoff
 
 
 def test_a_few_failures_are_free_then_each_waits_twice_as_long_up_to_the_cap():

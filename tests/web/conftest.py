@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from server.app import App
-from server.config import load_config
+from trickroom.server.app import App
+from trickroom.server.config import load_config
 
 CHROMIUM = os.environ.get("TRICKROOM_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -20,12 +20,12 @@ from typing import Any
 
 from axe_playwright_python.async_playwright import Axe
 
-from ratings import GameResult, Rating, rate
-from ratings import Seat as RatedSeat
-from server.client import TrickroomClient
-from server.tables.records import Rated
 from tests.web.conftest import ARTIFACTS, LAPTOP, PHONE, Page, ws_url
 from tests.web.play import create_table, guest_signs_in, hold_after, play_turn, release
+from trickroom.ratings import GameResult, Rating, rate
+from trickroom.ratings import Seat as RatedSeat
+from trickroom.server.client import TrickroomClient
+from trickroom.server.tables.records import Rated
 
 AXE = Axe()
 AXE_OPTIONS = {

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import random
 
-from server.client import TrickroomClient
 from tests.server.conftest import play_until_over
 from tests.web.conftest import ws_url
 from tests.web.play import create_table, guest_signs_in
+from trickroom.server.client import TrickroomClient
 
 HOSTILE = "<script>window.pwned = 1</script><img src=x onerror='window.pwned = 2'>"
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from server.client import TrickroomClient
 from tests.web.conftest import start_app, ws_url
 from tests.web.play import guest_signs_in
+from trickroom.server.client import TrickroomClient
 
 
 async def test_a_playing_table_offers_no_seat_and_a_closed_one_leaves_the_list(web_app,

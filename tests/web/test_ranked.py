@@ -13,13 +13,13 @@ from dataclasses import replace
 
 import pytest
 
-from server.app import App
-from server.client import TrickroomClient
-from server.config import load_config
 from tests.server.conftest import play_until_over, wait_for
 from tests.server.test_ranked import autoplay
 from tests.web.conftest import WEB_SETTINGS, ws_url
 from tests.web.play import play_to_game_over
+from trickroom.server.app import App
+from trickroom.server.client import TrickroomClient
+from trickroom.server.config import load_config
 
 PASSWORD = "secret-pw"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-WEB = Path(__file__).resolve().parents[2] / "web"
+WEB = Path(__file__).resolve().parents[2] / "trickroom" / "web"
 
 
 def test_the_first_page_loads_under_200_kb():

@@ -8,7 +8,6 @@ import asyncio
 import time
 from typing import Any
 
-from server.client import TrickroomClient
 from tests.web.conftest import PHONE, ws_url
 from tests.web.play import (
     TURN_OR_OVER,
@@ -20,6 +19,7 @@ from tests.web.play import (
     release,
     robot_table,
 )
+from trickroom.server.client import TrickroomClient
 
 # Every class a .trick element has had, and whether a won trick was drawn with a
 # summary on screen at the same time.

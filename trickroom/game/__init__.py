@@ -5,9 +5,9 @@ is a value you ``apply`` actions to (see ``trickgame`` for the phase table);
 ``view(seat)`` and each event's ``to`` tag are the only ways state leaves it.
 """
 
-from game.actions import Action, ActionParseError, IllegalAction, action_from_wire
-from game.cards import CardParseError
-from game.outcome import NilStats, Outcome
+from trickroom.game.actions import Action, ActionParseError, IllegalAction, action_from_wire
+from trickroom.game.cards import CardParseError
+from trickroom.game.outcome import NilStats, Outcome
 
 __all__ = [
     "Action",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from game.cards import CARD_TEXT, CardParseError, parse_card
+from trickroom.game.cards import CARD_TEXT, CardParseError, parse_card
 
 
 class IllegalAction(ValueError):

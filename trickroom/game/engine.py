@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from game.actions import Action
-from game.events import Event
-from game.hearts import HeartsGame
-from game.outcome import Outcome
-from game.spades import SpadesGame
-from game.trickgame import TrickView
-from game.variants import describe_rules
+from trickroom.game.actions import Action
+from trickroom.game.events import Event
+from trickroom.game.hearts import HeartsGame
+from trickroom.game.outcome import Outcome
+from trickroom.game.spades import SpadesGame
+from trickroom.game.trickgame import TrickView
+from trickroom.game.variants import describe_rules
 
 
 class Engine(Protocol):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol
 
-from game.cards import CARD_TEXT, texts_of
+from trickroom.game.cards import CARD_TEXT, texts_of
 
 
 class Event(Protocol):

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, overload
 
-from game.actions import MOON_CHOICES, Action, IllegalAction, MoonChoice, Pass
-from game.cards import CARD_TEXT, HEARTS, cards_of
-from game.events import (
+from trickroom.game.actions import MOON_CHOICES, Action, IllegalAction, MoonChoice, Pass
+from trickroom.game.cards import CARD_TEXT, HEARTS, cards_of
+from trickroom.game.events import (
     Dealt,
     Event,
     GameOver,
@@ -29,9 +29,9 @@ from game.events import (
     Passed,
     Received,
 )
-from game.outcome import NilStats, Outcome
-from game.trickgame import TrickGame, TrickView
-from game.variants import HEARTS_BOUNDS, check_rules
+from trickroom.game.outcome import NilStats, Outcome
+from trickroom.game.trickgame import TrickGame, TrickView
+from trickroom.game.variants import HEARTS_BOUNDS, check_rules
 
 HEARTS_MASK = 0x1FFF << (13 * HEARTS)
 QUEEN_OF_SPADES = 49

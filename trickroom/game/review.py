@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from game.actions import action_from_wire
-from game.cards import texts_of
-from game.engine import ENGINES
+from trickroom.game.actions import action_from_wire
+from trickroom.game.cards import texts_of
+from trickroom.game.engine import ENGINES
 
 
 def review(record: dict[str, Any]) -> list[dict[str, Any]]:

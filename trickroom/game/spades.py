@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid, IllegalAction, Look
-from game.events import BidMade, Dealt, Event, GameOver, HandScored, Looked
-from game.outcome import NO_NILS, Outcome
-from game.trickgame import SPADES_MASK, TrickGame, TrickView
-from game.variants import SPADES_BOUNDS, check_rules
+from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid, IllegalAction, Look
+from trickroom.game.events import BidMade, Dealt, Event, GameOver, HandScored, Looked
+from trickroom.game.outcome import NO_NILS, Outcome
+from trickroom.game.trickgame import SPADES_MASK, TrickGame, TrickView
+from trickroom.game.variants import SPADES_BOUNDS, check_rules
 
 
 @dataclass(frozen=True)

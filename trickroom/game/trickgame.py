@@ -35,8 +35,8 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar, Self
 
-from game.actions import PLAYS, Action, IllegalAction, Play, action_from_wire
-from game.cards import (
+from trickroom.game.actions import PLAYS, Action, IllegalAction, Play, action_from_wire
+from trickroom.game.cards import (
     CARD_TEXT,
     SEAT_NAMES,
     SPADES,
@@ -47,7 +47,7 @@ from game.cards import (
     parse_card,
     texts_of,
 )
-from game.events import Event, HandStarted, Played, TrickWon
+from trickroom.game.events import Event, HandStarted, Played, TrickWon
 
 
 def _suit_play_tables() -> tuple[tuple[tuple[Play, ...], ...], ...]:

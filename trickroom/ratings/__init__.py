@@ -47,9 +47,9 @@ This package never imports ``game`` or ``server``; ``bench/ratings.py``
 measures how well each system predicts.
 """
 
-from ratings.change import Rating, RatingChange, Term
-from ratings.elo import expected, tournament
-from ratings.errors import (
+from trickroom.ratings.change import Rating, RatingChange, Term
+from trickroom.ratings.elo import expected, tournament
+from trickroom.ratings.errors import (
     InvalidResult,
     MissingRating,
     NotTwoTeams,
@@ -58,15 +58,22 @@ from ratings.errors import (
     UnknownSystem,
     WrongSystem,
 )
-from ratings.margin import Margin
-from ratings.openskill_system import WengLin
-from ratings.points import Points
-from ratings.registry import SYSTEMS, rate, rate_quit, system_named
-from ratings.result import Departure, GameResult, NilRecord, Seat
-from ratings.stats import PlayerStats, RatingKey, Standing, apply_changes, record, skill_ratio
-from ratings.system import RatingSystem
-from ratings.wocg import Wocg
-from ratings.zone import Zone
+from trickroom.ratings.margin import Margin
+from trickroom.ratings.openskill_system import WengLin
+from trickroom.ratings.points import Points
+from trickroom.ratings.registry import SYSTEMS, rate, rate_quit, system_named
+from trickroom.ratings.result import Departure, GameResult, NilRecord, Seat
+from trickroom.ratings.stats import (
+    PlayerStats,
+    RatingKey,
+    Standing,
+    apply_changes,
+    record,
+    skill_ratio,
+)
+from trickroom.ratings.system import RatingSystem
+from trickroom.ratings.wocg import Wocg
+from trickroom.ratings.zone import Zone
 
 __all__ = [
     "SYSTEMS",

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ratings.result import PlayerOutcome
+from trickroom.ratings.result import PlayerOutcome
 
 
 @dataclass(frozen=True, slots=True)

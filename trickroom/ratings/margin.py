@@ -79,11 +79,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ratings.change import Rating, RatingChange, Term, num, signed
-from ratings.fourway import thurstone
-from ratings.openskill_system import ELO_PER_BETA
-from ratings.result import GAME_KINDS, SIDE_NAMES, SIDES, GameKind, GameResult
-from ratings.system import lineup_ratings, unless_finished
+from trickroom.ratings.change import Rating, RatingChange, Term, num, signed
+from trickroom.ratings.fourway import thurstone
+from trickroom.ratings.openskill_system import ELO_PER_BETA
+from trickroom.ratings.result import GAME_KINDS, SIDE_NAMES, SIDES, GameKind, GameResult
+from trickroom.ratings.system import lineup_ratings, unless_finished
 
 OFFSETS = ("spades_par", "hearts_par")
 """The constants that are signed offsets (a final score), not positive scales."""

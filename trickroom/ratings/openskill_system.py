@@ -33,10 +33,10 @@ from typing import Any, Literal
 
 from openskill.models import BradleyTerryFull, PlackettLuce, ThurstoneMostellerFull
 
-from ratings.change import Rating, RatingChange, Term, num, signed
-from ratings.fourway import hearts_from_pairs, plackett_luce, thurstone
-from ratings.result import SIDE_NAMES, SIDES, GameKind, GameResult
-from ratings.system import lineup_ratings, unless_finished
+from trickroom.ratings.change import Rating, RatingChange, Term, num, signed
+from trickroom.ratings.fourway import hearts_from_pairs, plackett_luce, thurstone
+from trickroom.ratings.result import SIDE_NAMES, SIDES, GameKind, GameResult
+from trickroom.ratings.system import lineup_ratings, unless_finished
 
 ModelName = Literal["plackett_luce", "thurstone_mosteller", "bradley_terry"]
 _MODELS: dict[str, Any] = {

@@ -46,9 +46,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ratings.change import Rating, RatingChange, Term, num, signed, unrated
-from ratings.result import SIDES, GameKind, GameResult, SeatingMode
-from ratings.system import chances_from_pairs, check_rateable, unrated_reason
+from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, unrated
+from trickroom.ratings.result import SIDES, GameKind, GameResult, SeatingMode
+from trickroom.ratings.system import chances_from_pairs, check_rateable, unrated_reason
 
 _SEATING_WORDS: dict[SeatingMode, str] = {
     "random_queue": "random queue",

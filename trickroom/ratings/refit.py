@@ -21,8 +21,8 @@ the constants before and after with their log-losses, so a host can see the
 gain before adopting them in the room's configuration. The faithful presets
 are never refitted: their constants are the seed pages'.
 
->>> from ratings.result import GameResult
->>> from ratings.zone import Zone
+>>> from trickroom.ratings.result import GameResult
+>>> from trickroom.ratings.zone import Zone
 >>> games = [GameResult.of("spades", "zone_tuned", "ABCD", (500, 0, 500, 0))] * 20
 >>> fit = refit(Zone(name="zone_tuned", step=4.0), games)
 >>> fit.after < fit.before and fit.system.step > 4.0
@@ -35,14 +35,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ratings.change import Rating
-from ratings.errors import UnknownSystem
-from ratings.margin import OFFSETS, Margin
-from ratings.openskill_system import WengLin
-from ratings.result import GAME_KINDS, GameResult
-from ratings.system import RatingSystem
-from ratings.wocg import Wocg
-from ratings.zone import Zone
+from trickroom.ratings.change import Rating
+from trickroom.ratings.errors import UnknownSystem
+from trickroom.ratings.margin import OFFSETS, Margin
+from trickroom.ratings.openskill_system import WengLin
+from trickroom.ratings.result import GAME_KINDS, GameResult
+from trickroom.ratings.system import RatingSystem
+from trickroom.ratings.wocg import Wocg
+from trickroom.ratings.zone import Zone
 
 CLIP = 1e-3
 """Predictions are kept in [0.001, 0.999], so one confident miss costs 6.9, not infinity."""

@@ -40,15 +40,15 @@ from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 
-from ratings.change import Rating, RatingChange
-from ratings.errors import UnknownSystem
-from ratings.margin import MARGIN, OFFSETS
-from ratings.openskill_system import OPENSKILL, WengLin
-from ratings.points import POINTS_EL, POINTS_EN
-from ratings.result import GameResult
-from ratings.system import RatingSystem
-from ratings.wocg import WOCG, Wocg
-from ratings.zone import ZONE, Zone
+from trickroom.ratings.change import Rating, RatingChange
+from trickroom.ratings.errors import UnknownSystem
+from trickroom.ratings.margin import MARGIN, OFFSETS
+from trickroom.ratings.openskill_system import OPENSKILL, WengLin
+from trickroom.ratings.points import POINTS_EL, POINTS_EN
+from trickroom.ratings.result import GameResult
+from trickroom.ratings.system import RatingSystem
+from trickroom.ratings.wocg import WOCG, Wocg
+from trickroom.ratings.zone import ZONE, Zone
 
 ZONE_TUNED = Zone(name="zone_tuned", step=8.0, spread=200.0)
 WOCG_TUNED = Wocg(name="wocg_tuned", k=20.0)
@@ -85,7 +85,7 @@ def with_constants(name: str, constants: Mapping[str, float]) -> RatingSystem:
     >>> with_constants("openskill_tuned", {"beta": 1000}).beta
     1000.0
     """
-    from ratings.refit import FAITHFUL, fitted_fields
+    from trickroom.ratings.refit import FAITHFUL, fitted_fields
 
     system = system_named(name)
     if constants and name in FAITHFUL:

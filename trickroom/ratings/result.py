@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from ratings.errors import InvalidResult, NotTwoTeams, PlayerInTwoSeats
+from trickroom.ratings.errors import InvalidResult, NotTwoTeams, PlayerInTwoSeats
 
 GameKind = Literal["spades", "hearts"]
 SeatingMode = Literal["random_queue", "random_seating", "fixed_seating"]

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from ratings.change import Rating, RatingChange
-from ratings.result import GameKind, GameResult
+from trickroom.ratings.change import Rating, RatingChange
+from trickroom.ratings.result import GameKind, GameResult
 
 RatingKey = tuple[str, GameKind, str]
 """``(player, game kind, system name)``: ratings are kept separately for each."""

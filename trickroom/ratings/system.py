@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from ratings.change import Rating, RatingChange, unrated
-from ratings.errors import InvalidResult, MissingRating, NotTwoTeams, WrongSystem
-from ratings.fourway import hearts_from_pairs
-from ratings.result import GAME_KINDS, GameKind, GameResult
+from trickroom.ratings.change import Rating, RatingChange, unrated
+from trickroom.ratings.errors import InvalidResult, MissingRating, NotTwoTeams, WrongSystem
+from trickroom.ratings.fourway import hearts_from_pairs
+from trickroom.ratings.result import GAME_KINDS, GameKind, GameResult
 
 
 class RatingSystem(Protocol):

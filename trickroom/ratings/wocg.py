@@ -33,11 +33,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ratings import elo
-from ratings.change import Rating, RatingChange, Term, num, signed, unrated
-from ratings.result import SIDES, GameKind, GameResult, PlayerOutcome
-from ratings.stats import skill_ratio
-from ratings.system import chances_from_pairs, check_rateable, unless_finished, unrated_reason
+from trickroom.ratings import elo
+from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, unrated
+from trickroom.ratings.result import SIDES, GameKind, GameResult, PlayerOutcome
+from trickroom.ratings.stats import skill_ratio
+from trickroom.ratings.system import (
+    chances_from_pairs,
+    check_rateable,
+    unless_finished,
+    unrated_reason,
+)
 
 __all__ = ["WOCG", "Wocg", "skill_ratio"]
 

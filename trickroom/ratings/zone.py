@@ -28,9 +28,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ratings.change import Rating, RatingChange, Term, num, signed, unrated
-from ratings.result import GameKind, GameResult, PlayerOutcome
-from ratings.system import chances_from_pairs, check_rateable, unrated_reason
+from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, unrated
+from trickroom.ratings.result import GameKind, GameResult, PlayerOutcome
+from trickroom.ratings.system import chances_from_pairs, check_rateable, unrated_reason
 
 _OUTCOME: dict[float, PlayerOutcome] = {1.0: "win", 0.5: "tie", 0.0: "loss"}
 

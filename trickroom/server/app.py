@@ -33,20 +33,20 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
-from game.engine import rules_catalogue
-from game.review import review
-from ratings import SYSTEMS, Rating
-from server import auth, names
-from server.cluster.bus import REDIS_AWAY
-from server.cluster.limits import SharedBucket
-from server.cluster.node import Cluster, RemoteClient
-from server.collector import Collector
-from server.config import Config
-from server.lobby import Lobby
-from server.metrics import METRICS
-from server.names import GuestNames
-from server.passwords import Passwords
-from server.protocol import (
+from trickroom.game.engine import rules_catalogue
+from trickroom.game.review import review
+from trickroom.ratings import SYSTEMS, Rating
+from trickroom.server import auth, names
+from trickroom.server.cluster.bus import REDIS_AWAY
+from trickroom.server.cluster.limits import SharedBucket
+from trickroom.server.cluster.node import Cluster, RemoteClient
+from trickroom.server.collector import Collector
+from trickroom.server.config import Config
+from trickroom.server.lobby import Lobby
+from trickroom.server.metrics import METRICS
+from trickroom.server.names import GuestNames
+from trickroom.server.passwords import Passwords
+from trickroom.server.protocol import (
     Act,
     CastVote,
     Chat,
@@ -81,14 +81,14 @@ from server.protocol import (
     Welcome,
     parse_client_message,
 )
-from server.protocol import Settings as SettingsRequest
-from server.proxies import client_address, networks
-from server.ranked import Ranked
-from server.store import NameTaken, is_postgres, open_store
-from server.tables import commands as command
-from server.tables.commands import Disconnect, Who
-from server.tables.log import Shared
-from server.throttle import Backoff, TokenBucket
+from trickroom.server.protocol import Settings as SettingsRequest
+from trickroom.server.proxies import client_address, networks
+from trickroom.server.ranked import Ranked
+from trickroom.server.store import NameTaken, is_postgres, open_store
+from trickroom.server.tables import commands as command
+from trickroom.server.tables.commands import Disconnect, Who
+from trickroom.server.tables.log import Shared
+from trickroom.server.throttle import Backoff, TokenBucket
 
 log = logging.getLogger("trickroom.server")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"

@@ -15,14 +15,14 @@ from typing import Any
 
 from rich.console import Console
 
-from game.actions import action_from_wire
-from game.cards import parse_card, parse_cards
-from game.events import TrickWon
-from game.hearts import HeartsRules, HeartsView, PassOptions
-from game.robots import make_robot
-from game.spades import SpadesRules, SpadesView
-from game.trickgame import TrickView
-from server.client import ServerError, TrickroomClient
+from trickroom.game.actions import action_from_wire
+from trickroom.game.cards import parse_card, parse_cards
+from trickroom.game.events import TrickWon
+from trickroom.game.hearts import HeartsRules, HeartsView, PassOptions
+from trickroom.game.robots import make_robot
+from trickroom.game.spades import SpadesRules, SpadesView
+from trickroom.game.trickgame import TrickView
+from trickroom.server.client import ServerError, TrickroomClient
 
 
 def view_from_wire(data: dict[str, Any]) -> TrickView:

@@ -16,9 +16,9 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from game.cards import CARD_TEXT, SEAT_NAMES
-from game.robots import ROBOTS, make_robot
-from game.spades import SpadesGame, SpadesHandResult, SpadesRules
+from trickroom.game.cards import CARD_TEXT, SEAT_NAMES
+from trickroom.game.robots import ROBOTS, make_robot
+from trickroom.game.spades import SpadesGame, SpadesHandResult, SpadesRules
 
 
 def play_demo(seed: int, robot: str, console: Console) -> SpadesGame:
@@ -65,10 +65,10 @@ def _print_hand(console: Console, result: SpadesHandResult) -> None:
 
 
 def serve(args: argparse.Namespace) -> None:
-    from server.app import App, default_db_path
-    from server.config import ConfigError, load_config
-    from server.loops import loop_factory
-    from server.loops import run as run_on
+    from trickroom.server.app import App, default_db_path
+    from trickroom.server.config import ConfigError, load_config
+    from trickroom.server.loops import loop_factory
+    from trickroom.server.loops import run as run_on
 
     try:
         config = load_config(args.config)
@@ -106,8 +106,8 @@ def serve(args: argparse.Namespace) -> None:
 def ratings_refit(args: argparse.Namespace, console: Console | None = None) -> int:
     """``trickroom ratings refit``: print a room's refitted constants; 0, or 1 with a
     one-line reason on standard error."""
-    from server.config import ConfigError, load_config
-    from server.refit import RefitError, run, store_target
+    from trickroom.server.config import ConfigError, load_config
+    from trickroom.server.refit import RefitError, run, store_target
 
     console = console or Console()
     try:
@@ -156,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cluster-prefix", default="trickroom",
                    help="the cluster's Redis keys and channels start with this "
                    "(default: trickroom)")
-    p.add_argument("--config", help="room config TOML (default: server/rooms.toml)")
+    p.add_argument("--config", help="room config TOML (default: trickroom/server/rooms.toml)")
     p = sub.add_parser("schema", help="write the protocol's JSON Schema")
     p.add_argument("--out", help="file to write (default: standard output)")
     p = sub.add_parser("demo", help="four robots play one Spades game, printed hand by hand")
@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--db", help="SQLite file (default: under the user's data directory)")
     where.add_argument("--store", help="the store as a URL: postgresql://user@host/db, or "
                                        "sqlite:PATH")
-    p.add_argument("--config", help="room config TOML (default: server/rooms.toml)")
+    p.add_argument("--config", help="room config TOML (default: trickroom/server/rooms.toml)")
     return parser
 
 
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "serve":
         serve(args)
     elif args.command == "schema":
-        from server.protocol import json_schema
+        from trickroom.server.protocol import json_schema
 
         text = json.dumps(json_schema(), indent=2)
         if args.out:
@@ -212,8 +212,8 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "demo":
         play_demo(args.seed, args.robot, Console())
     elif args.command == "bot":
-        from server.bot import run_bot
-        from server.client import ServerError
+        from trickroom.server.bot import run_bot
+        from trickroom.server.client import ServerError
 
         try:
             asyncio.run(run_bot(args))

@@ -8,14 +8,14 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from game.hearts import HeartsRules
-from game.spades import SpadesRules
-from ratings import SYSTEMS, RatingError, RatingSystem, system_named
-from ratings.registry import with_constants
-from server.loops import LOOPS
-from server.passwords import PROFILES
-from server.proxies import networks
-from server.store.sqlite import DURABILITY
+from trickroom.game.hearts import HeartsRules
+from trickroom.game.spades import SpadesRules
+from trickroom.ratings import SYSTEMS, RatingError, RatingSystem, system_named
+from trickroom.ratings.registry import with_constants
+from trickroom.server.loops import LOOPS
+from trickroom.server.passwords import PROFILES
+from trickroom.server.proxies import networks
+from trickroom.server.store.sqlite import DURABILITY
 
 DEFAULT_CONFIG = Path(__file__).with_name("rooms.toml")
 RULES_TYPES: dict[str, type] = {"spades": SpadesRules, "hearts": HeartsRules}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 
-from server.protocol import TableInfo
+from trickroom.server.protocol import TableInfo
 
 LISTED_STATES = ("waiting", "playing", "over")  # a room's list, in this order
 

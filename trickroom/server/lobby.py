@@ -17,12 +17,12 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from game.engine import ENGINES
-from game.trickgame import rules_wire
-from server.config import Config, ConfigError, Room
-from server.listing import LISTED_STATES, listed_first
-from server.metrics import METRICS
-from server.protocol import (
+from trickroom.game.engine import ENGINES
+from trickroom.game.trickgame import rules_wire
+from trickroom.server.config import Config, ConfigError, Room
+from trickroom.server.listing import LISTED_STATES, listed_first
+from trickroom.server.metrics import METRICS
+from trickroom.server.protocol import (
     ChatMessage,
     ProtocolError,
     QueueStatus,
@@ -30,15 +30,15 @@ from server.protocol import (
     TableInfo,
     TableUpdate,
 )
-from server.ranked import Ranked
-from server.store import Store, StoredGame
-from server.tables.commands import ClientId, Open, Resume, SitReserved, Who
-from server.tables.log import Shared
-from server.tables.machine import TableMachine
-from server.tables.runner import TableRunner
+from trickroom.server.ranked import Ranked
+from trickroom.server.store import Store, StoredGame
+from trickroom.server.tables.commands import ClientId, Open, Resume, SitReserved, Who
+from trickroom.server.tables.log import Shared
+from trickroom.server.tables.machine import TableMachine
+from trickroom.server.tables.runner import TableRunner
 
 if TYPE_CHECKING:
-    from server.cluster.node import Cluster
+    from trickroom.server.cluster.node import Cluster
 
 log = logging.getLogger("trickroom.lobby")
 

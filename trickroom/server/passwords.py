@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 from argon2 import Parameters, PasswordHasher, Type, profiles
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from server.metrics import METRICS
-from server.protocol import ProtocolError
+from trickroom.server.metrics import METRICS
+from trickroom.server.protocol import ProtocolError
 
 T = TypeVar("T")
 # OWASP's Password Storage Cheat Sheet: Argon2id, 19 MiB, 2 passes, one lane (about 20 ms

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from server.names import NAME_RULE
+from trickroom.server.names import NAME_RULE
 
 RequestId = str | int | None
 

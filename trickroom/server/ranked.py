@@ -12,10 +12,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ratings import Standing
-from server.protocol import ProtocolError
-from server.store import Store
-from server.tables.rating import when
+from trickroom.ratings import Standing
+from trickroom.server.protocol import ProtocolError
+from trickroom.server.store import Store
+from trickroom.server.tables.rating import when
 
 WEEK = 7 * 24 * 3600.0
 

@@ -29,10 +29,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ratings import GameResult, RatingError, RatingSystem, Seat, system_named
-from ratings.refit import FAITHFUL, Fit, fitted_fields, refit
-from ratings.result import GAME_KINDS, GameKind
-from server.config import Room
+from trickroom.ratings import GameResult, RatingError, RatingSystem, Seat, system_named
+from trickroom.ratings.refit import FAITHFUL, Fit, fitted_fields, refit
+from trickroom.ratings.result import GAME_KINDS, GameKind
+from trickroom.server.config import Room
 
 
 class RefitError(Exception):
@@ -172,7 +172,7 @@ def store_target(db: str | None, url: str | None) -> str | Path:
     """The store to read: ``--db``, ``--store`` (a ``postgresql://`` URL, or
     ``sqlite:PATH``), or the default SQLite file, as ``trickroom serve`` opens it."""
     if url is not None:
-        from server.store import is_postgres
+        from trickroom.server.store import is_postgres
 
         if is_postgres(url):
             return url
@@ -183,7 +183,7 @@ def store_target(db: str | None, url: str | None) -> str | Path:
         return Path(rest[2:] if rest.startswith("///") else rest.removeprefix("//"))
     if db is not None:
         return Path(db)
-    from server.app import default_db_path
+    from trickroom.server.app import default_db_path
 
     return default_db_path()
 
@@ -191,7 +191,7 @@ def store_target(db: str | None, url: str | None) -> str | Path:
 async def run(rooms: Mapping[str, Room], target: str | Path, room: str, system: str | None,
               console: Console) -> RoomFit:
     """Open the store at ``target``, refit the room and print the result."""
-    from server.store import StoreError, open_store
+    from trickroom.server.store import StoreError, open_store
 
     _, before = room_and_system(rooms, room, system)  # a bad name fails before the store
     if isinstance(target, Path) and not target.exists():

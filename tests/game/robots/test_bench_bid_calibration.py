@@ -5,8 +5,8 @@ import statistics
 
 import pytest
 
-from game.robots.bidding import table_tricks
 from tests.game.robots.views import load_bench
+from trickroom.game.robots.bidding import table_tricks
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_a_trick_more_bid_is_measured_on_the_same_deal(bench):
 
 
 def test_a_contracts_worth_is_the_hands_score_with_a_bag_at_its_long_run_cost(bench):
-    from game.spades import SpadesRules, score_hand
+    from trickroom.game.spades import SpadesRules, score_hand
 
     rules = SpadesRules()
     for bids, tricks in (((3, 2, 2, 3), (4, 3, 2, 4)), ((4, 2, 3, 2), (2, 5, 3, 3))):

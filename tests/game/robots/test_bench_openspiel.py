@@ -3,9 +3,9 @@
 import pyspiel  # in the test extra: this test guards the robot benchmark's card mapping
 import pytest
 
-from game.hearts import HeartsGame, HeartsRules
-from game.robots import make_robot
 from tests.game.robots.views import load_bench
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots import make_robot
 
 
 @pytest.fixture(scope="module")

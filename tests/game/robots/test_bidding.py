@@ -6,15 +6,15 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.actions import BIDS, BLIND_NIL, LOOK, Bid
-from game.robots import make_robot
-from game.robots.bidding import BidSearch, nil_danger, table_tricks
-from game.robots.heuristic import heuristic_action
-from game.robots.search import SearchRobot
-from game.robots.spades_heuristic import bid_range
-from game.spades import SpadesGame, SpadesRules
 from tests.game.robots.test_heuristic import SPADES_PRESETS, play_game, swap_hidden_cards
 from tests.game.robots.views import cards
+from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, Bid
+from trickroom.game.robots import make_robot
+from trickroom.game.robots.bidding import BidSearch, nil_danger, table_tricks
+from trickroom.game.robots.heuristic import heuristic_action
+from trickroom.game.robots.search import SearchRobot
+from trickroom.game.robots.spades_heuristic import bid_range
+from trickroom.game.spades import SpadesGame, SpadesRules
 
 VARIANTS = [
     *SPADES_PRESETS,

@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.actions import BIDS, BLIND_NIL, LOOK, PLAYS
-from game.cards import parse_card, parse_cards
-from game.hearts import HeartsGame, HeartsRules
-from game.robots import make_robot
-from game.robots.hearts_heuristic import choose_pass
-from game.robots.spades_heuristic import nil_worthy, sure_tricks
-from game.spades import SpadesGame, SpadesRules
 from tests.game.robots.views import cards, hearts_view
+from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, PLAYS
+from trickroom.game.cards import parse_card, parse_cards
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots import make_robot
+from trickroom.game.robots.hearts_heuristic import choose_pass
+from trickroom.game.robots.spades_heuristic import nil_worthy, sure_tricks
+from trickroom.game.spades import SpadesGame, SpadesRules
 
 SPADES_PRESETS = [
     SpadesRules(mercy=200),

@@ -5,15 +5,15 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.actions import Pass
-from game.cards import cards_of, parse_cards
-from game.hearts import HeartsGame, HeartsRules
-from game.robots.hearts_heuristic import choose_pass
-from game.robots.heuristic import heuristic_action
-from game.robots.passing import candidate_passes
-from game.robots.search import SearchRobot
 from tests.game.robots.test_heuristic import HEARTS_PRESETS, play_game, swap_hidden_cards
 from tests.game.robots.views import cards
+from trickroom.game.actions import Pass
+from trickroom.game.cards import cards_of, parse_cards
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots.hearts_heuristic import choose_pass
+from trickroom.game.robots.heuristic import heuristic_action
+from trickroom.game.robots.passing import candidate_passes
+from trickroom.game.robots.search import SearchRobot
 
 
 @settings(max_examples=8, deadline=None)

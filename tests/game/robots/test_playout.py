@@ -5,10 +5,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.robots import make_robot
-from game.robots.playout import bid_weight, expected_bid
-from game.robots.spades_heuristic import bid_value, sure_tricks
-from game.spades import SpadesGame, SpadesRules
+from trickroom.game.robots import make_robot
+from trickroom.game.robots.playout import bid_weight, expected_bid
+from trickroom.game.robots.spades_heuristic import bid_value, sure_tricks
+from trickroom.game.spades import SpadesGame, SpadesRules
 
 
 @settings(max_examples=300, deadline=None)

@@ -5,10 +5,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.hearts import HeartsGame, HeartsRules
-from game.robots.heuristic import legal_mask
-from game.robots.position import Position
-from game.spades import SpadesGame, SpadesRules
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots.heuristic import legal_mask
+from trickroom.game.robots.position import Position
+from trickroom.game.spades import SpadesGame, SpadesRules
 
 SPADES_PRESETS = [
     SpadesRules(),

@@ -5,21 +5,21 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.actions import PLAYS
-from game.cards import SUIT_MASKS, parse_card, parse_cards
-from game.hearts import HeartsGame
-from game.robots import make_robot
-from game.robots.heuristic import heuristic_card
-from game.robots.position import Position
-from game.robots.sampling import DealSampler, known_cards
-from game.robots.search import SearchRobot, candidates
-from game.spades import SpadesGame
 from tests.game.robots.test_heuristic import (
     HEARTS_PRESETS,
     SPADES_PRESETS,
     play_game,
     swap_hidden_cards,
 )
+from trickroom.game.actions import PLAYS
+from trickroom.game.cards import SUIT_MASKS, parse_card, parse_cards
+from trickroom.game.hearts import HeartsGame
+from trickroom.game.robots import make_robot
+from trickroom.game.robots.heuristic import heuristic_card
+from trickroom.game.robots.position import Position
+from trickroom.game.robots.sampling import DealSampler, known_cards
+from trickroom.game.robots.search import SearchRobot, candidates
+from trickroom.game.spades import SpadesGame
 
 
 def advance(game, cut, seed):

@@ -9,12 +9,12 @@ the presets.
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.actions import LOOK
-from game.hearts import PASS_OFFSETS, HeartsGame, HeartsRules
-from game.robots.search import SearchRobot
-from game.spades import SpadesGame, SpadesRules
-from game.variants import HEARTS_BOUNDS, SPADES_BOUNDS
 from tests.game.robots.test_heuristic import play_game
+from trickroom.game.actions import LOOK
+from trickroom.game.hearts import PASS_OFFSETS, HeartsGame, HeartsRules
+from trickroom.game.robots.search import SearchRobot
+from trickroom.game.spades import SpadesGame, SpadesRules
+from trickroom.game.variants import HEARTS_BOUNDS, SPADES_BOUNDS
 
 
 def bounded(bounds, name):

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from types import ModuleType
 
-from game.actions import PLAYS
-from game.cards import SUIT_MASKS, parse_card, parse_cards
-from game.events import TrickWon
-from game.hearts import HeartsGame, HeartsRules, HeartsView
+from trickroom.game.actions import PLAYS
+from trickroom.game.cards import SUIT_MASKS, parse_card, parse_cards
+from trickroom.game.events import TrickWon
+from trickroom.game.hearts import HeartsGame, HeartsRules, HeartsView
 
 
 def cards(text: str) -> list[str]:

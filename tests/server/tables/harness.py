@@ -15,11 +15,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from game.robots import make_robot
-from ratings import Rating, Standing
-from server.config import Room, ServerSettings, load_config
-from server.protocol import ProtocolError, TableInfo
-from server.tables.commands import (
+from trickroom.game.robots import make_robot
+from trickroom.ratings import Rating, Standing
+from trickroom.server.config import Room, ServerSettings, load_config
+from trickroom.server.protocol import ProtocolError, TableInfo
+from trickroom.server.tables.commands import (
     Act,
     CastVote,
     ClientId,
@@ -34,7 +34,7 @@ from server.tables.commands import (
     StoreFailed,
     Who,
 )
-from server.tables.effects import (
+from trickroom.server.tables.effects import (
     AskRobot,
     CancelTimer,
     Changed,
@@ -46,8 +46,8 @@ from server.tables.effects import (
     Send,
     SetTimer,
 )
-from server.tables.machine import TableMachine
-from server.tables.records import ActionTaken, Record
+from trickroom.server.tables.machine import TableMachine
+from trickroom.server.tables.records import ActionTaken, Record
 
 SETTINGS = load_config().settings
 ROOMS = load_config().rooms

@@ -11,8 +11,9 @@ import random
 
 import pytest
 
-from game.actions import Bid, action_from_wire
-from server.tables.commands import (
+from tests.server.tables.harness import Bench, bench
+from trickroom.game.actions import Bid, action_from_wire
+from trickroom.server.tables.commands import (
     Act,
     CastVote,
     Chat,
@@ -26,9 +27,8 @@ from server.tables.commands import (
     Unwatch,
     Watch,
 )
-from server.tables.effects import Persist, Send
-from server.tables.records import ActionTaken, GameCreated, GameEnded
-from tests.server.tables.harness import Bench, bench
+from trickroom.server.tables.effects import Persist, Send
+from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded
 
 
 def fingerprint(table: Bench) -> tuple[object, ...]:
@@ -430,7 +430,7 @@ def test_a_failed_write_just_after_a_new_deal_keeps_the_new_hand():
 
 
 def test_a_ranked_game_s_chances_start_with_it_and_a_failed_start_leaves_none():
-    from server.tables.commands import Resume
+    from trickroom.server.tables.commands import Resume
 
     t = bench("spades-zone")
     t.standing = 1650.0

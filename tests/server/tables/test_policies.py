@@ -12,11 +12,11 @@ import random
 
 import pytest
 
-from server.tables.commands import CastVote, Rejoin, Sit, Stand
-from server.tables.records import Banned, GameEnded, Rated, SeatsChanged
-from server.tables.seats import VOTE_CHOICES
 from tests.server.tables.harness import NOW, Bench, bench
 from tests.server.tables.test_machine import play_out
+from trickroom.server.tables.commands import CastVote, Rejoin, Sit, Stand
+from trickroom.server.tables.records import Banned, GameEnded, Rated, SeatsChanged
+from trickroom.server.tables.seats import VOTE_CHOICES
 
 
 def four(room: str, rules: dict | None = None, **settings) -> Bench:

@@ -18,8 +18,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.protocol import ProtocolError
-from server.tables.commands import (
+from tests.server.tables.harness import Bench, bench
+from tests.server.tables.test_machine import fingerprint
+from trickroom.server.protocol import ProtocolError
+from trickroom.server.tables.commands import (
     Act,
     CastVote,
     Chat,
@@ -34,10 +36,8 @@ from server.tables.commands import (
     Unwatch,
     Watch,
 )
-from server.tables.effects import Send
-from server.tables.records import ActionTaken
-from tests.server.tables.harness import Bench, bench
-from tests.server.tables.test_machine import fingerprint
+from trickroom.server.tables.effects import Send
+from trickroom.server.tables.records import ActionTaken
 
 ROOMS = ["spades", "hearts", "spades-zone", "hearts-zone", "spades-wocg", "hearts-wocg",
          "spades-points", "hearts-points"]

@@ -5,10 +5,10 @@ robot can take over a dropped player's seat, fill a casual table, or play
 through the socket as ``trickroom bot``.
 """
 
-from game.robots.base import Robot
-from game.robots.heuristic import HeuristicRobot
-from game.robots.random_robot import RandomRobot
-from game.robots.search import SearchRobot
+from trickroom.game.robots.base import Robot
+from trickroom.game.robots.heuristic import HeuristicRobot
+from trickroom.game.robots.random_robot import RandomRobot
+from trickroom.game.robots.search import SearchRobot
 
 ROBOTS: dict[str, type[Robot]] = {
     "random": RandomRobot,

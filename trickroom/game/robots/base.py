@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from game.actions import Action
-from game.trickgame import TrickView
+from trickroom.game.actions import Action
+from trickroom.game.trickgame import TrickView
 
 
 class Robot(Protocol):

@@ -35,14 +35,20 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 
-from game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
-from game.cards import SUIT_MASKS
-from game.robots import spades_heuristic
-from game.robots.playout import DecisionSearch, bid_weight, clearly_better, play_out, prune
-from game.robots.position import SPADES_MASK, Position
-from game.robots.sampling import DealSampler
-from game.spades import SpadesRules, score_hand, winning_side
-from game.trickgame import TrickView
+from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
+from trickroom.game.cards import SUIT_MASKS
+from trickroom.game.robots import spades_heuristic
+from trickroom.game.robots.playout import (
+    DecisionSearch,
+    bid_weight,
+    clearly_better,
+    play_out,
+    prune,
+)
+from trickroom.game.robots.position import SPADES_MASK, Position
+from trickroom.game.robots.sampling import DealSampler
+from trickroom.game.spades import SpadesRules, score_hand, winning_side
+from trickroom.game.trickgame import TrickView
 
 GAME_VALUE = 100.0
 """Points a hand that ends the game is worth beyond its score: won plus, lost minus."""

@@ -17,8 +17,8 @@ and never feed the shooter.
 
 from __future__ import annotations
 
-from game.cards import HEARTS, SPADES, SUIT_MASKS
-from game.robots.position import (
+from trickroom.game.cards import HEARTS, SPADES, SUIT_MASKS
+from trickroom.game.robots.position import (
     HEARTS_MASK,
     POINT_CARDS,
     QS_BIT,

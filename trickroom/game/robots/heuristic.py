@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 
-from game.actions import MOON_CHOICES, PLAYS, Action, Pass, Play
-from game.robots import hearts_heuristic, spades_heuristic
-from game.robots.position import Position
-from game.trickgame import TrickView
+from trickroom.game.actions import MOON_CHOICES, PLAYS, Action, Pass, Play
+from trickroom.game.robots import hearts_heuristic, spades_heuristic
+from trickroom.game.robots.position import Position
+from trickroom.game.trickgame import TrickView
 
 
 def legal_mask(view: TrickView) -> int:

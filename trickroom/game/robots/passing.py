@@ -18,13 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from game.actions import Pass
-from game.cards import cards_of
-from game.robots import hearts_heuristic
-from game.robots.playout import DecisionSearch, clearly_better, hand_value, play_out, prune
-from game.robots.position import Position
-from game.robots.sampling import PASS_OFFSETS, DealSampler
-from game.trickgame import TrickView
+from trickroom.game.actions import Pass
+from trickroom.game.cards import cards_of
+from trickroom.game.robots import hearts_heuristic
+from trickroom.game.robots.playout import (
+    DecisionSearch,
+    clearly_better,
+    hand_value,
+    play_out,
+    prune,
+)
+from trickroom.game.robots.position import Position
+from trickroom.game.robots.sampling import PASS_OFFSETS, DealSampler
+from trickroom.game.trickgame import TrickView
 
 DEVIATE_SE = 2.0
 """Standard errors by which a pass must beat the rules of thumb's on the same deals to replace it.

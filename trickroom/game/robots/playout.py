@@ -13,10 +13,10 @@ import math
 import random
 from collections.abc import Callable
 
-from game.robots import hearts_heuristic, spades_heuristic
-from game.robots.position import Position
-from game.spades import score_hand
-from game.trickgame import TrickView
+from trickroom.game.robots import hearts_heuristic, spades_heuristic
+from trickroom.game.robots.position import Position
+from trickroom.game.spades import score_hand
+from trickroom.game.trickgame import TrickView
 
 
 def play_out(pos: Position) -> None:

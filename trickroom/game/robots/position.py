@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from game.cards import SUIT_MASKS
-from game.trickgame import TrickView
+from trickroom.game.cards import SUIT_MASKS
+from trickroom.game.trickgame import TrickView
 
 CLUBS_MASK, DIAMONDS_MASK, HEARTS_MASK, SPADES_MASK = SUIT_MASKS
 QUEEN_OF_SPADES = 49

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from game.actions import Action
-from game.trickgame import TrickView
+from trickroom.game.actions import Action
+from trickroom.game.trickgame import TrickView
 
 
 class RandomRobot:

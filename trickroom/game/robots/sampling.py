@@ -20,9 +20,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from game.cards import SUIT_MASKS, cards_of
-from game.robots.position import Position
-from game.trickgame import TrickView
+from trickroom.game.cards import SUIT_MASKS, cards_of
+from trickroom.game.robots.position import Position
+from trickroom.game.trickgame import TrickView
 
 PASS_OFFSETS = {"left": 1, "across": 2, "right": 3, "hold": 0}
 MAX_TRIES = 6

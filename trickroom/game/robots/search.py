@@ -40,14 +40,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from game.actions import PLAYS, Action
-from game.robots.bidding import BidSearch
-from game.robots.heuristic import heuristic_action, heuristic_card, legal_mask
-from game.robots.passing import PassSearch
-from game.robots.playout import bid_weight, hand_value, play_out, prune
-from game.robots.position import JD_BIT, QS_BIT, Position, above
-from game.robots.sampling import DealSampler, known_cards
-from game.trickgame import TrickView
+from trickroom.game.actions import PLAYS, Action
+from trickroom.game.robots.bidding import BidSearch
+from trickroom.game.robots.heuristic import heuristic_action, heuristic_card, legal_mask
+from trickroom.game.robots.passing import PassSearch
+from trickroom.game.robots.playout import bid_weight, hand_value, play_out, prune
+from trickroom.game.robots.position import JD_BIT, QS_BIT, Position, above
+from trickroom.game.robots.sampling import DealSampler, known_cards
+from trickroom.game.trickgame import TrickView
 
 DEFAULT_SIMULATIONS = 800
 """Play-outs per decision when no clock is given (about 200 ms early in a hand)."""

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from game.actions import BIDS, BLIND_NIL, LOOK, Action
-from game.cards import SPADES, SUIT_MASKS, cards_of
-from game.robots.position import (
+from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, Action
+from trickroom.game.cards import SPADES, SUIT_MASKS, cards_of
+from trickroom.game.robots.position import (
     SPADES_MASK,
     Position,
     above,
@@ -31,7 +31,7 @@ from game.robots.position import (
     highest,
     lowest,
 )
-from game.spades import SpadesRules, SpadesView
+from trickroom.game.spades import SpadesRules, SpadesView
 
 SIDE_SUITS = SUIT_MASKS[:3]
 

@@ -37,7 +37,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.cluster.wire import Line, Reply, open_line, pack
+from trickroom.server.cluster.wire import Line, Reply, open_line, pack
 
 log = logging.getLogger("trickroom.cluster")
 

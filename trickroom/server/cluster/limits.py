@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
-from server.cluster.bus import UNREACHABLE
-from server.throttle import Backoff, TokenBucket
+from trickroom.server.cluster.bus import UNREACHABLE
+from trickroom.server.throttle import Backoff, TokenBucket
 
 if TYPE_CHECKING:
-    from server.cluster.bus import Bus
+    from trickroom.server.cluster.bus import Bus
 
 T = TypeVar("T")
 

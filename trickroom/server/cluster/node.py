@@ -40,11 +40,11 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from server.cluster.bus import UNREACHABLE, Bus, frame
-from server.cluster.limits import Limits
-from server.listing import LISTED_STATES, listed_first
-from server.metrics import METRICS
-from server.protocol import (
+from trickroom.server.cluster.bus import UNREACHABLE, Bus, frame
+from trickroom.server.cluster.limits import Limits
+from trickroom.server.listing import LISTED_STATES, listed_first
+from trickroom.server.metrics import METRICS
+from trickroom.server.protocol import (
     Act,
     ProtocolError,
     QueueStatus,
@@ -53,12 +53,12 @@ from server.protocol import (
     TableUpdate,
     parse_client_message,
 )
-from server.store import Fence, StoreUnavailable
-from server.tables.commands import ClientId, Disconnect, SitReserved, Who
-from server.tables.log import Shared
+from trickroom.server.store import Fence, StoreUnavailable
+from trickroom.server.tables.commands import ClientId, Disconnect, SitReserved, Who
+from trickroom.server.tables.log import Shared
 
 if TYPE_CHECKING:
-    from server.app import App
+    from trickroom.server.app import App
 
 log = logging.getLogger("trickroom.cluster")
 
@@ -543,7 +543,7 @@ class Cluster:
         task.add_done_callback(self._calls.discard)
 
     async def _on_call(self, header: dict[str, Any], body: bytes) -> None:
-        from server.app import REQUESTS
+        from trickroom.server.app import REQUESTS
         key = (header["from"], header["corr"])
         if key in self._calls_seen:  # a copy of a call already run (or running)
             if self._calls_seen[key]:

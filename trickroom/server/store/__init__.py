@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from server.store.base import (
+from trickroom.server.store.base import (
     RECENT_GAMES,
     Conflict,
     Fence,
@@ -16,7 +16,7 @@ from server.store.base import (
     StoreError,
     StoreUnavailable,
 )
-from server.store.sqlite import DURABILITY, SqliteStore
+from trickroom.server.store.sqlite import DURABILITY, SqliteStore
 
 __all__ = ["DURABILITY", "RECENT_GAMES", "Conflict", "Fence", "NameTaken", "SqliteStore",
            "StaleOwner", "Store", "StoreError", "StoreUnavailable", "StoredGame",
@@ -32,6 +32,6 @@ def open_store(target: str | Path, durability: str = "server_crash") -> Store:
     """The store for ``target``: ``postgresql://user@host/db`` (with an optional
     ``?schema=name``) or a path to an SQLite file. Not yet opened."""
     if is_postgres(target):
-        from server.store.postgres import PostgresStore
+        from trickroom.server.store.postgres import PostgresStore
         return PostgresStore(str(target))
     return SqliteStore(target, durability=durability)

@@ -30,9 +30,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from ratings import PlayerStats, Rating, Standing
-from server.names import account_name_refusal
-from server.tables.records import (
+from trickroom.ratings import PlayerStats, Rating, Standing
+from trickroom.server.names import account_name_refusal
+from trickroom.server.tables.records import (
     ActionTaken,
     Banned,
     GameCreated,

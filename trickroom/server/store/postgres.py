@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
-from server.store.base import (
+from trickroom.server.store.base import (
     ACTION_SQL,
     Conflict,
     Fence,

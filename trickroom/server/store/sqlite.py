@@ -40,7 +40,7 @@ from typing import Any
 
 import aiosqlite
 
-from server.store.base import INDEX_PLAYER, Conflict, Row, Statement, Store, players_of
+from trickroom.server.store.base import INDEX_PLAYER, Conflict, Row, Statement, Store, players_of
 
 log = logging.getLogger("trickroom.store")
 

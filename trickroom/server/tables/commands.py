@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from game.actions import Action
-from game.engine import Engine
-from ratings import Standing
+from trickroom.game.actions import Action
+from trickroom.game.engine import Engine
+from trickroom.ratings import Standing
 
 ClientId = int
 """A connection, as the machine knows it: an opaque number the runner maps to a socket."""

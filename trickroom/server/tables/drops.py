@@ -14,15 +14,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from ratings import Departure
-from server.protocol import Ok, ProtocolError, Quit, Resumed, VoteCast, VoteResult, VoteStarted
-from server.tables.commands import CastVote, VoteOver, WindowOver
-from server.tables.policies import Step, Trigger
-from server.tables.records import Banned, Rated
-from server.tables.seats import VOTE_CHOICES, Seat, Vote
+from trickroom.ratings import Departure
+from trickroom.server.protocol import (
+    Ok,
+    ProtocolError,
+    Quit,
+    Resumed,
+    VoteCast,
+    VoteResult,
+    VoteStarted,
+)
+from trickroom.server.tables.commands import CastVote, VoteOver, WindowOver
+from trickroom.server.tables.policies import Step, Trigger
+from trickroom.server.tables.records import Banned, Rated
+from trickroom.server.tables.seats import VOTE_CHOICES, Seat, Vote
 
 if TYPE_CHECKING:
-    from server.tables.machine import TableMachine
+    from trickroom.server.tables.machine import TableMachine
 
 HOUR = 3600.0
 

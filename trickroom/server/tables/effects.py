@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from game.trickgame import TrickView
-from server.protocol import TableInfo
-from server.tables.commands import ClientId, Command, Turn
-from server.tables.log import Shared
-from server.tables.records import Record
+from trickroom.game.trickgame import TrickView
+from trickroom.server.protocol import TableInfo
+from trickroom.server.tables.commands import ClientId, Command, Turn
+from trickroom.server.tables.log import Shared
+from trickroom.server.tables.records import Record
 
 
 class Effect:

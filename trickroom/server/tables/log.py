@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, NamedTuple
 
-from game.events import visible_to
-from server.protocol import Skip, TableEvent
+from trickroom.game.events import visible_to
+from trickroom.server.protocol import Skip, TableEvent
 
 
 class Shared:

@@ -37,14 +37,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from game.actions import Action, ActionParseError, IllegalAction, Pass, action_from_wire
-from game.engine import ENGINES, Engine
-from game.events import Event
-from game.outcome import Outcome
-from ratings import Departure, Rating, RatingError, Standing
-from server.auth import token_hash, token_matches
-from server.config import Room, ServerSettings
-from server.protocol import (
+from trickroom.game.actions import Action, ActionParseError, IllegalAction, Pass, action_from_wire
+from trickroom.game.engine import ENGINES, Engine
+from trickroom.game.events import Event
+from trickroom.game.outcome import Outcome
+from trickroom.ratings import Departure, Rating, RatingError, Standing
+from trickroom.server.auth import token_hash, token_matches
+from trickroom.server.config import Room, ServerSettings
+from trickroom.server.protocol import (
     WHY_LENGTH,
     Error,
     GameOver,
@@ -62,9 +62,9 @@ from server.protocol import (
     TableInfo,
     TakenOver,
 )
-from server.protocol import ChatMessage as ChatOut
-from server.tables import drops
-from server.tables.commands import (
+from trickroom.server.protocol import ChatMessage as ChatOut
+from trickroom.server.tables import drops
+from trickroom.server.tables.commands import (
     Act,
     CastVote,
     Chat,
@@ -99,7 +99,7 @@ from server.tables.commands import (
     Who,
     WindowOver,
 )
-from server.tables.effects import (
+from trickroom.server.tables.effects import (
     AskRobot,
     CancelTimer,
     Changed,
@@ -111,10 +111,10 @@ from server.tables.effects import (
     Send,
     SetTimer,
 )
-from server.tables.log import EventLog, Shared
-from server.tables.policies import DropPolicy, Trigger, policy_for
-from server.tables.rating import RankedState, game_result
-from server.tables.records import (
+from trickroom.server.tables.log import EventLog, Shared
+from trickroom.server.tables.policies import DropPolicy, Trigger, policy_for
+from trickroom.server.tables.rating import RankedState, game_result
+from trickroom.server.tables.records import (
     ActionTaken,
     GameCreated,
     GameEnded,
@@ -122,7 +122,7 @@ from server.tables.records import (
     Record,
     SeatsChanged,
 )
-from server.tables.seats import Seat, Vote, robot_name
+from trickroom.server.tables.seats import Seat, Vote, robot_name
 
 HOUR = 3600.0
 STORE_RETRY_SECONDS = 1.0

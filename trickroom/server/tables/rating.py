@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-from game.outcome import Outcome
-from ratings import Departure, GameResult, NilRecord, Seat, Standing
+from trickroom.game.outcome import Outcome
+from trickroom.ratings import Departure, GameResult, NilRecord, Seat, Standing
 
 
 def game_result(kind: str, system: str, seating: str, starters: list[str],

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ratings import GameResult, RatingChange
+from trickroom.ratings import GameResult, RatingChange
 
 
 @dataclass(frozen=True, slots=True)

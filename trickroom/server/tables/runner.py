@@ -25,13 +25,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from game.actions import Action
-from game.robots import Robot, make_robot
-from server.metrics import METRICS
-from server.protocol import ProtocolError, TableInfo
-from server.ranked import Ranked
-from server.store import StaleOwner, Store
-from server.tables.commands import (
+from trickroom.game.actions import Action
+from trickroom.game.robots import Robot, make_robot
+from trickroom.server.metrics import METRICS
+from trickroom.server.protocol import ProtocolError, TableInfo
+from trickroom.server.ranked import Ranked
+from trickroom.server.store import StaleOwner, Store
+from trickroom.server.tables.commands import (
     Act,
     ClientId,
     Command,
@@ -41,7 +41,7 @@ from server.tables.commands import (
     Stored,
     StoreFailed,
 )
-from server.tables.effects import (
+from trickroom.server.tables.effects import (
     AskRobot,
     CancelTimer,
     Changed,
@@ -53,12 +53,12 @@ from server.tables.effects import (
     Send,
     SetTimer,
 )
-from server.tables.log import Shared
-from server.tables.machine import TableMachine
-from server.tables.records import ActionTaken, GameCreated, GameEnded
+from trickroom.server.tables.log import Shared
+from trickroom.server.tables.machine import TableMachine
+from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded
 
 if TYPE_CHECKING:
-    from server.cluster.node import Cluster
+    from trickroom.server.cluster.node import Cluster
 
 log = logging.getLogger("trickroom.table")
 RETRY_SECONDS = 1.0

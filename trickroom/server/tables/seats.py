@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from server.tables.commands import ClientId
+from trickroom.server.tables.commands import ClientId
 
 SeatKind = Literal["empty", "human", "robot"]
 RobotLevel = Literal["random", "heuristic", "search"]
