@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from trickroom.server import app as app_module
+from trickroom.server import sessions
 from trickroom.server.protocol import json_schema, server_adapter
 
 _SCHEMA = json_schema()
@@ -54,8 +54,8 @@ def sent_messages_match_the_schema(request: pytest.FixtureRequest,
     if request.node.get_closest_marker("raw_messages"):  # a test of the transport itself
         yield sent
         return
-    original = app_module.Connection.send_text
-    original_many = app_module.Connection.send_many
+    original = sessions.Connection.send_text
+    original_many = sessions.Connection.send_many
 
     def recording(self: Any, text: Any) -> None:
         sent.append(text if isinstance(text, str) else text.text)
@@ -65,8 +65,8 @@ def sent_messages_match_the_schema(request: pytest.FixtureRequest,
         sent.extend(m if isinstance(m, str) else m.text for m in messages)
         original_many(self, messages)
 
-    monkeypatch.setattr(app_module.Connection, "send_text", recording)
-    monkeypatch.setattr(app_module.Connection, "send_many", recording_many)
+    monkeypatch.setattr(sessions.Connection, "send_text", recording)
+    monkeypatch.setattr(sessions.Connection, "send_many", recording_many)
     yield sent
     seen: set[bytes | str] = set()
     for text in sent:

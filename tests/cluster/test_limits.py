@@ -45,7 +45,7 @@ async def sockets_to(*nodes: App) -> AsyncIterator[list[ClientConnection]]:
 async def shared(node: App, kind: str, key: str, count: int) -> None:
     """Wait until ``node`` sees the other nodes count ``count`` (writes go out soon)."""
     for _ in range(500):
-        if await node.cluster.limits.elsewhere(kind, key) == count:
+        if await node.hub.count_elsewhere(kind, key) == count:
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"{kind} {key}: never counted {count} elsewhere")
@@ -92,11 +92,11 @@ async def test_a_good_login_on_one_node_clears_the_account_s_failures_on_all(clu
         await on_a.request({"type": "register", "name": "cat", "password": "meow-meow"})
         for client in (on_a, on_b):
             await refused(client, {"type": "login", "name": "cat", "password": "woof-woof"})
-        assert await b.cluster.limits.backoff_wait("account", "cat") > 0
+        assert await b.hub.limits.backoff_wait("account", "cat") > 0
         await asyncio.sleep(0.4)
         await on_a.request({"type": "login", "name": "cat", "password": "meow-meow"})
         for _ in range(100):  # the success goes out in order, soon
-            if await b.cluster.limits.backoff_wait("account", "cat") == 0:
+            if await b.hub.limits.backoff_wait("account", "cat") == 0:
                 break
             await asyncio.sleep(0.01)
         error = await refused(on_b, {"type": "login", "name": "cat", "password": "woof"})
@@ -249,11 +249,11 @@ async def test_a_count_that_went_wrong_in_redis_is_mended_by_its_node(cluster):
     a, b = [await cluster.node(connections_per_ip=4) for _ in range(2)]
     async with sockets_to(a) as sockets:
         await shared(b, "connections", "127.0.0.1", 1)
-        redis = a.cluster.bus.redis
-        await redis.hset(a.cluster.limits.tallies, "connections:127.0.0.1", 40)  # lost HDELs
+        redis = a.hub.bus.redis
+        await redis.hset(a.hub.limits.tallies, "connections:127.0.0.1", 40)  # lost HDELs
         with pytest.raises(InvalidStatus):
             await connect(url(b))
-        a.cluster.limits.reshare()  # what the renewal does every REWRITE_SECONDS
+        a.hub.limits.reshare()  # what the renewal does every REWRITE_SECONDS
         await shared(b, "connections", "127.0.0.1", 1)
         sockets.append(await connect(url(b)))
 

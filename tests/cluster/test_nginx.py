@@ -98,10 +98,10 @@ async def test_three_nodes_behind_the_shipped_nginx_config(cluster, nginx):
     async with AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(TrickroomClient.connect(
             ws_url, local_addr=(address, 0))) for address in addresses]
-        await wait_for(lambda: sum(sum(n.per_ip.values()) for n in nodes) == 4)
-        seen = {ip for node in nodes for ip in node.per_ip}
+        await wait_for(lambda: sum(sum(n.sessions.per_ip.values()) for n in nodes) == 4)
+        seen = {ip for node in nodes for ip in node.sessions.per_ip}
         assert seen == set(addresses)
-        assert sum(1 for node in nodes if node.per_ip) >= 2  # least_conn spread them
+        assert sum(1 for node in nodes if node.sessions.per_ip) >= 2  # least_conn spread them
         for i, client in enumerate(clients):
             await client.request({"type": "guest", "name": f"n{i}"})
         table = (await clients[0].request({"type": "create_table", "room": "spades",

@@ -41,8 +41,8 @@ async def test_players_on_three_nodes_play_one_table_to_the_end(cluster):
         stored = await nodes[0].store.game(game_id)  # any node reads the shared store
         assert stored is not None
         audit_hidden_cards(clients, watcher, SpadesGame, stored["record"])
-        assert nodes[1].cluster.forwarded == 0  # the owner's own client pays no hop
-        assert nodes[0].cluster.forwarded > 0 and nodes[2].cluster.forwarded > 0
+        assert nodes[1].hub.routing.forwarded == 0  # the owner's own client pays no hop
+        assert nodes[0].hub.routing.forwarded > 0 and nodes[2].hub.routing.forwarded > 0
 
 
 async def test_a_player_rejoins_through_another_node_and_misses_nothing(cluster):
@@ -168,11 +168,11 @@ async def test_a_node_s_old_idea_of_a_table_s_owner_costs_its_players_nothing(cl
     async with AsyncExitStack() as stack:
         far, table_id = await a_table_and_a_far_player(stack, nodes[0], nodes[1])
         await far.request({"type": "watch", "table": table_id})
-        assert nodes[1].cluster._owners[table_id] == nodes[0].cluster.node
-        nodes[1].cluster._owners[table_id] = nodes[2].cluster.node  # a move it never heard of
+        assert nodes[1].hub.leases._owners[table_id] == nodes[0].hub.node.number
+        nodes[1].hub.leases._owners[table_id] = nodes[2].hub.node.number  # a move it never heard of
         seated = await far.request({"type": "sit", "table": table_id, "seat": 1})
         assert seated["seat_token"]
-        assert nodes[1].cluster._owners[table_id] == nodes[0].cluster.node  # looked again
+        assert nodes[1].hub.leases._owners[table_id] == nodes[0].hub.node.number  # looked again
 
 
 async def test_a_request_reaching_a_node_in_the_middle_of_taking_the_table_over_waits_for_it(
@@ -185,12 +185,12 @@ async def test_a_request_reaching_a_node_in_the_middle_of_taking_the_table_over_
         far, table_id = await a_table_and_a_far_player(stack, nodes[0], nodes[1])
         owner = nodes[0]
         runner = owner.lobby.tables.pop(table_id)  # as during a take-over: leased, not up
-        owner.cluster._taking.add(table_id)
+        owner.hub.leases.taking.add(table_id)
 
         async def up_again() -> None:
             await asyncio.sleep(0.4)
             owner.lobby.tables[table_id] = runner
-            owner.cluster._taking.discard(table_id)
+            owner.hub.leases.taking.discard(table_id)
 
         loading = asyncio.create_task(up_again())
         seated = await far.request({"type": "sit", "table": table_id, "seat": 1})
@@ -204,13 +204,13 @@ async def test_a_forwarded_card_is_answered_by_its_table_s_relay_frame_alone(clu
     also tells the asking node the act was run (no ``done`` frame of its own)."""
     owner, far = await cluster.node(), await cluster.node()
     ops: list[str] = []
-    publish = owner.cluster.bus.publish
+    publish = owner.hub.bus.publish
 
     def counted(channel: str, data: bytes) -> None:
         ops.append(data.split(b"\n", 1)[0].decode())
         publish(channel, data)
 
-    owner.cluster.bus.publish = counted  # type: ignore[method-assign]
+    owner.hub.bus.publish = counted  # type: ignore[method-assign]
     async with AsyncExitStack() as stack:
         host = await stack.enter_async_context(TrickroomClient.connect(url(owner)))
         player = await stack.enter_async_context(TrickroomClient.connect(url(far)))
@@ -221,11 +221,11 @@ async def test_a_forwarded_card_is_answered_by_its_table_s_relay_frame_alone(clu
         await player.request({"type": "sit", "table": table, "seat": 1})  # robots: the rest
         await host.request({"type": "fill_robots", "table": table})
         await host.request({"type": "start", "table": table})
-        calls = owner.cluster.forwarded, far.cluster.forwarded
+        calls = owner.hub.routing.forwarded, far.hub.routing.forwarded
         ops.clear()
         await asyncio.wait_for(play_until_over(player, table, random.Random(1), stop_after=8),
                                60)
-        acts = far.cluster.forwarded - calls[1]
+        acts = far.hub.routing.forwarded - calls[1]
     assert acts >= 8
     assert ops.count("relay") >= acts
     assert ops.count("done") == 0  # every act's answer rode on its relay frame

@@ -30,15 +30,15 @@ async def test_a_paused_owner_s_write_is_refused_by_the_fencing_token(cluster):
 
         # The old owner stops: no renewals, no scans (as under SIGSTOP). Its lease expires
         # and the other node takes the table over from the store.
-        for task in old.cluster._tasks:
+        for task in old.hub.leases._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await wait_for(lambda: table in new.lobby.tables, 15)
-        assert new.cluster.epochs[table] > old.cluster.epochs[table]
+        assert new.hub.leases.epochs[table] > old.hub.leases.epochs[table]
 
         # It wakes up believing its lease still good, and a player's action reaches it.
-        old.cluster.renewed_at = time.monotonic()
+        old.hub.leases.renewed_at = time.monotonic()
         prompt = next(m for m in reversed(player.received) if m.get("type") == "prompt")
         with pytest.raises(ServerError, match="could not store"):
             await player.act(table, prompt["legal"][0])

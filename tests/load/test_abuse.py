@@ -73,7 +73,7 @@ async def test_slow_readers_are_cut_off_and_half_open_sockets_cost_nothing(app):
         # The owner reads nothing either: the robots play on; the server must not hoard.
         for _ in range(200):
             await asyncio.sleep(0.05)
-            if app.per_ip["127.0.0.1"] <= 1 + 5:
+            if app.sessions.per_ip["127.0.0.1"] <= 1 + 5:
                 break
         await alive(app)
         for ws in slow:
@@ -81,10 +81,10 @@ async def test_slow_readers_are_cut_off_and_half_open_sockets_cost_nothing(app):
     for s in raw:
         s.close()
     for _ in range(100):
-        if app.per_ip["127.0.0.1"] == 0:
+        if app.sessions.per_ip["127.0.0.1"] == 0:
             break
         await asyncio.sleep(0.05)
-    assert app.per_ip["127.0.0.1"] == 0
+    assert app.sessions.per_ip["127.0.0.1"] == 0
 
 
 async def test_an_oversized_frame_is_closed_with_1009(app):

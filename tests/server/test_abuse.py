@@ -65,7 +65,7 @@ async def test_a_good_login_clears_the_account_s_failures(make_app):
             await refused(client, {"type": "login", "name": "cat", "password": "woof-woof"})
         await asyncio.sleep(0.1)
         await client.request({"type": "login", "name": "cat", "password": "meow-meow"})
-        assert app.account_backoff.wait("cat", 0.0) == 0
+        assert app.hub.logins.account.wait("cat", 0.0) == 0  # forgotten, not just expired
 
 
 async def test_an_old_scrypt_password_still_logs_in_and_is_upgraded_to_argon2(app):

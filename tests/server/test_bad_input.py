@@ -139,7 +139,7 @@ async def test_too_many_connections_from_one_address_are_refused(app):
     limit = app.config.settings.connections_per_ip
     sockets = [await connect(url(app)) for _ in range(limit)]
     try:
-        await wait_for(lambda: app.per_ip["127.0.0.1"] >= limit)
+        await wait_for(lambda: app.sessions.per_ip["127.0.0.1"] >= limit)
         with pytest.raises(InvalidStatus) as err:
             await connect(url(app))
         assert err.value.response.status_code == 429
@@ -196,10 +196,10 @@ class StuckSocket:
 
 @pytest.mark.raw_messages  # it sends made-up frames straight to connections
 async def test_a_client_that_stops_reading_is_cut_off_not_buffered_for_ever(app):
-    from trickroom.server.app import Connection
+    from trickroom.server.sessions import Connection
 
     ws = StuckSocket()
-    conn = Connection(ws, app)
+    conn = Connection(ws, app.config.settings)
     limit = app.config.settings.outbox_bytes
     message = '{"type": "event", "padding": "' + "x" * 1000 + '"}'
     for _ in range(limit // len(message) + 500):
@@ -241,7 +241,7 @@ async def test_room_chat_respects_ignore(app):
 
 @pytest.mark.raw_messages  # it frames a made-up message
 async def test_a_message_for_many_clients_is_framed_once_and_closing_ones_are_skipped(app):
-    from trickroom.server.app import Connection
+    from trickroom.server.sessions import Connection
     from trickroom.server.tables.log import Shared
 
     sockets = [StuckSocket() for _ in range(3)]
@@ -251,7 +251,7 @@ async def test_a_message_for_many_clients_is_framed_once_and_closing_ones_are_sk
     sockets[2].protocol.state = State.CLOSING
     message = Shared(json.dumps({"type": "event", "seq": 7, "event": {"type": "played"}}))
     for ws in sockets:
-        Connection(ws, app).send_text(message)
+        Connection(ws, app.config.settings).send_text(message)
     assert writes[0] and writes[0][0] is writes[1][0]  # the same bytes, framed once
     assert writes[2] == []  # a closing socket gets nothing more
     frame = writes[0][0]

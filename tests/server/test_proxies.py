@@ -54,7 +54,7 @@ async def test_a_forged_forwarded_for_buys_no_more_connections(app):
     sockets = [await connect(url(app), additional_headers={"X-Forwarded-For": f"10.9.0.{i}"})
                for i in range(limit)]
     try:
-        await wait_for(lambda: app.per_ip["127.0.0.1"] >= limit)
+        await wait_for(lambda: app.sessions.per_ip["127.0.0.1"] >= limit)
         with pytest.raises(InvalidStatus) as err:
             await connect(url(app), additional_headers={"X-Forwarded-For": "10.9.1.1"})
         assert err.value.response.status_code == 429
@@ -69,8 +69,8 @@ async def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_count(ma
     sockets = [await connect(url(app), additional_headers={"X-Forwarded-For": c})
                for c in clients for _ in range(2)]
     try:
-        await wait_for(lambda: sum(app.per_ip.values()) == 6)
-        assert dict(app.per_ip) == {c: 2 for c in clients}
+        await wait_for(lambda: sum(app.sessions.per_ip.values()) == 6)
+        assert dict(app.sessions.per_ip) == {c: 2 for c in clients}
         with pytest.raises(InvalidStatus) as err:
             await connect(url(app), additional_headers={"X-Forwarded-For": clients[0]})
         assert err.value.response.status_code == 429

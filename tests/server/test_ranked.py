@@ -262,7 +262,7 @@ async def test_the_random_queue_seats_four_distinct_players_and_records_it(ranke
         table = ranked_app.lobby.tables[seated[0]["table"]].machine
         assert sorted(s.name for s in table.seats) == ["q1", "q2", "q3", "q4"]
         assert table.seating == "random_queue" and table.phase == "playing"
-        assert ranked_app.lobby.queues["hearts-zone"] == []
+        assert (await ranked_app.hub.queued("hearts-zone"))[0] == []
         stored = await ranked_app.store.unfinished_games()
         assert [g.seating for g in stored] == ["random_queue"]
 

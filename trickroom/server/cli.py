@@ -93,9 +93,7 @@ def serve(args: argparse.Namespace) -> None:
             loop.add_signal_handler(sig, stop.set)
         # Said once a stop signal would be handled: a host's SIGTERM from now on flushes.
         print(f"trickroom serving http://{args.host}:{app.port}/ (socket at /ws), "
-              f"database {db}, event loop {loop_name}"
-              + (f", cluster node {app.cluster.node} via {args.cluster}" if app.cluster else ""),
-              flush=True)
+              f"database {db}, {app.hub.description()}, event loop {loop_name}", flush=True)
         await stop.wait()
         print("shutting down: flushing writes", flush=True)
         await app.stop()

@@ -15,6 +15,9 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request
+
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -58,3 +61,13 @@ def client_address(peer: str, forwarded_for: str | None,
         if not _trusted(hop, trusted):
             return hop
     return client
+
+
+def address_of(connection: ServerConnection, request: Request | None,
+               trusted: tuple[Network, ...]) -> str:
+    """A socket's client: its peer, or behind a trusted proxy, the client it forwarded."""
+    peer = str(connection.remote_address[0]) if connection.remote_address else "?"
+    if not trusted or request is None:
+        return peer
+    forwarded = ", ".join(request.headers.get_all("X-Forwarded-For"))
+    return client_address(peer, forwarded, trusted)

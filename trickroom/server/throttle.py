@@ -99,3 +99,26 @@ class TokenBucket:
     def give_back(self) -> None:
         """Return the credit a :meth:`take` just took (what it was for was refused)."""
         self.tokens = min(self.burst, self.tokens + 1)
+
+
+class Logins:
+    """Failed logins, counted per account and per address (one process's count)."""
+
+    def __init__(self, free_per_account: int, free_per_address: int, base: float,
+                 cap: float) -> None:
+        self.account = Backoff(free_per_account, base, cap)
+        self.address = Backoff(free_per_address, base, cap)
+
+    def wait(self, account: str | None, address: str, now: float) -> float:
+        """Seconds until the account (if any) and the address may try again."""
+        wait = self.address.wait(address, now)
+        if account is not None:
+            wait = max(wait, self.account.wait(account.lower(), now))
+        return wait
+
+    def failed(self, account: str, address: str, now: float) -> None:
+        self.account.failed(account.lower(), now)
+        self.address.failed(address, now)
+
+    def succeeded(self, account: str) -> None:
+        self.account.succeeded(account.lower())

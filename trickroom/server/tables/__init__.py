@@ -14,7 +14,9 @@ A table is split the way websockets' and h11's protocol cores are:
 * :mod:`~server.tables.runner` carries the effects out: it stores records
   (:mod:`~server.tables.records`) before anything they cover is sent, sets
   timers, runs robots (the search robot in a worker thread) and fans messages
-  out to sockets. It is the only part that changes for a cluster.
+  out to sockets. Nothing of a table changes for a cluster: what the runner
+  asks of other nodes (a write's fencing token, messages for their clients)
+  it asks of the hub (:mod:`~trickroom.server.hub`), whichever the server has.
 
 A command is all or nothing: refused, it changes nothing; if its records
 cannot be stored, the machine undoes it and the player is told.

@@ -23,10 +23,11 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from trickroom.game.actions import Action
 from trickroom.game.robots import Robot, make_robot
+from trickroom.server.hub.port import Batch, Hub
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ProtocolError, TableInfo
 from trickroom.server.ranked import Ranked
@@ -56,9 +57,6 @@ from trickroom.server.tables.effects import (
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded
-
-if TYPE_CHECKING:
-    from trickroom.server.cluster.node import Cluster
 
 log = logging.getLogger("trickroom.table")
 RETRY_SECONDS = 1.0
@@ -106,7 +104,7 @@ class TableRunner:
     """Carries out one table machine's effects."""
 
     def __init__(self, machine: TableMachine, store: Store, ranked: Ranked,
-                 clients: Mapping[ClientId, Client], lobby: Lobby,
+                 clients: Mapping[ClientId, Client], lobby: Lobby, hub: Hub,
                  clock: Callable[[], float] = time.time) -> None:
         self.machine = machine
         self.id = machine.id
@@ -114,6 +112,7 @@ class TableRunner:
         self.ranked = ranked
         self.clients = clients
         self.lobby = lobby
+        self.hub = hub  # fences its writes, relays to other nodes' clients
         self.clock = clock
         self.lock = asyncio.Lock()
         self.inbox: asyncio.Queue[Command | None] = asyncio.Queue()  # None: the table closed
@@ -121,8 +120,7 @@ class TableRunner:
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._robots: dict[tuple[int, int, str], Robot] = {}  # (game number, seat, level)
-        self.cluster: Cluster | None = None  # a cluster node: fenced writes, remote clients
-        self._relay: list[tuple[list[ClientId], str | Shared]] = []  # for other nodes' clients
+        self._relay: Batch = []  # what a command sends to other nodes' clients
         self._accounts: tuple[str, ...] = ()  # whose the seats were, as the lobby last heard
 
     # -- commands in ------------------------------------------------------------------------------
@@ -250,23 +248,14 @@ class TableRunner:
 
     def _flush_relay(self) -> None:
         batch, self._relay = self._relay, []
-        if self.cluster is not None:
-            self.cluster.relay(self.id, batch)
+        self.hub.relay(self.id, batch)
 
     async def _persist(self, effect: Persist) -> None:
-        cluster = self.cluster
         try:
-            fence = None
-            if cluster is not None:
-                await cluster.until_held()
-                fence = cluster.fence(self.id)
-                if fence is None:  # lost meanwhile: a write without its fence might land
-                    raise StaleOwner(f"table {self.id!r} is no longer run by this server")
-            await self.store.persist(effect.records, fence)
+            await self.store.persist(effect.records, await self.hub.fence(self.id))
         except StaleOwner as exc:  # another node runs this table now: stop, change nothing
             await self._handle(StoreFailed(effect.ref, f"{type(exc).__name__}: {exc}"))
-            if cluster is not None:
-                asyncio.get_running_loop().create_task(cluster.lost(self.id, str(exc)))
+            self.hub.lost(self.id, str(exc))
             return
         except Exception as exc:
             log.exception("table %s: a write failed", self.id)

@@ -1,13 +1,13 @@
 """Redis between nodes: one connection publishing in order, one listening (DESIGN section 11).
 
-Everything a node tells another goes through Redis pub/sub as one frame: an
-operation name, a JSON header and a body (a client's message, or the text to
-relay to clients), ``op \\n header \\n body``. The body is never re-encoded:
-a table's event leaves the owner as the bytes its clients will read.
+The bus moves bytes: a frame (:mod:`~trickroom.server.hub.redis.frames`) is
+published on a channel as it was encoded, and handed to the node's handler with
+the channel it came on. The body of a frame is never re-encoded: a table's event
+leaves the owner as the bytes its clients will read.
 
-Both connections are raw (:mod:`server.cluster.wire`): a publish is written
-at once, and a frame that arrives is handled in the socket's callback, so the
-hop costs no task, lock or timeout of Python per message.
+Both connections are raw (:mod:`~trickroom.server.hub.redis.wire`): a publish is
+written at once, and a frame that arrives is handled in the socket's callback,
+so the hop costs no task, lock or timeout of Python per message.
 
 **Order.** A node publishes through a single connection, in the order it was
 told; Redis delivers to each subscriber in the order it received, across
@@ -32,38 +32,27 @@ from collections.abc import Callable
 from typing import Any
 
 import hiredis
-import orjson
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from trickroom.server.cluster.wire import Line, Reply, open_line, pack
+from trickroom.server.hub.redis.wire import Line, Reply, open_line, pack
 
 log = logging.getLogger("trickroom.cluster")
 
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 REDIS_AWAY = (RedisConnectionError, RedisTimeoutError)  # what redis-py raises then
 
-Handler = Callable[[str, dict[str, Any], bytes], None]
-
-
-def frame(op: str, header: dict[str, Any], body: bytes | str = b"") -> bytes:
-    data = body.encode() if isinstance(body, str) else body
-    return b"%s\n%s\n%s" % (op.encode(), orjson.dumps(header), data)
-
-
-def unframe(data: bytes) -> tuple[str, dict[str, Any], bytes]:
-    op, header, body = data.split(b"\n", 2)
-    return op.decode(), orjson.loads(header), body
+Handler = Callable[[str, bytes], None]
+"""What a node does with a message: the channel it came on, and its bytes."""
 
 
 class Bus:
-    """Publish and subscribe on one Redis, every key and channel under ``prefix``."""
+    """Publish and subscribe on one Redis."""
 
-    def __init__(self, url: str, prefix: str, handler: Handler, buffer: int = 100_000,
+    def __init__(self, url: str, handler: Handler, buffer: int = 100_000,
                  on_reconnect: Callable[[], None] | None = None) -> None:
         self.url = url
-        self.prefix = prefix
         self.handler = handler
         self.on_reconnect = on_reconnect  # the subscription was lost: frames may be missing
         self.redis: aioredis.Redis = aioredis.from_url(url, socket_timeout=5.0,
@@ -82,9 +71,6 @@ class Bus:
         self._confirming: dict[bytes, list[asyncio.Future[None]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopping = False
-
-    def key(self, *parts: object) -> str:
-        return ":".join((self.prefix, *map(str, parts)))
 
     async def start(self, channels: list[str]) -> None:
         await self.redis.ping()  # fail loudly at start if Redis does not answer
@@ -248,12 +234,10 @@ class Bus:
                         future.set_result(None)
             return
         self.received += 1
-        name = channel.decode()
         try:
-            op, header, body = unframe(data)
-            self.handler(op, header | {"channel": name}, body)
+            self.handler(channel.decode(), data)
         except Exception:
-            log.exception("a frame from %s failed", name)
+            log.exception("a frame from %s failed", channel.decode())
 
     def _listener_lost(self, line: Line, exc: Exception | None) -> None:
         if line is not self._sub:

@@ -1,8 +1,9 @@
 """Rate limits and login throttles counted in Redis, so a second node is no way around them
 (DESIGN sections 11 and 12).
 
-One process counts everything in its own memory (``server/throttle.py`` and
-the counters in ``server/app.py``). A cluster counts the same things in Redis:
+One process counts everything in its own memory (the
+:class:`~trickroom.server.hub.local.LocalHub`). A cluster counts the same things
+in Redis:
 
 * **Tallies** (open connections and guest names per address, open tables per
   account and per address): each node keeps its counts in a Redis hash of its
@@ -35,11 +36,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
-from trickroom.server.cluster.bus import UNREACHABLE
+from trickroom.server.hub.redis.bus import UNREACHABLE
+from trickroom.server.hub.redis.keys import Keys
 from trickroom.server.throttle import Backoff, TokenBucket
 
 if TYPE_CHECKING:
-    from trickroom.server.cluster.bus import Bus
+    from trickroom.server.hub.redis.bus import Bus
 
 T = TypeVar("T")
 
@@ -125,7 +127,7 @@ class SharedBucket:
 
     def __init__(self, limits: Limits, address: str, rate: float, burst: int) -> None:
         self.limits = limits
-        self.key = limits.bus.key("rate", address)
+        self.key = limits.keys.rate(address)
         self.rate, self.burst = rate, burst
         self.chunk = max(1, min(burst // 4, math.ceil(rate / 10)))
         self.credit = 0
@@ -139,7 +141,7 @@ class SharedBucket:
             return 0.0
         return None
 
-    async def take(self) -> float:
+    async def more(self) -> float:
         """Credit from Redis for this message and a few after it; the wait it owes."""
         answer = await self.limits.ask(self.limits.take, [self.key],
                                        [self.rate, self.burst, self.chunk], None)
@@ -153,10 +155,11 @@ class SharedBucket:
 class Limits:
     """This node's view of the cluster's counters."""
 
-    def __init__(self, bus: Bus, node: int, lease_seconds: float) -> None:
+    def __init__(self, bus: Bus, keys: Keys, node: int, lease_seconds: float) -> None:
         self.bus = bus
+        self.keys = keys
         self.node = node
-        self.tallies = bus.key("tallies", node)  # this node's counts
+        self.tallies = keys.tallies(node)  # this node's counts
         self.keep_ms = int(lease_seconds * 1000)  # they expire with the node
         self.rewritten = time.monotonic()
         redis = bus.redis
@@ -202,7 +205,7 @@ class Limits:
     def renewed(self) -> None:
         """The node's lease renewal: its tallies live as long as it does; now and then they
         are written whole, mending any write that was lost."""
-        self.bus.command("sadd", self.bus.key("nodes"), self.node)
+        self.bus.command("sadd", self.keys.nodes, self.node)
         if time.monotonic() - self.rewritten > REWRITE_SECONDS:
             self.reshare()
         else:
@@ -214,28 +217,25 @@ class Limits:
         self.rewritten = time.monotonic()
         pairs = [x for field, count in self._shared.items() for x in (field, count)]
         self.bus.command("eval", REWRITE, 1, self.tallies, self.keep_ms, *pairs)
-        self.bus.command("sadd", self.bus.key("nodes"), self.node)
+        self.bus.command("sadd", self.keys.nodes, self.node)
 
     async def elsewhere(self, kind: str, key: str) -> int:
         """What the other live nodes count for ``key`` (0 while Redis does not answer)."""
-        return int(await self.ask(self._elsewhere, [self.bus.key("nodes")],
-                                  [str(self.node), self.bus.key("alive", ""),
-                                   self.bus.key("tallies", ""), self._field(kind, key)], 0))
+        return int(await self.ask(self._elsewhere, [self.keys.nodes],
+                                  [str(self.node), self.keys.alive(""), self.keys.tallies(""),
+                                   self._field(kind, key)], 0))
 
     # -- login back-off -----------------------------------------------------------------------
 
-    def _backoff_key(self, kind: str, key: str) -> str:
-        return self.bus.key("backoff", kind, key.lower())
-
     async def backoff_wait(self, kind: str, key: str) -> float:
         """Seconds until ``key`` may try a password again, counted over the cluster."""
-        return int(await self.ask(self._wait, [self._backoff_key(kind, key)], [], 0)) / 1000
+        return int(await self.ask(self._wait, [self.keys.backoff(kind, key)], [], 0)) / 1000
 
     async def backoff_failed(self, kind: str, key: str, backoff: Backoff) -> None:
         """One more failure for ``key``, closed as ``backoff`` (this node's own) closes it."""
-        await self.ask(self._failed, [self._backoff_key(kind, key)],
+        await self.ask(self._failed, [self.keys.backoff(kind, key)],
                        [backoff.free, int(backoff.base * 1000), int(backoff.cap * 1000),
                         int(backoff.window * 1000)], None)
 
     def backoff_succeeded(self, kind: str, key: str) -> None:
-        self.bus.command("del", self._backoff_key(kind, key))
+        self.bus.command("del", self.keys.backoff(kind, key))

@@ -1,0 +1,199 @@
+"""The hub of a server that is one process: a cluster of one (DESIGN section 11).
+
+Everything nodes would share is this process's memory: the rooms' listings,
+the ignore lists, the ranked queues, the login back-off. There is no other
+node, so nothing is elsewhere: no table is routed away, no count is added from
+another node, no write needs a fence, and a guest name held here is held.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator, Iterable, Sequence
+
+from trickroom.server.config import ServerSettings
+from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued
+from trickroom.server.listing import LISTED_STATES, listed_first
+from trickroom.server.protocol import ClientMessage, TableInfo
+from trickroom.server.store import Fence, Store
+from trickroom.server.tables.log import Shared
+from trickroom.server.throttle import Logins, TokenBucket
+
+
+class LocalBudget(TokenBucket):
+    """An address's message budget in this process: it always answers at once."""
+
+    async def more(self) -> float:
+        return self.reserve()
+
+
+class LocalHub:
+    """The :class:`~trickroom.server.hub.port.Hub` of one process."""
+
+    away: tuple[type[Exception], ...] = ()  # nothing shared can be out of reach
+
+    def __init__(self, store: Store, settings: ServerSettings) -> None:
+        self.store = store
+        self.logins = Logins(settings.login_free_failures,
+                             settings.login_free_failures_per_address,
+                             settings.login_backoff_seconds, settings.login_backoff_max_seconds)
+        # Each room's open tables as last told, by state: a room's list and its count come
+        # from here in the time of the tables listed, not of every table open.
+        self.listed: dict[str, dict[str, dict[str, TableInfo]]] = defaultdict(
+            lambda: {state: {} for state in LISTED_STATES})
+        self.ignores: dict[str, set[str]] = defaultdict(set)  # who -> the names it ignores
+        self.queues: dict[str, dict[str, Queued]] = defaultdict(dict)  # room -> name -> entry
+        self.joins: dict[str, list[float]] = defaultdict(list)  # room -> last join times
+        self._matching: set[str] = set()
+        self._host: Host | None = None
+
+    @property
+    def host(self) -> Host:
+        assert self._host is not None, "the hub is not started"
+        return self._host
+
+    # -- life -------------------------------------------------------------------------------
+
+    async def start(self, host: Host) -> None:
+        self._host = host
+
+    def first_client_id(self) -> int:
+        return 1
+
+    def description(self) -> str:
+        return "one process"
+
+    async def resume_tables(self) -> int:
+        """Every unfinished game of the store is this process's (DESIGN section 9)."""
+        stored_games = await self.store.unfinished_games()
+        for stored in stored_games:
+            await self.host.resume(stored)
+        return len(stored_games)
+
+    async def stop(self) -> None:
+        pass
+
+    # -- tables: every one is here ----------------------------------------------------------
+
+    async def claim(self, table_id: str) -> bool:
+        return True
+
+    async def fence(self, table_id: str) -> Fence | None:
+        return None
+
+    def lost(self, table_id: str, why: str) -> None:
+        pass
+
+    def table_closed(self, table_id: str) -> None:
+        pass
+
+    def relay(self, table_id: str, batch: Batch) -> None:
+        pass
+
+    async def route(self, client: Member, message: ClientMessage, table_id: str) -> bool:
+        return False
+
+    def watching(self, table_id: str) -> bool:
+        return False
+
+    async def disconnected(self, client: Member, tables: Sequence[str]) -> None:
+        pass
+
+    # -- rooms ------------------------------------------------------------------------------
+
+    def table_changed(self, info: TableInfo, removed: bool) -> None:
+        """Keep a table's latest info in its room's list, in its place while its state
+        stays (a waiting table keeps its turn as seats fill), or last in its new state."""
+        states = self.listed[info.room]
+        tables = None if removed else states.get(info.state)
+        if tables is not None and info.id in tables:
+            tables[info.id] = info
+            return
+        for others in states.values():
+            others.pop(info.id, None)
+        if tables is not None:
+            tables[info.id] = info
+
+    def tables_pushed(self, updates: Sequence[tuple[str, Shared]]) -> None:
+        pass
+
+    async def room_tables(self, room: str, limit: int) -> tuple[list[TableInfo], int]:
+        return listed_first(self.listed[room].values(), limit)
+
+    async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
+        return {room: sum(map(len, self.listed[room].values())) if room in self.listed else 0
+                for room in rooms}
+
+    def room_chat(self, room: str, message: Shared, ignored_by: frozenset[str]) -> None:
+        pass
+
+    async def ignore(self, name: str, other: str, on: bool) -> None:
+        if on:
+            self.ignores[name].add(other)
+        else:
+            self.ignores[name].discard(other)
+
+    async def ignored_by(self, name: str) -> frozenset[str]:
+        return frozenset(who for who, ignored in self.ignores.items() if name in ignored)
+
+    # -- the ranked queues ------------------------------------------------------------------
+
+    async def queue_add(self, room: str, entry: Queued) -> bool:
+        queue = self.queues[room]
+        if entry.name.lower() in queue:
+            return False
+        queue[entry.name.lower()] = entry
+        joins = self.joins[room]
+        joins.append(entry.at)
+        del joins[:-20]
+        return True
+
+    async def queue_remove(self, room: str, name: str) -> None:
+        self.queues[room].pop(name.lower(), None)
+
+    async def queued(self, room: str) -> tuple[list[Queued], list[float]]:
+        return list(self.queues[room].values()), list(self.joins[room])
+
+    @contextlib.asynccontextmanager
+    async def matcher(self, room: str) -> AsyncIterator[bool]:
+        if room in self._matching:
+            yield False
+            return
+        self._matching.add(room)
+        try:
+            yield True
+        finally:
+            self._matching.discard(room)
+
+    async def follow(self, entry: Queued, table_id: str) -> Member:
+        return self.host.clients[entry.client]
+
+    def tell(self, entry: Queued, text: str) -> None:
+        client = self.host.clients.get(entry.client)
+        if client is not None:
+            client.send_text(text)
+
+    # -- names and limits -------------------------------------------------------------------
+
+    async def hold_guest(self, name: str, seconds: float, renew: bool = False) -> bool:
+        return True
+
+    def share_count(self, kind: str, key: str, count: int) -> None:
+        pass
+
+    async def count_elsewhere(self, kind: str, key: str) -> int:
+        return 0
+
+    def budget(self, address: str, rate: float, burst: int) -> Budget:
+        return LocalBudget(rate, burst)
+
+    async def login_wait(self, account: str | None, address: str) -> float:
+        return self.logins.wait(account, address, time.monotonic())
+
+    async def login_failed(self, account: str, address: str) -> None:
+        self.logins.failed(account, address, time.monotonic())
+
+    async def login_succeeded(self, account: str) -> None:
+        self.logins.succeeded(account)

@@ -1,0 +1,239 @@
+"""The hub port: everything the nodes of one server share, as one typed interface.
+
+A trickroom server is one node or several (DESIGN section 11). What nodes share
+goes through a :class:`Hub`: who owns which table and how a request reaches it,
+the rooms' listings and their chat, the ignore lists, the ranked queues, the
+guests' names, and the limits that a second node must be no way around. The
+rest of the server asks the hub and never asks whether it is in a cluster:
+:class:`~trickroom.server.hub.local.LocalHub` is a cluster of one (every
+question answered from this process's memory, "elsewhere" always empty) and
+:class:`~trickroom.server.hub.redis.RedisHub` shares the same answers through
+Redis. One contract suite (``tests/server/hub``) runs on both.
+
+The hub carries only what must cross between nodes: the node's own work (its
+tables, its sockets, its subscribers) stays the node's. A hub learns what it
+needs of the node through the small :class:`Host` it is started with, never
+through the application object, so no import runs back up from the hub.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, MutableMapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+from trickroom.server.protocol import ClientMessage, ProtocolError, ServerMessage, TableInfo
+from trickroom.server.store import Fence, StoredGame
+from trickroom.server.tables.commands import ClientId, Who
+from trickroom.server.tables.log import Shared
+
+Batch = list[tuple[list[ClientId], "str | Shared"]]
+"""What one command of a table sends to clients of other nodes: each message with its
+clients, in order."""
+
+
+class Member(Protocol):
+    """A connection as the lobby, the tables and the hub know it: a socket of this node,
+    or (in a cluster) a stand-in for another node's."""
+
+    id: ClientId
+    name: str
+    guest: bool
+    address: str
+    tables: set[str]  # the tables it sits at or watches
+    remote: bool  # a client of another node of a cluster
+
+    @property
+    def who(self) -> Who: ...
+
+    def send_text(self, text: str | Shared) -> None: ...
+
+    def send_many(self, messages: list[str | Shared]) -> None: ...
+
+    def joined(self, table_id: str) -> None: ...
+
+    def reply(self, message: ServerMessage) -> None: ...
+
+    def error(self, exc: ProtocolError) -> None: ...
+
+    def close(self, code: int, reason: str) -> None:
+        """Close the connection (a stand-in for another node's has nothing to close)."""
+
+
+class Host(Protocol):
+    """What a hub needs of the node it runs in."""
+
+    @property
+    def clients(self) -> MutableMapping[ClientId, Member]:
+        """Every connection this node's tables may send to, by id (a hub adds stand-ins
+        for other nodes' clients)."""
+
+    def has_table(self, table_id: str) -> bool:
+        """Whether this node runs the table now."""
+
+    def listed(self) -> Iterable[TableInfo]:
+        """This node's tables as the lobby lists them."""
+
+    def subscribers(self, room: str) -> Iterable[Member]:
+        """This node's connections subscribed to a room's list and chat."""
+
+    async def resume(self, stored: StoredGame) -> None:
+        """Run a stored, unfinished game's table here (a take-over)."""
+
+    async def let_go(self, table_id: str) -> None:
+        """Stop running a table another node now owns; its players are the new owner's."""
+
+    async def disconnect(self, table_id: str, client: ClientId) -> None:
+        """Another node's client at a table here has closed."""
+
+    async def run(self, client: Member, message: ClientMessage) -> None:
+        """Run a request for a client as if it were this node's own (raises
+        ``ProtocolError`` with the refusal)."""
+
+
+class Budget(Protocol):
+    """An address's message budget (a token bucket, shared or not)."""
+
+    def reserve(self) -> float | None:
+        """Take one message's credit: the seconds its sender waits, or None when the
+        credit must be fetched first (:meth:`more`)."""
+
+    async def more(self) -> float:
+        """Fetch credit for this message (and a few after it); the seconds it waits."""
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A player in a room's random queue, on whichever node its connection is (the
+    client's id says which)."""
+
+    client: ClientId
+    name: str
+    guest: bool
+    address: str
+    at: float  # wall time it joined
+
+
+class Hub(Protocol):
+    """Everything nodes share; the application picks one at start (``open_hub``)."""
+
+    away: tuple[type[Exception], ...]
+    """What a call may raise while what is shared is out of reach for a moment (a
+    restarting Redis): nothing changed, and the request may be sent again."""
+
+    # -- life -------------------------------------------------------------------------------
+
+    async def start(self, host: Host) -> None:
+        """Join (a cluster): from now on the hub may call ``host``."""
+
+    def first_client_id(self) -> int:
+        """Where this node numbers its connections from (unique over the cluster)."""
+
+    def description(self) -> str:
+        """What this node is, as the host reads it at start (no secret in it)."""
+
+    async def resume_tables(self) -> int:
+        """Run the unfinished games this node is to run (a restart's, or those no node
+        holds); how many were resumed at once."""
+
+    async def stop(self) -> None:
+        """Leave: the tables (stopped and flushed before) are free for other nodes."""
+
+    # -- tables: ownership and routing ------------------------------------------------------
+
+    async def claim(self, table_id: str) -> bool:
+        """Become the owner of a new table; False if another node holds it."""
+
+    async def fence(self, table_id: str) -> Fence | None:
+        """The fencing token a write for the table carries (None: no fencing needed);
+        waits while this node cannot tell that it still owns its tables, and raises
+        ``StaleOwner`` if it does not own this one."""
+
+    def lost(self, table_id: str, why: str) -> None:
+        """The store refused a write of the table as no longer this node's: let it go."""
+
+    def table_closed(self, table_id: str) -> None:
+        """A table of this node closed."""
+
+    def relay(self, table_id: str, batch: Batch) -> None:
+        """Send what one command of a table says to other nodes' clients."""
+
+    async def route(self, client: Member, message: ClientMessage, table_id: str) -> bool:
+        """Run a request for a table this node does not run where the table is; False
+        when no other node runs it (run it here: it may be refused as no such table)."""
+
+    def watching(self, table_id: str) -> bool:
+        """Whether this node relays a table of another node to its own connections."""
+
+    async def disconnected(self, client: Member, tables: Sequence[str]) -> None:
+        """A connection of this node closed while at ``tables`` of other nodes."""
+
+    # -- rooms: listings, chat and ignores --------------------------------------------------
+
+    def table_changed(self, info: TableInfo, removed: bool) -> None:
+        """A table of this node changed (or closed): its room's listing follows at once."""
+
+    def tables_pushed(self, updates: Sequence[tuple[str, Shared]]) -> None:
+        """The lobby's beat pushed these ``table_update`` messages (each with its room) to
+        this node's subscribers: other nodes push them to theirs."""
+
+    async def room_tables(self, room: str, limit: int) -> tuple[list[TableInfo], int]:
+        """At most ``limit`` of a room's open tables (every node's), waiting ones first,
+        then playing, then over; and how many there are in all."""
+
+    async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
+        """How many tables each room has open over every node."""
+
+    def room_chat(self, room: str, message: Shared, ignored_by: frozenset[str]) -> None:
+        """A chat line this node's subscribers of ``room`` got: other nodes' get it too,
+        except those whose accounts are in ``ignored_by``."""
+
+    async def ignore(self, name: str, other: str, on: bool) -> None:
+        """``name`` ignores (or stops ignoring) ``other``'s chat, on every node."""
+
+    async def ignored_by(self, name: str) -> frozenset[str]:
+        """The accounts that ignore ``name``."""
+
+    # -- the ranked queues ------------------------------------------------------------------
+
+    async def queue_add(self, room: str, entry: Queued) -> bool:
+        """Queue a player; False if that account is queued in the room already."""
+
+    async def queue_remove(self, room: str, name: str) -> None: ...
+
+    async def queued(self, room: str) -> tuple[list[Queued], list[float]]:
+        """A room's queue in the order it joined, and the times of its last joins."""
+
+    def matcher(self, room: str) -> AbstractAsyncContextManager[bool]:
+        """Held while a room's queue is matched: True for the one matcher at a time."""
+
+    async def follow(self, entry: Queued, table_id: str) -> Member:
+        """A queued player (on any node) about to be seated at a table of this node: the
+        connection its table sends to, once its node relays the table to it."""
+
+    def tell(self, entry: Queued, text: str) -> None:
+        """Send a queued player a message, on whichever node it is connected."""
+
+    # -- names and limits -------------------------------------------------------------------
+
+    async def hold_guest(self, name: str, seconds: float, renew: bool = False) -> bool:
+        """Hold a guest name for ``seconds`` over every node; False if another holds it."""
+
+    def share_count(self, kind: str, key: str, count: int) -> None:
+        """This node now counts ``count`` of something limited (``connections``,
+        ``guests``, ``tables-account``, ``tables-address``) for ``key``."""
+
+    async def count_elsewhere(self, kind: str, key: str) -> int:
+        """What the other nodes count for ``key`` (0 while they cannot be asked)."""
+
+    def budget(self, address: str, rate: float, burst: int) -> Budget:
+        """An address's message budget, one for all its sockets on every node."""
+
+    async def login_wait(self, account: str | None, address: str) -> float:
+        """Seconds until the account (if any) and the address may try a password again."""
+
+    async def login_failed(self, account: str, address: str) -> None: ...
+
+    async def login_succeeded(self, account: str) -> None: ...
+

@@ -1,0 +1,254 @@
+"""The hub of a cluster: the nodes share leases, routes, rooms, queues and limits in Redis.
+
+One :class:`RedisHub` a node, on the cluster's Redis (``--cluster redis://...``)
+and its PostgreSQL store. It answers the :class:`~trickroom.server.hub.port.Hub`
+port with its parts, each a module of this package:
+
+* :mod:`.leases`: which node runs which table, fencing, take-overs;
+* :mod:`.routing`: requests to other nodes' tables and their answers;
+* :mod:`.rooms`: every node's listing, room chat and ignores;
+* :mod:`.queues`: the ranked queues;
+* :mod:`.limits`: counts, budgets and back-off over every node;
+
+joined by :mod:`.bus` (Redis pub/sub in order) carrying typed :mod:`.frames`, each
+kind handed to its part by one table (:attr:`RedisHub.handlers`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
+from urllib.parse import urlsplit
+
+from trickroom.server.config import ServerSettings
+from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued
+from trickroom.server.hub.redis.bus import REDIS_AWAY, UNREACHABLE, Bus
+from trickroom.server.hub.redis.frames import (
+    Call,
+    Closed,
+    Deliver,
+    Done,
+    Elsewhere,
+    Follow,
+    Gone,
+    Handlers,
+    Listed,
+    Moved,
+    Relay,
+    RoomChat,
+    decode,
+)
+from trickroom.server.hub.redis.keys import Keys
+from trickroom.server.hub.redis.leases import Leases
+from trickroom.server.hub.redis.limits import Limits, SharedBucket
+from trickroom.server.hub.redis.node import Node, log
+from trickroom.server.hub.redis.queues import Queues
+from trickroom.server.hub.redis.rooms import Rooms
+from trickroom.server.hub.redis.routing import Routing
+from trickroom.server.protocol import ClientMessage, TableInfo
+from trickroom.server.store import Fence, Store
+from trickroom.server.tables.log import Shared
+from trickroom.server.throttle import Logins
+
+
+class RedisHub:
+    """The :class:`~trickroom.server.hub.port.Hub` of one node of a cluster."""
+
+    away: tuple[type[Exception], ...] = REDIS_AWAY  # Redis restarting: a pause, said plainly
+
+    def __init__(self, url: str, prefix: str, store: Store, settings: ServerSettings) -> None:
+        self.url = url
+        self.keys = Keys(prefix)
+        self.bus = Bus(url, self._on_message, on_reconnect=self._resync)
+        self.node = Node(self.bus, self.keys, store, settings.lease_seconds,
+                         settings.forward_seconds)
+        self.leases = Leases(self.node, on_moved=self._moved)
+        self.routing = Routing(self.node, self.leases)
+        self.rooms = Rooms(self.node, self.leases)
+        self.queues = Queues(self.node)
+        self.logins = Logins(settings.login_free_failures,
+                             settings.login_free_failures_per_address,
+                             settings.login_backoff_seconds, settings.login_backoff_max_seconds)
+        self.limits: Limits  # made at start, once this node has its number
+        routing, rooms = self.routing, self.rooms
+        self.handlers: Handlers = {
+            Relay: routing.on_relay, Deliver: routing.on_deliver, Done: routing.on_done,
+            Elsewhere: routing.on_elsewhere, Call: routing.on_call, Follow: routing.on_follow,
+            Gone: routing.on_gone, Moved: routing.on_moved, Closed: routing.on_closed,
+            Listed: rooms.on_listed, RoomChat: rooms.on_room_chat,
+        }
+
+    def _on_message(self, channel: str, data: bytes) -> None:
+        frame, body = decode(data)
+        self.handlers[type(frame)](frame, body)
+
+    def _moved(self, table_id: str, why: str) -> None:
+        self.routing.close_local(table_id, why)
+
+    def _resync(self) -> None:
+        """After a lost subscription: the counts of connections, guests and tables are
+        written again (a restarted Redis lost them), this node's tables listed again, and
+        its sockets at other nodes' tables rejoin them (they may have missed events)."""
+        self.limits.reshare()
+        self.rooms.relist()
+        self.routing.resync()
+
+    # -- life -------------------------------------------------------------------------------
+
+    async def start(self, host: Host) -> None:
+        """Join: take a node number no live node has, listen, and start the lease work."""
+        self.node.host = host
+        await self.bus.redis.ping()
+        number = self.node.number = await self.leases.join()
+        self.limits = Limits(self.bus, self.keys, number, self.node.lease_seconds)
+        self.limits.renewed()
+        await self.bus.start([self.keys.node_channel(number), self.keys.lobby_channel])
+        self.leases.start(renewed=self.limits.renewed)
+        log.info("node %d joined the cluster at %s", number, self.url)
+
+    def first_client_id(self) -> int:
+        return self.node.first_client_id()
+
+    def description(self) -> str:
+        where = urlsplit(self.url)
+        if where.password:  # never the password in a log
+            where = where._replace(netloc=where.netloc.replace(f":{where.password}@", ":***@"))
+        return f"cluster node {self.node.number} via {where.geturl()}"
+
+    async def resume_tables(self) -> int:
+        """Tables without an owner are taken at the next scan (the first only notes them:
+        their owner may be renewing its lease this moment)."""
+        await self.leases.scan()
+        return 0
+
+    async def stop(self) -> None:
+        await self.leases.stop()
+        self.node.cancel_tasks()
+        with contextlib.suppress(*UNREACHABLE):
+            await self.bus.redis.delete(self.keys.alive(self.node.number), self.limits.tallies)
+            await self.bus.redis.srem(self.keys.nodes, self.node.number)
+        await self.bus.stop()
+
+    # -- tables -----------------------------------------------------------------------------
+
+    async def claim(self, table_id: str) -> bool:
+        return await self.leases.claim(table_id)
+
+    async def fence(self, table_id: str) -> Fence | None:
+        return await self.leases.fence(table_id)
+
+    def lost(self, table_id: str, why: str) -> None:
+        self.node.spawn(self.leases.lost(table_id, why))
+
+    def table_closed(self, table_id: str) -> None:
+        if self.leases.closed(table_id):
+            self.node.publish(self.keys.table_channel(table_id), Closed(table_id))
+
+    def relay(self, table_id: str, batch: Batch) -> None:
+        self.routing.relay(table_id, batch)
+
+    async def route(self, client: Member, message: ClientMessage, table_id: str) -> bool:
+        return await self.routing.forward(client, message, table_id)
+
+    def watching(self, table_id: str) -> bool:
+        return self.routing.watching(table_id)
+
+    async def disconnected(self, client: Member, tables: Sequence[str]) -> None:
+        if tables:
+            await self.routing.disconnected(client.id, tables)
+
+    # -- rooms ------------------------------------------------------------------------------
+
+    def table_changed(self, info: TableInfo, removed: bool) -> None:
+        self.rooms.table_changed(info, removed)
+
+    def tables_pushed(self, updates: Sequence[tuple[str, Shared]]) -> None:
+        self.rooms.tables_pushed(updates)
+
+    async def room_tables(self, room: str, limit: int) -> tuple[list[TableInfo], int]:
+        return await self.rooms.room_tables(room, limit)
+
+    async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
+        return await self.rooms.room_counts(rooms)
+
+    def room_chat(self, room: str, message: Shared, ignored_by: frozenset[str]) -> None:
+        self.rooms.room_chat(room, message, ignored_by)
+
+    async def ignore(self, name: str, other: str, on: bool) -> None:
+        await self.rooms.ignore(name, other, on)
+
+    async def ignored_by(self, name: str) -> frozenset[str]:
+        return await self.rooms.ignored_by(name)
+
+    # -- the ranked queues ------------------------------------------------------------------
+
+    async def queue_add(self, room: str, entry: Queued) -> bool:
+        return await self.queues.add(room, entry)
+
+    async def queue_remove(self, room: str, name: str) -> None:
+        await self.queues.remove(room, name)
+
+    async def queued(self, room: str) -> tuple[list[Queued], list[float]]:
+        return await self.queues.queued(room)
+
+    def matcher(self, room: str) -> AbstractAsyncContextManager[bool]:
+        return self.queues.matcher(room)
+
+    async def follow(self, entry: Queued, table_id: str) -> Member:
+        """A queued player's node relays the table to it before it is seated."""
+        at = Node.of_client(entry.client)
+        if at != self.node.number:
+            await self.routing.follow(at, entry.client, table_id)
+        client = self.node.host.clients.get(entry.client)
+        if client is None:
+            client = self.routing.stand_in(entry.client, entry.name, entry.guest,
+                                           entry.address, at)
+        return client
+
+    def tell(self, entry: Queued, text: str) -> None:
+        at = Node.of_client(entry.client)
+        if at != self.node.number:
+            self.node.send(at, Deliver(entry.client), text)
+        elif (client := self.node.host.clients.get(entry.client)) is not None:
+            client.send_text(text)
+
+    # -- names and limits -------------------------------------------------------------------
+
+    async def hold_guest(self, name: str, seconds: float, renew: bool = False) -> bool:
+        """Hold a guest name for the whole cluster, for as long as its session may resume:
+        two nodes never hand one name to two guests (the second would end the first's
+        session). ``renew``: its guest came back; the hold starts again."""
+        key, ms = self.keys.guest(name), int(seconds * 1000)
+        if renew:
+            await self.bus.redis.set(key, self.node.number, px=ms)
+            return True
+        return bool(await self.bus.redis.set(key, self.node.number, nx=True, px=ms))
+
+    def share_count(self, kind: str, key: str, count: int) -> None:
+        self.limits.share(kind, key, count)
+
+    async def count_elsewhere(self, kind: str, key: str) -> int:
+        return await self.limits.elsewhere(kind, key)
+
+    def budget(self, address: str, rate: float, burst: int) -> Budget:
+        return SharedBucket(self.limits, address, rate, burst)
+
+    async def login_wait(self, account: str | None, address: str) -> float:
+        """By every node's count (a second node is no way around it), and this node's own
+        (which still counts while Redis does not answer)."""
+        waits = [self.logins.wait(account, address, time.monotonic()),
+                 await self.limits.backoff_wait("address", address)]
+        if account is not None:
+            waits.append(await self.limits.backoff_wait("account", account))
+        return max(waits)
+
+    async def login_failed(self, account: str, address: str) -> None:
+        self.logins.failed(account, address, time.monotonic())
+        await self.limits.backoff_failed("account", account, self.logins.account)
+        await self.limits.backoff_failed("address", address, self.logins.address)
+
+    async def login_succeeded(self, account: str) -> None:
+        self.logins.succeeded(account)
+        self.limits.backoff_succeeded("account", account)

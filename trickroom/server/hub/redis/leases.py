@@ -1,0 +1,263 @@
+"""Who runs which table: leases in Redis, epochs in the store (DESIGN section 11).
+
+* **Ownership.** A table runs on the node holding its lease, a Redis key set if
+  absent with an expiry (``lease_seconds``) and renewed at a third of it.
+  Taking a table bumps its epoch in the store (:meth:`Store.take_table`); every
+  write the table makes carries that epoch as its fencing token, so an old
+  owner that wakes up after losing the lease cannot write.
+* **Self-fencing.** A node that has not renewed its leases for most of a lease
+  writes nothing until it has (:meth:`Leases.fence`).
+* **Take-over.** Every node scans the store's unfinished games; a table whose
+  lease has been missing for two scans (its node died, or stopped) is taken by
+  the first node to set the lease, and resumed from the store as after a
+  restart. Clients of other nodes still watching the old owner are told to
+  reconnect.
+* **Redis restarting** loses the leases: each node sets its own again within a
+  renewal, before any scan could count them missing twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import time
+from collections.abc import Callable
+
+from trickroom.server.hub.redis.bus import UNREACHABLE
+from trickroom.server.hub.redis.frames import Moved
+from trickroom.server.hub.redis.node import Node, log
+from trickroom.server.store import Fence, StaleOwner, StoreUnavailable
+
+# Renew a lease only while this node holds it: 1 renewed, 0 gone (take it again), -1 lost.
+RENEW = """
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not holder then return 0 end
+return -1
+"""
+
+# Let a lease go only if it is ours.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+MOVED = "the table moved to another server: reconnect and rejoin"
+
+
+class Leases:
+    """This node's tables and what it knows of other nodes' tables."""
+
+    def __init__(self, node: Node, on_moved: Callable[[str, str], None]) -> None:
+        self.node = node
+        self.on_moved = on_moved  # close this node's sockets at a table that moved
+        self.epochs: dict[str, int] = {}  # the tables this node owns, with their epochs
+        self.taking: set[str] = set()  # tables being taken over this moment
+        self.renewed_at = time.monotonic()  # the last time every lease was renewed
+        self.takeovers = 0
+        self._owners: dict[str, int] = {}  # other nodes' tables, by owner as last read
+        self._missing: set[str] = set()  # tables seen without a lease at the last scan
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def _ms(self) -> int:
+        return int(self.node.lease_seconds * 1000)
+
+    # -- life ----------------------------------------------------------------------------------
+
+    async def join(self) -> int:
+        """A node number no live node has."""
+        redis = self.node.bus.redis
+        while True:
+            number = secrets.randbelow(2**20) + 1
+            if await redis.set(self.node.keys.alive(number), os.getpid(), nx=True,
+                               px=self._ms):
+                return number
+
+    def start(self, renewed: Callable[[], None]) -> None:
+        """Renew the leases (then call ``renewed``) and scan for tables to take over."""
+        self._tasks = [asyncio.create_task(self._renew_loop(renewed), name="cluster-renew"),
+                       asyncio.create_task(self._scan_loop(), name="cluster-scan")]
+
+    async def stop(self) -> None:
+        """Let every lease go at once, so other nodes take the tables without waiting for
+        them to expire (the tables were stopped and flushed before)."""
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        with contextlib.suppress(*UNREACHABLE):
+            release = self.node.bus.redis.register_script(RELEASE)
+            for table_id in list(self.epochs):
+                await release(keys=[self.node.keys.lease(table_id)], args=[self.node.number])
+        self.epochs.clear()
+
+    # -- this node's tables --------------------------------------------------------------------
+
+    async def claim(self, table_id: str) -> bool:
+        """Take the lease of a table no one holds; then its newer epoch from the store."""
+        node = self.node
+        if not await node.bus.redis.set(node.keys.lease(table_id), str(node.number), nx=True,
+                                        px=self._ms):
+            return False
+        self._owners.pop(table_id, None)
+        self.epochs[table_id] = await node.store.take_table(table_id)
+        return True
+
+    async def fence(self, table_id: str) -> Fence:
+        """The table's fencing token, once this node knows its leases are its own: a node
+        that has not renewed them for most of a lease may have lost them, so its tables
+        write nothing until it has (a Redis restart: a pause), or refuse after
+        ``forward_seconds`` (the write is not acknowledged; the store's fence catches
+        anything that slips through)."""
+        limit = self.node.lease_seconds * 0.75
+        if time.monotonic() - self.renewed_at >= limit:
+            deadline = time.monotonic() + self.node.forward_seconds
+            while time.monotonic() - self.renewed_at >= limit:
+                if time.monotonic() > deadline:
+                    raise StoreUnavailable("this server cannot reach Redis to keep its "
+                                           "tables; nothing was stored")
+                await asyncio.sleep(0.02)
+        epoch = self.epochs.get(table_id)
+        if epoch is None:  # lost meanwhile: a write without its fence might land
+            raise StaleOwner(f"table {table_id!r} is no longer run by this server")
+        return Fence(table_id, epoch)
+
+    async def lost(self, table_id: str, why: str) -> None:
+        """Stop running a table another node now owns (or will): self-fencing."""
+        if self.epochs.pop(table_id, None) is None:
+            return
+        log.warning("node %d lost table %s: %s", self.node.number, table_id, why)
+        await self.node.host.let_go(table_id)
+        self.on_moved(table_id, MOVED)
+
+    def closed(self, table_id: str) -> bool:
+        """A table of this node closed: its lease goes. False if it was not this node's."""
+        if self.epochs.pop(table_id, None) is None:
+            return False
+        self.node.spawn(self._release(table_id))
+        return True
+
+    async def _release(self, table_id: str) -> None:
+        with contextlib.suppress(*UNREACHABLE):
+            release = self.node.bus.redis.register_script(RELEASE)
+            await release(keys=[self.node.keys.lease(table_id)], args=[self.node.number])
+
+    async def _renew_loop(self, renewed: Callable[[], None]) -> None:
+        node = self.node
+        redis = node.bus.redis
+        renew = redis.register_script(RENEW)
+        ms = str(self._ms)
+        while True:
+            await asyncio.sleep(node.lease_seconds / 3)
+            try:
+                await redis.set(node.keys.alive(node.number), os.getpid(), px=self._ms)
+                renewed()
+                tables = list(self.epochs)
+                async with redis.pipeline(transaction=False) as pipe:
+                    for table_id in tables:
+                        await renew(keys=[node.keys.lease(table_id)],
+                                    args=[node.number, ms], client=pipe)
+                    results = await pipe.execute() if tables else []
+                for table_id, result in zip(tables, results, strict=True):
+                    if result == 0:  # Redis lost it (a restart): ours again, same epoch
+                        if not await redis.set(node.keys.lease(table_id), str(node.number),
+                                               nx=True, px=self._ms):
+                            await self.lost(table_id, "its lease went to another node")
+                    elif result == -1:
+                        await self.lost(table_id, "its lease went to another node")
+                self.renewed_at = time.monotonic()
+            except UNREACHABLE as exc:
+                log.warning("node %d: cannot renew leases: %s", node.number, exc)
+            except Exception:
+                log.exception("node %d: lease renewal failed", node.number)
+
+    # -- other nodes' tables -------------------------------------------------------------------
+
+    async def owner(self, table_id: str, fresh: bool = False) -> int | None:
+        """The node holding a table's lease. Another node's tables are remembered as last
+        read (a forwarded action then costs no lookup); the memory goes when the table
+        moves or closes (their frames on its channel) and is read again when the owner
+        does not answer (``fresh``)."""
+        if not fresh and (known := self._owners.get(table_id)) is not None:
+            return known
+        node = self.node
+        holder = await node.bus.redis.get(node.keys.lease(table_id))
+        if holder is None or int(holder) == node.number:
+            self._owners.pop(table_id, None)
+            return None if holder is None else node.number
+        if len(self._owners) > 100_000:
+            self._owners.clear()
+        self._owners[table_id] = int(holder)
+        return int(holder)
+
+    def forget_owner(self, table_id: str | None = None) -> None:
+        """The table moved or closed (None: any table may have; moves may have been
+        missed): its owner is looked up again."""
+        if table_id is None:
+            self._owners.clear()
+        else:
+            self._owners.pop(table_id, None)
+
+    async def holders(self, tables: list[str]) -> list[int | None]:
+        """The node holding each table's lease (None: no one)."""
+        if not tables:
+            return []
+        node = self.node
+        found = await node.bus.redis.mget([node.keys.lease(t) for t in tables])
+        return [None if holder is None else int(holder) for holder in found]
+
+    # -- take-overs ------------------------------------------------------------------------------
+
+    async def _scan_loop(self) -> None:
+        """Take over the tables whose node is gone: a game in play with no lease, twice."""
+        while True:
+            await asyncio.sleep(self.node.lease_seconds / 2)
+            try:
+                await self.scan()
+            except (*UNREACHABLE, OSError) as exc:
+                log.warning("node %d: take-over scan failed: %s", self.node.number, exc)
+            except Exception:
+                log.exception("node %d: take-over scan failed", self.node.number)
+
+    async def scan(self) -> None:
+        tables = [t for t in await self.node.store.unfinished_tables() if t not in self.epochs]
+        if not tables:
+            self._missing.clear()
+            return
+        holders = await self.holders(tables)
+        missing = {t for t, holder in zip(tables, holders, strict=True) if holder is None}
+        due, self._missing = missing & self._missing, missing
+        for table_id in sorted(due):
+            await self.take_over(table_id)
+
+    async def take_over(self, table_id: str) -> bool:
+        """Claim a table left without an owner and resume its game from the store."""
+        if table_id in self.taking:
+            return False
+        self.taking.add(table_id)
+        node = self.node
+        try:
+            stored = await node.store.unfinished_game(table_id)
+            if stored is None or not await self.claim(table_id):
+                return False
+            started = time.monotonic()
+            # Sockets here that followed the table on the old owner rejoin it here.
+            self.on_moved(table_id, MOVED)
+            await node.host.resume(stored)
+            self.takeovers += 1
+            log.info("node %d took over table %s (epoch %d) in %.0f ms", node.number, table_id,
+                     self.epochs[table_id], 1000 * (time.monotonic() - started))
+            # Clients still bound to the old owner through other nodes: rejoin here.
+            node.publish(node.keys.table_channel(table_id), Moved(table_id, node.number))
+            return True
+        finally:
+            self.taking.discard(table_id)
+
+    async def until_taken(self, table_id: str) -> None:
+        """Wait (a lease at most) while this node is taking the table over."""
+        deadline = time.monotonic() + self.node.lease_seconds
+        while table_id in self.taking and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)

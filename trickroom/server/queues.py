@@ -1,0 +1,113 @@
+"""The ranked rooms' random queues: four eligible players, seated at random (DESIGN section 7).
+
+Written once for one process and for a cluster: where the queue is kept, which
+node matches it, and how a player on another node is reached are the hub's
+(:class:`~trickroom.server.hub.port.Hub`). A match draws four of the queued
+players at random, opens a table of the room on this node and seats them at
+seats drawn at random; the points system's randomness multiplier (8, "random
+queue") prices that draw.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from trickroom.server.hub.port import Hub, Member, Queued
+from trickroom.server.lobby import Lobby
+from trickroom.server.protocol import ProtocolError, QueueStatus
+from trickroom.server.ranked import Ranked
+from trickroom.server.tables.commands import ClientId, SitReserved, Who
+
+
+class Queues:
+    """Joining, leaving and matching the rooms' queues."""
+
+    def __init__(self, hub: Hub, lobby: Lobby, ranked: Ranked,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.hub = hub
+        self.lobby = lobby
+        self.ranked = ranked
+        self.clock = clock
+        self.joined: dict[ClientId, set[str]] = defaultdict(set)  # this node's, by room
+
+    async def join(self, client: Member, room_name: str, request_id: Any) -> None:
+        """Queue for a ranked room; four eligible players are seated at random."""
+        room = self.lobby.room(room_name)
+        if not room.rated:
+            raise ProtocolError("invalid_field", "the random queue is for ranked rooms; "
+                                                 "casual tables are in the table list")
+        await self.ranked.check_eligible(client.name, client.guest)
+        entry = Queued(client.id, client.name, client.guest, client.address, self.clock())
+        if not await self.hub.queue_add(room_name, entry):
+            raise ProtocolError("invalid_field", "you are already in this queue")
+        self.joined[client.id].add(room_name)
+        await self._match(room_name)
+        await self._status(room_name, client, request_id)
+
+    async def leave(self, client: Member, room_name: str, request_id: Any) -> None:
+        await self._remove(client, room_name)
+        await self._status(room_name, client, request_id)
+
+    async def closed(self, client: Member) -> None:
+        """A connection closed: out of every queue it was in (the others are told)."""
+        for room_name in self.joined.pop(client.id, set()):
+            await self.hub.queue_remove(room_name, client.name)
+            await self._status(room_name)
+
+    async def _remove(self, client: Member, room_name: str) -> None:
+        await self.hub.queue_remove(room_name, client.name)
+        self._forget(client.id, room_name)
+
+    def _forget(self, client: ClientId, room_name: str) -> None:
+        rooms = self.joined.get(client)
+        if rooms is not None:
+            rooms.discard(room_name)
+            if not rooms:
+                del self.joined[client]
+
+    async def _match(self, room_name: str) -> None:
+        """Four players, wherever they are, seated at random at a new table here; one node
+        matches a room at a time, so no player is seated twice."""
+        draw = secrets.SystemRandom()
+        async with self.hub.matcher(room_name) as matching:
+            if not matching:
+                return  # another matcher is at work; it will see these players too
+            queued, _ = await self.hub.queued(room_name)
+            if len(queued) < 4:
+                return
+            players = draw.sample(queued, 4)
+            for player in players:
+                await self.hub.queue_remove(room_name, player.name)
+        table = await self.lobby.new_table(room_name, {}, "random_queue")
+        members = [await self.hub.follow(player, table.id) for player in players]
+        for player, member, seat in zip(players, members, draw.sample(range(4), 4),
+                                        strict=True):
+            self._forget(player.client, room_name)
+            member.joined(table.id)
+            await table.call(SitReserved(Who(player.client, player.name, player.guest),
+                                         None, seat))
+        await self._status(room_name)
+
+    async def _status(self, room_name: str, asker: Member | None = None,
+                      request_id: Any = None) -> None:
+        """Tell every queued player (and the asker) the queue's length and expected wait."""
+        queued, joins = await self.hub.queued(room_name)
+        expected = None
+        if len(joins) >= 2 and joins[-1] > joins[0]:
+            gap = (joins[-1] - joins[0]) / (len(joins) - 1)
+            expected = round(gap * max(0, 4 - len(queued)), 1)
+        told = set()
+        for entry in queued:
+            asked = asker is not None and entry.client == asker.id
+            status = QueueStatus(id=request_id if asked else None, room=room_name, queued=True,
+                                 length=len(queued), expected_wait=expected)
+            self.hub.tell(entry, status.encode())
+            told.add(entry.client)
+        if asker is not None and asker.id not in told:
+            status = QueueStatus(id=request_id, room=room_name, queued=False,
+                                 length=len(queued), expected_wait=expected)
+            asker.send_text(status.encode())

@@ -1,0 +1,193 @@
+"""What a logged-in client may ask: one handler a request type, in one table.
+
+A request for a table becomes one command for its machine (:mod:`.tables`);
+the lobby's requests list, open and queue tables, chat in rooms and keep a
+player's settings. A handler runs on the node where the table is: for a
+client of another node, with a stand-in for its socket (the hub's routing).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from trickroom.server.config import ServerSettings
+from trickroom.server.hub.port import Hub, Member
+from trickroom.server.lobby import Lobby
+from trickroom.server.protocol import (
+    Act,
+    CastVote,
+    Chat,
+    ClientMessage,
+    CreateTable,
+    FillRobots,
+    Ignore,
+    ListTables,
+    Ok,
+    PlayAgain,
+    ProtocolError,
+    Queue,
+    Rejoin,
+    SettingsSaved,
+    Sit,
+    Stand,
+    Start,
+    TableCreated,
+    Tables,
+    Unqueue,
+    Unwatch,
+    Watch,
+)
+from trickroom.server.protocol import Settings as SettingsRequest
+from trickroom.server.queues import Queues
+from trickroom.server.ranked import Ranked
+from trickroom.server.tables import commands as command
+
+# Unicode's explicit direction overrides and isolates: they make chat text read as
+# something else (a name or a score turned around).
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+class Requests:
+    """The handlers of a node's requests."""
+
+    def __init__(self, settings: ServerSettings, hub: Hub, lobby: Lobby, queues: Queues,
+                 ranked: Ranked) -> None:
+        self.settings = settings
+        self.hub = hub
+        self.lobby = lobby
+        self.queues = queues
+        self.ranked = ranked
+
+    async def run(self, client: Member, msg: ClientMessage) -> None:
+        """Run one request (its refusal raises ``ProtocolError``)."""
+        handler = REQUESTS.get(type(msg))
+        if handler is None:
+            raise ProtocolError("unknown_type", f"{msg.type!r} is not a request here")
+        await handler(self, client, msg)
+
+    # -- the lobby's requests ----------------------------------------------------------------
+
+    async def list_tables(self, client: Member, msg: ListTables) -> None:
+        self.lobby.room(msg.room)
+        self.lobby.subscribers[msg.room].add(client)
+        tables, total = await self.lobby.tables_info(msg.room)
+        client.reply(Tables(id=msg.id, room=msg.room, tables=tables, total=total))
+
+    async def create_table(self, client: Member, msg: CreateTable) -> None:
+        table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=client)
+        client.reply(TableCreated(id=msg.id, table=table.machine.info()))
+
+    async def queue(self, client: Member, msg: Queue) -> None:
+        await self.queues.join(client, msg.room, msg.id)
+
+    async def unqueue(self, client: Member, msg: Unqueue) -> None:
+        await self.queues.leave(client, msg.room, msg.id)
+
+    async def chat(self, client: Member, msg: Chat) -> None:
+        text = msg.text.strip()
+        if not text or not any(c.isprintable() and not c.isspace() for c in text):
+            raise ProtocolError("invalid_field", "a chat message needs some visible text")
+        if any(unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS for c in text):
+            raise ProtocolError("invalid_field", "a chat message may not hold control "
+                                "characters (line breaks, escapes, direction overrides)")
+        if len(text) > self.settings.chat_max_chars:
+            raise ProtocolError("too_long", f"chat messages are at most "
+                                            f"{self.settings.chat_max_chars} characters")
+        if msg.table:
+            table = self.lobby.table(msg.table)
+            await table.call(command.Chat(client.who, msg.id, text,
+                                          await self.hub.ignored_by(client.name)))
+        elif msg.room:
+            await self.lobby.room_chat(client, msg.room, text)
+            client.reply(Ok(id=msg.id))
+        else:
+            raise ProtocolError("invalid_field", "chat needs a 'table' or a 'room'")
+
+    async def settings_saved(self, client: Member, msg: SettingsRequest) -> None:
+        if client.guest:
+            raise ProtocolError("not_authorized", "guests have no settings; register first")
+        if not msg.rank_me and not msg.confirm:
+            raise ProtocolError(
+                "confirm_required",
+                "turning \"rank me\" off bans you from ranked play for a week and resets "
+                "your ratings to the start value: send again with \"confirm\": true")
+        until = await self.ranked.set_rank_me(client.name, msg.rank_me)
+        client.reply(SettingsSaved(id=msg.id, rank_me=msg.rank_me,
+                                   banned_until=until or None))
+
+    async def ignore(self, client: Member, msg: Ignore) -> None:
+        await self.hub.ignore(client.name, msg.name, msg.on)
+        client.reply(Ok(id=msg.id))
+
+    # -- a table's requests: each becomes one command for its machine --------------------------
+
+    async def sit(self, client: Member, msg: Sit) -> None:
+        table = self.lobby.table(msg.table)
+        refusal = None
+        if table.machine.room.rated:
+            refusal = await self.ranked.refusal(client.name, client.guest)
+        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal))
+        client.joined(table.id)
+
+    async def rejoin(self, client: Member, msg: Rejoin) -> None:
+        table = self.lobby.table(msg.table)
+        client.joined(table.id)
+        await table.call(command.Rejoin(client.who, msg.id, msg.seat_token, msg.last_seq))
+
+    async def watch(self, client: Member, msg: Watch) -> None:
+        table = self.lobby.table(msg.table)
+        client.joined(table.id)
+        await table.call(command.Watch(client.who, msg.id))
+
+    async def unwatch(self, client: Member, msg: Unwatch) -> None:
+        table = self.lobby.table(msg.table)
+        client.tables.discard(table.id)
+        await table.call(command.Unwatch(client.who, msg.id))
+
+    async def stand(self, client: Member, msg: Stand) -> None:
+        await self.lobby.table(msg.table).call(command.Stand(client.who, msg.id))
+
+    async def fill_robots(self, client: Member, msg: FillRobots) -> None:
+        await self.lobby.table(msg.table).call(command.Fill(client.who, msg.id, msg.level))
+
+    async def start_game(self, client: Member, msg: Start) -> None:
+        await self.lobby.table(msg.table).call(command.Start(client.who, msg.id))
+
+    async def play_again(self, client: Member, msg: PlayAgain) -> None:
+        await self.lobby.table(msg.table).call(command.PlayAgain(client.who, msg.id))
+
+    async def act(self, client: Member, msg: Act) -> None:
+        await self.lobby.table(msg.table).call(command.Act(client.who, msg.id, msg.action))
+
+    async def vote(self, client: Member, msg: CastVote) -> None:
+        await self.lobby.table(msg.table).call(
+            command.CastVote(client.who, msg.id, msg.vote, msg.choice))
+
+
+Handler = Callable[[Requests, Member, Any], Awaitable[None]]
+REQUESTS: dict[type, Handler] = {
+    ListTables: Requests.list_tables,
+    CreateTable: Requests.create_table,
+    Sit: Requests.sit,
+    Rejoin: Requests.rejoin,
+    Watch: Requests.watch,
+    Unwatch: Requests.unwatch,
+    Stand: Requests.stand,
+    FillRobots: Requests.fill_robots,
+    Start: Requests.start_game,
+    PlayAgain: Requests.play_again,
+    Act: Requests.act,
+    Chat: Requests.chat,
+    Queue: Requests.queue,
+    Unqueue: Requests.unqueue,
+    CastVote: Requests.vote,
+    SettingsRequest: Requests.settings_saved,
+    Ignore: Requests.ignore,
+}
+"""Every request after logging in, by its message type: one handler each."""
+
+TABLE_REQUESTS = frozenset({Sit, Rejoin, Watch, Unwatch, Stand, FillRobots, Start, PlayAgain,
+                            Act, CastVote, Chat})
+"""The requests for one table: run by the node that runs the table."""

@@ -1,0 +1,175 @@
+"""HTTP on the socket's port: the web client, the read-only API, health and metrics.
+
+Every path is answered in the WebSocket server's ``process_request`` hook, so
+everything shares one port and one event loop. ``/ws`` passes on to the
+socket's handshake once its origin and its address's count allow it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import mimetypes
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from trickroom.game.engine import rules_catalogue
+from trickroom.game.review import review
+from trickroom.ratings import SYSTEMS, Rating
+from trickroom.server import names
+from trickroom.server.config import Config
+from trickroom.server.lobby import Lobby
+from trickroom.server.metrics import METRICS
+from trickroom.server.proxies import Network, address_of
+from trickroom.server.store import Store
+
+log = logging.getLogger("trickroom.server")
+WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+
+# Every response: the page runs only its own scripts and styles (no inline script, so
+# an injected one does not run), talks only to this server, and is framed by no one.
+SECURITY_HEADERS = (
+    ("Content-Security-Policy",
+     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+     "frame-ancestors 'none'"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "same-origin"),
+)
+
+
+class Routes:
+    """The answers to every HTTP request of the port."""
+
+    def __init__(self, config: Config, store: Store, lobby: Lobby,
+                 admits: Callable[[str], Awaitable[bool]],
+                 trusted_proxies: tuple[Network, ...]) -> None:
+        self.config = config
+        self.store = store
+        self.lobby = lobby
+        self.admits = admits  # whether an address may open one more socket
+        self.trusted_proxies = trusted_proxies
+
+    async def process_request(self, connection: ServerConnection,
+                              request: Request) -> Response | None:
+        path, _, query = request.path.partition("?")
+        if path == "/ws":
+            return await self._socket(connection, request)
+        if path == "/healthz":
+            return _response(HTTPStatus.OK, b"ok\n", "text/plain")
+        if path == "/metrics":
+            return _response(HTTPStatus.OK, METRICS.render(), "text/plain; version=0.0.4")
+        if path.startswith("/api/"):
+            return await self.api(path, query)
+        return self.static(path)
+
+    async def _socket(self, connection: ServerConnection, request: Request) -> Response | None:
+        """A socket's handshake goes on (None) from an allowed origin, within its
+        address's count of sockets."""
+        origin = request.headers.get("Origin")
+        if origin is not None and not self._origin_allowed(origin, request.headers.get("Host")):
+            log.warning("refused a socket from origin %s", origin)
+            return _response(HTTPStatus.FORBIDDEN, f"origin {origin} may not open this "
+                             "server's socket\n".encode(), "text/plain")
+        if not await self.admits(address_of(connection, request, self.trusted_proxies)):
+            return _response(HTTPStatus.TOO_MANY_REQUESTS, b"too many connections\n",
+                             "text/plain")
+        return None
+
+    def _origin_allowed(self, origin: str, host: str | None) -> bool:
+        """A browser page may open the socket from the server's own origin or one the host
+        allows (``allowed_origins``); a client without an Origin header (a bot) always may."""
+        if origin in self.config.settings.allowed_origins:
+            return True
+        parsed = urlsplit(origin)
+        return parsed.scheme in ("http", "https") and host is not None and parsed.netloc == host
+
+    def shown(self, game: str, system: str, value: float, sigma: float | None) -> float:
+        """A rating as players read it, by the system as this server's rooms use it (with
+        the constants they adopted: Weng-Lin's scale depends on its beta)."""
+        return round(self.config.rating_system(game, system).shown(
+            Rating(value, sigma or 0.0)), 1)
+
+    async def api(self, path: str, query: str) -> Response:
+        params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&")
+                                             if "=" in p)}
+        if path == "/api/rooms":
+            return _json({"rooms": [r.model_dump() for r in await self.lobby.rooms_info()]})
+        if path == "/api/rules":
+            return _json({"rules": rules_catalogue()})
+        if path == "/api/tables":
+            return await self._tables(params.get("room", ""))
+        if path.startswith("/api/games/"):
+            return await self._game(unquote(path.removeprefix("/api/games/")))
+        if path == "/api/leaderboard":
+            return await self._leaderboard(params.get("game", ""), params.get("system", ""))
+        if path.startswith("/api/players/"):
+            return await self._player(unquote(path.removeprefix("/api/players/")))
+        return _json({"error": f"no API path {path}"}, HTTPStatus.NOT_FOUND)
+
+    async def _tables(self, room: str) -> Response:
+        if room not in self.lobby.rooms:
+            return _json({"error": f"give room=NAME, one of: "
+                                   f"{', '.join(sorted(self.lobby.rooms))}"},
+                         HTTPStatus.NOT_FOUND)
+        tables, total = await self.lobby.tables_info(room)
+        return _json({"tables": [t.model_dump() for t in tables], "total": total})
+
+    async def _game(self, game_id: str) -> Response:
+        record = await self.store.game(game_id)
+        if record is None:
+            return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
+        # Replaying a long game takes tens of ms: off the loop, so no table waits for it.
+        record["hands"] = await asyncio.to_thread(review, record["record"])
+        return _json(record)
+
+    async def _leaderboard(self, game: str, system: str) -> Response:
+        if game not in ("spades", "hearts") or system not in SYSTEMS:
+            return _json({"error": "give game=spades|hearts and system="
+                                   + "|".join(sorted(SYSTEMS))}, HTTPStatus.BAD_REQUEST)
+        board = await self.store.leaderboard(game, system,
+                                             self.config.settings.leaderboard_min_games)
+        for entry in board:
+            entry["shown"] = self.shown(game, system, entry["rating"], entry["sigma"])
+        # Ranked by the number players read (Weng-Lin's conservative skill, not its mean).
+        board.sort(key=lambda entry: -entry["shown"])
+        return _json({"game": game, "system": system, "players": board})
+
+    async def _player(self, name: str) -> Response:
+        player = await self.store.player(name) if names.valid_name(name) else None
+        if player is None:
+            return _json({"error": "no registered player by that name"}, HTTPStatus.NOT_FOUND)
+        for entry in player["ratings"]:
+            game, system = entry["game"], entry["system"]
+            entry["shown"] = self.shown(game, system, entry["rating"], entry["sigma"])
+            for point in entry["history"]:  # a point stored before sigma was kept: none
+                if point["sigma"] is not None:
+                    point["shown"] = self.shown(game, system, point["value"], point["sigma"])
+        return _json(player)
+
+    def static(self, path: str) -> Response:
+        relative = "index.html" if path in ("", "/") else path.lstrip("/")
+        target = (WEB_ROOT / relative).resolve()
+        if WEB_ROOT not in target.parents or not target.is_file():
+            return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        return _response(HTTPStatus.OK, target.read_bytes(), kind)
+
+
+def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
+    headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
+                       ("Cache-Control", "no-store"), *SECURITY_HEADERS])
+    return Response(status.value, status.phrase, headers, body)
+
+
+def _json(data: Any, status: HTTPStatus = HTTPStatus.OK) -> Response:
+    return _response(status, json.dumps(data).encode(), "application/json")

@@ -1,0 +1,325 @@
+"""The sockets: one :class:`Connection` each, read under its limits and dispatched.
+
+Each socket gets a :class:`Connection`: who it is, where it sits, and how much
+it has yet to read. :class:`Sessions` runs the socket's life: it counts the
+address's sockets (over every node, through the hub), reads each frame at the
+pace of the socket's and the address's message budgets, parses it, and hands it
+to the accounts (logging in), to the requests, or to the hub when the table it
+names runs on another node. Sending goes straight into the socket's transport (a
+client that stops reading is cut off instead of growing the server's memory).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+
+from trickroom.server.accounts import Accounts
+from trickroom.server.config import ServerSettings
+from trickroom.server.hub.port import Budget, Hub, Member
+from trickroom.server.lobby import Lobby
+from trickroom.server.metrics import METRICS
+from trickroom.server.protocol import (
+    Chat,
+    ClientMessage,
+    Guest,
+    ListRooms,
+    Login,
+    Ping,
+    Pong,
+    ProtocolError,
+    Register,
+    Resume,
+    Rooms,
+    ServerMessage,
+    parse_client_message,
+)
+from trickroom.server.proxies import Network, address_of
+from trickroom.server.queues import Queues
+from trickroom.server.requests import TABLE_REQUESTS, Requests
+from trickroom.server.tables.commands import ClientId, Disconnect, Who
+from trickroom.server.tables.log import Shared
+from trickroom.server.throttle import TokenBucket
+
+log = logging.getLogger("trickroom.server")
+
+
+class Connection:
+    """One client socket: who it is, where it sits, and how much it has yet to read.
+
+    Sending is synchronous: a message's frame goes straight into the socket's
+    transport, with no task or queue per connection. A message for many clients
+    (:class:`Shared`) is framed once and the same bytes go to each of them; this is
+    what websockets' ``broadcast`` does, less the framing of every copy. What the
+    client has not read yet waits in the transport's buffer; past ``outbox_bytes``
+    the client is cut off instead of growing the server's memory.
+    """
+
+    remote = False  # a socket of this node (a cluster's stand-ins are another node's)
+
+    def __init__(self, ws: ServerConnection, settings: ServerSettings, client_id: int = 0,
+                 address: str = "?", here: Callable[[str], bool] = lambda table: True) -> None:
+        self.ws = ws
+        self.id = client_id  # how table machines name this connection
+        self.name = ""
+        self.guest = True
+        self.address = address  # the client's, behind the host's proxies (proxies.py)
+        self.logins = 0  # register, login, guest or resume on this socket
+        self.tables: set[str] = set()  # the tables this connection sits at or watches
+        self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
+        self.chat_bucket = TokenBucket(settings.chat_per_second, settings.chat_burst)
+        self.outbox_bytes = settings.outbox_bytes
+        self.closing = False
+        self._here = here  # whether a table is still open (here, or relayed from elsewhere)
+        self._who: Who | None = None
+
+    def send_text(self, text: str | Shared) -> None:
+        """Send one message, unless the connection is closing (as ``broadcast`` skips it)."""
+        transport = self._writable()
+        if transport is not None:
+            transport.write(_frame_of(text))
+
+    def send_many(self, messages: list[str | Shared]) -> None:
+        """Send messages in order in one write: a rejoin's hundreds of missed events cost
+        one system call, not hundreds."""
+        transport = self._writable()
+        if transport is not None:
+            transport.write(b"".join([_frame_of(m) for m in messages]))
+
+    def _writable(self) -> asyncio.WriteTransport | None:
+        """The transport, unless the connection is closing or is now cut off for not
+        reading (past ``outbox_bytes`` unread)."""
+        ws = self.ws
+        if self.closing or ws.protocol.state is not State.OPEN:
+            return None
+        transport = ws.transport
+        if transport.get_write_buffer_size() > self.outbox_bytes:
+            log.warning("closing slow consumer %s", self.name or ws.remote_address)
+            self.close(1008, "slow consumer")
+            return None
+        return transport
+
+    def close(self, code: int, reason: str) -> None:
+        """Close the socket (its handler ends, and tells its tables)."""
+        self.closing = True
+        asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+
+    def joined(self, table_id: str) -> None:
+        """Remember a table this connection is at (told when it closes), forgetting
+        tables that have closed since, so a connection that watches game after game
+        does not keep every table id it ever saw."""
+        self.tables.add(table_id)
+        if len(self.tables) > 16:
+            self.tables = {t for t in self.tables if self._here(t)}
+
+    def reply(self, message: ServerMessage) -> None:
+        self.send_text(message.encode())
+
+    @property
+    def who(self) -> Who:
+        """This connection as a table's command names its sender (made once per login)."""
+        who = self._who
+        if who is None or who.name != self.name or who.guest != self.guest:
+            who = self._who = Who(self.id, self.name, self.guest)
+        return who
+
+    def error(self, exc: ProtocolError) -> None:
+        METRICS.errors.labels(exc.code).inc()
+        self.reply(exc.to_model())
+
+
+class Sessions:
+    """Every socket of this node, from its handshake to its close."""
+
+    def __init__(self, settings: ServerSettings, hub: Hub, lobby: Lobby, queues: Queues,
+                 accounts: Accounts, requests: Requests, trusted_proxies: tuple[Network, ...],
+                 clients: dict[ClientId, Member]) -> None:
+        self.settings = settings
+        self.hub = hub
+        self.lobby = lobby
+        self.queues = queues
+        self.accounts = accounts
+        self.requests = requests
+        self.trusted_proxies = trusted_proxies
+        self.clients = clients  # every open connection, by its id
+        self.ids = itertools.count(1)
+        self.per_ip: dict[str, int] = defaultdict(int)
+        # One message budget for all of an address's sockets (on every node): opening more
+        # sockets does not buy a flood more messages.
+        self.address_budgets: dict[str, Budget] = {}
+        self.chat_buckets: dict[str, TokenBucket] = {}  # by address, while it has sockets
+
+    def number_from(self, first: int) -> None:
+        """Number connections from ``first`` on (a cluster's nodes number apart)."""
+        self.ids = itertools.count(first)
+
+    async def admits(self, ip: str) -> bool:
+        """Whether an address may open one more socket, over every node."""
+        cap = self.settings.connections_per_ip
+        here = self.per_ip.get(ip, 0)
+        if here < cap:
+            here += await self.hub.count_elsewhere("connections", ip)
+        return here < cap
+
+    def _count_connection(self, ip: str, change: int) -> int:
+        """An address's open sockets here, after ``change`` (shared with other nodes)."""
+        count = self.per_ip[ip] + change
+        if count > 0:
+            self.per_ip[ip] = count
+        else:
+            self.per_ip.pop(ip, None)
+        self.hub.share_count("connections", ip, count)
+        return count
+
+    def _open_here(self, table_id: str) -> bool:
+        return table_id in self.lobby.tables or self.hub.watching(table_id)
+
+    # -- a socket's life ------------------------------------------------------------------
+
+    async def handler(self, ws: ServerConnection) -> None:
+        ip = address_of(ws, ws.request, self.trusted_proxies)
+        if self._count_connection(ip, 1) > self.settings.connections_per_ip:
+            # Let in by a check that many handshakes passed at once: one too many.
+            self._count_connection(ip, -1)
+            await ws.close(1013, "too many connections from one address")
+            return
+        budget = self.address_budgets.get(ip)
+        if budget is None:
+            budget = self.address_budgets[ip] = self.hub.budget(
+                ip, self.settings.messages_per_second_per_address,
+                self.settings.message_burst_per_address)
+        METRICS.connections.inc()
+        conn = Connection(ws, self.settings, next(self.ids), ip, self._open_here)
+        self.clients[conn.id] = conn
+        try:
+            async for frame in ws:
+                await self._read(conn, budget, frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            await self._closed(conn, ip)
+
+    async def _read(self, conn: Connection, budget: Budget, frame: str | bytes) -> None:
+        """One frame. Over the rate (this socket's, or its address's), the message waits
+        its turn: the server reads this socket more slowly, the client's own sends back
+        up, and a flood costs the room nothing, refused or not."""
+        address_wait = budget.reserve()
+        if address_wait is None:  # a shared budget: this node's credit is spent
+            address_wait = await budget.more()
+        wait = max(conn.bucket.reserve(), address_wait)
+        if wait > 0:
+            METRICS.messages_delayed.inc()
+            await asyncio.sleep(wait)
+        message = None
+        try:
+            message = parse_client_message(frame)
+            await self.dispatch(conn, message)
+        except ProtocolError as exc:
+            conn.error(exc)
+        except self.hub.away:
+            conn.error(ProtocolError(
+                "unavailable", "the servers' shared state (Redis) is unreachable for "
+                "a moment; nothing changed: send it again",
+                getattr(message, "id", None), retry_after=1.0))
+        except Exception:
+            log.exception("request failed")
+            conn.error(ProtocolError("internal", "the server failed on that request"))
+
+    async def _closed(self, conn: Connection, ip: str) -> None:
+        """The socket closed: its address's count, its subscriptions, its queues, its name
+        and its seats (away now, each at its table) let go of it."""
+        ws = conn.ws
+        if conn.tables:
+            log.info("%s's connection closed (code %s %s) at table(s) %s",
+                     conn.name or "?", ws.close_code, ws.close_reason or "",
+                     ", ".join(sorted(conn.tables)))
+        if self._count_connection(ip, -1) == 0:
+            self.address_budgets.pop(ip, None)
+            self.chat_buckets.pop(ip, None)
+        METRICS.connections.dec()
+        self.lobby.unsubscribe(conn)
+        with contextlib.suppress(*self.hub.away):  # a queue kept elsewhere: it ages out
+            await self.queues.closed(conn)
+        self.accounts.logout(conn)
+        elsewhere = []
+        for table_id in list(conn.tables):
+            table = self.lobby.tables.get(table_id)
+            if table is not None:
+                await table.call(Disconnect(conn.id))
+            else:
+                elsewhere.append(table_id)
+        await self.hub.disconnected(conn, elsewhere)
+        del self.clients[conn.id]
+
+    async def dispatch(self, conn: Connection, msg: ClientMessage) -> None:
+        rid = msg.id
+        if isinstance(msg, Ping):
+            conn.reply(Pong(id=rid))
+            return
+        if isinstance(msg, (Register, Login, Guest, Resume)):
+            try:
+                await self.accounts.authenticate(conn, msg)
+            except ProtocolError as exc:
+                exc.request_id = rid
+                raise
+            return
+        if isinstance(msg, ListRooms):
+            conn.reply(Rooms(id=rid, rooms=await self.lobby.rooms_info()))
+            return
+        if not conn.name:
+            raise ProtocolError("not_authorized", "log in, register or play as a guest first",
+                                rid)
+        try:
+            if type(msg) is Chat:  # here, where the client is, before any forwarding
+                self._may_chat(conn)
+            table_id = getattr(msg, "table", None)
+            if (table_id and type(msg) in TABLE_REQUESTS and table_id not in self.lobby.tables
+                    and await self.hub.route(conn, msg, table_id)):
+                return  # run by the node that runs the table
+            await self.requests.run(conn, msg)
+        except ProtocolError as exc:
+            exc.request_id = rid
+            raise
+
+    def _may_chat(self, conn: Connection) -> None:
+        """A chat line goes to every player or subscriber it is for: over the chat rate
+        of the connection or of its address, it is refused, so that a flood is not every
+        reader's to receive."""
+        settings = self.settings
+        by_address = self.chat_buckets.get(conn.address)
+        if by_address is None:
+            by_address = self.chat_buckets[conn.address] = TokenBucket(
+                settings.chat_per_second_per_address, settings.chat_burst_per_address)
+        wait = conn.chat_bucket.take()
+        if not wait:
+            wait = by_address.take()
+            if wait:
+                conn.chat_bucket.give_back()  # refused all the same: its credit stays
+        if wait:
+            raise ProtocolError("rate_limited", f"too many chat messages; wait {wait:.1f} s "
+                                "before the next", retry_after=round(wait, 2))
+
+
+def _frame_of(text: str | Shared) -> bytes:
+    """A message's frame; a shared message's is built once, by its first connection."""
+    if isinstance(text, Shared):
+        frame = text.frame
+        if frame is None:
+            frame = text.frame = text_frame(text.data)
+        return frame
+    return text_frame(text.encode())
+
+
+def text_frame(data: bytes) -> bytes:
+    """A whole unmasked text frame, as a server sends it (no extension: the server turns
+    compression off, so every client's frame of a message is the same bytes)."""
+    return Frame(Opcode.TEXT, data).serialize(mask=False, extensions=[])
