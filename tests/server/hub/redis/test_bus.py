@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import uvloop
 
-from tests.cluster.conftest import drop_keys
+from tests.server.hub.conftest import drop_keys
 from tests.services import REDIS, Outage, fresh_name, need
 from trickroom.server.hub.redis.bus import Bus
 from trickroom.server.hub.redis.frames import Frame, Gone, decode, encode

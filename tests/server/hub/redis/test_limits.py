@@ -16,8 +16,8 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
-from tests.cluster.conftest import LEASE
 from tests.server.conftest import FAST, url
+from tests.server.hub.conftest import LEASE
 from tests.services import Outage
 from trickroom.server.app import App
 from trickroom.server.client import ServerError, TrickroomClient

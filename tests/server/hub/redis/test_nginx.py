@@ -21,7 +21,7 @@ from tests.server.conftest import play_until_over, wait_for
 from tests.services import need
 from trickroom.server.client import TrickroomClient
 
-CONF = Path(__file__).resolve().parents[2] / "docs" / "nginx.conf"
+CONF = Path(__file__).resolve().parents[4] / "docs" / "nginx.conf"
 
 
 def free_port() -> int:

@@ -1,0 +1,61 @@
+"""Real faults under load, the short form of bench/cluster.py's: nodes die (SIGKILL) and
+their tables run again on the others; Redis restarts, keeping nothing, and the nodes take
+their leases and subscriptions again. No action a player saw acknowledged is lost, and a
+Redis restart costs the players a pause at most, never an error. (A table's events in
+flight while Redis restarts may be lost to clients of other nodes: their node makes them
+rejoin when its subscription comes back, or, as a player's client does, they rejoin after
+hearing nothing for a while.)"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.load.conftest import bench_module
+from tests.services import RedisServer, need
+
+
+async def test_sigkilled_nodes_lose_no_acknowledged_action_and_their_tables_move(tmp_path):
+    need("postgresql")
+    need("redis")
+    cluster = bench_module("cluster")
+    load = bench_module("load")
+    services = cluster.Services()
+    config = Path(tmp_path) / "cluster.toml"
+    config.write_text(load.with_settings(load.LOAD_CONFIG, cluster.CLUSTER_SETTINGS))
+    try:
+        out = await cluster.fault_phase(services, config, tables=4, kills=3, gap=2.0, seed=3,
+                                        console=cluster.Console(quiet=True))
+    finally:
+        await services.clean()
+    assert out["acked"] > 100  # the bots did play between the kills
+    assert out["acked_lost"] == 0, out
+    assert out["moved"] > 0, out  # some kill did land on a node that owned tables
+    assert out["unfinished"] == 0, out  # every game finished, on whichever node
+
+
+async def test_a_redis_restart_under_load_costs_no_error_and_no_action(tmp_path):
+    need("postgresql")
+    cluster = bench_module("cluster")
+    load = bench_module("load")
+    redis = RedisServer()
+    redis.start()
+
+    def restart() -> None:
+        redis.stop()
+        time.sleep(0.2)  # down for a moment: writes and relays wait for it
+        redis.start()
+
+    services = cluster.Services(redis.url)
+    config = Path(tmp_path) / "cluster.toml"
+    config.write_text(load.with_settings(load.LOAD_CONFIG, cluster.CLUSTER_SETTINGS))
+    try:
+        out = await cluster.fault_phase(services, config, tables=4, kills=2, gap=2.5, seed=5,
+                                        console=cluster.Console(quiet=True),
+                                        restart_redis=restart)
+    finally:
+        await services.clean()
+        redis.stop()
+    assert out["acked"] > 100, out
+    assert out["acked_lost"] == 0, out
+    assert out["errors"] == {}, out  # a pause, never an error

@@ -1,0 +1,262 @@
+"""The hub's contract: what every server promises, whether it is one process or a cluster.
+
+Each test runs twice (tests/server/hub/conftest.py): on a server of one process, whose
+"two nodes" are the one process (a cluster of one, ``LocalHub``), and on two nodes joined
+by the real Redis over one real PostgreSQL (``RedisHub``). A player may be connected to
+either node; what nodes share must not depend on which: listings and their pushes, room
+and table chat with the ignore lists, the ranked queue, guest names, the limits, and where
+a table's requests run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from tests.server.conftest import url
+from trickroom.server.app import App
+from trickroom.server.client import ServerError, TrickroomClient
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
+    """Wait until ``check`` holds (what one node shares reaches the others soon)."""
+    async with asyncio.timeout(timeout):
+        while not await check():
+            await asyncio.sleep(0.01)
+
+
+async def refused(client: TrickroomClient, message: dict) -> ServerError:
+    with pytest.raises(ServerError) as err:
+        await client.request(message)
+    return err.value
+
+
+async def guests(stack: AsyncExitStack, *where: tuple[App, str]) -> list[TrickroomClient]:
+    """A guest connected to each node, by the name it asks for."""
+    clients = []
+    for node, name in where:
+        client = await stack.enter_async_context(TrickroomClient.connect(url(node)))
+        await client.request({"type": "guest", "name": name})
+        clients.append(client)
+    return clients
+
+
+async def heard(client: TrickroomClient, wanted: Callable[[dict], bool]) -> None:
+    """Wait until the client has received a message ``wanted`` picks."""
+    async def received() -> bool:
+        return any(wanted(m) for m in client.received)
+    await eventually(received)
+
+
+def said(client: TrickroomClient, text: str) -> bool:
+    return any(m.get("type") == "chat" and m["text"] == text for m in client.received)
+
+
+# -- tables: where they run, and where their requests go -------------------------------------
+
+
+async def test_a_table_runs_on_one_node_and_every_node_plays_it(server):
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        host, far = await guests(stack, (a, "host"), (b, "far"))
+        table = (await host.request({"type": "create_table", "room": "spades",
+                                     "rules": {"target": 100, "mercy": 100}}))["table"]["id"]
+        assert sum(table in node.lobby.tables for node in {a, b}) == 1
+        seated = await far.request({"type": "sit", "table": table, "seat": 1})
+        assert seated["seat_token"]
+        await host.request({"type": "fill_robots", "table": table})
+        await heard(far, lambda m: (m.get("type") == "prompt" and m["table"] == table)
+                           or (m.get("type") == "event"
+                               and m["event"]["type"] == "game_started"))
+        error = await refused(far, {"type": "sit", "table": "no-such-table"})
+        assert error.code == "no_such_table"
+
+
+# -- rooms: listings, chat and ignores ---------------------------------------------------------
+
+
+async def test_a_table_opened_on_one_node_is_listed_counted_and_pushed_on_every_node(server):
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        maker, looker = await guests(stack, (a, "maker"), (b, "looker"))
+        await looker.request({"type": "list_tables", "room": "hearts"})
+        table = (await maker.request({"type": "create_table", "room": "hearts"}))["table"]["id"]
+        await heard(looker, lambda m: m.get("type") == "table_update"
+                              and m["table"]["id"] == table and not m["removed"])
+        listed = await looker.request({"type": "list_tables", "room": "hearts"})
+        assert [t["id"] for t in listed["tables"]] == [table] and listed["total"] == 1
+        rooms = await looker.request({"type": "list_rooms"})
+        assert next(r for r in rooms["rooms"] if r["name"] == "hearts")["tables"] == 1
+
+
+async def test_room_chat_reaches_the_room_s_players_on_every_node(server):
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        speaker, here, there = await guests(stack, (a, "speaker"), (a, "here"), (b, "there"))
+        for client in (speaker, here, there):
+            await client.request({"type": "list_tables", "room": "spades"})
+        await speaker.request({"type": "chat", "room": "spades", "text": "anyone for spades?"})
+        for reader in (here, there):
+            await heard(reader, lambda m: m.get("type") == "chat"
+                                  and m["text"] == "anyone for spades?")
+
+
+async def test_room_chat_is_not_shown_to_a_player_who_ignores_the_speaker_on_any_node(server):
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        pest, friend, reader = await guests(stack, (a, "pest"), (a, "friend"), (b, "reader"))
+        for client in (pest, friend, reader):
+            await client.request({"type": "list_tables", "room": "spades"})
+        await reader.request({"type": "ignore", "name": "guest-pest"})
+        await pest.request({"type": "chat", "room": "spades", "text": "buy my coins"})
+        await friend.request({"type": "chat", "room": "spades", "text": "hello all"})
+        await heard(reader, lambda m: m.get("type") == "chat" and m["text"] == "hello all")
+        assert not said(reader, "buy my coins")
+        assert said(friend, "buy my coins")  # ignored by one player, not by the room
+
+
+async def test_an_ignore_set_on_one_node_holds_at_a_table_run_by_another(server):
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        pest, host, reader = await guests(stack, (a, "pest"), (a, "host"), (b, "reader"))
+        table = (await host.request({"type": "create_table", "room": "hearts"}))["table"]["id"]
+        for seat, client in enumerate((host, pest, reader)):
+            await client.request({"type": "sit", "table": table, "seat": seat})
+        await reader.request({"type": "ignore", "name": "guest-pest"})  # said on b
+        await pest.request({"type": "chat", "table": table, "text": "you all play badly"})
+        await host.request({"type": "chat", "table": table, "text": "good luck"})
+        await heard(reader, lambda m: m.get("type") == "chat" and m["text"] == "good luck")
+        assert not said(reader, "you all play badly")
+        await reader.request({"type": "ignore", "name": "guest-pest", "on": False})
+        await pest.request({"type": "chat", "table": table, "text": "sorry"})
+        await heard(reader, lambda m: m.get("type") == "chat" and m["text"] == "sorry")
+
+
+# -- the ranked queue ------------------------------------------------------------------------
+
+
+async def test_the_random_queue_is_one_queue_over_every_node(server):
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        clients = []
+        for i, node in enumerate((a, b, a, b)):
+            client = await stack.enter_async_context(TrickroomClient.connect(url(node)))
+            await client.request({"type": "register", "name": f"q{i}", "password": "secret-q"})
+            await a.store.set_casual_games(f"q{i}", 5)
+            clients.append(client)
+        for i, client in enumerate(clients[:3]):
+            status = await client.request({"type": "queue", "room": "hearts-zone"})
+            assert status["queued"] and status["length"] == i + 1
+        again = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        await again.request({"type": "login", "name": "q0", "password": "secret-q"})
+        error = await refused(again, {"type": "queue", "room": "hearts-zone"})
+        assert "already in this queue" in str(error)  # queued on a: the same on b
+        await clients[3].request({"type": "queue", "room": "hearts-zone"})
+        for client in clients:
+            await heard(client, lambda m: m.get("type") == "seated")
+        seated = [next(m for m in c.received if m.get("type") == "seated") for c in clients]
+        assert len({s["table"] for s in seated}) == 1
+        assert sorted(s["seat"] for s in seated) == [0, 1, 2, 3]
+        for client in clients:  # every player, on whichever node, is told the game
+            await heard(client, lambda m: m.get("type") == "event"
+                                  and m["event"]["type"] == "game_started")
+        assert (await a.hub.queued("hearts-zone"))[0] == []
+
+
+async def test_leaving_the_queue_or_closing_the_socket_takes_a_player_out_on_every_node(
+        server):
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        clients = []
+        for i, node in enumerate((a, b)):
+            client = await stack.enter_async_context(TrickroomClient.connect(url(node)))
+            await client.request({"type": "register", "name": f"z{i}", "password": "secret-z"})
+            await a.store.set_casual_games(f"z{i}", 5)
+            await client.request({"type": "queue", "room": "spades-zone"})
+            clients.append(client)
+        left = await clients[1].request({"type": "unqueue", "room": "spades-zone"})
+        assert not left["queued"] and left["length"] == 1
+        await clients[0].ws.close()
+        await eventually(lambda: _queue_is_empty(b, "spades-zone"))
+
+
+async def _queue_is_empty(node: App, room: str) -> bool:
+    return (await node.hub.queued(room))[0] == []
+
+
+# -- names and limits --------------------------------------------------------------------------
+
+
+async def test_two_guests_asking_for_one_name_on_two_nodes_get_two_names(server):
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        first = await stack.enter_async_context(TrickroomClient.connect(url(a)))
+        second = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        names = [(await c.request({"type": "guest", "name": "ann"}))["name"]
+                 for c in (first, second)]
+        assert names[0] == "guest-ann" and names[1].startswith("guest-ann-")
+
+
+async def test_an_address_s_sockets_are_capped_over_every_node(server):
+    a, b = await server.nodes(connections_per_ip=4)
+    sockets = [await connect(url(node)) for node in (a, a, b, b)]
+    try:
+        for node in {a, b}:
+            await eventually(lambda node=node: _sockets_seen(node, 4))
+        for node in (a, b):
+            with pytest.raises(InvalidStatus) as err:
+                await connect(url(node))
+            assert err.value.response.status_code == 429
+        await sockets.pop().close()
+        await eventually(lambda: _sockets_seen(a, 3))
+        sockets.append(await connect(url(a)))  # one went: one more may come, on any node
+    finally:
+        for ws in sockets:
+            await ws.close()
+
+
+async def _sockets_seen(node: App, count: int) -> bool:
+    """Whether ``node`` counts ``count`` sockets from this address, its own and others'."""
+    here = node.sessions.per_ip.get("127.0.0.1", 0)
+    return here + await node.hub.count_elsewhere("connections", "127.0.0.1") == count
+
+
+async def test_a_guesser_switching_nodes_meets_the_account_s_back_off(server):
+    a, b = await server.nodes(login_free_failures=3, login_backoff_seconds=30,
+                              password_profile="cheapest")
+    async with TrickroomClient.connect(url(a)) as owner, \
+            TrickroomClient.connect(url(a)) as on_a, TrickroomClient.connect(url(b)) as on_b:
+        await owner.request({"type": "register", "name": "bob", "password": "right-one"})
+        for i, guesser in enumerate((on_a, on_b, on_a)):  # three free typos, spread
+            error = await refused(guesser, {"type": "login", "name": "bob",
+                                            "password": f"guess{i}"})
+            assert error.code == "bad_credentials"
+        checked = b.passwords.checked
+        error = await refused(on_b, {"type": "login", "name": "bob", "password": "guess3"})
+        assert error.code == "rate_limited" and error.reply["retry_after"] > 0
+        assert b.passwords.checked == checked  # refused without checking the password
+        error = await refused(on_b, {"type": "login", "name": "BOB", "password": "right-one"})
+        assert error.code == "rate_limited"  # the owner waits too, on every node
+
+
+async def test_a_player_s_open_tables_are_capped_over_every_node(server):
+    a, b = await server.nodes(tables_per_account=2, password_profile="cheapest")
+    async with TrickroomClient.connect(url(a)) as on_a, \
+            TrickroomClient.connect(url(b)) as on_b:
+        await on_a.request({"type": "register", "name": "tess", "password": "long-enough"})
+        await on_b.request({"type": "login", "name": "tess", "password": "long-enough"})
+        await on_a.request({"type": "create_table", "room": "spades"})
+        await on_b.request({"type": "create_table", "room": "spades"})
+        await eventually(lambda: _tables_seen(a, "tess", 2))
+        error = await refused(on_a, {"type": "create_table", "room": "hearts"})
+        assert error.code == "rate_limited" and "open tables" in str(error)
+
+
+async def _tables_seen(node: App, name: str, count: int) -> bool:
+    here = sum(creator == name for creator, _ in node.lobby.created_by.values())
+    return here + await node.hub.count_elsewhere("tables-account", name) == count
