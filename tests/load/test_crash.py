@@ -1,11 +1,12 @@
-"""A short ``bench/crash.py``: SIGKILL the server under load a few times; nothing acked is lost."""
+"""A short ``bench.crash``: SIGKILL the server under load a few times; nothing acked is lost.
+And the accounting of ``bench.acked`` that the bench's verdict rests on."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
 
-from tests.load.conftest import bench_module
+from bench import acked, crash
 from tests.server.conftest import FAST, play_until_over, seq_after_restart, url, wait_for
 from tests.server.test_seats import solo_table
 from trickroom.server.app import App
@@ -14,9 +15,9 @@ from trickroom.server.config import load_config
 
 
 async def test_sigkills_under_load_lose_no_acknowledged_action_and_every_game_resumes(tmp_path):
-    crash = bench_module("crash")
-    out = await crash.crash_run(tables=4, kills=4, seed=7, workdir=tmp_path, quiet=True)
-    assert out["kills"] == 4
+    out = await crash.crash_run(tables=3, kills=2, seed=7, workdir=tmp_path, quiet=True,
+                                gap=(0.2, 0.5))
+    assert out["kills"] == 2
     assert out["acked"] > 100  # the bots did play between the kills
     assert out["acked_lost"] == 0, out
     assert out["interrupted"] > 0 and out["resumed"] == out["interrupted"], out
@@ -33,7 +34,7 @@ async def test_a_resumed_table_numbers_events_past_every_earlier_game(tmp_path):
         await play_until_over(client, table_id, random.Random(3))
         app.lobby.tables[table_id].machine.log.seq += 5000  # as after a few more games here
         await client.request({"type": "play_again", "table": table_id})
-        await wait_for(lambda: app.lobby.tables[table_id].machine.phase == "playing")
+        await wait_for(lambda: app.lobby.tables[table_id].machine.state.phase == "playing")
         issued = app.lobby.tables[table_id].machine.log.seq
     await app.stop()
     assert await seq_after_restart(db, table_id) > issued
@@ -43,9 +44,8 @@ async def test_a_rejoin_snapshot_names_the_game_that_what_follows_counts_under()
     """A kill between a game's creation and its game_started event: after the restart the
     seat still holds the previous game's id; the snapshot names the resumed game and says
     where it stands (hand 1, two tricks done, seat 2 has led the third)."""
-    crash = bench_module("crash")
-    run = crash.Run()
-    seat = crash.Seat(run, 1, random.Random(0))
+    run = acked.Run()
+    seat = acked.Seat(run, 1, random.Random(0))
     seat.ws, seat.table, seat.game_id = object(), "T", "T-old"  # no prompt: nothing sent
 
     async def event(seq, table="T", **event):
@@ -73,9 +73,8 @@ async def test_a_rejoin_snapshot_names_the_game_that_what_follows_counts_under()
 async def test_events_that_skip_some_are_a_gap_and_count_nowhere_until_a_snapshot():
     """Skipped events may hide a game's end and the next one's start: a later hand_started
     does not say which game it is in. Nothing counts until a snapshot (or game_started)."""
-    crash = bench_module("crash")
-    run = crash.Run()
-    seat = crash.Seat(run, 0, random.Random(0))
+    run = acked.Run()
+    seat = acked.Seat(run, 0, random.Random(0))
     seat.ws, seat.table, seat.game_id = object(), "T", "T-a"
     seat.at(0, 3, [])
     for seq, event in enumerate([
@@ -95,13 +94,12 @@ async def test_events_that_skip_some_are_a_gap_and_count_nowhere_until_a_snapsho
 
 
 def test_the_count_reports_an_acknowledged_action_the_database_lacks():
-    crash = bench_module("crash")
-    acked = {"T-a": Counter({(0, "play", "5H", 0): 2, (1, "bid", (3, False), 0): 1}),
+    seen = {"T-a": Counter({(0, "play", "5H", 0): 2, (1, "bid", (3, False), 0): 1}),
              "T-b": Counter({(2, "play", "QS", 3): 1})}
     held = {"T-a": Counter({(0, "play", "5H", 0): 1, (1, "bid", (3, False), 0): 1})}
-    assert crash.losses(acked, held) == [("T-a", (0, "play", "5H", 0), 2, 1),
-                                         ("T-b", (2, "play", "QS", 3), 1, 0)]
-    assert crash.losses(held, acked) == []
+    assert acked.losses(seen, held) == [("T-a", (0, "play", "5H", 0), 2, 1),
+                                        ("T-b", (2, "play", "QS", 3), 1, 0)]
+    assert acked.losses(held, seen) == []
 
 
 def test_a_lost_play_redone_later_in_the_hand_is_still_a_loss(tmp_path):
@@ -109,7 +107,6 @@ def test_a_lost_play_redone_later_in_the_hand_is_still_a_loss(tmp_path):
     trick. Keyed by trick, the acknowledged play is missing from the database all the same."""
     import sqlite3
 
-    crash = bench_module("crash")
     db = tmp_path / "t.sqlite3"
     con = sqlite3.connect(db)
     con.execute("CREATE TABLE games (id TEXT, finished REAL)")
@@ -126,5 +123,5 @@ def test_a_lost_play_redone_later_in_the_hand_is_still_a_loss(tmp_path):
     con.close()
     held, _, _ = crash.stored(db)
     assert held["T-a"][(0, "play", "5H", 1)] == 1 and held["T-a"][(0, "bid", (3, False), 0)]
-    acked = {"T-a": Counter({(0, "play", "5H", 0): 1})}
-    assert crash.losses(acked, held) == [("T-a", (0, "play", "5H", 0), 1, 0)]
+    seen = {"T-a": Counter({(0, "play", "5H", 0): 1})}
+    assert acked.losses(seen, held) == [("T-a", (0, "play", "5H", 0), 1, 0)]

@@ -166,7 +166,7 @@ async def test_one_account_on_four_sockets_gets_one_seat(app):
         for i, s in enumerate(sockets[1:], 1):
             error = await refused(s, {"type": "sit", "table": table_id, "seat": i})
             assert error["code"] == "seat_taken" and "rejoin" in error["message"]
-        seats = app.lobby.tables[table_id].machine.seats
+        seats = app.lobby.tables[table_id].machine.state.seats
         assert [s.kind for s in seats] == ["human", "empty", "empty", "empty"]
 
 
@@ -180,7 +180,7 @@ async def test_one_account_with_robots_earns_no_casual_games(app):
         await client.request({"type": "fill_robots", "table": table_id, "level": "random"})
         await play_until_over(client, table_id, random.Random(1))
     await wait_for(lambda: app.lobby.tables.get(table_id) is None
-                   or app.lobby.tables[table_id].machine.phase in ("over", "closed"))
+                   or app.lobby.tables[table_id].machine.state.phase in ("over", "closed"))
     assert (await app.store.account("solo"))["casual_games"] == 0
 
 
@@ -199,7 +199,7 @@ async def test_two_accounts_finishing_a_casual_game_count_it_once_each(app):
         await asyncio.gather(play_until_over(a, table_id, random.Random(1)),
                              play_until_over(b, table_id, random.Random(2)))
         table = app.lobby.tables[table_id].machine
-        await wait_for(lambda: table.phase == "over")
+        await wait_for(lambda: table.state.phase == "over")
         await a.request({"type": "ping"})
     assert (await app.store.account("amy"))["casual_games"] == 1
     assert (await app.store.account("ben"))["casual_games"] == 1
@@ -225,7 +225,8 @@ async def test_another_player_with_a_seat_token_takes_nothing(app):
         await owner.request({"type": "ping"})
         await thief.request({"type": "ping"})
         machine = app.lobby.tables[table_id].machine
-        assert machine.seats[1].client is not None and machine.seats[1].account == "guest-owner"
+        assert (machine.state.seats[1].client is not None
+                and machine.state.seats[1].account == "guest-owner")
         assert not any(m["type"] == "error" for m in owner.received[seen:])
         assert not any(m["type"] in ("snapshot", "prompt") or "hand" in json.dumps(m)
                        for m in thief.received)
@@ -249,7 +250,7 @@ async def test_the_same_player_rejoining_elsewhere_takes_the_seat_and_the_old_so
         told = next(m for m in first.received if m["type"] == "taken_over")
         assert told["table"] == table_id and told["seat"] == 0
         machine = app.lobby.tables[table_id].machine
-        assert machine.seats[0].client == max(app.clients)
+        assert machine.state.seats[0].client == max(app.clients)
 
 
 # -- 5. only the table's players (or its creator) run it ---------------------------------------
@@ -266,9 +267,10 @@ async def test_a_stranger_cannot_fill_or_start_someone_else_s_table(app):
             error = await refused(stranger, {"type": kind, "table": table_id})
             assert error["code"] == "not_seated"
         machine = app.lobby.tables[table_id].machine
-        assert machine.phase == "waiting" and [s.kind for s in machine.seats][1:] == ["empty"] * 3
+        state = machine.state
+        assert state.phase == "waiting" and [s.kind for s in state.seats][1:] == ["empty"] * 3
         await host.request({"type": "fill_robots", "table": table_id, "level": "random"})
-        assert machine.phase == "playing"
+        assert machine.state.phase == "playing"
         assert (await refused(stranger, {"type": "start", "table": table_id}))["code"] == (
             "not_seated")
 
@@ -278,7 +280,7 @@ async def test_the_creator_may_fill_their_table_without_sitting(app):
         await host.request({"type": "guest"})
         created = await host.request({"type": "create_table", "room": "hearts"})
         await host.request({"type": "fill_robots", "table": created["table"]["id"]})
-        assert app.lobby.tables[created["table"]["id"]].machine.phase == "playing"
+        assert app.lobby.tables[created["table"]["id"]].machine.state.phase == "playing"
 
 
 # -- 6. names ---------------------------------------------------------------------------------
@@ -335,7 +337,7 @@ async def test_a_guest_name_a_seat_waits_for_is_not_given_away(app):
         table_id = created["table"]["id"]
         await first.request({"type": "sit", "table": table_id, "seat": 0})
         await first.request({"type": "fill_robots", "table": table_id, "level": "random"})
-    await wait_for(lambda: app.lobby.tables[table_id].machine.seats[0].away)
+    await wait_for(lambda: app.lobby.tables[table_id].machine.state.seats[0].away)
     async with TrickroomClient.connect(url(app)) as second:
         assert (await second.request({"type": "guest", "name": "lee"}))["name"] == "guest-lee-2"
 
@@ -354,7 +356,7 @@ async def test_the_room_knows_whose_seats_are_taken_as_seats_change_hands(make_a
         assert not app.lobby.seated
         await first.request({"type": "sit", "table": table_id, "seat": 2})
         await first.request({"type": "fill_robots", "table": table_id, "level": "random"})
-    await wait_for(lambda: app.lobby.tables[table_id].machine.seats[2].away)
+    await wait_for(lambda: app.lobby.tables[table_id].machine.state.seats[2].away)
     assert app.lobby.seated == {"guest-mae": 1}  # away: the seat still waits for them
     async with TrickroomClient.connect(url(app)) as second:
         assert (await second.request({"type": "guest", "name": "mae"}))["name"] == "guest-mae-2"
@@ -379,11 +381,11 @@ async def test_a_room_s_list_gives_its_waiting_tables_first_and_at_most_tables_l
                        ["table"]["id"])
             await host.request({"type": "sit", "table": ids[-1], "seat": 0})
         await hosts[0].request({"type": "fill_robots", "table": ids[0], "level": "random"})
-        await wait_for(lambda: app.lobby.tables[ids[0]].machine.phase.value == "playing")
+        await wait_for(lambda: app.lobby.tables[ids[0]].machine.state.phase.value == "playing")
         listing = await hosts[3].request({"type": "list_tables", "room": "spades"})
         assert [t["id"] for t in listing["tables"]] == ids[1:3] and listing["total"] == 4
         await hosts[1].request({"type": "fill_robots", "table": ids[1], "level": "random"})
-        await wait_for(lambda: app.lobby.tables[ids[1]].machine.phase.value == "playing")
+        await wait_for(lambda: app.lobby.tables[ids[1]].machine.state.phase.value == "playing")
         listing = await hosts[3].request({"type": "list_tables", "room": "spades"})
         assert [t["id"] for t in listing["tables"]] == ids[2:4] and listing["total"] == 4
         await hosts[3].request({"type": "stand", "table": ids[3]})  # its place is kept

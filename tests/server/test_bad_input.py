@@ -52,21 +52,21 @@ async def test_illegal_and_out_of_turn_actions_change_nothing(app):
         table = app.lobby.tables[table_id].machine
         table.settings = type(table.settings)(**{**table.settings.__dict__, "robot_delay": 5})
         # Seat 0's turn: no robot has a move in flight while the refusals are checked.
-        await wait_for(lambda: table.game.awaiting == (0,))
+        await wait_for(lambda: table.state.game.awaiting == (0,))
         cases = [
             ({"type": "play", "card": "ZZ"}, "invalid_field"),
             ({"type": "bid", "value": 14}, None),
             ({"type": "dance"}, "invalid_field"),
         ]
         for action, code in cases:
-            before = (len(table.game.actions), repr(table.game.view(None)))
+            before = (len(table.state.game.actions), repr(table.state.game.view(None)))
             with pytest.raises(ServerError) as err:
                 await client.act(table_id, action)
             if code:
                 assert err.value.code == code
             else:
                 assert err.value.code in ("illegal_action", "not_your_turn", "wrong_phase")
-            assert (len(table.game.actions), repr(table.game.view(None))) == before
+            assert (len(table.state.game.actions), repr(table.state.game.view(None))) == before
         await stranger.request({"type": "guest"})
         with pytest.raises(ServerError) as err:
             await stranger.act(table_id, {"type": "bid", "value": 3})
@@ -82,13 +82,13 @@ async def test_acting_out_of_turn_is_refused_and_changes_nothing(app):
                    for _ in range(4)]
         table_id, _ = await seat_four(app, "spades", {}, clients)
         table = app.lobby.tables[table_id].machine
-        to_act = table.game.to_act
+        to_act = table.state.game.to_act
         wrong = clients[(to_act + 1) % 4]
-        before = (len(table.game.actions), repr(table.game.view(None)))
+        before = (len(table.state.game.actions), repr(table.state.game.view(None)))
         with pytest.raises(ServerError) as err:
             await wrong.act(table_id, {"type": "bid", "value": 3})
         assert err.value.code == "not_your_turn" and "is to act" in str(err.value)
-        assert (len(table.game.actions), repr(table.game.view(None))) == before
+        assert (len(table.state.game.actions), repr(table.state.game.view(None))) == before
 
 
 async def test_an_oversized_frame_closes_the_connection_cleanly(app):

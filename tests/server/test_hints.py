@@ -88,7 +88,7 @@ async def test_a_rejoin_snapshot_carries_the_refused_cards_of_the_seats_turn(app
             await client.act(table, choose(message, rng))
         snapshot = await client.request({"type": "rejoin", "table": table,
                                          "seat_token": token, "last_seq": 0})
-        assert snapshot["type"] == "snapshot" and machine.game.to_act == 0
+        assert snapshot["type"] == "snapshot" and machine.state.game.to_act == 0
         assert snapshot["view"]["illegal"] == message["illegal"]
         async with TrickroomClient.connect(url(app)) as watcher:
             await watcher.request({"type": "guest", "name": "watcher"})
@@ -266,12 +266,12 @@ async def test_a_profile_lists_recent_casual_games_newest_first(app):
             ends = await asyncio.wait_for(asyncio.gather(
                 play_checking_illegal(ann, table, round_, tries=0),
                 play_checking_illegal(bob, table, 10 + round_, tries=0)), 120)
-            games.append((machine.game_id, ends[0][0]["event"]))
-            await wait_for(lambda: machine.phase == "over")
+            games.append((machine.state.game_id, ends[0][0]["event"]))
+            await wait_for(lambda: machine.state.phase == "over")
             if round_ == 0:
                 await ann.request({"type": "play_again", "table": table})
                 await bob.request({"type": "play_again", "table": table})
-                await wait_for(lambda: machine.phase == "playing")
+                await wait_for(lambda: machine.state.phase == "playing")
     status, _, body = await http_get(app, "/api/players/ANN")  # names match in any case
     assert status == 200
     recent = json.loads(body)["recent_games"]

@@ -53,11 +53,11 @@ async def test_a_finished_games_record_is_served_and_replays(app):
         table_id, _ = await solo_table(client, rules={"target": 100, "mercy": 50})
         await asyncio.wait_for(play_until_over(client, table_id, random.Random(3)), 120)
         table = app.lobby.tables[table_id].machine
-        await wait_for(lambda: table.phase == "over")
-        status, _, body = await http_get(app, f"/api/games/{table.game_id}")
+        await wait_for(lambda: table.state.phase == "over")
+        status, _, body = await http_get(app, f"/api/games/{table.state.game_id}")
         record = json.loads(body)
         assert status == 200 and record["result"]["finished"]
-        assert record["record"]["actions"] == table.game.record()["actions"]
+        assert record["record"]["actions"] == table.state.game.record()["actions"]
         assert all("token_hash" not in seat for seat in record["seats"])
         status, _, body = await http_get(app, "/api/tables?room=spades")
         assert any(t["id"] == table_id for t in json.loads(body)["tables"])
@@ -70,11 +70,11 @@ async def test_a_human_who_does_not_act_in_time_gets_one_robot_move(tmp_path):
         async with TrickroomClient.connect(url(app)) as client:
             table_id, _ = await solo_table(client, rules={"target": 500})
             table = app.lobby.tables[table_id].machine
-            await wait_for(lambda: table.game.to_act == 0)
-            before = len(table.game.actions)
-            await wait_for(lambda: len(table.game.actions) > before)
-            assert table.game.actions[before][0] == 0  # the robot acted for seat 0
-            assert table.seats[0].kind == "human" and table.seats[0].client is not None
+            await wait_for(lambda: table.state.game.to_act == 0)
+            before = len(table.state.game.actions)
+            await wait_for(lambda: len(table.state.game.actions) > before)
+            assert table.state.game.actions[before][0] == 0  # the robot acted for seat 0
+            assert table.state.seats[0].kind == "human" and table.state.seats[0].client is not None
     finally:
         await app.stop()
 
@@ -118,12 +118,12 @@ async def test_play_again_starts_a_new_game_with_the_same_seats(app):
         await asyncio.wait_for(asyncio.gather(
             *(play_until_over(c, table_id, random.Random(i)) for i, c in enumerate(clients))), 120)
         table = app.lobby.tables[table_id].machine
-        await wait_for(lambda: table.phase == "over")
-        first_game = table.game_id
+        await wait_for(lambda: table.state.phase == "over")
+        first_game = table.state.game_id
         for client in clients:
             await client.request({"type": "play_again", "table": table_id})
-        await wait_for(lambda: table.phase == "playing" and table.game_id != first_game)
-        assert [s.name for s in table.seats] == [f"guest-p{i}" for i in range(4)]
+        await wait_for(lambda: table.state.phase == "playing" and table.state.game_id != first_game)
+        assert [s.name for s in table.state.seats] == [f"guest-p{i}" for i in range(4)]
 
 
 async def test_tables_of_an_unknown_or_missing_room_is_an_error_naming_the_rooms(app):

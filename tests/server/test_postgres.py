@@ -37,16 +37,17 @@ async def test_a_game_on_postgresql_is_stored_and_resumes_after_a_restart(schema
         machine = app.lobby.tables[table].machine
         players = [asyncio.create_task(play_until_over(c, table, random.Random(i)))
                    for i, c in enumerate(clients)]
-        await wait_for(lambda: machine.game is not None and len(machine.game.actions) >= 10)
+        await wait_for(lambda: machine.state.game is not None
+                       and len(machine.state.game.actions) >= 10)
         for task in players:
             task.cancel()
         await asyncio.gather(*players, return_exceptions=True)
     await app.stop()  # robots that took the dropped seats stop; every write is flushed
-    played = list(machine.game.actions)
+    played = list(machine.state.game.actions)
     store = open_store(db)
     await store.open()
     try:
-        assert await store.action_count(machine.game_id) == len(played)
+        assert await store.action_count(machine.state.game_id) == len(played)
     finally:
         await store.close()
 
@@ -55,8 +56,8 @@ async def test_a_game_on_postgresql_is_stored_and_resumes_after_a_restart(schema
     try:
         resumed = again.lobby.tables[table].machine
         # The same game, from where it stopped (its robots may already have played on).
-        assert resumed.game is not None and resumed.game_id == machine.game_id
-        assert resumed.game.actions[:len(played)] == played
+        assert resumed.state.game is not None and resumed.state.game_id == machine.state.game_id
+        assert resumed.state.game.actions[:len(played)] == played
     finally:
         await again.stop()
 
@@ -95,19 +96,19 @@ async def test_with_postgresql_away_an_action_is_refused_and_play_resumes_on_its
             machine = app.lobby.tables[table].machine
             await wait_for(lambda: any(m.get("type") == "prompt" for c in clients
                                        for m in c.received))
-            seat = machine.game.to_act
+            seat = machine.state.game.to_act
             prompt = next(m for m in clients[seat].received if m.get("type") == "prompt")
             legal = prompt["legal"][0]
-            before = len(machine.game.actions)
+            before = len(machine.state.game.actions)
             outage.cut()
             with pytest.raises(ServerError) as refused:
                 await clients[seat].act(table, legal)
             assert "could not store" in refused.value.reply["message"]
-            assert len(machine.game.actions) == before  # nothing changed
+            assert len(machine.state.game.actions) == before  # nothing changed
             outage.restore()
             await clients[seat].act(table, legal)  # the same action, now stored
-            assert len(machine.game.actions) == before + 1
-            assert await app.store.action_count(machine.game_id) == before + 1
+            assert len(machine.state.game.actions) == before + 1
+            assert await app.store.action_count(machine.state.game_id) == before + 1
     finally:
         await app.stop()
         await outage.stop()

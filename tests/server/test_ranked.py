@@ -260,8 +260,8 @@ async def test_the_random_queue_seats_four_distinct_players_and_records_it(ranke
         assert len({s["table"] for s in seated}) == 1
         assert sorted(s["seat"] for s in seated) == [0, 1, 2, 3]
         table = ranked_app.lobby.tables[seated[0]["table"]].machine
-        assert sorted(s.name for s in table.seats) == ["q1", "q2", "q3", "q4"]
-        assert table.seating == "random_queue" and table.phase == "playing"
+        assert sorted(s.name for s in table.state.seats) == ["q1", "q2", "q3", "q4"]
+        assert table.seating == "random_queue" and table.state.phase == "playing"
         assert (await ranked_app.hub.queued("hearts-zone"))[0] == []
         stored = await ranked_app.store.unfinished_games()
         assert [g.seating for g in stored] == ["random_queue"]
@@ -275,10 +275,10 @@ async def drop_mid_game(app, clients, table, who: int, plays: int = 8):
     tasks = [asyncio.create_task(autoplay(c, table, i, {"wait": "wait"}))
              for i, c in enumerate(clients)]
     t = app.lobby.tables[table].machine
-    await wait_for(lambda: len(t.game.actions) >= plays)
+    await wait_for(lambda: len(t.state.game.actions) >= plays)
     tasks[who].cancel()
     await clients[who].ws.close()
-    await wait_for(lambda: t.seats[who].client is None)
+    await wait_for(lambda: t.state.seats[who].client is None)
     return tasks
 
 
@@ -300,12 +300,12 @@ async def test_zone_all_wait_pauses_until_the_player_returns(ranked_app):
                                    "vote_result" for m in clients[0].received))
         result = next(m["event"] for m in clients[0].received if m.get("type") == "event"
                       and m["event"]["type"] == "vote_result")
-        assert result["outcome"] == "wait" and t.paused
-        paused_at = len(t.game.actions)
+        assert result["outcome"] == "wait" and t.state.paused
+        paused_at = len(t.state.game.actions)
         await asyncio.sleep(0.2)
-        assert len(t.game.actions) == paused_at  # nobody plays while everyone waits
+        assert len(t.state.game.actions) == paused_at  # nobody plays while everyone waits
         back = await rejoin(ranked_app, "bob", table, clients[1].token, stack)
-        await wait_for(lambda: not t.paused)
+        await wait_for(lambda: not t.state.paused)
         tasks[1] = asyncio.create_task(autoplay(back, table, 9))
         ends = await asyncio.wait_for(asyncio.gather(*tasks), 120)
         assert all(c["rated"] for c in ends[0]["ratings"])
@@ -319,11 +319,11 @@ async def test_zone_dont_wait_hands_the_seat_to_a_robot_unrated_and_charges_the_
         t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i, {"wait": "dont_wait"}))
                  for i, c in enumerate(clients)]
-        await wait_for(lambda: len(t.game.actions) >= 8)
+        await wait_for(lambda: len(t.state.game.actions) >= 8)
         tasks[2].cancel()
         await clients[2].ws.close()
-        await wait_for(lambda: t.seats[2].kind == "robot")
-        assert t.seats[2].name == "cat (robot)" and not t.paused
+        await wait_for(lambda: t.state.seats[2].kind == "robot")
+        assert t.state.seats[2].name == "cat (robot)" and not t.state.paused
         ends = await asyncio.wait_for(asyncio.gather(*(tasks[i] for i in (0, 1, 3))), 120)
         changes = {c["player"]: c for c in ends[0]["ratings"]}
         assert not any(c["rated"] for c in changes.values())
@@ -341,7 +341,7 @@ async def test_wocg_quit_is_rated_at_once_banned_and_a_substitute_plays_unrated(
         t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "no"}))
                  for i, c in enumerate(clients)]
-        await wait_for(lambda: len(t.game.actions) >= 8)
+        await wait_for(lambda: len(t.state.game.actions) >= 8)
         tasks[3].cancel()
         await clients[3].request({"type": "stand", "table": table})
         await wait_for(lambda: any(m.get("type") == "event" and m["event"]["type"] == "quit"
@@ -353,7 +353,7 @@ async def test_wocg_quit_is_rated_at_once_banned_and_a_substitute_plays_unrated(
             await clients[3].request({"type": "sit", "table": table})
         assert err.value.code in ("not_eligible", "invalid_field")
         reply = await sub.request({"type": "sit", "table": table})
-        assert reply["seat"] == 3 and t.seats[3].substitute
+        assert reply["seat"] == 3 and t.state.seats[3].substitute
         tasks[3] = asyncio.create_task(autoplay(sub, table, 7))
         ends = await asyncio.wait_for(asyncio.gather(*tasks), 120)
         changes = {c["player"]: c for c in ends[0]["ratings"]}
@@ -377,10 +377,10 @@ async def test_wocg_players_may_invite_a_robot_into_a_quitters_seat(ranked_app):
         t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "yes"}))
                  for i, c in enumerate(clients)]
-        await wait_for(lambda: len(t.game.actions) >= 8)
+        await wait_for(lambda: len(t.state.game.actions) >= 8)
         tasks[0].cancel()
         await clients[0].request({"type": "stand", "table": table})
-        await wait_for(lambda: not t.ranked.open_seats)
+        await wait_for(lambda: not t.state.ranked.open_seats)
         with pytest.raises(ServerError) as err:
             await late.request({"type": "sit", "table": table})
         assert err.value.code == "table_full"
@@ -396,7 +396,7 @@ async def test_wocg_a_drop_and_return_inside_the_window_is_no_quit(ranked_app):
         t.settings = dataclasses.replace(t.settings, robot_delay=0.3)
         tasks = await drop_mid_game(ranked_app, clients, table, who=2)
         back = await rejoin(ranked_app, "cat", table, clients[2].token, stack)
-        assert t.seats[2].client is not None and not t.ranked.departures
+        assert t.state.seats[2].client is not None and not t.state.ranked.departures
         tasks[2] = asyncio.create_task(autoplay(back, table, 5))
         ends = await asyncio.wait_for(asyncio.gather(*tasks), 120)
         assert {c["player"] for c in ends[0]["ratings"] if c["rated"]} == {
@@ -411,7 +411,7 @@ async def test_points_a_drop_ends_the_game_after_the_hand_with_the_multipliers(r
         tasks = await drop_mid_game(ranked_app, clients, table, who=1)
         ends = await asyncio.wait_for(asyncio.gather(*(tasks[i] for i in (0, 2, 3))), 120)
         end = ends[0]
-        assert end["abandoned"] and len(t.game.hand_results) == 1
+        assert end["abandoned"] and len(t.state.game.hand_results) == 1
         changes = {c["player"]: c for c in end["ratings"]}
         assert sum(c["delta"] for c in changes.values()) == pytest.approx(0.0)
         # The side that dropped (bob, dan) against (ann, cat): the table of seed 003.
@@ -431,12 +431,12 @@ async def test_a_vote_from_a_non_voter_a_second_vote_and_a_late_vote_are_refused
         table = await seat(clients, "spades-zone")
         t = ranked_app.lobby.tables[table].machine
         tasks = [asyncio.create_task(autoplay(c, table, i)) for i, c in enumerate(clients)]
-        await wait_for(lambda: len(t.game.actions) >= 6)
+        await wait_for(lambda: len(t.state.game.actions) >= 6)
         for task in tasks:
             task.cancel()
         await clients[1].ws.close()
-        await wait_for(lambda: t.vote is not None)
-        vote = t.vote.id
+        await wait_for(lambda: t.state.vote is not None)
+        vote = t.state.vote.id
         [outsider] = await players(ranked_app, stack, ["zed"])
         snapshot = await outsider.request({"type": "watch", "table": table})
         assert snapshot["paused"] and snapshot["vote"]["vote"] == vote
@@ -454,17 +454,17 @@ async def test_a_vote_from_a_non_voter_a_second_vote_and_a_late_vote_are_refused
         with pytest.raises(ServerError) as err:
             await clients[0].request({"type": "vote", "table": table, "vote": vote,
                                       "choice": "dont_wait"})
-        assert "already voted" in str(err.value) and t.vote is not None
+        assert "already voted" in str(err.value) and t.state.vote is not None
         await clients[2].request({"type": "vote", "table": table, "vote": vote,
                                   "choice": "wait"})
         await clients[3].request({"type": "vote", "table": table, "vote": vote,
                                   "choice": "wait"})
-        assert t.vote is None and t.paused
+        assert t.state.vote is None and t.state.paused
         with pytest.raises(ServerError) as err:
             await clients[3].request({"type": "vote", "table": table, "vote": vote,
                                       "choice": "dont_wait"})
         assert err.value.code == "wrong_phase"
-        assert t.seats[1].kind == "human"  # the late "Don't wait" changed nothing
+        assert t.state.seats[1].kind == "human"  # the late "Don't wait" changed nothing
 
 
 # -- your chances ------------------------------------------------------------------------------

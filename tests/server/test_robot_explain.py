@@ -12,7 +12,7 @@ from trickroom.game.actions import BIDS
 from trickroom.server.client import TrickroomClient
 from trickroom.server.protocol import WHY_LENGTH, BidEvent
 from trickroom.server.tables.commands import RobotChose
-from trickroom.server.tables.machine import _robot_reason
+from trickroom.server.tables.play import _robot_reason
 
 CARD_TEXT = re.compile(r"[♣♦♥♠]|\b(10|[2-9TJQKA])[CDHS]\b|\b(ace|king|queen|jack|ten) of\b",
                        re.IGNORECASE)

@@ -13,10 +13,11 @@ async def test_an_action_the_store_refuses_is_not_acknowledged_and_changes_nothi
     async with TrickroomClient.connect(url(app)) as player:
         table_id, _ = await solo_table(player, rules={"target": 500})
         machine = app.lobby.tables[table_id].machine
-        await wait_for(lambda: machine.game.to_act == 0 and bool(
+        await wait_for(lambda: machine.state.game.to_act == 0 and bool(
             [m for m in player.received if m.get("type") == "prompt"]))
         prompt = [m for m in player.received if m.get("type") == "prompt"][-1]
-        before = (len(machine.game.actions), repr(machine.game.view(None)), machine.log.seq)
+        before = (len(machine.state.game.actions), repr(machine.state.game.view(None)),
+                  machine.log.seq)
         real = app.store.persist
 
         async def disk_full(records):
@@ -30,12 +31,12 @@ async def test_an_action_the_store_refuses_is_not_acknowledged_and_changes_nothi
                 raise AssertionError("an unstored action was acknowledged")
             except ServerError as exc:
                 assert exc.code == "internal" and "changed nothing" in str(exc)
-            assert (len(machine.game.actions), repr(machine.game.view(None)),
+            assert (len(machine.state.game.actions), repr(machine.state.game.view(None)),
                     machine.log.seq) == before
         finally:
             app.store.persist = real
         await player.act(table_id, action)  # the store is back: the same action goes in
-        seat, done = machine.game.actions[before[0]]
+        seat, done = machine.state.game.actions[before[0]]
         assert (seat, done.to_wire()) == (0, action)
 
 

@@ -31,10 +31,11 @@ async def test_a_dropped_seat_is_played_by_a_robot_and_reclaimed_with_missed_eve
         await play_until_over(first, table_id, random.Random(1), stop_after=3)
         last_seq = max(m["seq"] for m in first.received if "seq" in m)
     table = app.lobby.tables[table_id].machine
-    await wait_for(lambda: table.seats[0].client is None)
-    before = len(table.game.actions)
-    await wait_for(lambda: len(table.game.actions) > before + 8 or table.phase == "over")
-    assert table.info().seats[0].away or table.phase == "over"
+    await wait_for(lambda: table.state.seats[0].client is None)
+    before = len(table.state.game.actions)
+    await wait_for(lambda: len(table.state.game.actions) > before + 8
+                   or table.state.phase == "over")
+    assert table.info().seats[0].away or table.state.phase == "over"
     async with TrickroomClient.connect(url(app)) as back:
         await back.request({"type": "resume", "token": first.session})
         mine = {e.seq for e in table.log if e.seq > last_seq and e.to in (None, 0)}
@@ -49,7 +50,7 @@ async def test_a_dropped_seat_is_played_by_a_robot_and_reclaimed_with_missed_eve
         assert [m["seq"] for m in got] == list(range(last_seq + 1, upto + 1))
         assert {m["seq"] for m in got if m["type"] == "event"} == mine
         assert all(set(m) == {"type", "table", "seq"} for m in got if m["type"] == "skip")
-        assert table.seats[0].client is not None and not table.info().seats[0].away
+        assert table.state.seats[0].client is not None and not table.info().seats[0].away
 
 
 async def test_a_stale_seq_gets_a_full_snapshot(app):
@@ -73,8 +74,8 @@ async def test_after_the_window_the_seat_stays_the_robots(tmp_path):
         async with TrickroomClient.connect(url(app)) as first:
             table_id, token = await solo_table(first, rules={"target": 500})
         table = app.lobby.tables[table_id].machine
-        await wait_for(lambda: table.seats[0].kind == "robot")
-        assert table.phase == "playing" and table.seats[0].name == "guest-solo (robot)"
+        await wait_for(lambda: table.state.seats[0].kind == "robot")
+        assert table.state.phase == "playing" and table.state.seats[0].name == "guest-solo (robot)"
         async with TrickroomClient.connect(url(app)) as back:
             await back.request({"type": "resume", "token": first.session})
             with pytest.raises(ServerError) as err:
@@ -93,7 +94,7 @@ async def test_a_stolen_or_wrong_seat_token_takes_nothing(app):
             await thief.request({"type": "rejoin", "table": table_id,
                                  "seat_token": token[:-2] + "xx"})
         assert err.value.code == "not_authorized"
-        assert app.lobby.tables[table_id].machine.seats[0].client is not None
+        assert app.lobby.tables[table_id].machine.state.seats[0].client is not None
 
 
 async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_action(tmp_path):
@@ -107,25 +108,25 @@ async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_act
         table_id, tokens = await seat_four(app, "spades", rules, clients)
         players = [asyncio.create_task(play_until_over(c, table_id, random.Random(i)))
                    for i, c in enumerate(clients)]
-        await wait_for(lambda: len(app.lobby.tables[table_id].machine.game.actions) >= 20)
+        await wait_for(lambda: len(app.lobby.tables[table_id].machine.state.game.actions) >= 20)
         for task in players:
             task.cancel()
         await asyncio.gather(*players, return_exceptions=True)
         acked = sum(1 for c in clients for m in c.received if m.get("type") == "ok")
-        state = app.lobby.tables[table_id].machine.game.view(None)
+        state = app.lobby.tables[table_id].machine.state.game.view(None)
         sessions = [c.session for c in clients]
         await app.stop()
     app = App(load_config(**FAST), db)
     await app.start("127.0.0.1", 0)
     try:
         table = app.lobby.tables[table_id].machine
-        assert len(table.game.actions) >= acked
+        assert len(table.state.game.actions) >= acked
         # Before anyone is back, the room knows whose the resumed seats are (a guest name
         # a seat waits for is not handed to a newcomer meanwhile).
-        assert set(app.lobby.seated) == {s.account for s in table.seats}
+        assert set(app.lobby.seated) == {s.account for s in table.state.seats}
         assert len(app.lobby.seated) == 4
-        if len(table.game.actions) == acked:
-            assert table.game.view(None) == state
+        if len(table.state.game.actions) == acked:
+            assert table.state.game.view(None) == state
         async with AsyncExitStack() as stack:
             clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
                        for _ in range(4)]
@@ -137,9 +138,10 @@ async def test_a_restarted_server_resumes_the_game_and_loses_no_acknowledged_act
                 *(play_until_over(c, table_id, random.Random(i)) for i, c in enumerate(clients))),
                 120)
         assert ends[0]["event"]["type"] == "game_over"
-        await wait_for(lambda: table.phase == "over")
-        record = await app.store.game(table.game_id)
-        assert record is not None and len(record["record"]["actions"]) == len(table.game.actions)
+        await wait_for(lambda: table.state.phase == "over")
+        record = await app.store.game(table.state.game_id)
+        assert (record is not None
+                and len(record["record"]["actions"]) == len(table.state.game.actions))
     finally:
         await app.stop()
 
@@ -179,7 +181,7 @@ async def test_a_watcher_who_unwatches_gets_no_more_events(app):
         assert snapshot["info"]["game_id"] and snapshot["paused"] is None
         await watcher.request({"type": "unwatch", "table": table_id})
         table = app.lobby.tables[table_id].machine
-        assert table.watchers == {}
+        assert table.state.watchers == {}
         seen = len(watcher.received)
         await play_until_over(player, table_id, random.Random(4), stop_after=3)
         await asyncio.sleep(0.1)
@@ -216,10 +218,10 @@ async def test_a_turn_is_prompted_once_whatever_happens_around_it(app):
         await wait_for(lambda: any(m["type"] == "prompt" for m in ann.received))
         bob_plays.cancel()
         await bob.ws.close()  # mid-turn: a "table" event, and bob's robot takes over
-        await wait_for(lambda: table.seats[1].client is None)
+        await wait_for(lambda: table.state.seats[1].client is None)
         await ann.request({"type": "ping"})  # everything sent before this has arrived
         assert [m["type"] for m in ann.received].count("prompt") == 1
-        assert table.game.awaiting == (0,)
+        assert table.state.game.awaiting == (0,)
 
         back = await stack.enter_async_context(TrickroomClient.connect(url(app)))
         await back.request({"type": "resume", "token": ann.session})
@@ -241,8 +243,8 @@ async def test_a_game_whose_last_action_was_stored_but_not_its_end_ends_on_resta
     async with TrickroomClient.connect(url(app)) as client:
         table_id, token = await solo_table(client, rules={"target": 100, "mercy": 100})
         await play_until_over(client, table_id, random.Random(5))
-        game_id = app.lobby.tables[table_id].machine.game_id
-        actions = len(app.lobby.tables[table_id].machine.game.actions)
+        game_id = app.lobby.tables[table_id].machine.state.game_id
+        actions = len(app.lobby.tables[table_id].machine.state.game.actions)
         session = client.session
     await app.stop()
     con = sqlite3.connect(db)  # as if the process died before finish_game committed
@@ -254,7 +256,7 @@ async def test_a_game_whose_last_action_was_stored_but_not_its_end_ends_on_resta
     await again.start("127.0.0.1", 0)
     try:
         table = again.lobby.tables[table_id].machine
-        await wait_for(lambda: table.phase == "over")
+        await wait_for(lambda: table.state.phase == "over")
         record = await again.store.game(game_id)
         assert record is not None and len(record["record"]["actions"]) == actions
         async with TrickroomClient.connect(url(again)) as client:
@@ -277,7 +279,7 @@ async def test_a_restart_numbers_past_a_table_whose_events_outran_the_clock(tmp_
     async with TrickroomClient.connect(url(app)) as client:
         table_id, _ = await solo_table(client)
         table = app.lobby.tables[table_id].machine
-        await wait_for(lambda: table.phase == "playing")
+        await wait_for(lambda: table.state.phase == "playing")
         table.log.seq = max(table.log.seq, int(time.time() * 1000)) + 5000  # 5,000 events ahead
         issued = table.log.seq
     await app.stop()

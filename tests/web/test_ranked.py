@@ -95,7 +95,7 @@ async def test_zone_vote_prompt_on_a_drop_then_the_game_goes_on(ranked_app, open
                  for i, c in enumerate((bob, cat, dan))}
         browser = asyncio.create_task(play_to_game_over(p, limit=240))
 
-        await wait_for(lambda: t.game is not None and len(t.game.actions) >= 10, 60)
+        await wait_for(lambda: t.state.game is not None and len(t.state.game.actions) >= 10, 60)
         tasks[bob].cancel()
         await bob.ws.close()
         box = p.get_by_role("alertdialog")
@@ -106,7 +106,7 @@ async def test_zone_vote_prompt_on_a_drop_then_the_game_goes_on(ranked_app, open
         await box.get_by_role("button", name="Wait", exact=True).click()
         await box.filter(has_text="Decided: Wait").wait_for()
         await p.locator(".turn-status", has_text="Paused: waiting for bob").wait_for()
-        assert t.paused
+        assert t.state.paused
         await page.shot("paused")
         # bob comes back with the seat token: the game goes on.
         back = await stack.enter_async_context(TrickroomClient.connect(ws_url(ranked_app)))
@@ -114,7 +114,7 @@ async def test_zone_vote_prompt_on_a_drop_then_the_game_goes_on(ranked_app, open
         await back.request({"type": "rejoin", "table": table, "seat_token": tokens[bob],
                             "last_seq": 0})
         tasks[bob] = asyncio.create_task(autoplay(back, table, 9))
-        await wait_for(lambda: not t.paused)
+        await wait_for(lambda: not t.state.paused)
         counts = await asyncio.wait_for(browser, 240)
         await asyncio.wait_for(asyncio.gather(*tasks.values()), 60)
     assert counts["plays"] >= 5

@@ -168,10 +168,10 @@ class Bench:
 
     def answer(self, client: ClientId, rng: random.Random | None = None) -> bool:
         """Answer the client's newest prompt if it is still its turn; whether it acted."""
-        game = self.machine.game
+        game = self.machine.state.game
         seat = self.machine.seat_of(client)
         if (game is None or seat is None or seat.index not in game.awaiting
-                or self.machine.paused):
+                or self.machine.state.paused):
             return False
         prompt = self.prompts(client)[-1]
         rng = rng or random.Random(0)
@@ -191,7 +191,7 @@ class Bench:
         self.do(Rejoin(self.who(new, f"p{client}"), None, self.tokens[client], last_seq))
 
     def vote(self, client: ClientId, choice: str) -> None:
-        vote = self.machine.vote
+        vote = self.machine.state.vote
         assert vote is not None
         self.do(CastVote(self.who(client), None, vote.id, choice))
 

@@ -23,18 +23,18 @@ def four(room: str, rules: dict | None = None, **settings) -> Bench:
     long = {"target": 100} if "hearts" in room else {"target": 500, "mercy": 500}
     table = bench(room, rules or long, **settings)
     table.seat_four()
-    assert table.machine.phase == "playing"
+    assert table.machine.state.phase == "playing"
     return table
 
 
 def play(table: Bench, actions: int, clients=(1, 2, 3, 4)) -> None:
     """Play on (players answer, robots move) until ``actions`` more actions are in."""
-    target = len(table.machine.game.actions) + actions
-    play_out(table, clients, until=lambda: len(table.machine.game.actions) >= target)
+    target = len(table.machine.state.game.actions) + actions
+    play_out(table, clients, until=lambda: len(table.machine.state.game.actions) >= target)
 
 
 def hand_over(table: Bench) -> bool:
-    return table.machine.game.phase == "hand_over" or table.machine.phase != "playing"
+    return table.machine.state.game.phase == "hand_over" or table.machine.state.phase != "playing"
 
 
 # -- casual ---------------------------------------------------------------------------------
@@ -43,22 +43,22 @@ def hand_over(table: Bench) -> bool:
 def test_casual_a_dropped_seat_is_played_by_its_robot_at_once():
     table = four("spades")
     play(table, 6)
-    seat = table.machine.game.to_act
+    seat = table.machine.state.game.to_act
     table.drop(seat + 1)
-    assert table.machine.seats[seat].away and f"window-{seat}" in table.timers
+    assert table.machine.state.seats[seat].away and f"window-{seat}" in table.timers
     assert f"robot-{seat}" in table.timers and f"turn-{seat}" not in table.timers
-    acted = len(table.machine.game.actions)
+    acted = len(table.machine.state.game.actions)
     table.fire(f"robot-{seat}")
-    assert len(table.machine.game.actions) == acted + 1
+    assert len(table.machine.state.game.actions) == acted + 1
 
 
 def test_casual_a_player_back_within_the_window_has_the_seat_again():
     table = four("spades")
     play(table, 6)
-    seat = table.machine.game.to_act
+    seat = table.machine.state.game.to_act
     table.drop(seat + 1)
     table.rejoin(seat + 1, new_client=9)
-    assert table.machine.seats[seat].client == 9 and f"window-{seat}" not in table.timers
+    assert table.machine.state.seats[seat].client == 9 and f"window-{seat}" not in table.timers
     assert table.prompts(9)
 
 
@@ -66,19 +66,19 @@ def test_casual_after_the_window_the_seat_is_the_robot_s_and_stored_so():
     table = four("spades")
     table.drop(2)
     table.fire("window-1")
-    seat = table.machine.seats[1]
+    seat = table.machine.state.seats[1]
     assert seat.kind == "robot" and seat.name == "p2 (robot)" and seat.token_hash is None
     assert isinstance(table.stored[-1], SeatsChanged)
     assert table.stored[-1].seats[1]["kind"] == "robot"
     dead = Rejoin(table.who(9, "p2"), None, table.tokens[2], 0)  # the token is dead
     assert table.refused(dead).code == "not_authorized"
-    assert table.machine.seats[1].client is None
+    assert table.machine.state.seats[1].client is None
 
 
 def test_casual_leaving_during_a_game_hands_the_seat_to_a_robot_at_once():
     table = four("spades")
     table.do(Stand(table.who(3), None))
-    assert table.machine.seats[2].kind == "robot"
+    assert table.machine.state.seats[2].kind == "robot"
     assert table.events(1, "quit") == []  # not a quit in a casual room
 
 
@@ -97,9 +97,9 @@ def test_zone_a_drop_pauses_the_game_and_asks_the_others():
     started = table.events(1, "vote_started")[-1]
     assert started["kind"] == "wait" and started["voters"] == [0, 2, 3]
     assert started["choices"] == ["wait", "dont_wait"] and started["player"] == "p2"
-    assert table.machine.paused and "vote" in table.timers
+    assert table.machine.state.paused and "vote" in table.timers
     assert not any(k.startswith(("robot-", "turn-")) for k in table.timers)
-    to_act = table.machine.game.to_act
+    to_act = table.machine.state.game.to_act
     if to_act != 1:
         error = table.refused(CastVote(table.who(to_act + 1), None, "nope", "wait"))
         assert error.code == "wrong_phase"
@@ -110,9 +110,9 @@ def test_zone_all_wait_keeps_the_game_paused_until_the_window_ends_then_asks_aga
     for client in (1, 3, 4):
         table.vote(client, "wait")
     assert table.events(1, "vote_result")[-1]["outcome"] == "wait"
-    assert table.machine.paused == "waiting for p2 to return"
-    acted = len(table.machine.game.actions)
-    assert table.run_timers() == 0 and len(table.machine.game.actions) == acted
+    assert table.machine.state.paused == "waiting for p2 to return"
+    acted = len(table.machine.state.game.actions)
+    assert table.run_timers() == 0 and len(table.machine.state.game.actions) == acted
     table.fire("window-1")
     assert len(table.events(1, "vote_started")) == 2 and "window-1" in table.timers
 
@@ -121,7 +121,7 @@ def test_zone_no_answer_counts_as_wait():
     table = zone_drop()
     table.vote(1, "wait")
     table.fire("vote")
-    assert table.events(1, "vote_result")[-1]["outcome"] == "wait" and table.machine.paused
+    assert table.events(1, "vote_result")[-1]["outcome"] == "wait" and table.machine.state.paused
 
 
 def test_zone_any_dont_wait_hands_the_seat_to_a_robot_unrated_and_charges_the_leaver():
@@ -129,8 +129,8 @@ def test_zone_any_dont_wait_hands_the_seat_to_a_robot_unrated_and_charges_the_le
     table.vote(1, "wait")
     table.vote(3, "dont_wait")
     assert table.events(1, "vote_result")[-1]["outcome"] == "dont_wait"
-    assert table.machine.seats[1].kind == "robot" and not table.machine.paused
-    departure = table.machine.ranked.departures[-1]
+    assert table.machine.state.seats[1].kind == "robot" and not table.machine.state.paused
+    departure = table.machine.state.ranked.departures[-1]
     assert (departure.player, departure.how, departure.vote) == ("p2", "dropped", "dont_wait")
     play_out(table, (1, 3, 4))
     rated = next(r for r in table.stored if isinstance(r, Rated))
@@ -144,7 +144,7 @@ def test_zone_a_player_back_during_the_vote_ends_it_and_the_game_goes_on():
     table.vote(1, "wait")
     table.rejoin(2, new_client=9)
     assert table.events(1, "vote_result")[-1]["outcome"] == "returned"
-    assert table.events(1, "resumed") and not table.machine.paused
+    assert table.events(1, "resumed") and not table.machine.state.paused
     play_out(table, (1, 9, 3, 4))
     rated = next(r for r in table.stored if isinstance(r, Rated))
     assert all(c.rated for c in rated.changes)
@@ -152,7 +152,7 @@ def test_zone_a_player_back_during_the_vote_ends_it_and_the_game_goes_on():
 
 def test_zone_a_turn_refused_during_the_pause_is_prompted_again_after_it():
     table = zone_drop(who=2)
-    to_act = table.machine.game.to_act + 1
+    to_act = table.machine.state.game.to_act + 1
     before = len(table.prompts(to_act)) if to_act != 2 else 0
     table.rejoin(2, new_client=9)
     client = 9 if to_act == 2 else to_act
@@ -164,8 +164,8 @@ def test_zone_leaving_on_purpose_is_a_quit_at_once():
     table.do(Stand(table.who(4), None))
     quit_event = table.events(1, "quit")[-1]
     assert (quit_event["seat"], quit_event["player"], quit_event["rating"]) == (3, "p4", None)
-    assert table.machine.ranked.departures[-1].how == "quit"
-    assert table.machine.seats[3].kind == "robot" and table.machine.vote is None
+    assert table.machine.state.ranked.departures[-1].how == "quit"
+    assert table.machine.state.seats[3].kind == "robot" and table.machine.state.vote is None
 
 
 def test_zone_hearts_rates_each_opponent_and_a_dont_wait_leaves_it_unrated():
@@ -182,8 +182,8 @@ def test_zone_hearts_rates_each_opponent_and_a_dont_wait_leaves_it_unrated():
 def test_wocg_a_drop_is_played_by_the_robot_without_a_pause():
     table = four("spades-wocg")
     table.drop(2)
-    assert not table.machine.paused and table.machine.vote is None
-    assert table.machine.ranked.first_disconnect == "p2"
+    assert not table.machine.state.paused and table.machine.state.vote is None
+    assert table.machine.state.ranked.first_disconnect == "p2"
 
 
 def test_wocg_not_back_in_time_is_a_quit_rated_at_once_and_banned_an_hour():
@@ -197,8 +197,8 @@ def test_wocg_not_back_in_time_is_a_quit_rated_at_once_and_banned_an_hour():
     assert banned == [Banned("p2", NOW + 3600, "quit a ranked game")]
     quit_event = table.events(1, "quit")[-1]
     assert quit_event["rating"]["delta"] == pytest.approx(-25)
-    assert quit_event["banned_until"] and table.machine.ranked.departures[-1].how == "dropped"
-    assert table.machine.ranked.open_seats == {1}
+    assert quit_event["banned_until"] and table.machine.state.ranked.departures[-1].how == "dropped"
+    assert table.machine.state.ranked.open_seats == {1}
     assert table.events(1, "vote_started")[-1]["kind"] == "invite_robot"
 
 
@@ -208,12 +208,13 @@ def test_wocg_a_substitute_takes_the_open_seat_unrated_and_leaving_reopens_it():
     assert table.events(1, "quit")[-1]["player"] == "p2"
     assert table.refused(Sit(table.who(2), None, 1)).code == "not_eligible"
     table.sit(7, 1)
-    seat = table.machine.seats[1]
-    assert seat.substitute and seat.client == 7 and table.machine.ranked.open_seats == set()
+    seat = table.machine.state.seats[1]
+    assert seat.substitute and seat.client == 7 and table.machine.state.ranked.open_seats == set()
     assert isinstance(table.stored[-1], SeatsChanged) and table.events(1, "substitute")
     assert table.inbox[7][0]["type"] == "snapshot"
     table.do(Stand(table.who(7), None))
-    assert table.machine.seats[1].kind == "robot" and table.machine.ranked.open_seats == {1}
+    assert (table.machine.state.seats[1].kind == "robot"
+            and table.machine.state.ranked.open_seats == {1})
 
 
 def test_wocg_the_others_may_invite_a_robot_by_majority():
@@ -223,7 +224,7 @@ def test_wocg_the_others_may_invite_a_robot_by_majority():
     table.vote(3, "yes")
     table.vote(4, "no")
     assert table.events(2, "vote_result")[-1]["outcome"] == "robot"
-    assert table.machine.ranked.open_seats == set()
+    assert table.machine.state.ranked.open_seats == set()
     assert table.refused(Sit(table.who(8), None, 0)).code == "table_full"
 
 
@@ -236,14 +237,14 @@ def test_wocg_without_a_majority_or_an_answer_the_seat_stays_open(answers):
     if not answers:
         table.fire("vote")
     assert table.events(2, "vote_result")[-1]["outcome"] == "no"
-    assert table.machine.ranked.open_seats == {0}
+    assert table.machine.state.ranked.open_seats == {0}
 
 
 def test_wocg_back_within_the_window_is_no_quit_and_everyone_is_rated():
     table = four("spades-wocg", {"target": 100, "mercy": 100})
     table.drop(3)
     table.rejoin(3, new_client=9)
-    assert not table.machine.ranked.departures
+    assert not table.machine.state.ranked.departures
     play_out(table, (1, 2, 9, 4))
     rated = next(r for r in table.stored if isinstance(r, Rated))
     assert {c.player for c in rated.changes if c.rated} == {"p1", "p2", "p3", "p4"}
@@ -267,7 +268,7 @@ def test_points_a_drop_ends_the_game_after_the_hand_with_the_multipliers():
     table.drop(2)
     play_out(table, (1, 3, 4))
     over = table.events(1, "game_over")[-1]
-    assert over["abandoned"] and len(table.machine.game.hand_results) == 1
+    assert over["abandoned"] and len(table.machine.state.game.hand_results) == 1
     changes = {c["player"]: c["delta"] for c in over["ratings"]}
     assert sum(changes.values()) == pytest.approx(0.0)
     if changes["p1"] > 0:  # p2's side lost: opponents 1, disconnected -3/2, partner -1/2
@@ -285,8 +286,8 @@ def test_points_back_before_the_hand_ends_the_game_goes_on():
     play(table, 3)
     table.drop(2)
     table.rejoin(2, new_client=9)
-    play_out(table, (1, 9, 3, 4), until=lambda: len(table.machine.game.hand_results) >= 2)
-    assert table.machine.phase == "playing" and table.events(1, "game_over") == []
+    play_out(table, (1, 9, 3, 4), until=lambda: len(table.machine.state.game.hand_results) >= 2)
+    assert table.machine.state.phase == "playing" and table.events(1, "game_over") == []
 
 
 def test_points_leaving_is_a_quit_and_the_game_ends_after_the_hand():
@@ -295,7 +296,7 @@ def test_points_leaving_is_a_quit_and_the_game_ends_after_the_hand():
     assert table.events(1, "quit")[-1]["player"] == "p3"
     play_out(table, (1, 2, 4))
     over = table.events(1, "game_over")[-1]
-    assert over["abandoned"] and len(table.machine.game.hand_results) == 1
+    assert over["abandoned"] and len(table.machine.state.game.hand_results) == 1
 
 
 # -- votes: bad input ------------------------------------------------------------------------
@@ -303,7 +304,7 @@ def test_points_leaving_is_a_quit_and_the_game_ends_after_the_hand():
 
 def test_a_vote_from_a_non_voter_a_second_vote_a_bad_choice_and_a_stale_id_are_refused():
     table = zone_drop()
-    vote = table.machine.vote
+    vote = table.machine.state.vote
     cases = [
         (CastVote(table.who(9), None, vote.id, "wait"), "not_seated"),
         (CastVote(table.who(1), None, vote.id, "maybe"), "invalid_field"),
@@ -317,14 +318,14 @@ def test_a_vote_from_a_non_voter_a_second_vote_a_bad_choice_and_a_stale_id_are_r
     for client in (3, 4):
         table.vote(client, "wait")
     late = table.refused(CastVote(table.who(3), None, vote.id, "dont_wait"))
-    assert late.code == "wrong_phase" and table.machine.seats[1].kind == "human"
+    assert late.code == "wrong_phase" and table.machine.state.seats[1].kind == "human"
 
 
 def test_the_player_voted_about_may_not_vote():
     table = four("spades-wocg")
     table.do(Stand(table.who(1), None))
     table.sit(7, 0)  # a substitute came: not a voter of the vote that opened before
-    vote = table.machine.vote
+    vote = table.machine.state.vote
     assert table.refused(CastVote(table.who(7), None, vote.id, "yes")).code == "not_authorized"
 
 
@@ -342,16 +343,16 @@ def test_every_policy_s_game_ends_with_random_drops_and_returns():
                                                                         "mercy": 100})
         clients = {1, 2, 3, 4}
         for _ in range(400):
-            if table.machine.phase != "playing":
+            if table.machine.state.phase != "playing":
                 break
             roll = rng.random()
             client = rng.choice(sorted(clients))
             if roll < 0.02:
                 table.drop(client)
-            elif roll < 0.04 and table.machine.vote:
-                vote = table.machine.vote
+            elif roll < 0.04 and table.machine.state.vote:
+                vote = table.machine.state.vote
                 voter = rng.choice(sorted(vote.voters))
-                if voter not in vote.cast and table.machine.seats[voter].connected:
+                if voter not in vote.cast and table.machine.state.seats[voter].connected:
                     table.do(CastVote(table.who(voter + 1), None, vote.id,
                                       rng.choice(VOTE_CHOICES[vote.kind])))
             else:
@@ -369,8 +370,9 @@ def test_wocg_a_substitute_not_back_in_time_reopens_the_seat_and_quits_no_one():
     table.sit(5, 0)
     table.drop(5)
     table.fire("window-0")
-    assert table.machine.seats[0].kind == "robot" and table.machine.ranked.open_seats == {0}
-    assert [d.player for d in table.machine.ranked.departures] == ["p1"]
+    state = table.machine.state
+    assert state.seats[0].kind == "robot" and state.ranked.open_seats == {0}
+    assert [d.player for d in table.machine.state.ranked.departures] == ["p1"]
     assert len([r for r in table.stored if isinstance(r, Banned)]) == 1
 
 

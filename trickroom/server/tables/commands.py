@@ -170,14 +170,19 @@ class Resume(Command):
 @dataclass(frozen=True, slots=True)
 class TimerCommand(Command):
     """A command that comes back from a timer; ``key`` names the timer (one per key: a new
-    one replaces it), a seat's timers are keyed by their seat."""
+    one replaces it), a seat's timers are keyed by their seat. The keys are spelled here
+    alone: a timer is set by its command and cancelled by its kind (:meth:`key_of`)."""
 
     timer: ClassVar[str] = ""
 
+    @classmethod
+    def key_of(cls, seat: int | None = None) -> str:
+        """The key of this kind's timer (for ``seat``, if its timers are a seat's)."""
+        return cls.timer if seat is None else f"{cls.timer}-{seat}"
+
     @property
     def key(self) -> str:
-        seat = getattr(self, "seat", None)
-        return self.timer if seat is None else f"{self.timer}-{seat}"
+        return self.key_of(getattr(self, "seat", None))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from trickroom.game.trickgame import TrickView
 from trickroom.server.protocol import TableInfo
-from trickroom.server.tables.commands import ClientId, Command, Turn
+from trickroom.server.tables.commands import ClientId, TimerCommand, Turn
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.records import Record
 
@@ -44,9 +44,12 @@ class Persist(Effect):
 class SetTimer(Effect):
     """After ``delay`` seconds, hand ``command`` back (replacing a timer of the same key)."""
 
-    key: str
     delay: float
-    command: Command
+    command: TimerCommand
+
+    @property
+    def key(self) -> str:
+        return self.command.key
 
 
 @dataclass(frozen=True, slots=True)

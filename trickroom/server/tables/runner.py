@@ -22,8 +22,8 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping
-from typing import Protocol
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, cast
 
 from trickroom.game.actions import Action
 from trickroom.game.robots import Robot, make_robot
@@ -156,7 +156,7 @@ class TableRunner:
     def _tell_seats(self) -> None:
         """Tell the lobby whose the seats are, when that changed (a stopped table has none)."""
         accounts = () if self.stopped else tuple(
-            seat.account for seat in self.machine.seats if seat.account)
+            seat.account for seat in self.machine.state.seats if seat.account)
         if accounts != self._accounts:
             self._accounts = accounts
             self.lobby.seats_taken(self, accounts)
@@ -187,37 +187,21 @@ class TableRunner:
         i, count = 0, len(effects)
         while i < count:
             effect = effects[i]
-            i += 1
-            kind = type(effect)
-            if kind is Send:
-                nxt = effects[i] if i < count else None
-                if type(nxt) is Send and nxt.to == effect.to and len(nxt.to) == 1:  # type: ignore[attr-defined]
-                    # Messages for one client in a row (a rejoin's missed events).
-                    end = _end_of_run(effects, i - 1)
-                    self._send_run(effects[i - 1:end])  # type: ignore[arg-type]
+            if type(effect) is Send:
+                nxt = effects[i + 1] if i + 1 < count else None
+                if type(nxt) is Send and nxt.to == effect.to and len(nxt.to) == 1:
+                    # Messages for one client in a row (a rejoin's missed events): one write.
+                    end = _end_of_run(effects, i)
+                    self._send_run(cast(list[Send], effects[i:end]))
                     i = end
                 else:
-                    self._send(effect)  # type: ignore[arg-type]
-            elif kind is Persist:
-                await self._persist(effect)  # type: ignore[arg-type]
-            elif kind is SetTimer:
-                self._set_timer(effect)  # type: ignore[arg-type]
-            elif kind is CancelTimer:
-                handle = self._timers.pop(effect.key, None)  # type: ignore[attr-defined]
-                if handle is not None:
-                    handle.cancel()
-            elif kind is AskRobot:
-                await self._ask_robot(effect)  # type: ignore[arg-type]
-            elif kind is LoadStandings:
-                await self._load_standings(effect)  # type: ignore[arg-type]
-            elif kind is Changed:
-                self.lobby.on_change(effect.info)  # type: ignore[attr-defined]
-            elif kind is Closed:
-                self._close(effect)  # type: ignore[arg-type]
-            elif kind is Note:
-                self._note(effect)  # type: ignore[arg-type]
-            else:
-                raise TypeError(f"no runner for effect {effect!r}")
+                    self._send(effect)
+                    i += 1
+                continue
+            i += 1
+            done = CARRY_OUT[type(effect)](self, effect)
+            if done is not None:
+                await done
 
     def _send(self, effect: Send) -> None:
         clients = self.clients
@@ -270,6 +254,14 @@ class TableRunner:
                 METRICS.games_finished.inc()
         await self._handle(Stored(effect.ref))
 
+    def _cancel_timer(self, effect: CancelTimer) -> None:
+        handle = self._timers.pop(effect.key, None)
+        if handle is not None:
+            handle.cancel()
+
+    def _changed(self, effect: Changed) -> None:
+        self.lobby.on_change(effect.info)
+
     def _set_timer(self, effect: SetTimer) -> None:
         old = self._timers.pop(effect.key, None)
         if old is not None:
@@ -297,7 +289,7 @@ class TableRunner:
 
     def _robot(self, seat: int, level: str) -> Robot:
         """The seat's robot for this game (a new game deals new robots, freshly seeded)."""
-        key = (self.machine.games, seat, level)
+        key = (self.machine.state.games, seat, level)
         robot = self._robots.get(key)
         if robot is None:
             if any(k[0] != key[0] for k in self._robots):
@@ -315,7 +307,7 @@ class TableRunner:
                                                   effect.system)
         except Exception:
             log.exception("table %s: could not read the players' ratings", self.id)
-            self._set_timer(SetTimer("retry", RETRY_SECONDS, Retry()))
+            self._set_timer(SetTimer(RETRY_SECONDS, Retry()))
             return
         await self._handle(StandingsLoaded(standings))
 
@@ -332,3 +324,17 @@ class TableRunner:
                  f" seat {effect.seat}" if effect.seat is not None else "", effect.text,
                  extra={"table": self.id, "event": effect.event, "seat": effect.seat,
                         "player": effect.player})
+
+
+Carry = Callable[[TableRunner, Any], Awaitable[None] | None]
+CARRY_OUT: dict[type[Effect], Carry] = {
+    Persist: TableRunner._persist,
+    SetTimer: TableRunner._set_timer,
+    CancelTimer: TableRunner._cancel_timer,
+    AskRobot: TableRunner._ask_robot,
+    LoadStandings: TableRunner._load_standings,
+    Changed: TableRunner._changed,
+    Closed: TableRunner._close,
+    Note: TableRunner._note,
+}
+"""How the runner carries out each effect but a send: at once, or awaited (a coroutine)."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from trickroom.server.tables.commands import ClientId
+from trickroom.server.tables.copying import copy_fields
 
 SeatKind = Literal["empty", "human", "robot"]
 RobotLevel = Literal["random", "heuristic", "search"]
@@ -65,10 +66,7 @@ class Seat:
         self.again = False
 
     def copy(self) -> Seat:
-        # Spelled out: every command notes the seats first, and dataclasses.replace takes
-        # ten times as long.
-        return Seat(self.index, self.name, self.account, self.kind, self.token_hash, self.client,
-                    self.robot_level, self.again, self.starter, self.substitute, self.guest)
+        return copy_fields(self)
 
     def stored(self) -> dict[str, Any]:
         """The seat as a restart needs it (never the connection)."""

@@ -24,9 +24,9 @@ async def test_a_paused_owner_s_write_is_refused_by_the_fencing_token(cluster):
         await player.request({"type": "sit", "table": table, "seat": 0})
         await player.request({"type": "fill_robots", "table": table})
         machine = old.lobby.tables[table].machine
-        await wait_for(lambda: machine.game is not None and machine.game.to_act == 0)
-        game_id = machine.game_id
-        stored = len(machine.game.actions)  # the robots wait for seat 0 now
+        await wait_for(lambda: machine.state.game is not None and machine.state.game.to_act == 0)
+        game_id = machine.state.game_id
+        stored = len(machine.state.game.actions)  # the robots wait for seat 0 now
 
         # The old owner stops: no renewals, no scans (as under SIGSTOP). Its lease expires
         # and the other node takes the table over from the store.
@@ -42,15 +42,15 @@ async def test_a_paused_owner_s_write_is_refused_by_the_fencing_token(cluster):
         prompt = next(m for m in reversed(player.received) if m.get("type") == "prompt")
         with pytest.raises(ServerError, match="could not store"):
             await player.act(table, prompt["legal"][0])
-        assert len(machine.game.actions) == stored  # undone: acknowledged to no one
+        assert len(machine.state.game.actions) == stored  # undone: acknowledged to no one
         await wait_for(lambda: table not in old.lobby.tables)  # it let the table go
 
     # The table lives on at the new owner (its robot plays the absent seat meanwhile), and
     # what the store holds is the new owner's: a prefix of its game, nothing of the old's.
     runner = new.lobby.tables[table]
-    assert runner.machine.game_id == game_id
-    await wait_for(lambda: len(runner.machine.game.actions) > stored + 2)
+    assert runner.machine.state.game_id == game_id
+    await wait_for(lambda: len(runner.machine.state.game.actions) > stored + 2)
     held = [(a["seat"], a) for a in (await new.store.unfinished_game(table)).actions]
-    mine = [(seat, action.to_wire()) for seat, action in runner.machine.game.actions]
+    mine = [(seat, action.to_wire()) for seat, action in runner.machine.state.game.actions]
     assert [(s, {k: v for k, v in a.items() if k != "seat"}) for s, a in held] == \
         mine[:len(held)]

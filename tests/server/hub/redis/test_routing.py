@@ -68,7 +68,7 @@ async def test_a_player_rejoins_through_another_node_and_misses_nothing(cluster)
         runs = [asyncio.create_task(play_until_over(c, table, random.Random(i)))
                 for i, c in enumerate(players)]
         machine = nodes[0].lobby.tables[table].machine
-        await wait_for(lambda: len(machine.game.actions) >= 12, 30)
+        await wait_for(lambda: len(machine.state.game.actions) >= 12, 30)
         last_seq = max(m["seq"] for m in mover.received if "seq" in m)
         session = mover.session
         runs[3].cancel()
@@ -144,7 +144,8 @@ async def test_the_ranked_queue_matches_players_connected_to_different_nodes(clu
                 for i, c in enumerate(clients)]
         owner = next(n for n in nodes if table in n.lobby.tables)
         machine = owner.lobby.tables[table].machine
-        await wait_for(lambda: machine.game is not None and len(machine.game.actions) >= 8, 30)
+        await wait_for(lambda: machine.state.game is not None
+                       and len(machine.state.game.actions) >= 8, 30)
         for run in runs:
             run.cancel()
 
@@ -196,7 +197,7 @@ async def test_a_request_reaching_a_node_in_the_middle_of_taking_the_table_over_
         seated = await far.request({"type": "sit", "table": table_id, "seat": 1})
         assert seated["seat_token"]
         await loading
-        assert runner.machine.seats[1].name == "guest-f"
+        assert runner.machine.state.seats[1].name == "guest-f"
 
 
 async def test_a_forwarded_card_is_answered_by_its_table_s_relay_frame_alone(cluster):

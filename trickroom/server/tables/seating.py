@@ -1,0 +1,295 @@
+"""Who sits where and who watches: sitting, standing, filling, starting, leaving, returning.
+
+A seat belongs to an account (DESIGN section 12): one account holds at most one
+seat at a table, its seat token (only its hash is kept) takes the seat back from a
+new connection of the same account only, and only the table's players, or the
+player who opened it, fill or start it. A drop, a return or a leave during a game
+is the room's policy's to handle (:mod:`.drops`).
+"""
+
+from __future__ import annotations
+
+import base64
+
+from trickroom.server.auth import token_hash, token_matches
+from trickroom.server.protocol import Ok, ProtocolError, Seated, Substituted, TakenOver
+from trickroom.server.tables import drops, play
+from trickroom.server.tables.commands import (
+    Disconnect,
+    Fill,
+    IdleOver,
+    PlayAgain,
+    Rejoin,
+    RobotTurn,
+    Sit,
+    SitReserved,
+    Stand,
+    Start,
+    TurnOver,
+    Unwatch,
+    Watch,
+    Who,
+    WindowOver,
+)
+from trickroom.server.tables.effects import Changed
+from trickroom.server.tables.log import Shared
+from trickroom.server.tables.policies import Trigger
+from trickroom.server.tables.seats import Seat, robot_name
+from trickroom.server.tables.state import Phase
+from trickroom.server.tables.table import Table
+
+
+def _token(table: Table) -> str:
+    return base64.urlsafe_b64encode(table.rng.getrandbits(192).to_bytes(24, "big")).decode()
+
+
+def _take(table: Table, seat: Seat, who: Who) -> str:
+    """``who`` takes ``seat``; returns the seat token (only its hash is kept)."""
+    token = _token(table)
+    seat.name, seat.account, seat.kind, seat.guest = who.name, who.name, "human", who.guest
+    seat.client, seat.token_hash, seat.again = who.client, token_hash(token), False
+    table.state.watchers.pop(who.client, None)
+    return token
+
+
+def _already_seated(table: Table, who: Who) -> None:
+    """One account holds at most one seat at a table, in every room."""
+    held = table.seat_of(who.client)
+    if held is not None:
+        raise ProtocolError("seat_taken", f"you already sit at seat {held.index} of "
+                                          "this table")
+    for seat in table.state.seats:
+        if seat.kind == "human" and seat.account == who.name:
+            raise ProtocolError(
+                "seat_taken", f"{who.name} already sits at seat {seat.index} of this "
+                "table (from another connection): send rejoin with that seat's token to "
+                "play it from here")
+
+
+def on_sit(table: Table, cmd: Sit) -> None:
+    _already_seated(table, cmd.who)
+    state = table.state
+    if state.phase is Phase.PLAYING:
+        _substitute(table, cmd)
+        return
+    if state.phase is not Phase.WAITING:
+        raise ProtocolError("table_full", "the game has started; watch it, or rejoin "
+                                          "your own seat with its seat token")
+    if table.room.rated and cmd.refusal:
+        raise ProtocolError("not_eligible", cmd.refusal)
+    free = [s for s in state.seats if s.kind == "empty"]
+    if not free:
+        raise ProtocolError("table_full", "every seat at this table is taken")
+    if table.seating == "random_seating":
+        seat = table.rng.choice(free)  # seats are drawn, whatever was asked
+    elif cmd.seat is None:
+        seat = free[0]
+    else:
+        seat = state.seats[cmd.seat]
+        if seat.kind != "empty":
+            raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken by {seat.name}")
+    token = _take(table, seat, cmd.who)
+    table.changed()
+    table.cancel(IdleOver)
+    play.maybe_start(table)
+    table.reply(cmd.who, Seated(id=cmd.rid, table=table.id, seat=seat.index,
+                                seat_token=token))
+
+
+def on_sit_reserved(table: Table, cmd: SitReserved) -> None:
+    """The random queue: the seat was drawn for this player; the game starts at four."""
+    seat = table.state.seats[cmd.seat]
+    if seat.kind != "empty" or table.state.phase is not Phase.WAITING:
+        raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken")
+    token = _take(table, seat, cmd.who)
+    table.changed()
+    table.cancel(IdleOver)
+    table.reply(cmd.who, Seated(id=cmd.rid, table=table.id, seat=seat.index,
+                                seat_token=token))
+    play.maybe_start(table)
+
+
+def _substitute(table: Table, cmd: Sit) -> None:
+    """A human takes a quitter's open seat, unrated (rooms whose policy allows it)."""
+    state = table.state
+    open_seats = state.ranked.open_seats
+    if not table.policy.substitutes or not open_seats:
+        raise ProtocolError("table_full", "the game has started; watch it, or rejoin "
+                                          "your own seat with its seat token")
+    index = cmd.seat if cmd.seat is not None else min(open_seats)
+    if index not in open_seats:
+        raise ProtocolError("seat_taken", f"seat {index} is not open to a substitute")
+    if cmd.who.name in {s.starter for s in state.seats}:
+        raise ProtocolError("not_eligible", "a player who left this game may not come back "
+                                            "as a substitute")
+    seat = state.seats[index]
+    token = _take(table, seat, cmd.who)
+    seat.substitute = True
+    open_seats.discard(index)
+    table.save_seats()
+    # The substitute sees the table from here (a snapshot), then what follows it.
+    table.send((cmd.who.client,), Shared(table.snapshot(index).encode()))
+    table.publish(Substituted(seat=index, name=cmd.who.name))
+    table.changed()
+    table.advance()
+    table.reply(cmd.who, Seated(id=cmd.rid, table=table.id, seat=index, seat_token=token))
+
+
+def on_stand(table: Table, cmd: Stand) -> None:
+    seat = table.seated(cmd.who)
+    if table.state.phase is Phase.PLAYING:
+        table.note("left", f"{seat.name} left the game", seat)
+        drops.run(table, Trigger.LEAVE, seat)
+        table.advance()
+    else:
+        seat.clear()
+        table.changed()
+        table.tidy()
+    table.reply(cmd.who, Ok(id=cmd.rid))
+
+
+def on_watch(table: Table, cmd: Watch) -> None:
+    table.state.watchers[cmd.who.client] = cmd.who.name
+    table.reply(cmd.who, table.snapshot(None, cmd.rid))
+    table.emit(Changed(table.info()))
+
+
+def on_unwatch(table: Table, cmd: Unwatch) -> None:
+    table.state.watchers.pop(cmd.who.client, None)
+    table.reply(cmd.who, Ok(id=cmd.rid))
+    table.emit(Changed(table.info()))
+    table.tidy()
+
+
+def _may_run(table: Table, who: Who, what: str) -> None:
+    """Only the table's players, or the player who opened it, fill or start it."""
+    if table.seat_of(who.client) is None and who.name != table.creator:
+        raise ProtocolError("not_seated", f"only this table's players or the player who "
+                                          f"opened it may {what} it")
+
+
+def on_fill(table: Table, cmd: Fill) -> None:
+    if table.room.rated:
+        raise ProtocolError("not_authorized", "robots may not sit at a ranked table")
+    _may_run(table, cmd.who, "fill")
+    if table.state.phase is not Phase.WAITING:
+        raise ProtocolError("table_full", "the game has started")
+    for seat in table.state.seats:
+        if seat.kind == "empty":
+            seat.kind, seat.robot_level = "robot", cmd.level
+            seat.name = robot_name(seat.index, cmd.level)
+    table.changed()
+    table.cancel(IdleOver)
+    play.maybe_start(table)
+    table.reply(cmd.who, Ok(id=cmd.rid))
+
+
+def on_start(table: Table, cmd: Start) -> None:
+    _may_run(table, cmd.who, "start")
+    if table.state.phase is Phase.WAITING:
+        if any(s.kind == "empty" for s in table.state.seats):
+            raise ProtocolError("wrong_phase", "a game starts when all four seats are filled")
+        play.maybe_start(table)
+    table.reply(cmd.who, Ok(id=cmd.rid))
+
+
+def on_play_again(table: Table, cmd: PlayAgain) -> None:
+    seat = table.seated(cmd.who)
+    state = table.state
+    if state.phase is not Phase.OVER:
+        raise ProtocolError("wrong_phase", "the game is not over")
+    if table.room.rated and any(s.kind != "human" for s in state.seats):
+        raise ProtocolError("wrong_phase", "a ranked game starts with four players; "
+                                           "a seat is empty")
+    seat.again = True
+    if all(s.again for s in state.seats if s.connected):
+        for s in state.seats:
+            s.again = False
+            if s.away:  # gone since the game: a robot plays the seat
+                s.kind, s.name, s.account, s.token_hash = (
+                    "robot", f"{s.name} (robot)", None, None)
+            elif s.kind == "empty":
+                s.kind, s.name = "robot", robot_name(s.index, s.robot_level)
+        table.cancel(IdleOver)
+        state.phase = Phase.WAITING
+        play.maybe_start(table)
+    table.reply(cmd.who, Ok(id=cmd.rid))
+
+
+def on_disconnect(table: Table, cmd: Disconnect) -> None:
+    state = table.state
+    if state.watchers.pop(cmd.client, None) is not None:
+        table.emit(Changed(table.info()))
+    seat = table.seat_of(cmd.client)
+    if seat is None:
+        table.tidy()
+        return
+    if state.phase is not Phase.PLAYING:
+        seat.clear()
+        table.changed()
+        table.tidy()
+        return
+    seat.client = None
+    table.note("away", f"{seat.name} is away; the seat's robot plays until they rejoin", seat)
+    table.changed()
+    table.cancel(TurnOver, seat.index)
+    table.set_timer(table.settings.reconnect_seconds, WindowOver(seat.index))
+    drops.run(table, Trigger.DROP, seat)
+    table.advance()
+
+
+def _rejoined_seat(table: Table, cmd: Rejoin) -> Seat:
+    """The seat a rejoin's token is for, if the sender may take it from here."""
+    for seat in table.state.seats:
+        if seat.kind == "human" and token_matches(cmd.token, seat.token_hash):
+            break
+    else:
+        raise ProtocolError("not_authorized",
+                            "that seat token does not match a seat waiting at this table "
+                            "(the reconnect window may have passed)")
+    if seat.account != cmd.who.name:
+        # A token is the seat holder's: a copy in anyone else's hands is worth nothing.
+        raise ProtocolError("not_authorized", f"seat {seat.index}'s token belongs to "
+                                              "another player; log in as them to rejoin")
+    held = table.seat_of(cmd.who.client)
+    if held is not None and held is not seat:
+        raise ProtocolError("seat_taken", f"this connection already sits at seat "
+                                          f"{held.index} of this table")
+    return seat
+
+
+def on_rejoin(table: Table, cmd: Rejoin) -> None:
+    seat = _rejoined_seat(table, cmd)
+    state = table.state
+    if seat.client is not None and seat.client != cmd.who.client:
+        table.send((seat.client,), Shared(TakenOver(
+            table=table.id, seat=seat.index,
+            message=f"{seat.account} rejoined seat {seat.index} from another connection; "
+                    "this one no longer plays it").encode()))
+        state.watchers[seat.client] = seat.account or ""  # it may still watch
+    was_away = seat.client is None
+    if was_away:
+        table.note("rejoined", f"{seat.name} rejoined", seat)
+    # The seat's own connection asking again (to catch up) changes nothing a table or the
+    # lobby shows: told to everyone, its every rejoin was a write to each of them.
+    moved = seat.client != cmd.who.client or cmd.who.client in state.watchers
+    seat.client = cmd.who.client
+    state.watchers.pop(cmd.who.client, None)
+    state.prompted.pop(seat.index, None)  # this connection has seen no prompt yet
+    table.cancel(WindowOver, seat.index)
+    table.cancel(RobotTurn, seat.index)
+    # A client that saw nothing (last_seq 0) gets a snapshot, not the whole log.
+    missed = table.log.since(cmd.last_seq, seat.index) if cmd.last_seq else None
+    if missed is None:
+        table.reply(cmd.who, table.snapshot(seat.index, cmd.rid))
+    else:
+        table.reply(cmd.who, Ok(id=cmd.rid))
+        for message in missed:
+            table.send((cmd.who.client,), message)
+    if moved:
+        table.changed()
+    # After the reply: what the return changes (a vote closed, the game going on) reaches
+    # the client as events past its snapshot, and its turn is prompted once.
+    if was_away and state.phase is Phase.PLAYING:
+        drops.run(table, Trigger.REJOIN, seat)
+    table.advance()

@@ -1,0 +1,99 @@
+"""A table's state as one value, and the one rule that copies it to undo a command.
+
+Every part of a table (:mod:`.seating`, :mod:`.play`, :mod:`.drops`, :mod:`.rating`,
+the timers) changes its own slice of one :class:`TableState`. Before each command
+the machine copies the state; a refused command, or one whose records could not be
+stored, puts the copy back. The copy is made field by field by the type of each
+value (:mod:`.copying`), so a field added to the state is rolled back with no line
+naming it. Two kinds of field are marked instead:
+
+* ``KEPT``: the game, which is rolled back by replaying its record (a copy of an
+  engine would cost every move its whole hand);
+* ``SEATING``: who sits and watches, and a ranked game's record of leavers, which a
+  move never changes (``Command.seats_kept``): shared, not copied, for one. The
+  machine's property test checks that a failed write leaves the whole table as it
+  was.
+
+What a field may hold, so that a copy is a copy: values (numbers, strings, tuples,
+frozen dataclasses), objects with a ``copy()`` of their own (a seat, the ranked
+record), and lists, sets and dicts of those (a dict's values must be values): the
+rule is :mod:`.copying`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+
+from trickroom.game.engine import Engine
+from trickroom.ratings import Departure, Standing
+from trickroom.server.tables.commands import ClientId, TimerCommand, Turn
+from trickroom.server.tables.copying import copy_fields
+from trickroom.server.tables.seats import Seat, Vote
+
+KEPT = {"undo": "kept"}
+SEATING = {"undo": "seating"}
+
+
+class Phase(StrEnum):
+    WAITING = "waiting"  # seats filling; no game yet
+    PLAYING = "playing"
+    OVER = "over"  # the game is over; the seats may play again
+    CLOSED = "closed"  # gone from the lobby; every command is refused
+
+
+@dataclass(slots=True)
+class RankedState:
+    """What a ranked game remembers for its rating: the starters' ratings, who left and
+    how, who disconnected first, who is already rated, and where the game may end."""
+
+    standings: dict[str, Standing] = field(default_factory=dict)
+    departures: list[Departure] = field(default_factory=list)
+    first_disconnect: str | None = None
+    already_rated: set[str] = field(default_factory=set)
+    end_after: int | None = None  # points: the dropped seat whose hand ends the game
+    open_seats: set[int] = field(default_factory=set)  # wocg: seats a substitute may take
+
+    def copy(self) -> RankedState:
+        return copy_fields(self)
+
+
+def _four_seats() -> list[Seat]:
+    return [Seat(i) for i in range(4)]
+
+
+@dataclass(slots=True)
+class TableState:
+    """Everything a table is (but its event log, which numbers what it has said)."""
+
+    # -- who sits and watches (seating) --------------------------------------------------------
+    seats: list[Seat] = field(default_factory=_four_seats, metadata=SEATING)
+    watchers: dict[ClientId, str] = field(default_factory=dict, metadata=SEATING)
+    # -- the game (play) -------------------------------------------------------------------------
+    phase: Phase = Phase.WAITING
+    game: Engine | None = field(default=None, metadata=KEPT)
+    game_id: str | None = None
+    games: int = 0  # games started at this table
+    acted: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # each seat's actions
+    prompted: dict[int, Turn] = field(default_factory=dict)  # seat -> turn last prompted
+    whys: dict[int, str] = field(default_factory=dict)  # a robot's reason, by action index
+    resuming: bool = False  # a restored game waits for its standings before going on
+    # -- pauses and votes (drops) ------------------------------------------------------------
+    paused: str | None = None  # why the game waits (a vote, a drop), or None
+    pauses: int = 0  # pauses ended: a turn refused during one is prompted again
+    vote: Vote | None = None
+    # -- a ranked game (rating) ----------------------------------------------------------------
+    ranked: RankedState = field(default_factory=RankedState, metadata=SEATING)
+    chances: list[float] | None = None  # the sides' chances at the start
+    # -- what the runner has scheduled, by key (timers) --------------------------------------
+    timers: dict[str, TimerCommand] = field(default_factory=dict)
+
+    def copy(self, seats_kept: bool = False) -> TableState:
+        """The state to put back if the command now run is undone."""
+        return copy_fields(self, _SHARED[seats_kept])
+
+
+_SHARED = {kept: frozenset(f.name for f in fields(TableState)
+                           if f.metadata in ((KEPT, SEATING) if kept else (KEPT,)))
+           for kept in (False, True)}
+"""The fields a copy shares with the state, by whether the command keeps the seats."""
