@@ -5,18 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trickroom.server.store.base import (
-    RECENT_GAMES,
+from trickroom.server.store.base import RECENT_GAMES, Store
+from trickroom.server.store.sqlite import DURABILITY, SqliteStore
+from trickroom.server.store.values import (
     Conflict,
     Fence,
     NameTaken,
     StaleOwner,
-    Store,
     StoredGame,
     StoreError,
     StoreUnavailable,
 )
-from trickroom.server.store.sqlite import DURABILITY, SqliteStore
 
 __all__ = ["DURABILITY", "RECENT_GAMES", "Conflict", "Fence", "NameTaken", "SqliteStore",
            "StaleOwner", "Store", "StoreError", "StoreUnavailable", "StoredGame",

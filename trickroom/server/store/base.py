@@ -26,81 +26,24 @@ import asyncio
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any
 
-from trickroom.ratings import PlayerStats, Rating, Standing
-from trickroom.server.names import account_name_refusal
-from trickroom.server.tables.records import (
-    ActionTaken,
-    Banned,
-    GameCreated,
-    GameEnded,
-    Rated,
-    Record,
-    SeatsChanged,
+from trickroom.ratings import Standing
+from trickroom.server.store.statements import ban, fenced, standing, statements
+from trickroom.server.store.values import (
+    Conflict,
+    Fence,
+    NameTaken,
+    Row,
+    Statement,
+    StoredGame,
+    StoreUnavailable,
+    Tx,
 )
+from trickroom.server.tables.records import Record
 
 RECENT_GAMES = 20  # how many ended games a profile lists
-
-Row = Mapping[str, Any]
-
-
-class Tx(Protocol):
-    """The open transaction, for a statement that reads before it writes."""
-
-    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
-
-    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
-
-    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
-
-
-# One write inside a transaction: SQL with its parameters, or a function of the transaction.
-Statement = tuple[str, Sequence[Any]] | Callable[[Tx], Awaitable[None]]
-
-
-class StoreError(Exception):
-    """A write the store did not make; nothing of it landed."""
-
-
-class NameTaken(StoreError):
-    """Registering a name that already has an account."""
-
-
-class Conflict(StoreError):
-    """A write that breaks a key: an action's index already stored, say."""
-
-
-class StaleOwner(StoreError):
-    """A table's write from a node that no longer owns it (a newer epoch has written)."""
-
-
-class StoreUnavailable(StoreError):
-    """The database cannot be reached: the write was not made, and may be retried."""
-
-
-@dataclass(frozen=True)
-class Fence:
-    """Who writes for a table: its id and the writer's epoch of ownership."""
-
-    table_id: str
-    epoch: int
-
-
-@dataclass(frozen=True)
-class StoredGame:
-    id: str
-    table_id: str
-    room: str
-    kind: str
-    rules: dict[str, Any]
-    seed: int
-    dealer: int
-    seats: list[dict[str, Any]]
-    seating: str
-    actions: list[dict[str, Any]]
 
 
 class Store(ABC):
@@ -237,15 +180,15 @@ class Store(ABC):
         writes of the same moment). Under a ``fence``, raises :class:`StaleOwner` (and
         writes nothing) when a newer owner of the table has written or claimed it.
         """
-        statements: list[Statement] = [] if fence is None else [_fenced(fence)]
+        written: list[Statement] = [] if fence is None else [fenced(fence)]
         for record in records:
-            statements.extend(_statements(record))
-        await self._write_all(statements)
+            written.extend(statements(record))
+        await self._write_all(written)
 
     async def claim_table(self, fence: Fence) -> None:
         """Take a table over at ``fence.epoch``: from now on, writes under an older epoch
         are refused. Raises :class:`StaleOwner` if a newer epoch already holds it."""
-        await self._write_all([_fenced(fence)])
+        await self._write_all([fenced(fence)])
 
     async def take_table(self, table_id: str) -> int:
         """Become a table's newest owner: its epoch, one more than any before (the store,
@@ -363,7 +306,7 @@ class Store(ABC):
         statements: list[Statement] = [
             ("UPDATE users SET rank_me = ? WHERE name = ?", (int(on), name))]
         if not on and ban_until is not None:
-            statements += [_ban(name, ban_until, "turned rank me off"),
+            statements += [ban(name, ban_until, "turned rank me off"),
                            ("DELETE FROM ratings WHERE player = ?", (name,))]
         await self._write_all(statements)
 
@@ -378,7 +321,7 @@ class Store(ABC):
                                        "player = ? AND kind = ? AND system = ?",
                                        (player, kind, system))
             if row:
-                out[player] = _standing(row["value"], row["sigma"], row["stats"])
+                out[player] = standing(row["value"], row["sigma"], row["stats"])
         return out
 
     async def leaderboard(self, kind: str, system: str, min_games: int,
@@ -422,135 +365,3 @@ class Store(ABC):
                 "banned_until": account["banned_until"] or None,
                 "casual_games": account["casual_games"], "ratings": ratings,
                 "recent_games": await self.recent_games(account["name"])}
-
-
-# -- records to SQL -------------------------------------------------------------------------
-
-
-FENCE_SQL = ("INSERT INTO table_owners (table_id, epoch) VALUES (?, ?) ON CONFLICT (table_id) "
-             "DO UPDATE SET epoch = excluded.epoch WHERE table_owners.epoch <= excluded.epoch "
-             "RETURNING epoch")
-
-
-@dataclass(frozen=True, slots=True)
-class FenceCheck:
-    """The statement that opens a fenced write: move the table's epoch up to the writer's,
-    or refuse the write (a newer owner). A class, not a closure, so that an engine may
-    check the fences of a whole group commit in one round trip (server/store/postgres.py)."""
-
-    fence: Fence
-
-    async def __call__(self, tx: Tx) -> None:
-        row = await tx.fetchone(FENCE_SQL, (self.fence.table_id, self.fence.epoch))
-        if row is None:
-            raise stale(self.fence)
-
-
-def stale(fence: Fence) -> StaleOwner:
-    return StaleOwner(f"table {fence.table_id!r} has a newer owner than epoch {fence.epoch}")
-
-
-def _fenced(fence: Fence) -> Statement:
-    return FenceCheck(fence)
-
-
-def _ban(name: str, until: float, reason: str) -> Statement:
-    """A ban keeps the later of its end and any it already has."""
-    return ("UPDATE users SET banned_until = CASE WHEN banned_until > ? THEN banned_until "
-            "ELSE ? END, ban_reason = ? WHERE name = ?", (until, until, reason, name))
-
-
-# A move: by far the commonest write (an engine may write a group commit of them at once).
-ACTION_SQL = "INSERT INTO actions (game_id, idx, seat, action) VALUES (?, ?, ?, ?)"
-
-
-def _statements(record: Record) -> list[Statement]:
-    """The SQL of one table record."""
-    now = time.time()
-    if isinstance(record, ActionTaken):
-        return [(ACTION_SQL, (record.game_id, record.idx, record.seat,
-                              json.dumps(record.action)))]
-    if isinstance(record, GameCreated):
-        return [("INSERT INTO games (id, table_id, room, kind, rules, seed, dealer, seats, "
-                 "seating, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                 (record.game_id, record.table_id, record.room, record.kind,
-                  json.dumps(record.rules), record.seed, record.dealer,
-                  json.dumps(list(record.seats)), record.seating, now))]
-    if isinstance(record, SeatsChanged):
-        return [("UPDATE games SET seats = ? WHERE id = ?",
-                 (json.dumps(list(record.seats)), record.game_id))]
-    if isinstance(record, GameEnded):
-        ratings = json.dumps(list(record.ratings)) if record.ratings is not None else None
-        return [("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ? "
-                 "WHERE id = ?", (now, json.dumps(record.result), json.dumps(record.record),
-                                  ratings, record.game_id)),
-                lambda tx: _index_players(tx, record.game_id, now),
-                *(("UPDATE users SET casual_games = casual_games + 1 WHERE name = ?", (name,))
-                  for name in record.casual_players)]
-    if isinstance(record, Rated):
-        return [lambda tx: _rate(tx, record, now)]
-    if isinstance(record, Banned):
-        return [_ban(record.player, record.until, record.reason)]
-    raise TypeError(f"no SQL for {record!r}")
-
-
-def players_of(seats: Sequence[dict[str, Any]]) -> list[tuple[str, int]]:
-    """The registered players of a game's seats, each with its seat: who sat at the start
-    and any substitute after them. Robots (``Bot Hazel``, ``ann (robot)``) and guests
-    (``guest-...``) have names no account may take, so a name check leaves them out."""
-    out: dict[str, tuple[str, int]] = {}
-    for s in seats:
-        names = [s.get("starter")]
-        if s.get("kind") == "human" and not s.get("guest"):
-            names.append(s.get("account"))
-        for name in names:
-            if name and account_name_refusal(name) is None:
-                out.setdefault(name.lower(), (name, s["seat"]))
-    return list(out.values())
-
-
-INDEX_PLAYER = ("INSERT INTO game_players (player, game_id, seat, finished) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT DO NOTHING")
-
-
-async def _index_players(tx: Tx, game_id: str, now: float) -> None:
-    """Note who played an ended game, from its seats as stored (for recent games)."""
-    row = await tx.fetchone("SELECT seats FROM games WHERE id = ?", (game_id,))
-    if row is None:
-        return
-    await tx.executemany(INDEX_PLAYER, [(player, game_id, seat, now) for player, seat in
-                                        players_of(json.loads(row["seats"]))])
-
-
-async def _rate(tx: Tx, record: Rated, now: float) -> None:
-    """Move each player's standing by its change, from the value stored now (inside the
-    transaction, so two tables rating the same player never lose an update). A player
-    without one starts where the table rated them from: their start in the room's system,
-    constants and all. The history keeps sigma, which Weng-Lin's shown value needs."""
-    result = record.result
-    for change in record.changes:
-        row = await tx.fetchone("SELECT value, sigma, stats FROM ratings WHERE player = ? AND "
-                                "kind = ? AND system = ?",
-                                (change.player, result.kind, result.system))
-        current = (_standing(row["value"], row["sigma"], row["stats"]) if row
-                   else Standing(change.before))
-        after = current.after(result, change)
-        stats = asdict(after.stats)
-        stats["history"] = list(stats["history"])
-        await tx.execute(
-            "INSERT INTO ratings (player, kind, system, value, sigma, stats) VALUES "
-            "(?, ?, ?, ?, ?, ?) ON CONFLICT (player, kind, system) DO UPDATE SET "
-            "value = excluded.value, sigma = excluded.sigma, stats = excluded.stats",
-            (change.player, result.kind, result.system, after.rating.value,
-             after.rating.sigma, json.dumps(stats)))
-        if change.rated:
-            await tx.execute("INSERT INTO rating_history (player, kind, system, game_id, time, "
-                             "value, sigma, delta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                             (change.player, result.kind, result.system, record.game_id, now,
-                              change.after.value, change.after.sigma, change.delta))
-
-
-def _standing(value: float, sigma: float, stats_json: str) -> Standing:
-    stats = json.loads(stats_json)
-    stats["history"] = tuple(stats.get("history", ()))
-    return Standing(Rating(value, sigma), PlayerStats(**stats))

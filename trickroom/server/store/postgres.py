@@ -30,17 +30,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
-from trickroom.server.store.base import (
-    ACTION_SQL,
-    Conflict,
-    Fence,
-    FenceCheck,
-    Row,
-    Statement,
-    Store,
-    StoreUnavailable,
-    stale,
-)
+from trickroom.server.store.base import Store
+from trickroom.server.store.statements import ACTION_SQL, FenceCheck, stale
+from trickroom.server.store.values import Conflict, Fence, Row, Statement, StoreUnavailable
 
 log = logging.getLogger("trickroom.store")
 

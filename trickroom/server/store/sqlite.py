@@ -40,7 +40,9 @@ from typing import Any
 
 import aiosqlite
 
-from trickroom.server.store.base import INDEX_PLAYER, Conflict, Row, Statement, Store, players_of
+from trickroom.server.store.base import Store
+from trickroom.server.store.statements import INDEX_PLAYER, players_of
+from trickroom.server.store.values import Conflict, Row, Statement
 
 log = logging.getLogger("trickroom.store")
 

@@ -1,0 +1,136 @@
+"""What the server answers and pushes about accounts, rooms, tables and seats."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from trickroom.server.protocol.base import Reply, ServerMessage
+
+
+class Welcome(Reply):
+    """Logged in: the session token to resume with, and whether this is a guest."""
+
+    type: Literal["welcome"] = "welcome"
+    name: str
+    guest: bool
+    session: str
+
+
+class Ok(Reply):
+    type: Literal["ok"] = "ok"
+
+
+class RoomInfo(ServerMessage):
+    name: str
+    game: str
+    rated: bool
+    system: str | None
+    rules: dict[str, Any]
+    tables: int
+
+
+class Rooms(Reply):
+    type: Literal["rooms"] = "rooms"
+    rooms: list[RoomInfo]
+
+
+class SeatInfo(ServerMessage):
+    """A seat as the lobby and the table show it; ``robot_level`` when a robot plays it (a
+    robot's seat, or a player's while they are away)."""
+
+    seat: int
+    name: str | None
+    kind: Literal["empty", "human", "robot"]
+    away: bool = False
+    robot_level: Literal["random", "heuristic", "search"] | None = None
+
+
+class TableInfo(ServerMessage):
+    id: str
+    room: str
+    game: str
+    state: Literal["waiting", "playing", "over", "closed"]
+    seating: str
+    seats: list[SeatInfo]
+    watchers: int
+    game_id: str | None = None  # the game being (or last) played, for its review
+    # Ranked rooms, while a game is playing or over: each side's chance of winning it as the
+    # room's rating system saw the players' ratings when it started (Spades: North-South,
+    # East-West; Hearts: per seat). Null at casual tables and between games.
+    chances: list[float] | None = None
+
+
+class Tables(Reply):
+    """A room's open tables: at most the server's ``tables_listed`` of them, those waiting
+    for players first, then those playing, then finished ones; ``total`` counts them all."""
+
+    type: Literal["tables"] = "tables"
+    room: str
+    tables: list[TableInfo]
+    total: int
+
+
+class TableUpdate(ServerMessage):
+    """Pushed to a room's subscribers when one of its tables changes."""
+
+    type: Literal["table_update"] = "table_update"
+    table: TableInfo
+    removed: bool = False
+
+
+class TableCreated(Reply):
+    type: Literal["table_created"] = "table_created"
+    table: TableInfo
+
+
+class Seated(Reply):
+    """You sit at ``seat``; keep ``seat_token`` secret: with your login it reclaims the seat
+    after a drop (it is refused for anyone else)."""
+
+    type: Literal["seated"] = "seated"
+    table: str
+    seat: int
+    seat_token: str
+
+
+class TakenOver(ServerMessage):
+    """Your seat is played from another connection now: the same account sent ``rejoin``
+    with the seat's token there. This connection stays at the table as a watcher."""
+
+    type: Literal["taken_over"] = "taken_over"
+    table: str
+    seat: int
+    message: str
+
+
+class ChatMessage(ServerMessage):
+    """A chat line, with either the ``table`` or the ``room`` it was said in."""
+
+    type: Literal["chat"] = "chat"
+    name: str
+    text: str
+    table: str | None = None
+    room: str | None = None
+
+    def encode(self) -> str:
+        return self.model_dump_json(exclude_none=True)
+
+
+class Pong(Reply):
+    type: Literal["pong"] = "pong"
+
+
+class QueueStatus(Reply):
+    """Where you stand in a random queue; ``expected_wait`` in seconds, when it can be told."""
+
+    type: Literal["queue_status"] = "queue_status"
+    room: str
+    queued: bool
+    length: int
+    expected_wait: float | None
+
+
+class SettingsSaved(Reply):
+    type: Literal["settings"] = "settings"
+    rank_me: bool
+    banned_until: float | None  # a Unix time, as /api/players gives it

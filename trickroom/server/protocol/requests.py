@@ -1,0 +1,230 @@
+"""What a client may send: one model a request type, told apart by ``type``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from trickroom.server.names import NAME_RULE
+from trickroom.server.protocol.base import Name, ProtocolError, RequestId, TableId
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: RequestId = None
+
+
+# -- accounts -------------------------------------------------------------------------
+
+
+class Register(Request):
+    """Create an account and log in; names are 1-24 letters, digits, '_' or '-'."""
+
+    type: Literal["register"]
+    name: Name
+    password: Annotated[str, Field(min_length=6, max_length=200)]
+
+
+class Login(Request):
+    type: Literal["login"]
+    name: Name
+    password: Annotated[str, Field(max_length=200)]
+
+
+class Guest(Request):
+    """Play casual tables without an account; the server picks a free guest name."""
+
+    type: Literal["guest"]
+    name: Name | None = None
+
+
+class Resume(Request):
+    """Log back in with a session token from an earlier ``welcome``."""
+
+    type: Literal["resume"]
+    token: Annotated[str, Field(min_length=10, max_length=100)]
+
+
+# -- the lobby --------------------------------------------------------------------------
+
+
+class ListRooms(Request):
+    type: Literal["list_rooms"]
+
+
+class ListTables(Request):
+    """Subscribe to a room: the reply lists its tables and later changes are pushed."""
+
+    type: Literal["list_tables"]
+    room: Name
+
+
+class CreateTable(Request):
+    type: Literal["create_table"]
+    room: Name
+    rules: dict[str, Any] = Field(default_factory=dict)
+    seating: Literal["random_seating", "fixed_seating"] = "fixed_seating"
+
+
+class Sit(Request):
+    """Take a seat (0..3) at a table, or any free seat when ``seat`` is omitted."""
+
+    type: Literal["sit"]
+    table: TableId
+    seat: Annotated[int, Field(ge=0, le=3)] | None = None
+
+
+class Stand(Request):
+    """Leave one's seat (before the game starts; during a game it is leaving the table)."""
+
+    type: Literal["stand"]
+    table: TableId
+
+
+class Watch(Request):
+    type: Literal["watch"]
+    table: TableId
+
+
+class Unwatch(Request):
+    """Stop watching a table (its events stop coming)."""
+
+    type: Literal["unwatch"]
+    table: TableId
+
+
+class FillRobots(Request):
+    """Seat robots in every empty seat (casual rooms only)."""
+
+    type: Literal["fill_robots"]
+    table: TableId
+    level: Literal["random", "heuristic", "search"] = "heuristic"
+
+
+class Start(Request):
+    type: Literal["start"]
+    table: TableId
+
+
+class PlayAgain(Request):
+    """After game over: the same seats play a new game once every human has asked."""
+
+    type: Literal["play_again"]
+    table: TableId
+
+
+# -- at the table ---------------------------------------------------------------------------
+
+
+class Act(Request):
+    """A game action: ``{"type": "play", "card": "QS"}``, ``{"type": "bid", "value": 4}``, ..."""
+
+    type: Literal["act"]
+    table: TableId
+    action: dict[str, Any]
+
+
+class Rejoin(Request):
+    """Come back to a seat after a drop: the seat token and the last ``seq`` seen."""
+
+    type: Literal["rejoin"]
+    table: TableId
+    seat_token: Annotated[str, Field(min_length=10, max_length=100)]
+    last_seq: Annotated[int, Field(ge=0)] = 0
+
+
+class Chat(Request):
+    """Say something at a table (``table``) or in a room (``room``)."""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(min_length=1)]
+    table: TableId | None = None
+    room: Name | None = None
+
+
+class Ignore(Request):
+    """Hide (or, with ``on: false``, show again) another player's chat."""
+
+    type: Literal["ignore"]
+    name: Name
+    on: bool = True
+
+
+class Ping(Request):
+    type: Literal["ping"]
+
+
+class Queue(Request):
+    """Join a ranked room's random queue: the server seats four eligible players at random."""
+
+    type: Literal["queue"]
+    room: Name
+
+
+class Unqueue(Request):
+    type: Literal["unqueue"]
+    room: Name
+
+
+class CastVote(Request):
+    """Answer a vote prompt: ``wait``/``dont_wait`` (Zone) or ``yes``/``no`` (invite a robot)."""
+
+    type: Literal["vote"]
+    table: TableId
+    vote: Annotated[str, Field(min_length=1, max_length=20)]
+    choice: Annotated[str, Field(min_length=1, max_length=20)]
+
+
+class Settings(Request):
+    """Player settings. Turning "rank me" off bans ranked play for a week and resets
+    ratings, so it needs ``confirm: true``."""
+
+    type: Literal["settings"]
+    rank_me: bool
+    confirm: bool = False
+
+
+ClientMessage = Annotated[
+    Register | Login | Guest | Resume | ListRooms | ListTables | CreateTable | Sit | Stand
+    | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
+    | Unqueue | CastVote | Settings,
+    Field(discriminator="type"),
+]
+CLIENT_TYPES = tuple(
+    m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+    for m in (Register, Login, Guest, Resume, ListRooms, ListTables, CreateTable, Sit, Stand,
+              Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
+              Unqueue, CastVote, Settings)
+)
+client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+def parse_client_message(text: str | bytes) -> ClientMessage:
+    """Parse one frame into a request, or raise :class:`ProtocolError` naming the problem."""
+    try:
+        data = orjson.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProtocolError("bad_json", f"the message is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_json", "a message must be a JSON object with a 'type'")
+    request_id = data.get("id")
+    if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+        request_id = None
+    kind = data.get("type")
+    if kind not in CLIENT_TYPES:
+        raise ProtocolError(
+            "unknown_type",
+            f"unknown message type {kind!r}; expected one of: {', '.join(CLIENT_TYPES)}",
+            request_id)
+    try:
+        return client_adapter.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "message"
+        why = first["msg"]
+        if first["type"] == "string_pattern_mismatch" and where == "name":
+            why = NAME_RULE
+        raise ProtocolError("invalid_field", f"field {where!r}: {why}",
+                            request_id) from None

@@ -1,0 +1,156 @@
+"""A table's records as SQL: what each record writes, in the SQL both engines read.
+
+A record becomes a list of :data:`~.values.Statement` (:func:`statements`): plain
+SQL, or a function of the open transaction where the write must read first (a
+rating moves from the value stored now). A fenced write opens with a
+:class:`FenceCheck`, which an engine may check for a whole group commit at once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from trickroom.ratings import PlayerStats, Rating, Standing
+from trickroom.server.names import account_name_refusal
+from trickroom.server.store.values import Fence, StaleOwner, Statement, Tx
+from trickroom.server.tables.records import (
+    ActionTaken,
+    Banned,
+    GameCreated,
+    GameEnded,
+    Rated,
+    Record,
+    SeatsChanged,
+)
+
+FENCE_SQL = ("INSERT INTO table_owners (table_id, epoch) VALUES (?, ?) ON CONFLICT (table_id) "
+             "DO UPDATE SET epoch = excluded.epoch WHERE table_owners.epoch <= excluded.epoch "
+             "RETURNING epoch")
+
+
+@dataclass(frozen=True, slots=True)
+class FenceCheck:
+    """The statement that opens a fenced write: move the table's epoch up to the writer's,
+    or refuse the write (a newer owner). A class, not a closure, so that an engine may
+    check the fences of a whole group commit in one round trip (server/store/postgres.py)."""
+
+    fence: Fence
+
+    async def __call__(self, tx: Tx) -> None:
+        row = await tx.fetchone(FENCE_SQL, (self.fence.table_id, self.fence.epoch))
+        if row is None:
+            raise stale(self.fence)
+
+
+def stale(fence: Fence) -> StaleOwner:
+    return StaleOwner(f"table {fence.table_id!r} has a newer owner than epoch {fence.epoch}")
+
+
+def fenced(fence: Fence) -> Statement:
+    return FenceCheck(fence)
+
+
+def ban(name: str, until: float, reason: str) -> Statement:
+    """A ban keeps the later of its end and any it already has."""
+    return ("UPDATE users SET banned_until = CASE WHEN banned_until > ? THEN banned_until "
+            "ELSE ? END, ban_reason = ? WHERE name = ?", (until, until, reason, name))
+
+
+# A move: by far the commonest write (an engine may write a group commit of them at once).
+ACTION_SQL = "INSERT INTO actions (game_id, idx, seat, action) VALUES (?, ?, ?, ?)"
+
+
+def statements(record: Record) -> list[Statement]:
+    """The SQL of one table record."""
+    now = time.time()
+    if isinstance(record, ActionTaken):
+        return [(ACTION_SQL, (record.game_id, record.idx, record.seat,
+                              json.dumps(record.action)))]
+    if isinstance(record, GameCreated):
+        return [("INSERT INTO games (id, table_id, room, kind, rules, seed, dealer, seats, "
+                 "seating, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (record.game_id, record.table_id, record.room, record.kind,
+                  json.dumps(record.rules), record.seed, record.dealer,
+                  json.dumps(list(record.seats)), record.seating, now))]
+    if isinstance(record, SeatsChanged):
+        return [("UPDATE games SET seats = ? WHERE id = ?",
+                 (json.dumps(list(record.seats)), record.game_id))]
+    if isinstance(record, GameEnded):
+        ratings = json.dumps(list(record.ratings)) if record.ratings is not None else None
+        return [("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ? "
+                 "WHERE id = ?", (now, json.dumps(record.result), json.dumps(record.record),
+                                  ratings, record.game_id)),
+                lambda tx: _index_players(tx, record.game_id, now),
+                *(("UPDATE users SET casual_games = casual_games + 1 WHERE name = ?", (name,))
+                  for name in record.casual_players)]
+    if isinstance(record, Rated):
+        return [lambda tx: _rate(tx, record, now)]
+    if isinstance(record, Banned):
+        return [ban(record.player, record.until, record.reason)]
+    raise TypeError(f"no SQL for {record!r}")
+
+
+def players_of(seats: Sequence[dict[str, Any]]) -> list[tuple[str, int]]:
+    """The registered players of a game's seats, each with its seat: who sat at the start
+    and any substitute after them. Robots (``Bot Hazel``, ``ann (robot)``) and guests
+    (``guest-...``) have names no account may take, so a name check leaves them out."""
+    out: dict[str, tuple[str, int]] = {}
+    for s in seats:
+        names = [s.get("starter")]
+        if s.get("kind") == "human" and not s.get("guest"):
+            names.append(s.get("account"))
+        for name in names:
+            if name and account_name_refusal(name) is None:
+                out.setdefault(name.lower(), (name, s["seat"]))
+    return list(out.values())
+
+
+INDEX_PLAYER = ("INSERT INTO game_players (player, game_id, seat, finished) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING")
+
+
+async def _index_players(tx: Tx, game_id: str, now: float) -> None:
+    """Note who played an ended game, from its seats as stored (for recent games)."""
+    row = await tx.fetchone("SELECT seats FROM games WHERE id = ?", (game_id,))
+    if row is None:
+        return
+    await tx.executemany(INDEX_PLAYER, [(player, game_id, seat, now) for player, seat in
+                                        players_of(json.loads(row["seats"]))])
+
+
+async def _rate(tx: Tx, record: Rated, now: float) -> None:
+    """Move each player's standing by its change, from the value stored now (inside the
+    transaction, so two tables rating the same player never lose an update). A player
+    without one starts where the table rated them from: their start in the room's system,
+    constants and all. The history keeps sigma, which Weng-Lin's shown value needs."""
+    result = record.result
+    for change in record.changes:
+        row = await tx.fetchone("SELECT value, sigma, stats FROM ratings WHERE player = ? AND "
+                                "kind = ? AND system = ?",
+                                (change.player, result.kind, result.system))
+        current = (standing(row["value"], row["sigma"], row["stats"]) if row
+                   else Standing(change.before))
+        after = current.after(result, change)
+        stats = asdict(after.stats)
+        stats["history"] = list(stats["history"])
+        await tx.execute(
+            "INSERT INTO ratings (player, kind, system, value, sigma, stats) VALUES "
+            "(?, ?, ?, ?, ?, ?) ON CONFLICT (player, kind, system) DO UPDATE SET "
+            "value = excluded.value, sigma = excluded.sigma, stats = excluded.stats",
+            (change.player, result.kind, result.system, after.rating.value,
+             after.rating.sigma, json.dumps(stats)))
+        if change.rated:
+            await tx.execute("INSERT INTO rating_history (player, kind, system, game_id, time, "
+                             "value, sigma, delta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                             (change.player, result.kind, result.system, record.game_id, now,
+                              change.after.value, change.after.sigma, change.delta))
+
+
+def standing(value: float, sigma: float, stats_json: str) -> Standing:
+    stats = json.loads(stats_json)
+    stats["history"] = tuple(stats.get("history", ()))
+    return Standing(Rating(value, sigma), PlayerStats(**stats))
