@@ -11,6 +11,7 @@ a table's requests run.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 
@@ -21,6 +22,7 @@ from websockets.exceptions import InvalidStatus
 from tests.server.conftest import url
 from trickroom.server.app import App
 from trickroom.server.client import ServerError, TrickroomClient
+from trickroom.server.metrics import METRICS
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
@@ -28,6 +30,15 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 10.0
     async with asyncio.timeout(timeout):
         while not await check():
             await asyncio.sleep(0.01)
+
+
+async def counted(node: App, kind: str, key: str, count: int) -> bool:
+    """Whether ``node`` counts ``count`` of something limited for ``key``: its own count,
+    and the other nodes' as the hub tells it."""
+    here = {"connections": lambda: node.sessions.per_ip.get(key, 0),
+            "guests": lambda: node.guests.per_address.get(key, 0),
+            "tables-account": lambda: sum(n == key for n, _ in node.lobby.created_by.values())}
+    return here[kind]() + await node.hub.count_elsewhere(kind, key) == count
 
 
 async def refused(client: TrickroomClient, message: dict) -> ServerError:
@@ -207,23 +218,17 @@ async def test_an_address_s_sockets_are_capped_over_every_node(server):
     sockets = [await connect(url(node)) for node in (a, a, b, b)]
     try:
         for node in {a, b}:
-            await eventually(lambda node=node: _sockets_seen(node, 4))
+            await eventually(lambda node=node: counted(node, "connections", "127.0.0.1", 4))
         for node in (a, b):
             with pytest.raises(InvalidStatus) as err:
                 await connect(url(node))
             assert err.value.response.status_code == 429
         await sockets.pop().close()
-        await eventually(lambda: _sockets_seen(a, 3))
+        await eventually(lambda: counted(a, "connections", "127.0.0.1", 3))
         sockets.append(await connect(url(a)))  # one went: one more may come, on any node
     finally:
         for ws in sockets:
             await ws.close()
-
-
-async def _sockets_seen(node: App, count: int) -> bool:
-    """Whether ``node`` counts ``count`` sockets from this address, its own and others'."""
-    here = node.sessions.per_ip.get("127.0.0.1", 0)
-    return here + await node.hub.count_elsewhere("connections", "127.0.0.1") == count
 
 
 async def test_a_guesser_switching_nodes_meets_the_account_s_back_off(server):
@@ -252,11 +257,84 @@ async def test_a_player_s_open_tables_are_capped_over_every_node(server):
         await on_b.request({"type": "login", "name": "tess", "password": "long-enough"})
         await on_a.request({"type": "create_table", "room": "spades"})
         await on_b.request({"type": "create_table", "room": "spades"})
-        await eventually(lambda: _tables_seen(a, "tess", 2))
+        await eventually(lambda: counted(a, "tables-account", "tess", 2))
         error = await refused(on_a, {"type": "create_table", "room": "hearts"})
         assert error.code == "rate_limited" and "open tables" in str(error)
 
 
-async def _tables_seen(node: App, name: str, count: int) -> bool:
-    here = sum(creator == name for creator, _ in node.lobby.created_by.values())
-    return here + await node.hub.count_elsewhere("tables-account", name) == count
+
+
+async def test_an_address_guessing_many_accounts_through_two_nodes_is_throttled(server):
+    a, b = await server.nodes(login_free_failures_per_address=4, login_backoff_seconds=30,
+                              password_profile="cheapest")
+    async with TrickroomClient.connect(url(a)) as on_a, \
+            TrickroomClient.connect(url(b)) as on_b:
+        codes = []
+        for i in range(6):
+            guesser = (on_a, on_b)[i % 2]
+            codes.append((await refused(guesser, {"type": "login", "name": f"user{i}",
+                                                  "password": "123456"})).code)
+    assert codes == ["bad_credentials"] * 4 + ["rate_limited"] * 2
+
+
+async def test_a_good_login_on_one_node_clears_the_account_s_failures_on_all(server):
+    a, b = await server.nodes(login_free_failures=2, login_backoff_seconds=0.3,
+                              password_profile="cheapest")
+    async with TrickroomClient.connect(url(a)) as on_a, \
+            TrickroomClient.connect(url(b)) as on_b:
+        await on_a.request({"type": "register", "name": "cat", "password": "meow-meow"})
+        for client in (on_a, on_b):
+            await refused(client, {"type": "login", "name": "cat", "password": "woof-woof"})
+        await eventually(lambda: _account_waits(b, "cat"))  # closed a moment, on b too
+        await eventually(lambda: _account_open(a, "cat"))
+        await on_a.request({"type": "login", "name": "cat", "password": "meow-meow"})
+        await eventually(lambda: _account_open(b, "cat"))
+        error = await refused(on_b, {"type": "login", "name": "cat", "password": "woof"})
+        assert error.code == "bad_credentials"  # one failure again, not the third
+
+
+async def _account_waits(node: App, name: str) -> bool:
+    return await node.hub.login_wait(name, "elsewhere") > 0
+
+
+async def _account_open(node: App, name: str) -> bool:
+    return await node.hub.login_wait(name, "elsewhere") == 0
+
+
+async def test_an_address_s_guests_are_capped_over_every_node(server):
+    a, b = await server.nodes(guests_per_address=2)
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(node)))
+                   for node in (a, b, a)]
+        await clients[0].request({"type": "guest"})
+        await clients[1].request({"type": "guest"})
+        await eventually(lambda: counted(a, "guests", "127.0.0.1", 2))
+        assert (await refused(clients[2], {"type": "guest"})).code == "rate_limited"
+        await clients[1].ws.close()  # b's guest leaves: a's third may come in
+        await eventually(lambda: counted(a, "guests", "127.0.0.1", 1))
+        await clients[2].request({"type": "guest"})
+
+
+async def test_an_address_floods_two_nodes_at_its_one_rate(server):
+    """More nodes do not buy a flood more messages: past the address's burst, each node's
+    sockets wait for the credit the other's spent."""
+    rate, burst, each = 40, 40, 80
+    a, b = await server.nodes(messages_per_second=1000, message_burst=1000,
+                              messages_per_second_per_address=rate,
+                              message_burst_per_address=burst)
+    delayed = METRICS.messages_delayed._value.get()
+    sockets = [await connect(url(node)) for node in (a, b)]
+    try:
+        for ws in sockets:
+            for i in range(each):
+                await ws.send(json.dumps({"type": "ping", "id": i}))
+        for ws in sockets:
+            replies = [json.loads(await ws.recv()) for _ in range(each)]
+            assert [r["id"] for r in replies] == list(range(each))  # all answered, in order
+    finally:
+        for ws in sockets:
+            await ws.close()
+    # One budget for the address: of 160 messages, all but its burst wait their turn (two
+    # budgets of 40 would have held back 80). A node may hold a few credits over.
+    chunk = max(1, min(burst // 4, rate // 10))
+    assert METRICS.messages_delayed._value.get() - delayed >= 2 * each - burst - 2 * chunk

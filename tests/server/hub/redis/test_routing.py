@@ -89,67 +89,6 @@ async def test_a_player_rejoins_through_another_node_and_misses_nothing(cluster)
             run.cancel()
 
 
-async def test_every_node_lists_and_pushes_the_tables_of_every_node(cluster):
-    nodes = [await cluster.node() for _ in range(3)]
-    async with AsyncExitStack() as stack:
-        lookers = [await stack.enter_async_context(TrickroomClient.connect(url(n)))
-                   for n in nodes]
-        for i, looker in enumerate(lookers):
-            await looker.request({"type": "guest", "name": f"l{i}"})
-            await looker.request({"type": "list_tables", "room": "spades"})
-        makers = [await stack.enter_async_context(TrickroomClient.connect(url(nodes[i])))
-                  for i in (0, 1)]
-        made = set()
-        for i, maker in enumerate(makers):
-            await maker.request({"type": "guest", "name": f"m{i}"})
-            made.add((await maker.request({"type": "create_table", "room": "spades"}))
-                     ["table"]["id"])
-
-        def pushed(looker) -> set[str]:
-            return {m["table"]["id"] for m in looker.received
-                    if m.get("type") == "table_update" and not m["removed"]}
-
-        for looker in lookers:  # each node pushed both tables to its own subscribers
-            await wait_for(lambda looker=looker: made <= pushed(looker))
-        for looker in lookers:
-            listed = await looker.request({"type": "list_tables", "room": "spades"})
-            assert made <= {t["id"] for t in listed["tables"]}
-            rooms = await looker.request({"type": "list_rooms"})
-            assert next(r for r in rooms["rooms"] if r["name"] == "spades")["tables"] == 2
-
-
-async def test_the_ranked_queue_matches_players_connected_to_different_nodes(cluster):
-    nodes = [await cluster.node(password_profile="cheapest") for _ in range(3)]
-    async with AsyncExitStack() as stack:
-        clients = []
-        for i in range(4):
-            client = await stack.enter_async_context(TrickroomClient.connect(url(nodes[i % 3])))
-            await client.request({"type": "register", "name": f"q{i}", "password": "secret-q"})
-            await nodes[0].store.set_casual_games(f"q{i}", 5)
-            clients.append(client)
-        for i, client in enumerate(clients[:3]):
-            status = await client.request({"type": "queue", "room": "hearts-zone"})
-            assert status["queued"] and status["length"] == i + 1  # one queue, every node
-        await clients[3].request({"type": "queue", "room": "hearts-zone"})
-        await wait_for(lambda: all(any(m.get("type") == "seated" for m in c.received)
-                                   for c in clients))
-        seated = [next(m for m in c.received if m.get("type") == "seated") for c in clients]
-        assert len({s["table"] for s in seated}) == 1
-        assert sorted(s["seat"] for s in seated) == [0, 1, 2, 3]
-        table = seated[0]["table"]
-        # Every player, on whichever node, is told the game and may play it.
-        await wait_for(lambda: all(any(m.get("type") == "event" and m["event"]["type"] ==
-                                       "game_started" for m in c.received) for c in clients))
-        runs = [asyncio.create_task(play_until_over(c, table, random.Random(i)))
-                for i, c in enumerate(clients)]
-        owner = next(n for n in nodes if table in n.lobby.tables)
-        machine = owner.lobby.tables[table].machine
-        await wait_for(lambda: machine.state.game is not None
-                       and len(machine.state.game.actions) >= 8, 30)
-        for run in runs:
-            run.cancel()
-
-
 async def a_table_and_a_far_player(stack: AsyncExitStack, owner, far_node):
     """A Hearts table made on ``owner`` by a guest there, and a guest ("f") on ``far_node``
     (its requests for the table are forwarded); returns that guest's client and the table."""
