@@ -263,6 +263,9 @@ async def test_the_rules_form_and_the_reason_a_card_is_refused_come_from_the_ser
                 assert await p.locator(".hand-note").inner_text() == reasons[card]
                 return
         await play_turn(p, counts)
+        # A card played leaves its prompt on screen until the server's event comes: look
+        # for a refusal again only on the next prompt.
+        await p.evaluate("window.lastPrompt = null")
 
 
 async def test_a_whole_hand_is_played_by_keyboard_alone(web_app, open_page):

@@ -1,6 +1,5 @@
-// Cards as the wire writes them ("QS", "TH", "2C") and as people read them.
-
-import { h } from "./dom.js";
+// Cards as the wire writes them ("QS", "TH", "2C") and as people read them; no DOM
+// (cardface.js draws them), so the table's reducer can use it anywhere.
 
 export const SEAT_NAMES = ["North", "East", "South", "West"];
 export const SUITS = {
@@ -25,30 +24,4 @@ export const cardShort = (card) => `${rankText(card)}${SUITS[card[1]].symbol}`;
 
 export function sortHand(cards) {
   return [...cards].sort((a, b) => SUIT_ORDER[a[1]] - SUIT_ORDER[b[1]] || rankOf(a) - rankOf(b));
-}
-
-/**
- * A card face. With onclick it is a button (the hand); otherwise a labelled image
- * (the trick, the review). The corner index stays visible when cards overlap.
- */
-export function cardEl(card, { onclick, cls = "", disabled = false, pressed, tag } = {}) {
-  const suit = SUITS[card[1]];
-  const face = [
-    h("span", { class: "corner", "aria-hidden": "true" },
-      h("span", { class: "rank" }, rankText(card)), h("span", { class: "suit" }, suit.symbol)),
-    h("span", { class: "pip", "aria-hidden": "true" }, suit.symbol),
-  ];
-  const classes = `card ${suit.red ? "red" : "black"} ${cls}`;
-  if (onclick || tag === "button") {
-    return h("button", {
-      type: "button", class: classes, "data-card": card, "aria-label": cardName(card),
-      "aria-disabled": disabled ? "true" : null, "aria-pressed": pressed == null ? null : String(pressed),
-      onclick,
-    }, face);
-  }
-  return h("div", { class: classes, "data-card": card, role: "img", "aria-label": cardName(card) }, face);
-}
-
-export function cardBack(cls = "") {
-  return h("div", { class: `card back ${cls}`, "aria-hidden": "true" });
 }

@@ -68,6 +68,11 @@ export function toast(text, kind = "info", ms = 4000) {
   setTimeout(() => item.remove(), ms);
 }
 
+/** Points as a table says them: "1 pt", "13 pts", "−26 pts" (one true minus sign). */
+export function points(n) {
+  return `${n < 0 ? "−" : ""}${Math.abs(n)} ${Math.abs(n) === 1 ? "pt" : "pts"}`;
+}
+
 export function seconds(n) {
   n = Math.max(0, Math.round(n));
   return n >= 60 ? `${Math.floor(n / 60)}:${String(n % 60).padStart(2, "0")}` : `${n}s`;

@@ -6,7 +6,8 @@
 // This module only arranges it for stepping through.
 
 import { h, fill } from "./dom.js";
-import { SEAT_NAMES, cardEl, sortHand, cardShort } from "./cards.js";
+import { SEAT_NAMES, sortHand, cardShort } from "./cards.js";
+import { cardEl } from "./cardface.js";
 import { getJSON } from "./net.js";
 import { scoreSheet, ratingChange } from "./scoresheet.js";
 

@@ -1,7 +1,7 @@
 // The score sheet: one row per hand, as the engine scored it (a hand_scored
 // event, a view's hand_results, or the review's own replay; the same shape).
 
-import { h } from "./dom.js";
+import { h, fill } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
 
 const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
@@ -71,4 +71,37 @@ export function ratingChange(change) {
       h("table", { class: "breakdown" }, h("tbody", {}, change.breakdown.map((term) =>
         h("tr", {}, h("td", {}, term.text), h("td", { class: "num" }, String(round(Number(term.value)))))))))
       : null);
+}
+
+/**
+ * A scrolling box for a sheet that grows: its newest hand stays in view. The box
+ * scrolls to a new row when one comes, and stays at its end while the player has not
+ * scrolled back to an older hand: when the sheet is drawn again, and when the box is
+ * laid out again at another size (a narrower window wraps its rows differently, and
+ * a box that fitted its sheet for a moment has lost its place at the end).
+ */
+export function sheetBox(box) {
+  let rows = -1; // the rows last drawn
+  let atEnd = true; // the player has not scrolled away from the newest hand
+  let sheetIn = null; // the sheet drawn, whose size is watched
+  const end = () => box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
+  const follow = () => { if (atEnd) box.scrollTop = box.scrollHeight; };
+  box.addEventListener("scroll", () => { atEnd = end(); }, { passive: true });
+  const resized = new ResizeObserver(follow);
+  resized.observe(box);
+  return {
+    /** Draw `sheet` (a scoreSheet table) of `count` rows in the box. */
+    draw(sheet, count) {
+      fill(box, sheet);
+      if (sheetIn) resized.unobserve(sheetIn);
+      resized.observe(sheet);
+      sheetIn = sheet;
+      if (count !== rows) atEnd = true;
+      rows = count;
+      follow();
+    },
+    /** Something other than a sheet (a note before the first hand). */
+    note(el) { fill(box, el); },
+    destroy() { resized.disconnect(); },
+  };
 }

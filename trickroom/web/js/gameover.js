@@ -1,0 +1,55 @@
+// The game-over dialog, drawn from the table's state: who won, the final scores, in
+// ranked rooms the chances the game started with and each rating change, and the way
+// on (play again, the review, the table, the lobby). Closed, it stays closed until the
+// player asks for the results again.
+
+import { h, fill } from "./dom.js";
+import { sideName, ratingChange } from "./scoresheet.js";
+import { seatNames } from "./tableselectors.js";
+import { chancesText } from "./tablebar.js";
+
+/**
+ * The dialog `el`; `intents`: dispatch (close_results), playAgain, leave.
+ */
+export function gameOverView(el, intents) {
+  // Escape closes the dialog (the browser's own cancel): it must stay closed, like the button.
+  el.addEventListener("cancel", () => intents.dispatch({ type: "close_results" }));
+
+  function scoreRows(state, over, names) {
+    const winners = over.winners || [];
+    if ((state.view?.game || state.info?.game) === "spades") {
+      return [0, 1].map((side) => h("tr", { class: winners.includes(side) ? "won" : null },
+        h("th", { scope: "row" }, sideName(names, side)), h("td", { class: "num" }, String(over.scores[side])),
+        h("td", {}, winners.includes(side) ? "winners" : "")));
+    }
+    return [0, 1, 2, 3].sort((a, b) => over.scores[a] - over.scores[b]).map((seat) =>
+      h("tr", { class: winners.includes(seat) ? "won" : null }, h("th", { scope: "row" }, names[seat]),
+        h("td", { class: "num" }, String(over.scores[seat])), h("td", {}, winners.includes(seat) ? "winner" : "")));
+  }
+
+  function draw(state) {
+    const over = state.gameOver;
+    if (!over || state.resultsClosed) { if (el.open) el.close(); return; }
+    const names = seatNames(state);
+    const winners = over.winners || [];
+    const youWon = state.seat != null && winners.includes(state.seat);
+    const winnerNames = winners.map((s) => (s === state.seat ? "you" : names[s]));
+    const chances = chancesText(state, over.chances);
+    fill(el,
+      h("h2", { id: "over-h" }, "Game over"),
+      over.abandoned ? h("p", {}, "The game ended early after a disconnection; it is scored as it stood.") : null,
+      h("p", { class: "over-headline" }, youWon ? "You won!" : `${winnerNames.join(" and ")} won.`),
+      h("table", { class: "final-scores" }, h("caption", {}, "Final scores"), h("tbody", {}, scoreRows(state, over, names))),
+      over.ratings?.length || chances ? h("section", { class: "ratings" }, h("h3", {}, "Rating changes"),
+        chances ? h("p", { class: "chances" }, h("span", { class: "hint" }, "Chances before the game: "), chances) : null,
+        over.ratings?.length ? h("ul", {}, over.ratings.map(ratingChange)) : null) : null,
+      h("div", { class: "dialog-actions" },
+        state.seat != null ? h("button", { type: "button", class: "primary", onclick: intents.playAgain }, "Play again") : null,
+        state.gameId ? h("a", { class: "button", href: `#/review/${encodeURIComponent(state.gameId)}` }, "Review the game") : null,
+        h("button", { type: "button", onclick: () => intents.dispatch({ type: "close_results" }) }, "Look at the table"),
+        h("button", { type: "button", onclick: intents.leave }, "Back to lobby")));
+    if (!el.open) el.showModal();
+  }
+
+  return { draw };
+}

@@ -1,0 +1,159 @@
+// The middle of the felt, drawn from the table's state: the trick (its led card tagged,
+// its winner ringed, then sliding to the winner), the last trick on request, the
+// waiting table's note, the dialog of our turn or the summary of the hand just scored,
+// and in Hearts the cards passed to us.
+
+import { h, fill, toast, points } from "./dom.js";
+import { SUITS, cardName, cardShort } from "./cards.js";
+import { cardEl } from "./cardface.js";
+import { handSummary } from "./handsummary.js";
+import { promptDialog, DIRECTION_OFFSET } from "./dialogs.js";
+import {
+  ourTurn, placeOf, seatName, seatNames, summaryDue, trickShowing, who,
+} from "./tableselectors.js";
+import { PLACES } from "./tableseat.js";
+
+const TRICK_LINGER_MS = 1100; // a finished trick stays up this long, its winner marked...
+const TRICK_SLIDE_MS = 350; // ...then slides to the winner (not with prefers-reduced-motion)
+const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+
+/** How long a won trick stays on the felt, its slide included. */
+export const trickEnds = () => TRICK_LINGER_MS + (reducedMotion() ? 0 : TRICK_SLIDE_MS);
+
+/** The trick on the felt: each card in front of the seat that played it, the led card
+ *  tagged, the winner ringed; `slide` sends the cards to the winner's side. */
+function trickCards(state, plays, winner, slide = false) {
+  const to = winner == null ? null : PLACES[placeOf(state, winner)];
+  return h("div", { class: `trick${slide ? ` slide-${to}` : ""}` }, plays.map(({ seat, card }, i) => {
+    const el = cardEl(card);
+    el.setAttribute("aria-label", `${cardName(card)}, ${i === 0 ? "led " : ""}by ${who(state, seat)}${winner === seat ? ", winning" : ""}`);
+    return h("div", { class: `played pos-${PLACES[placeOf(state, seat)]}${winner === seat ? " winner" : ""}${i === 0 ? " led" : ""}` },
+      el, i === 0 ? h("span", { class: "led-tag", "aria-hidden": "true" }, "led") : null);
+  }));
+}
+
+/**
+ * The felt's middle over `center`, `promptBox` and `receivedNote`; `handEl` is where a
+ * pass dialog sends the focus. `intents`: dispatch, act, pass, sit, fillRobots, and
+ * roomRated() (a ranked room offers no robots).
+ */
+export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
+  let dialogShown = null; // the dialog that last took the focus
+
+  function waitingNote(state) {
+    const info = state.info;
+    const empty = info.seats.some((s) => s.kind === "empty");
+    return h("div", { class: "center-note" },
+      h("p", {}, "Waiting for four players."),
+      state.seat != null && !intents.roomRated() && empty
+        ? h("button", { type: "button", class: "primary", onclick: () =>
+          intents.fillRobots().catch((err) => toast(err.message, "bad")) }, "Fill with robots")
+        : null,
+      state.seat == null && empty
+        ? h("button", { type: "button", class: "primary", onclick: () => intents.sit(null) }, "Join this table") : null);
+  }
+
+  function lastTrick(state) {
+    const t = state.lastTrick;
+    const plays = t.cards.map((card, i) => ({ seat: (t.leader + i) % 4, card }));
+    return h("div", { class: "last-trick", "aria-label": "The last trick" },
+      trickCards(state, plays, t.seat),
+      h("p", { class: "center-caption" }, `Last trick: ${who(state, t.seat)} won`, t.points ? ` (${points(t.points)})` : ""));
+  }
+
+  /** The trick just won stays up with its winner ringed, then slides to the winner: the
+   *  slide is a CSS animation whose delay counts down the linger, so a render in between
+   *  picks it up where it is instead of starting it again. */
+  function wonTrick(state, now) {
+    const won = state.justWon;
+    const trick = trickCards(state, won.plays, won.seat, !reducedMotion());
+    trick.style.setProperty("--slide-delay", `${TRICK_LINGER_MS - (now - won.at)}ms`);
+    return [trick, h("p", { class: "center-caption" }, `${who(state, won.seat)} won the trick`,
+      won.points ? ` (${points(won.points)})` : "")];
+  }
+
+  /** The summary of the hand just scored: it waits for the player to close it, even
+   *  when the next hand is dealt (the turn timer runs). */
+  function summaryPanel(state) {
+    const v = state.view;
+    const n = v.hand_results.length;
+    const mine = ourTurn(state) && state.prompt;
+    const next = !mine ? "the next hand" : { bid: "your bid", pass: "your pass", play: "play" }[state.prompt.phase] || "your turn";
+    return handSummary({ game: v.game, number: n, result: v.hand_results[n - 1], scores: v.scores,
+      names: seatNames(state), next, onContinue: () => intents.dispatch({ type: "close_summary", hands: n }) });
+  }
+
+  function promptPanel(state) {
+    if (!state.prompt || !ourTurn(state)) return null;
+    return promptDialog(state.prompt, state.view, {
+      seat: state.seat, seatName: (seat) => seatName(state, seat), selected: new Set(state.chosen),
+      act: intents.act, pass: intents.pass,
+    });
+  }
+
+  /** Keyboard play: a dialog that appears takes the focus, unless the player is typing
+   *  somewhere: the summary its button, a pass the hand, a bid or the moon the dialog
+   *  itself (Tab then walks its choices; no choice is one stray Enter away). */
+  function focusDialog(state, dialog) {
+    const key = dialog ? `${dialog.className}:${state.view?.hand_no}:${state.view?.hand_results?.length}` : null;
+    if (key === dialogShown) return;
+    dialogShown = key;
+    if (!dialog || document.activeElement?.closest?.("input, textarea, select, .table-chat")) return;
+    requestAnimationFrame(() => {
+      const target = dialog.classList.contains("pass-dialog") ? handEl.querySelector('.card[tabindex="0"]')
+        : dialog.classList.contains("hand-summary") ? dialog.querySelector("button") : dialog;
+      if (target === dialog) dialog.tabIndex = -1;
+      target?.focus();
+    });
+  }
+
+  /** Every render draws the dialog anew: the focus stays on the same choice in it. */
+  function drawDialog(state, dialog) {
+    const focusables = (box) => [...box.querySelectorAll("button, [tabindex]")];
+    const held = promptBox.contains(document.activeElement)
+      ? focusables(promptBox).indexOf(document.activeElement) : null;
+    fill(promptBox, dialog);
+    if (held != null && dialog) {
+      const again = held < 0 ? dialog : focusables(promptBox)[held];
+      if (again === dialog) dialog.tabIndex = -1;
+      again?.focus();
+    }
+    focusDialog(state, dialog);
+  }
+
+  /** Hearts: the cards passed to us this hand, named with who passed them, until the
+   *  first trick is over; the cards themselves are tagged in the hand. */
+  function drawReceived(state) {
+    const v = state.view;
+    const got = v?.game === "hearts" && state.seat != null && v.phase === "play" && !v.tricks.length ? v.received || [] : [];
+    if (!got.length) { receivedNote.hidden = true; return; }
+    const from = (state.seat - DIRECTION_OFFSET[v.pass_direction] + 4) % 4;
+    receivedNote.hidden = false;
+    fill(receivedNote, h("span", { class: "recv-label" }, `You received from ${seatName(state, from)}: `),
+      got.map((c) => h("b", { class: `recv-card ${SUITS[c[1]].red ? "red" : ""}` }, cardShort(c))));
+  }
+
+  function draw(state, now) {
+    const v = state.view;
+    const info = state.info;
+    const showing = trickShowing(state, now, trickEnds());
+    const parts = [];
+    if (!info) parts.push(h("p", {}, "Loading…"));
+    else if (info.state === "waiting" || !v) parts.push(waitingNote(state));
+    else if (state.showLastTrick && state.lastTrick) parts.push(lastTrick(state));
+    else if (showing) parts.push(...wonTrick(state, now));
+    else parts.push(trickCards(state, v.trick, null));
+    // A hand just scored: its summary first (once its last trick has gone), then any prompt.
+    const dialog = summaryDue(state) ? (showing ? null : summaryPanel(state)) : promptPanel(state);
+    drawDialog(state, dialog);
+    if (!dialog && v?.phase === "pass" && state.seat != null && v.pass_chosen?.[state.seat]) {
+      parts.push(h("div", { class: "center-note" }, h("p", {}, "Passed ",
+        (v.passed || []).map(cardShort).join(" "), ` to ${seatName(state, (state.seat + DIRECTION_OFFSET[v.pass_direction]) % 4)}.`),
+      h("p", { class: "hint" }, "Waiting for the others to pass.")));
+    }
+    fill(center, parts);
+    drawReceived(state);
+  }
+
+  return { draw };
+}

@@ -1,0 +1,86 @@
+// A seat around the felt, drawn from the table's state: its name and badges, its bid
+// and tricks (Spades) or points taken (Hearts), the scoring cards it holds, its clock,
+// and a button to sit when the seat may be taken.
+
+import { h, fill, seconds, points } from "./dom.js";
+import { SEAT_NAMES, cardName } from "./cards.js";
+import { cardEl } from "./cardface.js";
+import { placeOf } from "./tableselectors.js";
+
+export const PLACES = ["bottom", "left", "top", "right"]; // placeOf's numbers, as CSS names them
+
+/** The seat's name; a player who left an unfinished or finished game keeps theirs. */
+function seatLabel(state, seat, info) {
+  if (info?.kind !== "empty") return info?.name || SEAT_NAMES[seat];
+  if (state.view && state.view.hand_no >= 0 && state.names[seat]) return `${state.names[seat]} (left)`;
+  return "empty seat";
+}
+
+/** Hearts: the scoring cards this seat has taken this hand, as the server counted them. */
+function penaltyCards(state, seat) {
+  const v = state.view;
+  if (!v || v.game !== "hearts" || v.hand_no < 0) return null;
+  const cards = v.tricks.filter((t) => t.seat === seat).flatMap((t) => t.scoring || []);
+  if (!cards.length) return null;
+  return h("div", { class: "taken", "aria-label": `Taken: ${cards.map(cardName).join(", ")}` },
+    cards.map((c) => cardEl(c, { cls: "mini" })));
+}
+
+function stats(state, seat) {
+  const v = state.view;
+  if (!v || v.hand_no < 0) return [];
+  if (v.game === "spades") {
+    const bid = v.bids?.[seat];
+    const why = bid == null ? null : state.bidWhys[seat];
+    return [
+      h("span", why ? { class: "bid", title: why } : { class: "bid" },
+        bid == null ? "bid —" : bid === 0 ? (v.blind?.[seat] ? "blind nil" : "nil") : `bid ${bid}`),
+      h("span", { class: "won" }, `won ${v.tricks_won[seat]}`),
+    ];
+  }
+  return [
+    h("span", { class: "pts" }, points(v.points_taken?.[seat] ?? 0)),
+    h("span", { class: "won" }, `${v.tricks_won[seat]} tricks`),
+    h("span", { class: "total hint" }, `total ${v.scores[seat]}`),
+  ];
+}
+
+/** Whether we may sit here: an empty seat of a waiting table (unless the room draws the
+ *  seats), or a WoCG seat open to a substitute. */
+function canSit(state, seat) {
+  const info = state.info;
+  if (state.seat != null || !info) return false;
+  if (info.state === "waiting") return info.seats?.[seat]?.kind === "empty" && info.seating !== "random_seating";
+  return info.state === "playing" && state.openSeats.includes(seat);
+}
+
+/** Draw `seat` into `el` as the state has it at `now`; `sit(seat)` takes it. */
+export function drawSeat(el, state, seat, now, { sit }) {
+  const info = state.info?.seats?.[seat];
+  const v = state.view;
+  const turn = v && (v.phase === "pass" ? !v.pass_chosen?.[seat] : v.to_act === seat);
+  el.className = `seat pos-${PLACES[placeOf(state, seat)]}${turn ? " turn" : ""}${seat === state.seat ? " me" : ""}${info?.away ? " away" : ""}`;
+  el.dataset.seat = seat;
+  const badges = [];
+  if (info?.kind === "robot") badges.push(h("span", { class: "badge robot", title: info.robot_level ? `${info.robot_level} robot` : "robot" }, "robot"));
+  if (info?.away) badges.push(h("span", { class: "badge away", title: "Dropped: a robot plays this seat until they come back" }, "away · robot playing"));
+  if (v && v.hand_no >= 0 && v.dealer === seat) badges.push(h("span", { class: "badge dealer", title: "Dealer" }, "D"));
+  const numbers = stats(state, seat);
+  const left = turn && state.countdown?.seat === seat && state.countdown.deadline
+    ? (state.countdown.deadline - now) / 1000 : null;
+  fill(el,
+    h("div", { class: "seat-name" }, h("span", { class: "dir", "aria-hidden": "true" }, SEAT_NAMES[seat][0]),
+      h("span", { class: "nm" }, seatLabel(state, seat, info)),
+      seat === state.seat ? h("span", { class: "you" }, " (you)") : null),
+    badges.length ? h("div", { class: "badges" }, badges) : null,
+    numbers.length ? h("div", { class: "seat-stats" }, numbers) : null,
+    penaltyCards(state, seat),
+    left != null && v.phase !== "pass" ? h("div", { class: `timer ${left < 8 ? "low" : ""}` }, `${seconds(left)} left`) : null,
+    v && v.phase === "pass" && v.pass_chosen?.[seat] ? h("div", { class: "hint" }, "passed ✓") : null,
+    // A robot's reason for its bid, under the seat while the bidding lasts (then its tooltip).
+    v && v.game === "spades" && v.phase === "bid" && v.bids?.[seat] != null && state.bidWhys[seat]
+      ? h("div", { class: "hint bid-why" }, state.bidWhys[seat]) : null,
+    canSit(state, seat) ? h("button", { type: "button", class: "small", onclick: () => sit(seat) },
+      state.info?.state === "playing" ? "Sit in as substitute" : "Sit here") : null);
+  el.setAttribute("aria-label", `${SEAT_NAMES[seat]}: ${info?.name || "empty"}${turn ? ", to act" : ""}`);
+}
