@@ -8,6 +8,7 @@ import re
 
 from tests.server.conftest import url
 from tests.server.test_http import http_get
+from tests.server.test_seats import solo_table
 from trickroom.game.actions import BIDS
 from trickroom.server.client import TrickroomClient
 from trickroom.server.protocol import WHY_LENGTH, BidEvent
@@ -41,13 +42,9 @@ def test_the_bid_event_model_takes_a_short_reason():
 
 async def test_a_search_robots_bid_carries_why_over_the_socket_and_into_the_review(app):
     async with TrickroomClient.connect(url(app)) as client:
-        await client.request({"type": "guest", "name": "asker"})
         # A target of one point: the game ends after its first hand a side scores in.
-        reply = await client.request({"type": "create_table", "room": "spades",
-                                      "rules": {"target": 1, "mercy": 1000}})
-        table = reply["table"]["id"]
-        await client.request({"type": "sit", "table": table, "seat": 0})
-        await client.request({"type": "fill_robots", "table": table, "level": "search"})
+        table, _ = await solo_table(client, rules={"target": 1, "mercy": 1000},
+                                    level="search", name="asker")
 
         async def play_to_the_end() -> tuple[str, list[dict]]:
             game_id, bids, answered = "", [], -1

@@ -14,14 +14,15 @@ from trickroom.server.client import ServerError, TrickroomClient
 from trickroom.server.config import load_config
 
 
-async def solo_table(client: TrickroomClient, room: str = "spades", rules=None):
+async def solo_table(client: TrickroomClient, room: str = "spades", rules=None,
+                     level: str = "random", name: str = "solo"):
     """One guest sits at seat 0 and robots fill the rest: the game starts at once."""
-    await client.request({"type": "guest", "name": "solo"})
+    await client.request({"type": "guest", "name": name})
     reply = await client.request({"type": "create_table", "room": room,
                                   "rules": rules or {"target": 200, "mercy": 100}})
     table = reply["table"]["id"]
     seated = await client.request({"type": "sit", "table": table, "seat": 0})
-    await client.request({"type": "fill_robots", "table": table, "level": "random"})
+    await client.request({"type": "fill_robots", "table": table, "level": level})
     return table, seated["seat_token"]
 
 

@@ -62,18 +62,16 @@ class Lobby:
         self._push_timer: asyncio.TimerHandle | None = None
 
     def room(self, name: str) -> Room:
-        room = self.rooms.get(name)
-        if room is None:
+        if name not in self.rooms:
             raise ProtocolError("not_found",
                                 f"no room {name!r}; rooms: {', '.join(sorted(self.rooms))}")
-        return room
+        return self.rooms[name]
 
     def table(self, table_id: str) -> TableRunner:
-        table = self.tables.get(table_id)
-        if table is None:
+        if table_id not in self.tables:
             raise ProtocolError("no_such_table",
                                 f"no table {table_id!r} is open (it may have closed)")
-        return table
+        return self.tables[table_id]
 
     async def rooms_info(self) -> list[RoomInfo]:
         """The rooms, with their open tables counted over every node."""

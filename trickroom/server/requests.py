@@ -10,36 +10,14 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
+from trickroom.server import protocol as wire
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Hub, Member
 from trickroom.server.lobby import Lobby
-from trickroom.server.protocol import (
-    Act,
-    CastVote,
-    Chat,
-    ClientMessage,
-    CreateTable,
-    FillRobots,
-    Ignore,
-    ListTables,
-    Ok,
-    PlayAgain,
-    ProtocolError,
-    Queue,
-    Rejoin,
-    SettingsSaved,
-    Sit,
-    Stand,
-    Start,
-    TableCreated,
-    Tables,
-    Unqueue,
-    Unwatch,
-    Watch,
-)
-from trickroom.server.protocol import Settings as SettingsRequest
+from trickroom.server.protocol import ClientMessage, ProtocolError
 from trickroom.server.queues import Queues
 from trickroom.server.ranked import Ranked
 from trickroom.server.tables import commands as command
@@ -49,16 +27,15 @@ from trickroom.server.tables import commands as command
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
+@dataclass
 class Requests:
     """The handlers of a node's requests."""
 
-    def __init__(self, settings: ServerSettings, hub: Hub, lobby: Lobby, queues: Queues,
-                 ranked: Ranked) -> None:
-        self.settings = settings
-        self.hub = hub
-        self.lobby = lobby
-        self.queues = queues
-        self.ranked = ranked
+    settings: ServerSettings
+    hub: Hub
+    lobby: Lobby
+    queues: Queues
+    ranked: Ranked
 
     async def run(self, client: Member, msg: ClientMessage) -> None:
         """Run one request (its refusal raises ``ProtocolError``)."""
@@ -69,23 +46,23 @@ class Requests:
 
     # -- the lobby's requests ----------------------------------------------------------------
 
-    async def list_tables(self, client: Member, msg: ListTables) -> None:
+    async def list_tables(self, client: Member, msg: wire.ListTables) -> None:
         self.lobby.room(msg.room)
         self.lobby.subscribers[msg.room].add(client)
         tables, total = await self.lobby.tables_info(msg.room)
-        client.reply(Tables(id=msg.id, room=msg.room, tables=tables, total=total))
+        client.reply(wire.Tables(id=msg.id, room=msg.room, tables=tables, total=total))
 
-    async def create_table(self, client: Member, msg: CreateTable) -> None:
+    async def create_table(self, client: Member, msg: wire.CreateTable) -> None:
         table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=client)
-        client.reply(TableCreated(id=msg.id, table=table.machine.info()))
+        client.reply(wire.TableCreated(id=msg.id, table=table.machine.info()))
 
-    async def queue(self, client: Member, msg: Queue) -> None:
+    async def queue(self, client: Member, msg: wire.Queue) -> None:
         await self.queues.join(client, msg.room, msg.id)
 
-    async def unqueue(self, client: Member, msg: Unqueue) -> None:
+    async def unqueue(self, client: Member, msg: wire.Unqueue) -> None:
         await self.queues.leave(client, msg.room, msg.id)
 
-    async def chat(self, client: Member, msg: Chat) -> None:
+    async def chat(self, client: Member, msg: wire.Chat) -> None:
         text = msg.text.strip()
         if not text or not any(c.isprintable() and not c.isspace() for c in text):
             raise ProtocolError("invalid_field", "a chat message needs some visible text")
@@ -101,11 +78,11 @@ class Requests:
                                           await self.hub.ignored_by(client.name)))
         elif msg.room:
             await self.lobby.room_chat(client, msg.room, text)
-            client.reply(Ok(id=msg.id))
+            client.reply(wire.Ok(id=msg.id))
         else:
             raise ProtocolError("invalid_field", "chat needs a 'table' or a 'room'")
 
-    async def settings_saved(self, client: Member, msg: SettingsRequest) -> None:
+    async def settings_saved(self, client: Member, msg: wire.Settings) -> None:
         if client.guest:
             raise ProtocolError("not_authorized", "guests have no settings; register first")
         if not msg.rank_me and not msg.confirm:
@@ -114,16 +91,16 @@ class Requests:
                 "turning \"rank me\" off bans you from ranked play for a week and resets "
                 "your ratings to the start value: send again with \"confirm\": true")
         until = await self.ranked.set_rank_me(client.name, msg.rank_me)
-        client.reply(SettingsSaved(id=msg.id, rank_me=msg.rank_me,
+        client.reply(wire.SettingsSaved(id=msg.id, rank_me=msg.rank_me,
                                    banned_until=until or None))
 
-    async def ignore(self, client: Member, msg: Ignore) -> None:
+    async def ignore(self, client: Member, msg: wire.Ignore) -> None:
         await self.hub.ignore(client.name, msg.name, msg.on)
-        client.reply(Ok(id=msg.id))
+        client.reply(wire.Ok(id=msg.id))
 
     # -- a table's requests: each becomes one command for its machine --------------------------
 
-    async def sit(self, client: Member, msg: Sit) -> None:
+    async def sit(self, client: Member, msg: wire.Sit) -> None:
         table = self.lobby.table(msg.table)
         refusal = None
         if table.machine.room.rated:
@@ -131,63 +108,64 @@ class Requests:
         await table.call(command.Sit(client.who, msg.id, msg.seat, refusal))
         client.joined(table.id)
 
-    async def rejoin(self, client: Member, msg: Rejoin) -> None:
+    async def rejoin(self, client: Member, msg: wire.Rejoin) -> None:
         table = self.lobby.table(msg.table)
         client.joined(table.id)
         await table.call(command.Rejoin(client.who, msg.id, msg.seat_token, msg.last_seq))
 
-    async def watch(self, client: Member, msg: Watch) -> None:
+    async def watch(self, client: Member, msg: wire.Watch) -> None:
         table = self.lobby.table(msg.table)
         client.joined(table.id)
         await table.call(command.Watch(client.who, msg.id))
 
-    async def unwatch(self, client: Member, msg: Unwatch) -> None:
+    async def unwatch(self, client: Member, msg: wire.Unwatch) -> None:
         table = self.lobby.table(msg.table)
         client.tables.discard(table.id)
         await table.call(command.Unwatch(client.who, msg.id))
 
-    async def stand(self, client: Member, msg: Stand) -> None:
+    async def stand(self, client: Member, msg: wire.Stand) -> None:
         await self.lobby.table(msg.table).call(command.Stand(client.who, msg.id))
 
-    async def fill_robots(self, client: Member, msg: FillRobots) -> None:
+    async def fill_robots(self, client: Member, msg: wire.FillRobots) -> None:
         await self.lobby.table(msg.table).call(command.Fill(client.who, msg.id, msg.level))
 
-    async def start_game(self, client: Member, msg: Start) -> None:
+    async def start_game(self, client: Member, msg: wire.Start) -> None:
         await self.lobby.table(msg.table).call(command.Start(client.who, msg.id))
 
-    async def play_again(self, client: Member, msg: PlayAgain) -> None:
+    async def play_again(self, client: Member, msg: wire.PlayAgain) -> None:
         await self.lobby.table(msg.table).call(command.PlayAgain(client.who, msg.id))
 
-    async def act(self, client: Member, msg: Act) -> None:
+    async def act(self, client: Member, msg: wire.Act) -> None:
         await self.lobby.table(msg.table).call(command.Act(client.who, msg.id, msg.action))
 
-    async def vote(self, client: Member, msg: CastVote) -> None:
+    async def vote(self, client: Member, msg: wire.CastVote) -> None:
         await self.lobby.table(msg.table).call(
             command.CastVote(client.who, msg.id, msg.vote, msg.choice))
 
 
 Handler = Callable[[Requests, Member, Any], Awaitable[None]]
 REQUESTS: dict[type, Handler] = {
-    ListTables: Requests.list_tables,
-    CreateTable: Requests.create_table,
-    Sit: Requests.sit,
-    Rejoin: Requests.rejoin,
-    Watch: Requests.watch,
-    Unwatch: Requests.unwatch,
-    Stand: Requests.stand,
-    FillRobots: Requests.fill_robots,
-    Start: Requests.start_game,
-    PlayAgain: Requests.play_again,
-    Act: Requests.act,
-    Chat: Requests.chat,
-    Queue: Requests.queue,
-    Unqueue: Requests.unqueue,
-    CastVote: Requests.vote,
-    SettingsRequest: Requests.settings_saved,
-    Ignore: Requests.ignore,
+    wire.ListTables: Requests.list_tables,
+    wire.CreateTable: Requests.create_table,
+    wire.Sit: Requests.sit,
+    wire.Rejoin: Requests.rejoin,
+    wire.Watch: Requests.watch,
+    wire.Unwatch: Requests.unwatch,
+    wire.Stand: Requests.stand,
+    wire.FillRobots: Requests.fill_robots,
+    wire.Start: Requests.start_game,
+    wire.PlayAgain: Requests.play_again,
+    wire.Act: Requests.act,
+    wire.Chat: Requests.chat,
+    wire.Queue: Requests.queue,
+    wire.Unqueue: Requests.unqueue,
+    wire.CastVote: Requests.vote,
+    wire.Settings: Requests.settings_saved,
+    wire.Ignore: Requests.ignore,
 }
 """Every request after logging in, by its message type: one handler each."""
 
-TABLE_REQUESTS = frozenset({Sit, Rejoin, Watch, Unwatch, Stand, FillRobots, Start, PlayAgain,
-                            Act, CastVote, Chat})
+TABLE_REQUESTS = frozenset({wire.Sit, wire.Rejoin, wire.Watch, wire.Unwatch, wire.Stand,
+                            wire.FillRobots, wire.Start, wire.PlayAgain, wire.Act,
+                            wire.CastVote, wire.Chat})
 """The requests for one table: run by the node that runs the table."""

@@ -19,6 +19,7 @@ from trickroom.game.robots import make_robot
 from trickroom.ratings import Rating, Standing
 from trickroom.server.config import Room, ServerSettings, load_config
 from trickroom.server.protocol import ProtocolError, TableInfo
+from trickroom.server.tables import effects as fx
 from trickroom.server.tables.commands import (
     Act,
     CastVote,
@@ -33,18 +34,6 @@ from trickroom.server.tables.commands import (
     Stored,
     StoreFailed,
     Who,
-)
-from trickroom.server.tables.effects import (
-    AskRobot,
-    CancelTimer,
-    Changed,
-    Closed,
-    Effect,
-    LoadStandings,
-    Note,
-    Persist,
-    Send,
-    SetTimer,
 )
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.records import ActionTaken, Record
@@ -63,10 +52,10 @@ class Bench:
     inbox: dict[ClientId, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     stored: list[Record] = field(default_factory=list)
     timers: dict[str, Command] = field(default_factory=dict)
-    notes: list[Note] = field(default_factory=list)
+    notes: list[fx.Note] = field(default_factory=list)
     lobby: list[TableInfo] = field(default_factory=list)
     closed: str | None = None
-    effects: list[Effect] = field(default_factory=list)  # every effect, in order
+    effects: list[fx.Effect] = field(default_factory=list)  # every effect, in order
     fail_writes: int = 0  # the next N writes fail
     tokens: dict[ClientId, str] = field(default_factory=dict)
     handling: list[Command] = field(default_factory=list)  # the commands being carried out
@@ -91,10 +80,10 @@ class Bench:
             return exc
         raise AssertionError(f"{command} was not refused")
 
-    def carry_out(self, effects: list[Effect]) -> None:
+    def carry_out(self, effects: list[fx.Effect]) -> None:
         for effect in effects:
             self.effects.append(effect)
-            if isinstance(effect, Persist):
+            if isinstance(effect, fx.Persist):
                 assert len(effects) == 1, "a Persist comes alone: the rest waits for the store"
                 if self.fail_writes:
                     self.fail_writes -= 1
@@ -103,28 +92,28 @@ class Bench:
                 else:
                     self.stored.extend(effect.records)
                     self.do(Stored(effect.ref))
-            elif isinstance(effect, Send):
+            elif isinstance(effect, fx.Send):
                 for client in effect.to:
                     message = json.loads(effect.message.data)
                     self.inbox[client].append(message)
-            elif isinstance(effect, SetTimer):
+            elif isinstance(effect, fx.SetTimer):
                 self.timers[effect.key] = effect.command
-            elif isinstance(effect, CancelTimer):
+            elif isinstance(effect, fx.CancelTimer):
                 self.timers.pop(effect.key, None)
-            elif isinstance(effect, AskRobot):
+            elif isinstance(effect, fx.AskRobot):
                 robot = make_robot(effect.level, self.robot_seed)
                 self.robot_seed += 1
                 action = robot.choose(effect.view)
                 self.do(RobotChose(effect.seat, effect.turn, action, effect.timeout))
-            elif isinstance(effect, LoadStandings):
+            elif isinstance(effect, fx.LoadStandings):
                 self.do(StandingsLoaded({p: Standing(Rating(self.standing))
                                          for p in effect.players}))
-            elif isinstance(effect, Changed):
+            elif isinstance(effect, fx.Changed):
                 self.lobby.append(effect.info)
-            elif isinstance(effect, Closed):
+            elif isinstance(effect, fx.Closed):
                 self.closed = effect.reason
                 self.lobby.append(effect.info)
-            elif isinstance(effect, Note):
+            elif isinstance(effect, fx.Note):
                 self.notes.append(effect)
 
     def fire(self, key: str) -> None:

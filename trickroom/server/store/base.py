@@ -71,7 +71,15 @@ class Store(ABC):
     # -- the group-commit writer, whatever the engine ------------------------------------
 
     _queue: asyncio.Queue[tuple[list[Statement], asyncio.Future[None]] | None]
+    _writer: asyncio.Task[None] | None = None
     commit_interval: float = 0.0  # seconds the writer waits for more writes to join a commit
+
+    async def _stop_writer(self) -> None:
+        """Let the writer commit every write still waiting, then end."""
+        if self._writer is not None:
+            await self._queue.put(None)
+            await self._writer
+            self._writer = None
 
     @abstractmethod
     async def _commit_batches(self, batches: list[list[Statement]]) -> None:
@@ -113,9 +121,9 @@ class Store(ABC):
 
     async def _write_one_by_one(self, batch: list[tuple[list[Statement],
                                                         asyncio.Future[None]]]) -> None:
-        for statements, fut in batch:
+        for written, fut in batch:
             try:
-                await self._commit_batches([statements])
+                await self._commit_batches([written])
             except Exception as exc:  # this item fails alone; nothing of it is acked
                 if not fut.done():
                     fut.set_exception(exc)

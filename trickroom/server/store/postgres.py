@@ -227,10 +227,7 @@ class PostgresStore(Store):
 
     async def close(self) -> None:
         """Flush every pending write, then disconnect."""
-        if self._writer is not None:
-            await self._queue.put(None)
-            await self._writer
-            self._writer = None
+        await self._stop_writer()
         if self._conn is not None:
             await self._conn.close()
             self._conn = None

@@ -210,10 +210,7 @@ class SqliteStore(Store):
 
     async def close(self) -> None:
         """Flush every pending write, then close the file."""
-        if self._writer is not None:
-            await self._queue.put(None)
-            await self._writer
-            self._writer = None
+        await self._stop_writer()
         if self._conn is not None:
             self._conn.close()
             self._conn = None

@@ -11,18 +11,15 @@ import time
 import pytest
 
 from tests.server.conftest import url, wait_for
+from tests.server.test_seats import solo_table
 from trickroom.server.client import ServerError, TrickroomClient
 
 
 async def test_a_paused_owner_s_write_is_refused_by_the_fencing_token(cluster):
     old, new = await cluster.node(), await cluster.node()
     async with TrickroomClient.connect(url(old)) as player:
-        await player.request({"type": "guest", "name": "p"})
-        created = await player.request({"type": "create_table", "room": "spades",
-                                        "rules": {"target": 100, "mercy": 100}})
-        table = created["table"]["id"]
-        await player.request({"type": "sit", "table": table, "seat": 0})
-        await player.request({"type": "fill_robots", "table": table})
+        table, _ = await solo_table(player, rules={"target": 100, "mercy": 100},
+                                    level="heuristic", name="p")
         machine = old.lobby.tables[table].machine
         await wait_for(lambda: machine.state.game is not None and machine.state.game.to_act == 0)
         game_id = machine.state.game_id

@@ -24,22 +24,8 @@ from urllib.parse import urlsplit
 
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued
+from trickroom.server.hub.redis import frames
 from trickroom.server.hub.redis.bus import REDIS_AWAY, UNREACHABLE, Bus
-from trickroom.server.hub.redis.frames import (
-    Call,
-    Closed,
-    Deliver,
-    Done,
-    Elsewhere,
-    Follow,
-    Gone,
-    Handlers,
-    Listed,
-    Moved,
-    Relay,
-    RoomChat,
-    decode,
-)
 from trickroom.server.hub.redis.keys import Keys
 from trickroom.server.hub.redis.leases import Leases
 from trickroom.server.hub.redis.limits import Limits, SharedBucket
@@ -73,15 +59,17 @@ class RedisHub:
                              settings.login_backoff_seconds, settings.login_backoff_max_seconds)
         self.limits: Limits  # made at start, once this node has its number
         routing, rooms = self.routing, self.rooms
-        self.handlers: Handlers = {
-            Relay: routing.on_relay, Deliver: routing.on_deliver, Done: routing.on_done,
-            Elsewhere: routing.on_elsewhere, Call: routing.on_call, Follow: routing.on_follow,
-            Gone: routing.on_gone, Moved: routing.on_moved, Closed: routing.on_closed,
-            Listed: rooms.on_listed, RoomChat: rooms.on_room_chat,
+        self.handlers: frames.Handlers = {
+            frames.Relay: routing.on_relay, frames.Deliver: routing.on_deliver,
+            frames.Done: routing.on_done, frames.Elsewhere: routing.on_elsewhere,
+            frames.Call: routing.on_call, frames.Follow: routing.on_follow,
+            frames.Gone: routing.on_gone, frames.Moved: routing.on_moved,
+            frames.Closed: routing.on_closed, frames.Listed: rooms.on_listed,
+            frames.RoomChat: rooms.on_room_chat,
         }
 
     def _on_message(self, channel: str, data: bytes) -> None:
-        frame, body = decode(data)
+        frame, body = frames.decode(data)
         self.handlers[type(frame)](frame, body)
 
     def _moved(self, table_id: str, why: str) -> None:
@@ -144,7 +132,7 @@ class RedisHub:
 
     def table_closed(self, table_id: str) -> None:
         if self.leases.closed(table_id):
-            self.node.publish(self.keys.table_channel(table_id), Closed(table_id))
+            self.node.publish(self.keys.table_channel(table_id), frames.Closed(table_id))
 
     def relay(self, table_id: str, batch: Batch) -> None:
         self.routing.relay(table_id, batch)
@@ -210,7 +198,7 @@ class RedisHub:
     def tell(self, entry: Queued, text: str) -> None:
         at = Node.of_client(entry.client)
         if at != self.node.number:
-            self.node.send(at, Deliver(entry.client), text)
+            self.node.send(at, frames.Deliver(entry.client), text)
         elif (client := self.node.host.clients.get(entry.client)) is not None:
             client.send_text(text)
 
