@@ -34,7 +34,7 @@ from trickroom.server.ranked import Ranked
 from trickroom.server.requests import Requests
 from trickroom.server.routes import Routes
 from trickroom.server.sessions import Sessions, log
-from trickroom.server.store import StoredGame, is_postgres, open_store
+from trickroom.server.store import StoredGame, open_store
 from trickroom.server.tables.commands import ClientId, Disconnect
 
 
@@ -50,9 +50,6 @@ class App:
     def __init__(self, config: Config, db_path: str | Path,
                  wall_clock: Callable[[], float] = time.time, cluster: str | None = None,
                  cluster_prefix: str = "trickroom") -> None:
-        if cluster is not None and not is_postgres(db_path):
-            raise ValueError("a cluster's nodes share one PostgreSQL store: give a "
-                             "postgresql:// store with the cluster's Redis")
         settings = config.settings
         self.config = config
         self.store = open_store(db_path, durability=settings.durability)

@@ -247,7 +247,7 @@ class Sessions:
             self.chat_buckets.pop(ip, None)
         METRICS.connections.dec()
         self.lobby.unsubscribe(conn)
-        with contextlib.suppress(*self.hub.away):  # a queue kept elsewhere: it ages out
+        with contextlib.suppress(*self.hub.away):  # Redis away: the socket's close goes on
             await self.queues.closed(conn)
         self.accounts.logout(conn)
         elsewhere = []

@@ -16,7 +16,12 @@ from trickroom.server.store import Store
 
 
 def open_hub(cluster: str | None, prefix: str, store: Store, settings: ServerSettings) -> Hub:
-    """The hub of a node of the cluster on Redis ``cluster``, or of one process (None)."""
+    """The hub of a node of the cluster on Redis ``cluster``, or of one process (None).
+
+    Raises ``ValueError`` for a cluster on a store its nodes cannot share (SQLite)."""
     if cluster is None:
         return LocalHub(store, settings)
+    if not store.shared:
+        raise ValueError("a cluster's nodes share one PostgreSQL store: give a "
+                         "postgresql:// store with the cluster's Redis")
     return RedisHub(cluster, prefix, store, settings)

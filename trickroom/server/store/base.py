@@ -51,6 +51,7 @@ class Store(ABC):
 
     commits: int
     writes: int
+    shared: bool = False  # whether the nodes of a cluster may share it (one server's only)
 
     @abstractmethod
     async def open(self) -> None:

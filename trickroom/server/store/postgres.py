@@ -183,6 +183,8 @@ class _PgTx:
 class PostgresStore(Store):
     """Every node's store: one PostgreSQL database (or schema), writes group-committed."""
 
+    shared = True
+
     def __init__(self, url: str, pool_size: int = 4, timeout: float = 10.0) -> None:
         self.url, self.schema = split_url(url)
         self.pool_size = pool_size
