@@ -18,3 +18,14 @@ def test_a_server_without_a_cluster_is_a_cluster_of_one(tmp_path):
 def test_a_cluster_on_an_sqlite_file_is_refused_with_the_reason(tmp_path):
     with pytest.raises(ValueError, match="share one PostgreSQL store"):
         App(load_config(), tmp_path / "node.sqlite3", cluster="redis://127.0.0.1:6379/0")
+
+
+def test_a_node_names_its_redis_in_the_start_up_line_without_the_password():
+    from trickroom.server.hub.redis.hub import RedisHub
+    from trickroom.server.store import open_store
+
+    settings = load_config().settings
+    hub = RedisHub("redis://:s3cret@127.0.0.1:6379/0", "trickroom",
+                   open_store("postgresql://nobody@127.0.0.1/none"), settings)
+    said = hub.description()
+    assert "s3cret" not in said and "127.0.0.1:6379" in said
