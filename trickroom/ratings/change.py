@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from trickroom.ratings.result import PlayerOutcome
+from trickroom.ratings.result import GameResult, PlayerOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +83,27 @@ class RatingChange:
 def unrated(player: str, rating: Rating, why: str) -> RatingChange:
     """A change that leaves the rating as it was, saying why the game did not count."""
     return RatingChange(player, rating, rating, (Term(f"not rated: {why}"),), None, False)
+
+
+def skill_change(result: GameResult, player: str, before: Rating, after: Rating, *,
+                 spread: float, chance: float, reading: Term, model: Term) -> RatingChange:
+    """A skill system's change (Weng-Lin, the final-score model), in the five terms they show.
+
+    The skill before, ± ``spread`` (the uncertainty the game was rated from);
+    the chance of winning before the game; ``reading``, what the game said of
+    the player; ``model``, the model and its constants; the skill after. A
+    player who left is rated on a loss.
+    """
+    terms = (
+        Term(f"skill {num(before.value)} ± {num(spread)} before", before.value),
+        Term(f"chance of winning {num(chance)} before the game", chance),
+        reading,
+        model,
+        Term(f"skill {num(after.value)} ({signed(after.value - before.value)}) ± "
+             f"{num(after.sigma)} after", after.value),
+    )
+    outcome = "loss" if result.left(player) else result.outcome_of(player)
+    return RatingChange(player, before, after, terms, outcome)
 
 
 def num(x: float, places: int = 2) -> str:

@@ -79,11 +79,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from trickroom.ratings.change import Rating, RatingChange, Term, num, signed
+from trickroom.ratings.change import Rating, RatingChange, Term, num, skill_change
 from trickroom.ratings.fourway import thurstone
 from trickroom.ratings.openskill_system import ELO_PER_BETA
 from trickroom.ratings.result import GAME_KINDS, SIDE_NAMES, SIDES, GameKind, GameResult
-from trickroom.ratings.system import lineup_ratings, unless_finished
+from trickroom.ratings.system import RatesWithTheGame, lineup_ratings, unless_finished
 
 OFFSETS = ("spades_par", "hearts_par")
 """The constants that are signed offsets (a final score), not positive scales."""
@@ -102,7 +102,7 @@ class KindModel:
 
 
 @dataclass(frozen=True)
-class Margin:
+class Margin(RatesWithTheGame):
     """The final-score model with its constants (module docstring); ``Margin()`` is the
     preset fitted on the real-games bench."""
 
@@ -230,19 +230,12 @@ class Margin:
                 words = ("left before the end: rated as scoring at least "
                          + num(m.beta / math.sqrt(hands)) + unit + " below the expected")
             new = self._update(result.kind, before, seen, hands) if result.left(p) else after
-            b, a = ratings[p], new[seat]
             expected = self._expected(result.kind, before, seat)
-            chance = chances[seat % 2 if result.kind == "spades" else seat]
-            terms = (
-                Term(f"skill {num(b.value)} ± {num(before[seat].sigma)} before", b.value),
-                Term(f"chance of winning {num(chance)} before the game", chance),
-                Term(f"{words}; expected {num(expected)}{unit}", rates[seat]),
-                Term(how, m.beta),
-                Term(f"skill {num(a.value)} ({signed(a.value - b.value)}) ± "
-                     f"{num(a.sigma)} after", a.value),
-            )
-            outcome = "loss" if result.left(p) else result.outcome_of(p)
-            changes.append(RatingChange(p, b, a, terms, outcome))
+            changes.append(skill_change(
+                result, p, ratings[p], new[seat], spread=before[seat].sigma,
+                chance=chances[seat % 2 if result.kind == "spades" else seat],
+                reading=Term(f"{words}; expected {num(expected)}{unit}", rates[seat]),
+                model=Term(how, m.beta)))
         return changes
 
     def _prior(self, rating: Rating) -> Rating:
@@ -324,11 +317,6 @@ class Margin:
             sigma = math.sqrt(max(var[i] * (1.0 - var[i] * shrink), 0.0))
             out.append(Rating(value if self.floor is None else max(value, self.floor), sigma))
         return out
-
-    def rate_quit(self, result: GameResult, ratings: Mapping[str, Rating], player: str
-                  ) -> RatingChange | None:
-        """Nothing at once: a leaver is rated when the game is (module docstring)."""
-        return None
 
     # Expectation
 

@@ -33,10 +33,10 @@ from typing import Any, Literal
 
 from openskill.models import BradleyTerryFull, PlackettLuce, ThurstoneMostellerFull
 
-from trickroom.ratings.change import Rating, RatingChange, Term, num, signed
+from trickroom.ratings.change import Rating, RatingChange, Term, num, skill_change
 from trickroom.ratings.fourway import hearts_from_pairs, plackett_luce, thurstone
 from trickroom.ratings.result import SIDE_NAMES, SIDES, GameKind, GameResult
-from trickroom.ratings.system import lineup_ratings, unless_finished
+from trickroom.ratings.system import RatesWithTheGame, lineup_ratings, unless_finished
 
 ModelName = Literal["plackett_luce", "thurstone_mosteller", "bradley_terry"]
 _MODELS: dict[str, Any] = {
@@ -55,7 +55,7 @@ _MODEL_WORDS = {
 
 
 @dataclass(frozen=True)
-class WengLin:
+class WengLin(RatesWithTheGame):
     """A Weng-Lin model with its constants; ``WengLin()`` is openskill's defaults × 60."""
 
     name: str = "openskill"
@@ -123,20 +123,10 @@ class WengLin:
                  for p, r in zip(team, rated, strict=True)}
         how = (f"Weng-Lin ({_MODEL_WORDS[self.model]}), beta {num(self.beta)}, "
                f"tau {num(self.tau)}")
-        changes = []
-        for p in humans:
-            b, a = ratings[p], after[p]
-            terms = (
-                Term(f"skill {num(b.value)} ± {num(b.sigma or self.sigma)} before", b.value),
-                Term(f"chance of winning {num(chance[p])} before the game", chance[p]),
-                Term(words[p], None),
-                Term(how, self.beta),
-                Term(f"skill {num(a.value)} ({signed(a.value - b.value)}) ± "
-                     f"{num(a.sigma)} after", a.value),
-            )
-            outcome = "loss" if result.left(p) else result.outcome_of(p)
-            changes.append(RatingChange(p, b, a, terms, outcome))
-        return changes
+        return [skill_change(result, p, ratings[p], after[p],
+                             spread=ratings[p].sigma or self.sigma, chance=chance[p],
+                             reading=Term(words[p], None), model=Term(how, self.beta))
+                for p in humans]
 
     def _teams(self, result: GameResult
                ) -> tuple[list[list[str]], list[float], dict[str, str]]:
@@ -174,11 +164,6 @@ class WengLin:
         odds = self._model.predict_win([[self._skill(ratings[p]) for p in team]
                                         for team in teams])
         return {p: float(o) for team, o in zip(teams, odds, strict=True) for p in team}
-
-    def rate_quit(self, result: GameResult, ratings: Mapping[str, Rating], player: str
-                  ) -> RatingChange | None:
-        """Nothing at once: a leaver is ranked last when the game is rated."""
-        return None
 
     # Expectation
 

@@ -48,7 +48,13 @@ from dataclasses import dataclass
 
 from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, unrated
 from trickroom.ratings.result import SIDES, GameKind, GameResult, SeatingMode
-from trickroom.ratings.system import chances_from_pairs, check_rateable, unrated_reason
+from trickroom.ratings.system import (
+    RatesWithTheGame,
+    ShownAsRated,
+    chances_from_pairs,
+    check_rateable,
+    unrated_reason,
+)
 
 _SEATING_WORDS: dict[SeatingMode, str] = {
     "random_queue": "random queue",
@@ -59,7 +65,7 @@ _FRACTIONS = {0.0: "0", 0.25: "¼", 0.5: "½", 1.0: "1", 1.5: "1½"}
 
 
 @dataclass(frozen=True)
-class Points:
+class Points(RatesWithTheGame, ShownAsRated):
     """The points formula with its constants; ``Points()`` is the ``en`` page's preset."""
 
     name: str = "points_en"
@@ -240,15 +246,6 @@ class Points:
         lines[loser].append(Term(f"against {winner} {num(ratings[winner].value)}: lost "
                                  f"({high} to {low}), odds {num(odds, 3)}, "
                                  f"⅓ × {num(value)} = {signed(-share)}", -share))
-
-    def rate_quit(self, result: GameResult, ratings: Mapping[str, Rating], player: str
-                  ) -> RatingChange | None:
-        """Nothing at once: the game ends after the hand and is ranked as a whole."""
-        return None
-
-    def shown(self, rating: Rating) -> float:
-        """The rating itself: this system's numbers already read like Elo's."""
-        return rating.value
 
     # Expectation
 

@@ -57,6 +57,28 @@ class RatingSystem(Protocol):
     def shown(self, rating: Rating) -> float: ...
 
 
+class RatesWithTheGame:
+    """For a system that rates a leaver with the rest of the game, not when they leave
+    (its module docstring says how)."""
+
+    __slots__ = ()
+
+    def rate_quit(self, result: GameResult, ratings: Mapping[str, Rating], player: str
+                  ) -> RatingChange | None:
+        """Nothing at once: a leaver is rated when the game is."""
+        return None
+
+
+class ShownAsRated:
+    """For a system whose numbers already read like Elo's: a rating is shown as it is."""
+
+    __slots__ = ()
+
+    def shown(self, rating: Rating) -> float:
+        """The rating itself: this system's numbers already read like Elo's."""
+        return rating.value
+
+
 def check_rateable(name: str, result: GameResult, ratings: Mapping[str, Rating]) -> None:
     """Raise unless ``result`` is for system ``name`` and every starting human has a rating."""
     if result.system != name:

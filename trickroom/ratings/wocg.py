@@ -38,6 +38,7 @@ from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, un
 from trickroom.ratings.result import SIDES, GameKind, GameResult, PlayerOutcome
 from trickroom.ratings.stats import skill_ratio
 from trickroom.ratings.system import (
+    ShownAsRated,
     chances_from_pairs,
     check_rateable,
     unless_finished,
@@ -50,7 +51,7 @@ _VERB = {1.0: "beat", 0.5: "tied with", 0.0: "lost to"}
 
 
 @dataclass(frozen=True)
-class Wocg:
+class Wocg(ShownAsRated):
     """WoCG's Elo with its constants; ``Wocg()`` is the faithful preset (K 25, start 1500)."""
 
     name: str = "wocg"
@@ -173,10 +174,6 @@ class Wocg:
     def _actual_words(result: GameResult, scores: Mapping[str, float]) -> str:
         return ", ".join(f"{_VERB[s]} {o}" + (" (quit)" if result.left(o) else "")
                          for o, s in scores.items())
-
-    def shown(self, rating: Rating) -> float:
-        """The rating itself: this system's numbers already read like Elo's."""
-        return rating.value
 
     # Expectation
 

@@ -30,13 +30,19 @@ from dataclasses import dataclass
 
 from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, unrated
 from trickroom.ratings.result import GameKind, GameResult, PlayerOutcome
-from trickroom.ratings.system import chances_from_pairs, check_rateable, unrated_reason
+from trickroom.ratings.system import (
+    RatesWithTheGame,
+    ShownAsRated,
+    chances_from_pairs,
+    check_rateable,
+    unrated_reason,
+)
 
 _OUTCOME: dict[float, PlayerOutcome] = {1.0: "win", 0.5: "tie", 0.0: "loss"}
 
 
 @dataclass(frozen=True)
-class Zone:
+class Zone(RatesWithTheGame, ShownAsRated):
     """The Zone formula with its constants; ``Zone()`` is the faithful preset."""
 
     name: str = "zone"
@@ -151,15 +157,6 @@ class Zone:
         new = self._floored(mean, terms)
         return RatingChange(player, ratings[player], Rating(new), tuple(terms),
                             result.outcome_of(player))
-
-    def rate_quit(self, result: GameResult, ratings: Mapping[str, Rating], player: str
-                  ) -> RatingChange | None:
-        """Zone rates nothing at once: the leaver is charged an incomplete game at the end."""
-        return None
-
-    def shown(self, rating: Rating) -> float:
-        """The rating itself: this system's numbers already read like Elo's."""
-        return rating.value
 
     # Expectation
 
