@@ -28,6 +28,7 @@ from trickroom.game.robots.position import (
     below,
     highest,
     lowest,
+    safest_lead,
 )
 
 KING_OF_SPADES, ACE_OF_SPADES = 50, 51
@@ -171,24 +172,18 @@ def _lead(pos: Position, seat: int, legal: int, shoot: bool, threat: int) -> int
     queen_out = bool(out & QS_BIT)
     if queen_out and legal & LOW_SPADES and not hand & HIGH_SPADES:
         return lowest(legal & LOW_SPADES)
-    best, best_risk = -1, 1e9
-    for suit, suit_mask in enumerate(SUIT_MASKS):
-        mine = legal & suit_mask
-        if not mine:
-            continue
-        c = lowest(mine)
-        theirs = out & suit_mask
-        risk = ((theirs & below(c)).bit_count() + 1) / ((theirs & above(c)).bit_count() + 1)
-        if suit == SPADES and (hand & QS_BIT or (queen_out and hand & HIGH_SPADES)):
-            risk += 10.0
+    spades_catch_me = bool(hand & QS_BIT or (queen_out and hand & HIGH_SPADES))
+
+    def risk(suit: int, mine: int, theirs: int, odds: float) -> float:
+        if suit == SPADES and spades_catch_me:
+            odds += 10.0
         elif suit == HEARTS:
-            risk += 0.5
+            odds += 0.5
         if not theirs:
-            risk += 5.0
-        risk += 0.05 * (mine.bit_count())
-        if risk < best_risk:
-            best, best_risk = c, risk
-    return best
+            odds += 5.0
+        return odds + 0.05 * mine.bit_count()
+
+    return safest_lead(legal, out, risk)
 
 
 def _follow(pos: Position, seat: int, legal: int, shoot: bool, threat: int) -> int:

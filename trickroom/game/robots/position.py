@@ -15,6 +15,7 @@ engine would cost several times more per card.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from trickroom.game.cards import SUIT_MASKS
@@ -46,6 +47,29 @@ def below(card: int) -> int:
 def above(card: int) -> int:
     """Mask of the cards of ``card``'s suit ranked over it."""
     return SUIT_MASKS[card // 13] & ~((2 << card) - 1)
+
+
+def safest_lead(legal: int, out: int, risk: Callable[[int, int, int, float], float]) -> int:
+    """The lowest legal card of the suit where leading it risks least (-1 if none is legal).
+
+    A suit's lowest card starts at the odds of it winning: the cards of its
+    suit still out (``out``) below it against those above, each plus one.
+    ``risk(suit, mine, theirs, odds)`` weighs those odds into the risk of
+    leading that suit (``mine``: the legal cards of the suit; ``theirs``: its
+    cards still out). The first suit of least risk wins.
+    """
+    best, best_risk = -1, 1e9
+    for suit, suit_mask in enumerate(SUIT_MASKS):
+        mine = legal & suit_mask
+        if not mine:
+            continue
+        c = lowest(mine)
+        theirs = out & suit_mask
+        odds = ((theirs & below(c)).bit_count() + 1) / ((theirs & above(c)).bit_count() + 1)
+        r = risk(suit, mine, theirs, odds)
+        if r < best_risk:
+            best, best_risk = c, r
+    return best
 
 
 class Position:

@@ -27,9 +27,9 @@ from trickroom.game.robots.position import (
     SPADES_MASK,
     Position,
     above,
-    below,
     highest,
     lowest,
+    safest_lead,
 )
 from trickroom.game.spades import SpadesRules, SpadesView
 
@@ -317,22 +317,16 @@ def _lead_for(pos: Position, seat: int, legal: int) -> int:
 
 def _lead_low(pos: Position, seat: int, legal: int, target: int = -1) -> int:
     """Lead the card least likely to win, from a suit ``target`` must follow if given."""
-    out = pos.outstanding(seat)
-    best, best_risk = -1, 1e9
-    for suit, suit_mask in enumerate(SUIT_MASKS):
-        mine = legal & suit_mask
-        if not mine:
-            continue
-        c = lowest(mine)
-        theirs = out & suit_mask
-        risk = ((theirs & below(c)).bit_count() + 1) / ((theirs & above(c)).bit_count() + 1)
+    voids = pos.voids[target] if target >= 0 else 0
+
+    def risk(suit: int, mine: int, theirs: int, odds: float) -> float:
         if suit == SPADES:
-            risk += 2.0
-        if target >= 0 and pos.voids[target] >> suit & 1:
-            risk += 5.0
-        if risk < best_risk:
-            best, best_risk = c, risk
-    return best
+            odds += 2.0
+        if voids >> suit & 1:
+            odds += 5.0
+        return odds
+
+    return safest_lead(legal, pos.outstanding(seat), risk)
 
 
 def _nil_play(pos: Position, legal: int) -> int:
