@@ -38,13 +38,7 @@ from collections.abc import Callable, Sequence
 from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
 from trickroom.game.cards import SUIT_MASKS
 from trickroom.game.robots import spades_heuristic
-from trickroom.game.robots.playout import (
-    DecisionSearch,
-    bid_weight,
-    clearly_better,
-    play_out,
-    prune,
-)
+from trickroom.game.robots.playout import DecisionSearch, bid_weight, play_out
 from trickroom.game.robots.position import SPADES_MASK, Position
 from trickroom.game.robots.sampling import DealSampler
 from trickroom.game.spades import SpadesRules, score_hand, winning_side
@@ -93,9 +87,6 @@ The best of several noisy estimates is biased upward, the riskiest most; a
 bid that is only as good as the rule-of-thumb bid within the noise is not
 taken.
 """
-
-PRUNE_EVERY = 10
-"""Deals between two looks at which candidates are clearly beaten."""
 
 
 def bid_text(bid: Bid) -> str:
@@ -401,49 +392,34 @@ class BidSearch(DecisionSearch):
         (the rules of thumb) is kept unless another beats it by
         :data:`DEVIATE_SE` standard errors.
         """
-        n = len(cands)
-        totals = [0.0] * n
-        tricks = [0.0] * n
-        side = [0.0] * n
-        zero = [0.0] * n
-        seen = [0.0] * n
-        values: list[list[float]] = [[] for _ in range(n)]
-        weights: list[float] = []
-        active = list(range(n))
-        playouts = 0
-        while playouts + len(active) <= self.simulations:
-            if self.out_of_time():
-                break
-            hands = deals()
-            w = weigh(hands) if weigh is not None else 1.0
-            weights.append(w)
-            for i in active:
-                p = outcome(hands, cands[i])
-                v = game_value(p, seat) - doubt[i]
-                values[i].append(v)
-                totals[i] += w * v
-                tricks[i] += w * p.tricks_won[seat]
-                side[i] += w * (p.tricks_won[seat] + p.tricks_won[seat ^ 2])
-                zero[i] += w * (p.tricks_won[seat] == 0)
-                seen[i] += w
-            playouts += len(active)
-            if once:
-                break
-            if len(active) > 2 and len(weights) % PRUNE_EVERY == 0:
-                active = prune(active, totals, values, weights)
-        self.playouts = playouts
-        if not weights:
+        taken: list[list[tuple[int, int, bool]]] = [[] for _ in cands]
+
+        def value(hands: list[int], i: int) -> float:
+            p = outcome(hands, cands[i])
+            won = p.tricks_won
+            taken[i].append((won[seat], won[seat] + won[seat ^ 2], won[seat] == 0))
+            return game_value(p, seat) - doubt[i]
+
+        trials = self.compare(len(cands), deals, value, weigh, once)
+        if not trials.weights:
             return 0, None
-        best = active[0]
-        for i in active[1:]:
-            if totals[i] > totals[best] + 1e-9:
-                best = i
-        if best != 0 and active[0] == 0 and not once and not clearly_better(
-                values[best], values[0], weights, DEVIATE_SE):
-            best = 0
-        stats = [(tricks[i] / seen[i], side[i] / seen[i], zero[i] / seen[i]) if seen[i]
-                 else (0.0, 0.0, 0.0) for i in range(n)]
-        return best, stats
+        best = trials.best(None if once else DEVIATE_SE)
+        return best, [_means(t, trials.weights) for t in taken]
+
+
+def _means(taken: list[tuple[int, int, bool]], weights: list[float]
+           ) -> tuple[float, float, float]:
+    """The weighted means of the seat's tricks, the side's and the seat taking none, over
+    the deals a candidate was played on (the first ``len(taken)`` of ``weights``)."""
+    tricks = side = zero = seen = 0.0
+    for w, (own, both, none) in zip(weights, taken, strict=False):
+        tricks += w * own
+        side += w * both
+        zero += w * none
+        seen += w
+    if not seen:
+        return 0.0, 0.0, 0.0
+    return tricks / seen, side / seen, zero / seen
 
 
 def _later_seats(view: TrickView, seat: int) -> list[int]:

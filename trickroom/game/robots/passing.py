@@ -21,13 +21,7 @@ from collections.abc import Sequence
 from trickroom.game.actions import Pass
 from trickroom.game.cards import cards_of
 from trickroom.game.robots import hearts_heuristic
-from trickroom.game.robots.playout import (
-    DecisionSearch,
-    clearly_better,
-    hand_value,
-    play_out,
-    prune,
-)
+from trickroom.game.robots.playout import DecisionSearch, hand_value, play_out
 from trickroom.game.robots.position import Position
 from trickroom.game.robots.sampling import PASS_OFFSETS, DealSampler
 from trickroom.game.trickgame import TrickView
@@ -38,9 +32,6 @@ DEVIATE_SE = 2.0
 With up to eight candidates the best estimate is biased upward; a pass only as
 good as the rule-of-thumb one within the noise is not taken.
 """
-
-PRUNE_EVERY = 10
-"""Deals between two looks at which candidates are clearly beaten."""
 
 SWAP_DEPTH = 2
 """How many of the next most dangerous cards may replace a card of the heuristic's pass."""
@@ -98,42 +89,25 @@ class PassSearch(DecisionSearch):
         offset = PASS_OFFSETS[getattr(view, "pass_direction", "hold")]
         pos = Position.from_view(view)
         sampler = DealSampler(pos, seat, (13, 13, 13, 13)) if deal is None else None
-        n = len(cands)
-        totals = [0.0] * n
-        values: list[list[float]] = [[] for _ in range(n)]
-        weights: list[float] = []
-        active = list(range(n))
-        playouts = 0
-        while playouts + len(active) <= self.simulations:
-            if self.out_of_time():
-                break
+
+        def deal_and_passes() -> tuple[list[int], list[int]]:
+            """A deal and the cards every other seat passes from it by the rules of thumb."""
             hands = sampler.sample(self.rng) if sampler is not None else list(deal or ())
             theirs = [sum(1 << c for c in hearts_heuristic.choose_pass(hands[s], count))
                       if s != seat else 0 for s in range(4)]
-            weights.append(1.0)
-            for i in active:
-                out = list(theirs)
-                out[seat] = sum(1 << c for c in cands[i])
-                p = pos.copy()
-                p.hands = [(hands[s] & ~out[s]) | out[(s - offset) % 4] for s in range(4)]
-                p.leader = p.turn = next(s for s in range(4) if p.hands[s] & 1)
-                play_out(p)
-                v = hand_value(p, seat)
-                values[i].append(v)
-                totals[i] += v
-            playouts += len(active)
-            if deal is not None:
-                break
-            if len(active) > 2 and len(weights) % PRUNE_EVERY == 0:
-                active = prune(active, totals, values, weights)
-        self.playouts = playouts
-        if not weights:
+            return hands, theirs
+
+        def value(dealt: tuple[list[int], list[int]], i: int) -> float:
+            hands, theirs = dealt
+            out = list(theirs)
+            out[seat] = sum(1 << c for c in cands[i])
+            p = pos.copy()
+            p.hands = [(hands[s] & ~out[s]) | out[(s - offset) % 4] for s in range(4)]
+            p.leader = p.turn = next(s for s in range(4) if p.hands[s] & 1)
+            play_out(p)
+            return hand_value(p, seat)
+
+        trials = self.compare(len(cands), deal_and_passes, value, once=deal is not None)
+        if not trials.weights:
             return Pass(cands[0])
-        best = active[0]
-        for i in active[1:]:
-            if totals[i] > totals[best] + 1e-9:
-                best = i
-        if best != 0 and active[0] == 0 and deal is None and not clearly_better(
-                values[best], values[0], weights, DEVIATE_SE):
-            best = 0
-        return Pass(cands[best])
+        return Pass(cands[trials.best(None if deal is not None else DEVIATE_SE)])

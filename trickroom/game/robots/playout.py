@@ -4,7 +4,9 @@ A play-out finishes a hand with the heuristic for all four seats
 (:func:`play_out`); :func:`hand_value` says what the finished hand is worth to
 one seat; :func:`bid_weight` says how well a sampled deal fits the bids the
 other seats made, so that the searches for cards and for bids count a deal in
-proportion to how likely it is.
+proportion to how likely it is. :meth:`DecisionSearch.compare` plays a
+decision's candidates on the same deals, dropping those clearly beaten, for
+the card, pass and bid searches alike.
 """
 
 from __future__ import annotations
@@ -12,11 +14,18 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
 from trickroom.game.robots import hearts_heuristic, spades_heuristic
 from trickroom.game.robots.position import Position
 from trickroom.game.spades import score_hand
 from trickroom.game.trickgame import TrickView
+
+PRUNE_EVERY = 10
+"""Deals between two looks at which candidates are clearly beaten."""
+
+Deal = TypeVar("Deal")
 
 
 def play_out(pos: Position) -> None:
@@ -132,8 +141,41 @@ def clearly_better(a: list[float], b: list[float], weights: list[float], margin:
     return mean > margin * math.sqrt(var / k)
 
 
+@dataclass
+class Trials:
+    """What playing a decision's candidates on the same deals found
+    (:meth:`DecisionSearch.compare`).
+
+    Each candidate is played on every deal until it is dropped, so
+    ``values[i]`` holds its values on the first ``len(values[i])`` deals, and
+    the first as many ``weights`` are theirs.
+    """
+
+    active: list[int]  # the candidates not dropped, in their first order
+    totals: list[float]  # per candidate, its values times the deals' weights, summed
+    values: list[list[float]]  # per candidate, its value on each deal it was played on
+    weights: list[float]  # per deal, how much it counts
+    playouts: int = 0
+
+    def best(self, deviate_se: float | None = None) -> int:
+        """The candidate not dropped with the highest total, the first of a tie.
+
+        With ``deviate_se``, candidate 0 (the rules of thumb's) is kept unless
+        the best beats it by that many standard errors on the same deals.
+        """
+        active, totals = self.active, self.totals
+        best = active[0]
+        for i in active[1:]:
+            if totals[i] > totals[best] + 1e-9:
+                best = i
+        if deviate_se is not None and best != 0 and active[0] == 0 and not clearly_better(
+                self.values[best], self.values[0], self.weights, deviate_se):
+            best = 0
+        return best
+
+
 class DecisionSearch:
-    """What a search for one decision (a bid, a pass) holds: its RNG and play-out budget.
+    """What a search for one decision (a card, a bid, a pass) holds: its RNG and play-out budget.
 
     Args:
         rng: the robot's RNG; with ``simulations`` it fixes every choice.
@@ -152,3 +194,34 @@ class DecisionSearch:
 
     def out_of_time(self) -> bool:
         return self.clock is not None and self.clock() >= self.deadline
+
+    def compare(self, n: int, deal: Callable[[], Deal], value: Callable[[Deal, int], float],
+                weigh: Callable[[Deal], float] | None = None, once: bool = False) -> Trials:
+        """Play candidates ``0`` to ``n - 1`` on the same deals while the budget and the
+        clock allow.
+
+        ``deal()`` draws a deal, ``weigh(deal)`` says how much it counts (1
+        without ``weigh``) and ``value(deal, i)`` is what candidate ``i`` is
+        worth on it. With ``once`` one deal is played (the true one, whose
+        play-outs are certain). Every :data:`PRUNE_EVERY` deals the candidates
+        clearly beaten are dropped while more than two remain (:func:`prune`).
+        """
+        trials = Trials(list(range(n)), [0.0] * n, [[] for _ in range(n)], [])
+        totals, values, weights = trials.totals, trials.values, trials.weights
+        while trials.playouts + len(trials.active) <= self.simulations:
+            if self.out_of_time():
+                break
+            dealt = deal()
+            w = weigh(dealt) if weigh is not None else 1.0
+            weights.append(w)
+            for i in trials.active:
+                v = value(dealt, i)
+                values[i].append(v)
+                totals[i] += w * v
+            trials.playouts += len(trials.active)
+            if once:
+                break
+            if len(trials.active) > 2 and len(weights) % PRUNE_EVERY == 0:
+                trials.active = prune(trials.active, totals, values, weights)
+        self.playouts = trials.playouts
+        return trials

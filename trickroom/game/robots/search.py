@@ -44,16 +44,13 @@ from trickroom.game.actions import PLAYS, Action
 from trickroom.game.robots.bidding import BidSearch
 from trickroom.game.robots.heuristic import heuristic_action, heuristic_card, legal_mask
 from trickroom.game.robots.passing import PassSearch
-from trickroom.game.robots.playout import bid_weight, hand_value, play_out, prune
+from trickroom.game.robots.playout import DecisionSearch, bid_weight, hand_value, play_out
 from trickroom.game.robots.position import JD_BIT, QS_BIT, Position, above
 from trickroom.game.robots.sampling import DealSampler, known_cards
 from trickroom.game.trickgame import TrickView
 
 DEFAULT_SIMULATIONS = 800
 """Play-outs per decision when no clock is given (about 200 ms early in a hand)."""
-
-PRUNE_EVERY = 10
-"""Deals between two looks at which candidates are clearly beaten."""
 
 
 def candidates(pos: Position, seat: int, legal: int) -> list[int]:
@@ -184,41 +181,25 @@ class SearchRobot:
                 cands.insert(0, cands.pop(i))
                 break
         sampler = DealSampler(pos, seat, view.hand_sizes, known_cards(view, pos))
-        weigh = bid_weight(view, seat) if deal is None else None
-        n = len(cands)
-        totals = [0.0] * n
-        values: list[list[float]] = [[] for _ in range(n)]
-        weights: list[float] = []
-        active = list(range(n))
-        playouts = 0
-        rng = self.rng
-        while playouts + len(active) <= self.simulations:
-            if clock is not None and clock() >= deadline:
-                break
-            hands = sampler.sample(rng) if deal is None else list(deal)
-            w = weigh(hands) if weigh is not None else 1.0
-            weights.append(w)
-            for i in active:
-                p = pos.copy()
-                p.hands = list(hands)
-                p.play(cands[i])
-                play_out(p)
-                v = hand_value(p, seat)
-                values[i].append(v)
-                totals[i] += w * v
-            playouts += len(active)
-            if deal is not None:
-                break
-            if len(active) > 2 and len(weights) % PRUNE_EVERY == 0:
-                active = prune(active, totals, values, weights)
-        self.last_playouts = playouts
-        if not weights:
+        search = DecisionSearch(self.rng, self.simulations, clock, deadline)
+
+        def sample() -> list[int]:
+            return sampler.sample(search.rng) if deal is None else list(deal)
+
+        def value(hands: list[int], i: int) -> float:
+            p = pos.copy()
+            p.hands = list(hands)
+            p.play(cands[i])
+            play_out(p)
+            return hand_value(p, seat)
+
+        trials = search.compare(len(cands), sample, value,
+                                bid_weight(view, seat) if deal is None else None,
+                                once=deal is not None)
+        self.last_playouts = trials.playouts
+        if not trials.weights:
             return preferred
-        best = active[0]
-        for i in active[1:]:
-            if totals[i] > totals[best] + 1e-9:
-                best = i
-        return cands[best]
+        return cands[trials.best()]
 
 
 def _same_group(cands: list[int], i: int, card: int) -> bool:
