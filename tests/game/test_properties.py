@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,9 +32,22 @@ HEARTS_PRESETS = [
     HeartsRules(target=60, moon="shooter_chooses", any_club_first=True,
                 pass_cycle=("left", "right", "across")),
 ]
-GAMES = [(SpadesGame, r) for r in SPADES_PRESETS] + [(HeartsGame, r) for r in HEARTS_PRESETS]
+SPADES = [(SpadesGame, r) for r in SPADES_PRESETS]
+HEARTS = [(HeartsGame, r) for r in HEARTS_PRESETS]
+GAMES = SPADES + HEARTS
 
 fast = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def start(preset: tuple[type[TrickGame], Any], seed: int) -> TrickGame:
+    cls, rules = preset
+    return cls(rules, seed=seed)
+
+
+def games(presets: list[tuple[type[TrickGame], Any]]) -> st.SearchStrategy[TrickGame]:
+    """A new game of one of ``presets`` (an engine and its rules) on any seed; the random
+    play of a test draws from ``random.Random(game.seed)``."""
+    return st.builds(start, st.sampled_from(presets), st.integers(0, 2**32 - 1))
 
 
 def play_game(game: TrickGame, rng: random.Random, on_action=None, stop_after: int | None = None):
@@ -54,11 +68,9 @@ def play_game(game: TrickGame, rng: random.Random, on_action=None, stop_after: i
 
 
 @fast
-@given(seed=st.integers(0, 2**32 - 1), which=st.integers(0, len(GAMES) - 1))
-def test_every_game_ends_and_every_hand_plays_each_card_once(seed, which):
-    cls, rules = GAMES[which]
-    game = cls(rules, seed=seed)
-    events = play_game(game, random.Random(seed))
+@given(game=games(GAMES))
+def test_every_game_ends_and_every_hand_plays_each_card_once(game):
+    events = play_game(game, random.Random(game.seed))
     tricks = [e for e in events if e.kind == "trick_won"]
     assert len(tricks) == 13 * len(game.hand_results)
     for h in range(len(game.hand_results)):
@@ -70,11 +82,10 @@ def test_every_game_ends_and_every_hand_plays_each_card_once(seed, which):
 
 
 @fast
-@given(seed=st.integers(0, 2**32 - 1), which=st.integers(0, len(HEARTS_PRESETS) - 1))
-def test_hearts_points_per_hand_total_26_or_the_moon(seed, which):
-    rules = HEARTS_PRESETS[which]
-    game = HeartsGame(rules, seed=seed)
-    play_game(game, random.Random(seed))
+@given(game=games(HEARTS))
+def test_hearts_points_per_hand_total_26_or_the_moon(game):
+    rules = game.rules
+    play_game(game, random.Random(game.seed))
     jack = rules.jack_value if rules.jack_of_diamonds else 0
     for result in game.hand_results:
         assert sum(result.taken) == 26 + jack
@@ -116,11 +127,10 @@ def recompute_spades(rules: SpadesRules, bids, blind, tricks, bags_before):
 
 
 @fast
-@given(seed=st.integers(0, 2**32 - 1), which=st.integers(0, len(SPADES_PRESETS) - 1))
-def test_spades_hand_scores_equal_a_recomputation_and_bags_carry(seed, which):
-    rules = SPADES_PRESETS[which]
-    game = SpadesGame(rules, seed=seed)
-    play_game(game, random.Random(seed))
+@given(game=games(SPADES))
+def test_spades_hand_scores_equal_a_recomputation_and_bags_carry(game):
+    rules = game.rules
+    play_game(game, random.Random(game.seed))
     scores, bags = [0, 0], [0, 0]
     for result in game.hand_results:
         assert sum(result.tricks_won) == 13
@@ -134,13 +144,11 @@ def test_spades_hand_scores_equal_a_recomputation_and_bags_carry(seed, which):
 
 
 @fast
-@given(seed=st.integers(0, 2**32 - 1), which=st.integers(0, len(GAMES) - 1))
-def test_replaying_the_record_rebuilds_the_same_game(seed, which):
-    cls, rules = GAMES[which]
-    game = cls(rules, seed=seed)
-    play_game(game, random.Random(seed))
+@given(game=games(GAMES))
+def test_replaying_the_record_rebuilds_the_same_game(game):
+    play_game(game, random.Random(game.seed))
     record = json.loads(json.dumps(game.record()))  # as stored: JSON text
-    again = cls.replay(record)
+    again = type(game).replay(record)
     assert snapshot(again) == snapshot(game)
     assert again.hand_results == game.hand_results
 
@@ -158,10 +166,8 @@ def wrong_actions(game: TrickGame, seat: int, rng: random.Random):
 
 
 @fast
-@given(seed=st.integers(0, 2**32 - 1), which=st.integers(0, len(GAMES) - 1))
-def test_an_illegal_action_changes_nothing(seed, which):
-    cls, rules = GAMES[which]
-    game = cls(rules, seed=seed)
+@given(game=games(GAMES))
+def test_an_illegal_action_changes_nothing(game):
     refused = []
 
     def try_wrong(g, seat, rng):
@@ -179,15 +185,13 @@ def test_an_illegal_action_changes_nothing(seed, which):
                 raise AssertionError(f"{action} for seat {who} was accepted")
             assert snapshot(g) == before
 
-    play_game(game, random.Random(seed), on_action=try_wrong, stop_after=4)
+    play_game(game, random.Random(game.seed), on_action=try_wrong, stop_after=4)
     assert refused
 
 
 @fast
-@given(seed=st.integers(0, 2**32 - 1), which=st.integers(0, len(GAMES) - 1))
-def test_no_view_or_event_shows_a_card_another_seat_holds(seed, which):
-    cls, rules = GAMES[which]
-    game = cls(rules, seed=seed)
+@given(game=games(GAMES))
+def test_no_view_or_event_shows_a_card_another_seat_holds(game):
     seen_by: dict[int | None, list[str]] = {s: [] for s in (None, 0, 1, 2, 3)}
 
     def check(g, _seat, rng):
@@ -206,8 +210,7 @@ def test_no_view_or_event_shows_a_card_another_seat_holds(seed, which):
                 if hidden and not known >> c & 1:
                     assert f'"{CARD_TEXT[c]}"' not in text, (viewer, CARD_TEXT[c])
 
-    events = play_game(game, random.Random(seed), on_action=check,
-                       stop_after=4)
+    events = play_game(game, random.Random(game.seed), on_action=check, stop_after=4)
     for e in events:
         for viewer in seen_by:
             if visible_to(e, viewer) and e.kind in ("dealt", "received", "passed"):
