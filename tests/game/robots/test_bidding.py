@@ -6,6 +6,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.game.robots.anytime import (
+    assert_no_time_means_the_heuristic,
+    assert_the_clock_bounds_the_search,
+)
 from tests.game.robots.test_heuristic import SPADES_PRESETS, play_game, swap_hidden_cards
 from tests.game.robots.views import cards
 from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, Bid
@@ -38,6 +42,21 @@ def bid_turn(game, cut, seed):
     return game.to_act
 
 
+def at_a_bid(rules, seed, cut):
+    """A game of ``rules`` dealt from ``seed``, ``cut`` heuristic bids in (at most three),
+    and the seat to bid next."""
+    game = SpadesGame(rules, seed=seed)
+    seat = bid_turn(game, cut, seed)
+    assert game.phase == "bid"
+    return game, seat
+
+
+def bid_turns(variants):
+    """A game of one of ``variants`` at one of its first four bids, and the seat to bid."""
+    return st.builds(at_a_bid, st.sampled_from(variants), st.integers(0, 2**32 - 1),
+                     st.integers(0, 3))
+
+
 def behind_by(rules, deficit, seed=5):
     """A game whose next hand starts with its first bidder ``deficit`` points behind."""
     game = SpadesGame(rules, seed=seed)
@@ -52,15 +71,11 @@ def behind_by(rules, deficit, seed=5):
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), variant=st.integers(0, len(VARIANTS) - 1),
-       cut=st.integers(0, 3))
-def test_a_searched_bid_is_legal_in_every_variant(seed, variant, cut):
-    game = SpadesGame(VARIANTS[variant], seed=seed)
-    seat = bid_turn(game, cut, seed)
-    if game.phase != "bid":
-        return
+@given(turn=bid_turns(VARIANTS))
+def test_a_searched_bid_is_legal_in_every_variant(turn):
+    game, seat = turn
     view = game.view(seat)
-    robot = SearchRobot(seed, simulations=30)
+    robot = SearchRobot(game.seed, simulations=30)
     action = robot.choose(view)
     assert action in view.legal
     assert robot.explain()
@@ -84,12 +99,11 @@ def test_the_bid_range_is_the_engines(variant, partner):
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), cut=st.integers(0, 3))
-def test_a_searched_bid_depends_only_on_the_view(seed, cut):
-    game = SpadesGame(seed=seed)
-    seat = bid_turn(game, cut, seed)
+@given(turn=bid_turns([SpadesRules()]))
+def test_a_searched_bid_depends_only_on_the_view(turn):
+    game, seat = turn
     before = SearchRobot(7, simulations=60).choose(game.view(seat))
-    swap_hidden_cards(game, seat, random.Random(seed))
+    swap_hidden_cards(game, seat, random.Random(game.seed))
     assert SearchRobot(7, simulations=60).choose(game.view(seat)) == before
 
 
@@ -105,22 +119,13 @@ def test_the_same_seed_and_count_make_the_same_bid_and_reason():
 def test_with_no_time_it_bids_as_the_heuristic():
     game = SpadesGame(seed=8)
     view = game.view(game.to_act)
-    expected = heuristic_action(view)
-    robot = SearchRobot(0, simulations=0)
-    assert robot.choose(view) == expected
+    robot = assert_no_time_means_the_heuristic(view, heuristic_action(view))
     assert "no time" in robot.explain()
-    late = iter([0.0, 5.0, 5.0, 5.0])
-    robot = SearchRobot(0, budget_ms=200, clock=lambda: next(late))
-    assert robot.choose(view) == expected
-    assert robot.last_playouts == 0
 
 
 def test_a_clock_bounds_the_bid_search():
     game = SpadesGame(seed=9)
-    ticks = iter(range(10_000))
-    robot = SearchRobot(0, simulations=10_000, budget_ms=3000, clock=lambda: float(next(ticks)))
-    robot.choose(game.view(game.to_act))
-    assert 0 < robot.last_playouts < 100
+    assert_the_clock_bounds_the_search(game.view(game.to_act))
 
 
 def test_the_reason_names_the_bid_and_the_tricks():
@@ -194,15 +199,11 @@ def test_the_reason_against_nil_names_no_card(seed):
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), variant=st.integers(0, len(VARIANTS) - 1),
-       cut=st.integers(0, 3))
-def test_the_reason_for_a_bid_names_no_card(seed, variant, cut):
+@given(turn=bid_turns(VARIANTS))
+def test_the_reason_for_a_bid_names_no_card(turn):
     """Other players read it: it may give counts and kinds, never a card of the hand."""
-    game = SpadesGame(VARIANTS[variant], seed=seed)
-    seat = bid_turn(game, cut, seed)
-    if game.phase != "bid":
-        return
-    robot = SearchRobot(seed, simulations=40)
+    game, seat = turn
+    robot = SearchRobot(game.seed, simulations=40)
     robot.choose(game.view(seat))
     assert robot.explain() and not CARD_TEXT.search(robot.explain())
 

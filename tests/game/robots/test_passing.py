@@ -5,6 +5,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.game.robots.anytime import assert_no_time_means_the_heuristic
 from tests.game.robots.test_heuristic import HEARTS_PRESETS, play_game, swap_hidden_cards
 from tests.game.robots.views import cards
 from trickroom.game.actions import Pass
@@ -66,12 +67,7 @@ def test_the_same_seed_and_count_make_the_same_pass():
 def test_with_no_time_it_passes_as_the_heuristic():
     game = HeartsGame(seed=8)
     view = game.view(1)
-    expected = heuristic_action(view)
-    assert SearchRobot(0, simulations=0).choose(view) == expected
-    late = iter([0.0, 5.0, 5.0, 5.0])
-    robot = SearchRobot(0, budget_ms=200, clock=lambda: next(late))
-    assert robot.choose(view) == expected
-    assert robot.last_playouts == 0
+    assert_no_time_means_the_heuristic(view, heuristic_action(view))
 
 
 def test_the_all_seeing_pass_is_legal_and_repeatable():

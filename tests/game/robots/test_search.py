@@ -5,6 +5,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.game.robots.anytime import (
+    assert_no_time_means_the_heuristic,
+    assert_the_clock_bounds_the_search,
+)
 from tests.game.robots.test_heuristic import (
     HEARTS_PRESETS,
     SPADES_PRESETS,
@@ -90,21 +94,13 @@ def test_with_no_time_it_plays_the_heuristic_card():
     seat = advance(game, 9, 2)
     view = game.view(seat)
     assert view.phase == "play"
-    expected = PLAYS[heuristic_card(view)]
-    assert SearchRobot(0, simulations=0).choose(view) == expected
-    late = iter([0.0, 5.0, 5.0, 5.0])
-    robot = SearchRobot(0, budget_ms=200, clock=lambda: next(late))
-    assert robot.choose(view) == expected
-    assert robot.last_playouts == 0
+    assert_no_time_means_the_heuristic(view, PLAYS[heuristic_card(view)])
 
 
 def test_a_clock_bounds_the_search():
     game = HeartsGame(seed=9)
     seat = advance(game, 10, 3)
-    ticks = iter(range(10_000))
-    robot = SearchRobot(0, simulations=10_000, budget_ms=3000, clock=lambda: float(next(ticks)))
-    robot.choose(game.view(seat))
-    assert 0 < robot.last_playouts < 100
+    assert_the_clock_bounds_the_search(game.view(seat))
 
 
 def test_equivalent_cards_are_searched_once():
