@@ -2,14 +2,12 @@
 
 import pytest
 
-from tests.game.helpers import first_legal, play_until, snapshot, suit
+from tests.game.helpers import ONE_SUIT_EACH, SPLIT, first_legal, play, play_until, snapshot, suit
 from trickroom.game.actions import MOON_CHOICES, IllegalAction, MoonChoice, Pass, Play
 from trickroom.game.cards import parse_card, parse_cards
 from trickroom.game.hearts import HeartsGame, HeartsRules, PassOptions
 
 HOLD = HeartsRules(pass_cycle=("hold",))
-# North holds the clubs, East the diamonds, South the hearts, West the spades.
-ONE_SUIT_EACH = [suit("C"), suit("D"), suit("H"), suit("S")]
 
 
 def card(text):
@@ -108,10 +106,9 @@ def test_any_club_first_lets_the_holder_lead_any_club():
 
 def test_no_points_on_the_first_trick_unless_the_hand_holds_nothing_else():
     g = HeartsGame.from_hands(ONE_SUIT_EACH, rules=HOLD)
-    g.apply(Play(card("2C")))
-    g.apply(Play(card("2D")))
+    play(g, "2C", "2D")
     assert len(g.legal_actions()) == 13  # South holds only hearts
-    g.apply(Play(card("2H")))
+    play(g, "2H")
     assert Play(card("QS")) not in g.legal_actions()
     with pytest.raises(IllegalAction, match="no points on the first trick"):
         g.apply(Play(card("QS")))
@@ -120,26 +117,16 @@ def test_no_points_on_the_first_trick_unless_the_hand_holds_nothing_else():
 def test_blood_on_the_first_trick_allows_the_queen():
     rules = HeartsRules(pass_cycle=("hold",), blood_on_first_trick=True)
     g = HeartsGame.from_hands(ONE_SUIT_EACH, rules=rules)
-    for text in ("2C", "2D", "2H"):
-        g.apply(Play(card(text)))
-    g.apply(Play(card("QS")))
+    play(g, "2C", "2D", "2H", "QS")
     assert g.tricks[0].points == 14
 
 
 # -- hearts broken ------------------------------------------------------------------------
 
-SPLIT = [
-    ["2C", "3C", "4C", "5C", "6C", "2D", "3D", "4D", "2H", "3H", "4H", "2S", "3S"],
-    ["7C", "8C", "9C", "TC", "5D", "6D", "7D", "8D", "5H", "6H", "7H", "4S", "5S"],
-    ["JC", "QC", "KC", "9D", "TD", "JD", "8H", "9H", "TH", "6S", "7S", "8S", "9S"],
-    ["AC", "QD", "KD", "AD", "JH", "QH", "KH", "AH", "TS", "JS", "QS", "KS", "AS"],
-]
-
 
 def test_hearts_may_not_be_led_until_broken():
     g = HeartsGame.from_hands(SPLIT, rules=HOLD)
-    for text in ("2C", "7C", "JC", "AC"):
-        g.apply(Play(card(text)))
+    play(g, "2C", "7C", "JC", "AC")
     assert g.to_act == 3
     assert not any(a.card // 13 == 2 for a in g.legal_actions())
     before = snapshot(g)
@@ -153,20 +140,16 @@ def test_a_heart_played_on_another_suit_breaks_hearts():
     tricks = ["2C 7C JC AC", "AD 2D 5D 9D", "KD 3D 6D TD", "QD 4D 7D JD", "TS 2S 4S 6S",
               "JS 3S 5S 7S"]
     for trick in tricks:
-        for text in trick.split():
-            g.apply(Play(card(text)))
-    g.apply(Play(card("KS")))
+        play(g, *trick.split())
+    play(g, "KS")
     assert not g.broken
-    g.apply(Play(card("2H")))  # North is void in spades and sloughs a heart
+    play(g, "2H")  # North is void in spades and sloughs a heart
     assert g.broken
 
 
 def test_only_hearts_may_be_led_when_the_leader_holds_nothing_else():
     g = HeartsGame.from_hands(ONE_SUIT_EACH, rules=HOLD)
-    g.apply(Play(card("2C")))
-    g.apply(Play(card("2D")))
-    g.apply(Play(card("2H")))
-    g.apply(Play(card("2S")))
+    play(g, "2C", "2D", "2H", "2S")
     assert g.to_act == 0  # North's club won; North holds only clubs
     assert all(a.card // 13 == 0 for a in g.legal_actions())
 
@@ -175,8 +158,7 @@ def test_the_queen_of_spades_breaks_hearts_only_under_that_rule():
     rules = HeartsRules(pass_cycle=("hold",), queen_breaks_hearts=True)
     for r, broken in ((HOLD, False), (rules, True)):
         g = HeartsGame.from_hands(SPLIT, rules=r)
-        for text in ("2C", "7C", "JC", "AC", "AS", "2S", "4S", "6S", "QS"):
-            g.apply(Play(card(text)))
+        play(g, "2C", "7C", "JC", "AC", "AS", "2S", "4S", "6S", "QS")
         assert g.broken is broken
 
 
@@ -185,10 +167,7 @@ def test_the_queen_of_spades_breaks_hearts_only_under_that_rule():
 
 def test_each_heart_costs_one_and_the_queen_of_spades_thirteen():
     g = HeartsGame.from_hands(ONE_SUIT_EACH, rules=HOLD)
-    g.apply(Play(card("2C")))
-    g.apply(Play(card("2D")))
-    g.apply(Play(card("2H")))
-    g.apply(Play(card("2S")))
+    play(g, "2C", "2D", "2H", "2S")
     assert g.tricks[0].points == 1
 
 

@@ -2,14 +2,11 @@
 
 import pytest
 
-from tests.game.helpers import first_legal, play_until, snapshot, suit
+from tests.game.helpers import MIXED, ONE_SUIT_EACH, first_legal, play, play_until, snapshot, suit
 from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, PLAYS, Bid, IllegalAction, Pass, Play
 from trickroom.game.cards import parse_card
 from trickroom.game.events import visible_to
 from trickroom.game.spades import SpadesGame, SpadesRules, score_hand, winning_side
-
-# North holds the clubs, East the diamonds, South the hearts, West the spades.
-ONE_SUIT_EACH = [suit("C"), suit("D"), suit("H"), suit("S")]
 
 
 def bid_all(game, values):
@@ -174,14 +171,6 @@ def test_with_two_of_clubs_leads_its_holder_leads_it():
         g.apply(Play(parse_card("3C")))
 
 
-MIXED = [
-    ["2C", "3C", "4C", "5C", "2D", "3D", "4D", "2H", "3H", "4H", "2S", "3S", "4S"],
-    ["6C", "7C", "8C", "9C", "5D", "6D", "7D", "5H", "6H", "7H", "5S", "6S", "7S"],
-    ["TC", "JC", "QC", "KC", "8D", "9D", "TD", "8H", "9H", "TH", "8S", "9S", "TS"],
-    ["AC", "JD", "QD", "KD", "AD", "JH", "QH", "KH", "AH", "JS", "QS", "KS", "AS"],
-]
-
-
 def test_players_must_follow_suit_when_able():
     g = SpadesGame.from_hands(MIXED, dealer=3)
     bid_all(g, [1, 1, 1, 1])
@@ -196,33 +185,21 @@ def test_players_must_follow_suit_when_able():
 def test_spades_trump_and_otherwise_the_highest_card_of_the_led_suit_wins():
     g = SpadesGame.from_hands(MIXED, dealer=3)
     bid_all(g, [1, 1, 1, 1])
-    for text in ("2C", "9C", "KC", "AC"):
-        g.apply(Play(parse_card(text)))
+    play(g, "2C", "9C", "KC", "AC")
     assert g.tricks[-1].seat == 3 and g.to_act == 3  # ace of clubs
-    for text in ("AD", "4D", "7D", "TD"):
-        g.apply(Play(parse_card(text)))
+    play(g, "AD", "4D", "7D", "TD")
     assert g.tricks[-1].seat == 3
-    g.apply(Play(parse_card("KD")))
-    g.apply(Play(parse_card("3D")))
-    g.apply(Play(parse_card("6D")))
-    g.apply(Play(parse_card("9D")))
-    g.apply(Play(parse_card("QD")))
-    g.apply(Play(parse_card("2D")))
-    g.apply(Play(parse_card("5D")))
-    g.apply(Play(parse_card("8D")))
+    play(g, "KD", "3D", "6D", "9D")
+    play(g, "QD", "2D", "5D", "8D")
     # West leads the jack of diamonds; North, void, trumps with the 2 of spades.
-    g.apply(Play(parse_card("JD")))
-    g.apply(Play(parse_card("2S")))
-    g.apply(Play(parse_card("5H")))
-    g.apply(Play(parse_card("8H")))
+    play(g, "JD", "2S", "5H", "8H")
     assert g.tricks[-1].seat == 0
 
 
 def test_spades_may_not_be_led_until_broken_and_a_trump_breaks_them():
     g = SpadesGame.from_hands(MIXED, dealer=3)
     bid_all(g, [1, 1, 1, 1])
-    for text in ("2C", "9C", "KC", "AC"):
-        g.apply(Play(parse_card(text)))
+    play(g, "2C", "9C", "KC", "AC")
     assert not any(a.card >= 39 for a in g.legal_actions())
     before = snapshot(g)
     with pytest.raises(IllegalAction, match="spades are not broken"):
@@ -234,9 +211,7 @@ def test_spades_may_not_be_led_until_broken_and_a_trump_breaks_them():
 def test_spades_always_leadable_allows_a_spade_lead_after_the_first_trick():
     g = SpadesGame.from_hands(MIXED, dealer=3, rules=SpadesRules(spades_always_leadable=True))
     bid_all(g, [1, 1, 1, 1])
-    for text in ("2C", "9C", "KC", "AC"):
-        g.apply(Play(parse_card(text)))
-    g.apply(Play(parse_card("AS")))
+    play(g, "2C", "9C", "KC", "AC", "AS")
     assert g.broken
 
 

@@ -11,33 +11,15 @@ import random
 
 import pytest
 
-from tests.game.helpers import suit
+from tests.game.helpers import MIXED, ONE_SUIT_EACH, SPLIT, play, suit
 from trickroom.game.actions import Bid, IllegalAction, Play
-from trickroom.game.cards import CARD_TEXT, parse_card
+from trickroom.game.cards import CARD_TEXT
 from trickroom.game.hearts import HeartsGame, HeartsRules
 from trickroom.game.robots import make_robot
 from trickroom.game.spades import SpadesGame, SpadesRules
 from trickroom.game.trickgame import why_illegal
 
 HOLD = HeartsRules(pass_cycle=("hold",))
-ONE_SUIT_EACH = [suit("C"), suit("D"), suit("H"), suit("S")]
-SPLIT = [
-    ["2C", "3C", "4C", "5C", "6C", "2D", "3D", "4D", "2H", "3H", "4H", "2S", "3S"],
-    ["7C", "8C", "9C", "TC", "5D", "6D", "7D", "8D", "5H", "6H", "7H", "4S", "5S"],
-    ["JC", "QC", "KC", "9D", "TD", "JD", "8H", "9H", "TH", "6S", "7S", "8S", "9S"],
-    ["AC", "QD", "KD", "AD", "JH", "QH", "KH", "AH", "TS", "JS", "QS", "KS", "AS"],
-]
-MIXED = [
-    ["2C", "3C", "4C", "5C", "2D", "3D", "4D", "2H", "3H", "4H", "2S", "3S", "4S"],
-    ["6C", "7C", "8C", "9C", "5D", "6D", "7D", "5H", "6H", "7H", "5S", "6S", "7S"],
-    ["TC", "JC", "QC", "KC", "8D", "9D", "TD", "8H", "9H", "TH", "8S", "9S", "TS"],
-    ["AC", "JD", "QD", "KD", "AD", "JH", "QH", "KH", "AH", "JS", "QS", "KS", "AS"],
-]
-
-
-def play(game, *texts):
-    for text in texts:
-        game.apply(Play(parse_card(text)))
 
 
 def reasons(game, seat=None):
