@@ -29,6 +29,7 @@ from trickroom.game.robots.position import (
     highest,
     lowest,
     safest_lead,
+    suit_tops,
 )
 
 KING_OF_SPADES, ACE_OF_SPADES = 50, 51
@@ -157,12 +158,9 @@ def _lead(pos: Position, seat: int, legal: int, shoot: bool, threat: int) -> int
     out = pos.outstanding(seat)
     if shoot:
         best = -1
-        for suit_mask in SUIT_MASKS:
-            mine = legal & suit_mask
-            if mine:
-                c = highest(mine)
-                if not above(c) & out and (best < 0 or c // 13 != HEARTS):
-                    best = c
+        for c in suit_tops(legal):
+            if not above(c) & out and (best < 0 or c // 13 != HEARTS):
+                best = c
         return best if best >= 0 else highest(legal)
     if threat >= 0 and legal & HEARTS_MASK:
         top = highest(legal & HEARTS_MASK)
@@ -239,13 +237,9 @@ def _highest_danger(pos: Position, seat: int, legal: int) -> int:
     hand = pos.hands[seat]
     out = pos.outstanding(seat)
     best, best_score = -1, -1e9
-    for suit_mask in SUIT_MASKS:
-        mine = legal & suit_mask
-        if not mine:
-            continue
-        c = highest(mine)
+    for c in suit_tops(legal):
         score = float((out & below(c)).bit_count() - (out & above(c)).bit_count())
-        score -= 0.3 * (hand & suit_mask).bit_count()
+        score -= 0.3 * (hand & SUIT_MASKS[c // 13]).bit_count()
         if c // 13 == HEARTS:
             score += 1.0
         if score > best_score:

@@ -15,7 +15,7 @@ engine would cost several times more per card.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from trickroom.game.cards import SUIT_MASKS
@@ -47,6 +47,11 @@ def below(card: int) -> int:
 def above(card: int) -> int:
     """Mask of the cards of ``card``'s suit ranked over it."""
     return SUIT_MASKS[card // 13] & ~((2 << card) - 1)
+
+
+def suit_tops(mask: int, suits: Sequence[int] = SUIT_MASKS) -> list[int]:
+    """The highest card of ``mask`` in each of ``suits`` it holds, suit by suit."""
+    return [(mask & suit_mask).bit_length() - 1 for suit_mask in suits if mask & suit_mask]
 
 
 def safest_lead(legal: int, out: int, risk: Callable[[int, int, int, float], float]) -> int:

@@ -30,6 +30,7 @@ from trickroom.game.robots.position import (
     highest,
     lowest,
     safest_lead,
+    suit_tops,
 )
 from trickroom.game.spades import SpadesRules, SpadesView
 
@@ -252,12 +253,9 @@ def _high_discard(legal: int) -> int:
     side = legal & ~SPADES_MASK
     if side:
         best = -1
-        for suit_mask in SIDE_SUITS:
-            mine = side & suit_mask
-            if mine:
-                c = highest(mine)
-                if best < 0 or c % 13 > best % 13:
-                    best = c
+        for c in suit_tops(side, SIDE_SUITS):
+            if best < 0 or c % 13 > best % 13:
+                best = c
         return best
     return lowest(legal)
 
@@ -349,15 +347,12 @@ def _cover_play(pos: Position, seat: int, legal: int) -> int:
         hand = pos.hands[seat]
         out = pos.outstanding(seat)
         best, best_key = -1, (-1, -1)
-        for suit_mask in SUIT_MASKS:
-            mine = legal & suit_mask
-            if mine:
-                c = highest(mine)
-                key = (0 if above(c) & out else 1, c % 13)
-                if c >= 39 and hand & ~SPADES_MASK:
-                    key = (key[0], key[1] - 4)
-                if key > best_key:
-                    best, best_key = c, key
+        for c in suit_tops(legal):
+            key = (0 if above(c) & out else 1, c % 13)
+            if c >= 39 and hand & ~SPADES_MASK:
+                key = (key[0], key[1] - 4)
+            if key > best_key:
+                best, best_key = c, key
         return best
     winners = _winners(pos, legal)
     played = [((pos.leader + i) & 3) for i in range(len(pos.trick))]
