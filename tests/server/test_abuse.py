@@ -15,8 +15,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from tests.server.conftest import play_until_over, url, wait_for
-from tests.server.test_http import http_get
+from tests.server.conftest import http_get, play_until_over, url, wait_for
 from trickroom.server.client import ServerError, TrickroomClient
 from trickroom.server.tables.commands import WindowOver
 

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import choose, url, wait_for
-from tests.server.test_http import http_get
+from tests.server.conftest import choose, http_get, url, wait_for
 from tests.server.test_seats import solo_table
 from trickroom.game.engine import ENGINES
 from trickroom.game.variants import BOUNDS

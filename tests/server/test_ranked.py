@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import FAST, choose, url, wait_for
-from tests.server.test_http import http_get
+from tests.server.conftest import FAST, choose, http_get, url, wait_for
 from trickroom.game.outcome import NilStats, Outcome
 from trickroom.ratings import Rating, rate, system_named
 from trickroom.server.app import App

@@ -6,8 +6,7 @@ import asyncio
 import json
 import re
 
-from tests.server.conftest import url
-from tests.server.test_http import http_get
+from tests.server.conftest import http_get, url
 from tests.server.test_seats import solo_table
 from trickroom.game.actions import BIDS
 from trickroom.server.client import TrickroomClient

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.test_http import http_get
+from tests.server.conftest import http_get
 from tests.server.test_ranked import RANKED, autoplay, game_id_of, players, seat
 from trickroom.game.outcome import NilStats, Outcome
 from trickroom.ratings import Rating, RatingSystem, system_named

@@ -7,7 +7,7 @@ import json
 import random
 from contextlib import AsyncExitStack
 
-from tests.server.conftest import FAST, play_until_over, seat_four, url, wait_for
+from tests.server.conftest import FAST, http_get, play_until_over, seat_four, url, wait_for
 from tests.server.test_seats import solo_table
 from trickroom.ratings import SYSTEMS, GameResult, Rating
 from trickroom.ratings import Seat as RatedSeat
@@ -15,19 +15,6 @@ from trickroom.server.app import App
 from trickroom.server.client import TrickroomClient
 from trickroom.server.config import load_config
 from trickroom.server.tables.records import Rated
-
-
-async def http_get(app: App, path: str) -> tuple[int, dict[str, str], bytes]:
-    reader, writer = await asyncio.open_connection("127.0.0.1", app.port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
-    await writer.drain()
-    raw = await reader.read()
-    writer.close()
-    head, _, body = raw.partition(b"\r\n\r\n")
-    lines = head.decode().split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = dict(line.split(": ", 1) for line in lines[1:])
-    return status, headers, body
 
 
 async def test_health_page_rooms_and_metrics_share_the_port(app):
