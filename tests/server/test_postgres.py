@@ -62,14 +62,20 @@ async def test_a_game_on_postgresql_is_stored_and_resumes_after_a_restart(schema
         await again.stop()
 
 
+async def four_at_a_table(app: App, stack: AsyncExitStack) -> tuple[list[TrickroomClient], str]:
+    """Four guests at a new short Spades table (a game of 100 points)."""
+    clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+               for _ in range(4)]
+    table, _ = await seat_four(app, "spades", {"target": 100, "mercy": 100}, clients)
+    return clients, table
+
+
 async def test_a_whole_game_on_postgresql_replays_from_its_stored_record(schema):
     app = App(load_config(**FAST), f"{POSTGRES}?schema={schema}")
     await app.start("127.0.0.1", 0)
     try:
         async with AsyncExitStack() as stack:
-            clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
-                       for _ in range(4)]
-            table, _ = await seat_four(app, "spades", {"target": 100, "mercy": 100}, clients)
+            clients, table = await four_at_a_table(app, stack)
             ends = await asyncio.wait_for(asyncio.gather(
                 *(play_until_over(c, table, random.Random(i)) for i, c in enumerate(clients))),
                 120)
@@ -90,9 +96,7 @@ async def test_with_postgresql_away_an_action_is_refused_and_play_resumes_on_its
     await app.start("127.0.0.1", 0)
     try:
         async with AsyncExitStack() as stack:
-            clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
-                       for _ in range(4)]
-            table, _ = await seat_four(app, "spades", {"target": 100, "mercy": 100}, clients)
+            clients, table = await four_at_a_table(app, stack)
             machine = app.lobby.tables[table].machine
             await wait_for(lambda: any(m.get("type") == "prompt" for c in clients
                                        for m in c.received))

@@ -269,12 +269,19 @@ async def test_the_random_queue_seats_four_distinct_players_and_records_it(ranke
 # -- drops, votes and quits -------------------------------------------------------------------
 
 
-async def drop_mid_game(app, clients, table, who: int, plays: int = 8):
-    """Everyone plays until ``plays`` actions are in; then ``who`` drops (socket closed)."""
-    tasks = [asyncio.create_task(autoplay(c, table, i, {"wait": "wait"}))
-             for i, c in enumerate(clients)]
+async def playing(app, clients, table, votes: dict[str, str], plays: int = 8):
+    """Everyone plays (each vote answered as ``votes`` says) until ``plays`` actions are in;
+    the players' tasks, which play on."""
+    tasks = [asyncio.create_task(autoplay(c, table, i, votes)) for i, c in enumerate(clients)]
     t = app.lobby.tables[table].machine
     await wait_for(lambda: len(t.state.game.actions) >= plays)
+    return tasks
+
+
+async def drop_mid_game(app, clients, table, who: int, plays: int = 8):
+    """Everyone plays until ``plays`` actions are in; then ``who`` drops (socket closed)."""
+    tasks = await playing(app, clients, table, {"wait": "wait"}, plays)
+    t = app.lobby.tables[table].machine
     tasks[who].cancel()
     await clients[who].ws.close()
     await wait_for(lambda: t.state.seats[who].client is None)
@@ -316,9 +323,7 @@ async def test_zone_dont_wait_hands_the_seat_to_a_robot_unrated_and_charges_the_
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
         table = await seat(clients, "spades-zone")
         t = ranked_app.lobby.tables[table].machine
-        tasks = [asyncio.create_task(autoplay(c, table, i, {"wait": "dont_wait"}))
-                 for i, c in enumerate(clients)]
-        await wait_for(lambda: len(t.state.game.actions) >= 8)
+        tasks = await playing(ranked_app, clients, table, {"wait": "dont_wait"})
         tasks[2].cancel()
         await clients[2].ws.close()
         await wait_for(lambda: t.state.seats[2].kind == "robot")
@@ -338,9 +343,7 @@ async def test_wocg_quit_is_rated_at_once_banned_and_a_substitute_plays_unrated(
         [sub] = await players(ranked_app, stack, ["subby"], experienced=False)
         table = await seat(clients, "spades-wocg-long")  # still going when subby sits
         t = ranked_app.lobby.tables[table].machine
-        tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "no"}))
-                 for i, c in enumerate(clients)]
-        await wait_for(lambda: len(t.state.game.actions) >= 8)
+        tasks = await playing(ranked_app, clients, table, {"invite_robot": "no"})
         tasks[3].cancel()
         await clients[3].request({"type": "stand", "table": table})
         await wait_for(lambda: any(m.get("type") == "event" and m["event"]["type"] == "quit"
@@ -374,9 +377,7 @@ async def test_wocg_players_may_invite_a_robot_into_a_quitters_seat(ranked_app):
         [late] = await players(ranked_app, stack, ["late"])
         table = await seat(clients, "spades-wocg-long")
         t = ranked_app.lobby.tables[table].machine
-        tasks = [asyncio.create_task(autoplay(c, table, i, {"invite_robot": "yes"}))
-                 for i, c in enumerate(clients)]
-        await wait_for(lambda: len(t.state.game.actions) >= 8)
+        tasks = await playing(ranked_app, clients, table, {"invite_robot": "yes"})
         tasks[0].cancel()
         await clients[0].request({"type": "stand", "table": table})
         await wait_for(lambda: not t.state.ranked.open_seats)

@@ -168,6 +168,18 @@ async def test_a_ban_keeps_the_later_end(store):
     assert account is not None and account["banned_until"] == 2000.0
 
 
+async def opened_as_before(path, change: str) -> SqliteStore:
+    """The store's file as an older version left it (``change`` undoes what it lacked),
+    opened by this version: it is brought up to date."""
+    conn = sqlite3.connect(path)
+    conn.execute(change)
+    conn.commit()
+    conn.close()
+    store = SqliteStore(path)
+    await store.open()
+    return store
+
+
 def seats_of(*names: str, kind: str = "human") -> tuple[dict, ...]:
     return tuple({"seat": i, "name": n, "account": n if " " not in n else None,
                   "kind": "robot" if " " in n else kind, "starter": n, "substitute": False,
@@ -214,12 +226,7 @@ async def test_a_file_from_before_recent_games_indexes_its_ended_games_on_open(t
     await old.persist([GameCreated("live", "t2", "hearts", "hearts", {}, 1, 0,
                                    seats_of("ann", "bob", "cat", "dan"), "fixed_seating")])
     await old.close()
-    conn = sqlite3.connect(path)  # as the file was before: no game_players
-    conn.execute("DROP TABLE game_players")
-    conn.commit()
-    conn.close()
-    again = SqliteStore(path)
-    await again.open()
+    again = await opened_as_before(path, "DROP TABLE game_players")
     try:
         [recent] = await again.recent_games("cat")
         assert recent["game_id"] == "old1" and recent["seat"] == 2 and recent["won"]
@@ -337,12 +344,7 @@ async def test_a_history_from_before_sigma_was_kept_reads_none_and_then_keeps_it
     result, changes = openskill_result()
     await old.persist([Rated("old1", result, changes)])
     await old.close()
-    conn = sqlite3.connect(path)  # as the file was before: no sigma in the history
-    conn.execute("ALTER TABLE rating_history DROP COLUMN sigma")
-    conn.commit()
-    conn.close()
-    again = SqliteStore(path)
-    await again.open()
+    again = await opened_as_before(path, "ALTER TABLE rating_history DROP COLUMN sigma")
     try:
         await again.persist([Rated("new1", result, changes)])
         player = await again.player("ann")

@@ -64,6 +64,15 @@ async def heard(client: TrickroomClient, wanted: Callable[[dict], bool]) -> None
     await eventually(received)
 
 
+async def in_room(stack: AsyncExitStack, room: str,
+                  *where: tuple[App, str]) -> list[TrickroomClient]:
+    """Guests (one a node and name) reading a room's list and chat."""
+    clients = await guests(stack, *where)
+    for client in clients:
+        await client.request({"type": "list_tables", "room": room})
+    return clients
+
+
 def said(client: TrickroomClient, text: str) -> bool:
     return any(m.get("type") == "chat" and m["text"] == text for m in client.received)
 
@@ -108,9 +117,8 @@ async def test_a_table_opened_on_one_node_is_listed_counted_and_pushed_on_every_
 async def test_room_chat_reaches_the_room_s_players_on_every_node(server):
     a, b = await server.nodes()
     async with AsyncExitStack() as stack:
-        speaker, here, there = await guests(stack, (a, "speaker"), (a, "here"), (b, "there"))
-        for client in (speaker, here, there):
-            await client.request({"type": "list_tables", "room": "spades"})
+        speaker, here, there = await in_room(stack, "spades", (a, "speaker"), (a, "here"),
+                                             (b, "there"))
         await speaker.request({"type": "chat", "room": "spades", "text": "anyone for spades?"})
         for reader in (here, there):
             await heard(reader, lambda m: m.get("type") == "chat"
@@ -120,9 +128,8 @@ async def test_room_chat_reaches_the_room_s_players_on_every_node(server):
 async def test_room_chat_is_not_shown_to_a_player_who_ignores_the_speaker_on_any_node(server):
     a, b = await server.nodes()
     async with AsyncExitStack() as stack:
-        pest, friend, reader = await guests(stack, (a, "pest"), (a, "friend"), (b, "reader"))
-        for client in (pest, friend, reader):
-            await client.request({"type": "list_tables", "room": "spades"})
+        pest, friend, reader = await in_room(stack, "spades", (a, "pest"), (a, "friend"),
+                                             (b, "reader"))
         await reader.request({"type": "ignore", "name": "guest-pest"})
         await pest.request({"type": "chat", "room": "spades", "text": "buy my coins"})
         await friend.request({"type": "chat", "room": "spades", "text": "hello all"})
