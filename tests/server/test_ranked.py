@@ -263,7 +263,7 @@ async def test_the_random_queue_seats_four_distinct_players_and_records_it(ranke
         assert table.seating == "random_queue" and table.state.phase == "playing"
         assert (await ranked_app.hub.queued("hearts-zone"))[0] == []
         stored = await ranked_app.store.unfinished_games()
-        assert [g.seating for g in stored] == ["random_queue"]
+        assert [g.created.seating for g in stored] == ["random_queue"]
 
 
 # -- drops, votes and quits -------------------------------------------------------------------

@@ -298,7 +298,7 @@ async def test_the_fences_of_many_tables_in_one_group_commit_each_hold(store: St
 async def test_the_table_s_game_in_play_is_found_by_its_table(store: Store):
     await store.persist([action(0)])
     found = await store.unfinished_game("t1")
-    assert found is not None and found.id == "g1" and len(found.actions) == 1
+    assert found is not None and found.created.game_id == "g1" and len(found.actions) == 1
     await store.persist([ended("g1")])
     assert await store.unfinished_game("t1") is None
 

@@ -255,20 +255,20 @@ class Lobby:
 
     async def resume(self, stored: StoredGame) -> TableRunner | None:
         """Run a stored, unfinished game's table again, from its record."""
-        if stored.room not in self.rooms:
+        created = stored.created
+        if created.room not in self.rooms:
             log.warning("game %s: room %s is no longer configured; left as is",
-                        stored.id, stored.room)
+                        created.game_id, created.room)
             return None
-        game = ENGINES[stored.kind].replay({"game": stored.kind, "rules": stored.rules,
-                                            "seed": stored.seed, "dealer": stored.dealer,
-                                            "actions": stored.actions})
-        room = self.room(stored.room)
-        machine = TableMachine(stored.table_id, room, self.settings, game.rules,
-                               stored.seating, self.rng())
+        game = ENGINES[created.kind].replay({"game": created.kind, "rules": created.rules,
+                                             "seed": created.seed, "dealer": created.dealer,
+                                             "actions": stored.actions})
+        machine = TableMachine(created.table_id, self.room(created.room), self.settings,
+                               game.rules, created.seating, self.rng())
         runner = self._runner(machine)
         self._add(runner)
-        await runner.call(Resume(game, stored.id, tuple(stored.seats)))
-        log.info("resumed table %s game %s at action %d", runner.id, stored.id,
+        await runner.call(Resume(game, created.game_id, created.seats))
+        log.info("resumed table %s game %s at action %d", runner.id, created.game_id,
                  len(stored.actions))
         return runner
 

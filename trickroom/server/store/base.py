@@ -41,7 +41,7 @@ from trickroom.server.store.values import (
     StoreUnavailable,
     Tx,
 )
-from trickroom.server.tables.records import Record
+from trickroom.server.tables.records import GameCreated, Record
 
 RECENT_GAMES = 20  # how many ended games a profile lists
 
@@ -234,9 +234,10 @@ class Store(ABC):
                    for a in await self._fetchall("SELECT seat, action FROM actions "
                                                  "WHERE game_id = ? ORDER BY idx",
                                                  (row["id"],))]
-        return StoredGame(row["id"], row["table_id"], row["room"], row["kind"],
-                          json.loads(row["rules"]), row["seed"], row["dealer"],
-                          json.loads(row["seats"]), row["seating"], actions)
+        created = GameCreated(row["id"], row["table_id"], row["room"], row["kind"],
+                              json.loads(row["rules"]), row["seed"], row["dealer"],
+                              tuple(json.loads(row["seats"])), row["seating"])
+        return StoredGame(created, actions)
 
     async def game(self, game_id: str) -> dict[str, Any] | None:
         """A game's public record: finished games only (an unfinished one holds live hands)."""

@@ -6,6 +6,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from trickroom.server.tables.records import GameCreated
+
 Row = Mapping[str, Any]
 
 
@@ -53,13 +55,8 @@ class Fence:
 
 @dataclass(frozen=True)
 class StoredGame:
-    id: str
-    table_id: str
-    room: str
-    kind: str
-    rules: dict[str, Any]
-    seed: int
-    dealer: int
-    seats: list[dict[str, Any]]
-    seating: str
+    """An unfinished game as the store holds it: how it was created, and its actions since
+    (each with its seat), which replayed rebuild it."""
+
+    created: GameCreated
     actions: list[dict[str, Any]]
