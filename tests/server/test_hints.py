@@ -151,12 +151,7 @@ async def test_every_game_event_says_whose_turn_it_is_after_it(app, room):
 
 async def test_a_hearts_pass_waits_on_every_seat_still_choosing(app):
     async with TrickroomClient.connect(url(app)) as client:
-        await client.request({"type": "guest", "name": "passer"})
-        reply = await client.request({"type": "create_table", "room": "hearts",
-                                      "rules": {"target": 30}})
-        table = reply["table"]["id"]
-        await client.request({"type": "sit", "table": table, "seat": 0})
-        await client.request({"type": "fill_robots", "table": table, "level": "random"})
+        table, _ = await solo_table(client, "hearts", {"target": 30}, name="passer")
         prompt = None
         async for message in client.messages():
             if message["type"] == "prompt":
