@@ -4,6 +4,10 @@ The browser is never downloaded: the tests use the system chromium
 (``/usr/bin/chromium``, or ``$TRICKROOM_CHROMIUM``). Without it they skip and say
 how to install it, unless ``TRICKROOM_REQUIRE_BROWSER=1`` (CI sets it), when
 they fail instead. Screenshots go to ``artifacts/web/`` (git-ignored).
+
+One chromium serves the whole session (each test has contexts of its own, so no
+cookie or storage crosses between tests): the browser tests run in the session's
+event loop, where it lives, and so do their fixtures.
 """
 
 from __future__ import annotations
@@ -14,10 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
+from pytest_asyncio import is_async_test
 
 from trickroom.server.app import App
 from trickroom.server.config import load_config
 
+WEB_TESTS = Path(__file__).resolve().parent
 CHROMIUM = os.environ.get("TRICKROOM_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -26,6 +33,13 @@ LAPTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 360, "height": 740}
 # Robots act quickly but visibly; a human's turn is long enough for a slow CI machine.
 WEB_SETTINGS = dict(robot_delay=0.03, hand_pause=0.2, turn_seconds=120.0, reconnect_seconds=60.0)
+
+
+async def laid_out(page: Any) -> None:
+    """Wait until the page has been laid out and painted again (after a resize, say): two
+    animation frames, rather than a guess at how long that takes."""
+    await page.evaluate("() => new Promise((done) => "
+                        "requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
 def browser_missing() -> str | None:
@@ -39,7 +53,15 @@ def browser_missing() -> str | None:
     return None
 
 
-@pytest.fixture
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser tests run in the session's event loop, the one the browser lives in."""
+    in_session_loop = pytest.mark.asyncio(loop_scope="session")
+    for item in items:
+        if is_async_test(item) and Path(item.path).is_relative_to(WEB_TESTS):
+            item.add_marker(in_session_loop, append=False)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def browser():
     why = browser_missing()
     if why:
@@ -64,7 +86,7 @@ async def start_app(tmp_path: Path, config: Path | None = None, **settings: Any)
     return server
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def web_app(tmp_path):
     server = await start_app(tmp_path)
     yield server
@@ -99,7 +121,7 @@ class Page:
         if phone:
             before = self.page.viewport_size
             await self.page.set_viewport_size(PHONE)
-            await self.page.wait_for_timeout(150)
+            await laid_out(self.page)
             await self.page.screenshot(path=str(path), full_page=True)
             # No layout break at phone width: nothing makes the page scroll sideways.
             wide = await self.page.evaluate("document.documentElement.scrollWidth")
@@ -119,7 +141,7 @@ def _expected(text: str) -> bool:
     return "WebSocket" in text or "ERR_CONNECTION" in text or "404" in text
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def open_page(browser, request):
     contexts = []
     pages: list[Page] = []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tests.web.conftest import laid_out
+
 TURN_OR_OVER = """() => {
   const t = document.querySelector('.table-page');
   return t && (t.dataset.phase === 'game_over' || t.dataset.myTurn === 'true');
@@ -48,43 +50,71 @@ async def robot_table(open_page: Any, app: Any, room: str, rules: dict[str, str]
     return page, p
 
 
+CLICK_MS = 5000  # what play_turn saw is on screen: a click that waits longer, waits in vain
+
+# What is on screen for play_turn to answer, in one look.
+SCREEN = """() => {
+  const q = (selector) => document.querySelector(selector);
+  const cards = [...document.querySelectorAll('.hand .card')];
+  return {
+    phase: q('.table-page')?.dataset.phase,
+    summary: !!q('.hand-summary .summary-go'),
+    bid: !!q('.bid-dialog'),
+    look: !!q('.bid-dialog [data-bid="look"]'),
+    bids: [...document.querySelectorAll('.bid-dialog button.bid-btn:enabled')]
+      .map(b => b.dataset.bid),
+    pass: q('.pass-dialog h2')?.textContent ?? null,
+    moon: !!q('.moon-dialog'),
+    legal: cards.filter(c => c.classList.contains('legal')).map(c => c.dataset.card),
+    chosen: cards.filter(c => c.classList.contains('chosen')).map(c => c.dataset.card),
+    // The legal cards are the only playable ones: every other card is marked so.
+    marked: cards.every(c => c.classList.contains('legal') !== (c.ariaDisabled === 'true')),
+  };
+}"""
+
+
 async def play_turn(page: Any, counts: dict[str, int], bid: int = 3,
                     close_summary: bool = True) -> None:
-    """Answer the prompt on screen: a bid, a pass of three cards, or a legal card."""
-    bid_dialog = page.locator(".bid-dialog")
-    pass_dialog = page.locator(".pass-dialog")
-    moon = page.locator(".moon-dialog")
-    summary = page.locator(".hand-summary .summary-go")
-    if close_summary and await summary.count():  # the last hand's summary waits to be closed
-        await summary.click()
-    elif await bid_dialog.count():
-        if await bid_dialog.locator('[data-bid="look"]').count():
-            await bid_dialog.locator('[data-bid="look"]').click()
-            return
-        enabled = bid_dialog.locator("button.bid-btn:enabled")
-        wanted = bid_dialog.locator(f'button[data-bid="{bid}"]:enabled')
-        await (wanted if await wanted.count() else enabled.last).click()
+    """Answer the prompt on screen: a bid, a pass of the cards asked for, the moon, or a
+    legal card; then wait until the table shows the answer was taken (so the next look
+    never sees this turn again). The page draws what it is sent at its next frame: the
+    look waits for it, so what it sees is what the page knows."""
+    await laid_out(page)
+    screen = await page.evaluate(SCREEN)
+    if close_summary and screen["summary"]:  # the last hand's summary waits to be closed
+        await page.locator(".hand-summary .summary-go").click(timeout=CLICK_MS)
+        await page.locator(".hand-summary").wait_for(state="detached")
+    elif screen["look"]:
+        await page.locator('.bid-dialog [data-bid="look"]').click(timeout=CLICK_MS)
+        await page.locator('.bid-dialog [data-bid="look"]').wait_for(state="detached")
+    elif screen["bid"]:
+        value = str(bid) if str(bid) in screen["bids"] else screen["bids"][-1]
+        await page.locator(f'.bid-dialog button[data-bid="{value}"]').click(timeout=CLICK_MS)
+        await page.locator(".bid-dialog").wait_for(state="detached")
         counts["bids"] += 1
-    elif await pass_dialog.count():
-        cards = page.locator(".hand .card.legal:not(.chosen)")
-        wanted = int((await pass_dialog.locator("h2").inner_text()).split("Pass ")[1].split()[0])
-        while await page.locator(".hand .card.chosen").count() < wanted:
-            await cards.first.click()
-        await pass_dialog.get_by_role("button", name="Pass these cards").click()
+    elif screen["pass"]:
+        wanted = int(screen["pass"].split("Pass ")[1].split()[0])
+        more = [c for c in screen["legal"] if c not in screen["chosen"]]
+        for card in more[:wanted - len(screen["chosen"])]:
+            await page.locator(f'.hand .card[data-card="{card}"]').click(timeout=CLICK_MS)
+            await page.locator(f'.hand .card.chosen[data-card="{card}"]').wait_for()
+        await page.locator(".pass-dialog").get_by_role("button", name="Pass these cards").click(
+            timeout=CLICK_MS)
+        await page.locator(".pass-dialog").wait_for(state="detached")
         counts["passes"] += 1
-    elif await moon.count():
-        await moon.locator("button").first.click()
+    elif screen["moon"]:
+        await page.locator(".moon-dialog button").first.click(timeout=CLICK_MS)
+        await page.locator(".moon-dialog").wait_for(state="detached")
+    elif screen["legal"] and screen["phase"] == "play":  # (a pass's cards wait for its dialog)
+        assert screen["marked"], "a card is marked legal and disabled, or neither"
+        card = screen["legal"][0]
+        await page.locator(f'.hand .card.legal[data-card="{card}"]').click(timeout=CLICK_MS)
+        counts["plays"] += 1
+        # Played once the server's event takes it from the hand (or, after a drop, refused
+        # because the seat's robot played meanwhile: no longer ours to play).
+        await page.locator(f'.hand .card.legal[data-card="{card}"]').wait_for(state="detached")
     else:
-        legal = page.locator(".hand .card.legal")
-        if await legal.count():
-            # The legal cards are the only playable ones: every other card is marked so.
-            marks = await page.evaluate("""() => [...document.querySelectorAll('.hand .card')]
-                .map(c => c.classList.contains('legal') !== (c.ariaDisabled === 'true'))""")
-            assert all(marks), marks
-            await legal.first.click(timeout=5000)
-            counts["plays"] += 1
-            return
-    await page.wait_for_timeout(20)
+        await page.wait_for_timeout(20)
 
 
 async def _shot_due(page: Any, key: str, counts: dict[str, int]) -> bool:

@@ -6,9 +6,9 @@ them, and what axe could not decide, are kept in
 artifacts/web/<test>-<screen>-<width>.axe.json beside the screenshots. The
 screens come from three sessions that share what they can: the pages around the
 tables (sign in, lobby, a room's tables, the create dialog, profile, leaderboard),
-one Spades game with robots played to its end on a low target (bidding, playing,
-the hand summary, game over, then the game's review), and one Hearts table for
-the pass.
+one Spades game with robots played to its end on a target its first hand reaches
+(bidding, playing, the hand summary, game over, then the game's review), and one
+Hearts table for the pass.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 from axe_playwright_python.async_playwright import Axe
 
-from tests.web.conftest import ARTIFACTS, LAPTOP, PHONE, Page, ws_url
+from tests.web.conftest import ARTIFACTS, LAPTOP, PHONE, Page, laid_out, ws_url
 from tests.web.play import create_table, guest_signs_in, hold_after, play_turn, release
 from trickroom.ratings import GameResult, Rating, rate
 from trickroom.ratings import Seat as RatedSeat
@@ -60,11 +60,11 @@ class Audit:
         """Check the screen on show at laptop width, then at 360 px; screenshot both."""
         p = self.page.page
         await p.set_viewport_size(LAPTOP)
-        await p.wait_for_timeout(100)
+        await laid_out(p)
         await self._check(label, "laptop")
         await self.page.shot(label)
         await p.set_viewport_size(PHONE)
-        await p.wait_for_timeout(150)
+        await laid_out(p)
         await self._check(label, "phone")
         await self.page.shot(f"{label}-phone", phone=True)
         await p.set_viewport_size(LAPTOP)
@@ -163,10 +163,10 @@ async def test_a11y_of_a_spades_game_and_its_review(web_app, open_page):
     p = page.page
     audit = Audit(page)
     await guest_signs_in(p, "axe")
-    # A target and mercy that one hand seldom reaches: the game ends after two or three
-    # (the first hand's summary is checked all the same if that hand ends the game).
-    await create_table(p, "spades", {"Play to (points)": "120",
-                                     "Mercy: end when a side falls to minus (empty: off)": "120"})
+    # A target and mercy that the first hand reaches, whether a side makes its contract or
+    # is set: the game is one hand long, and that hand's summary is held on screen.
+    await create_table(p, "spades", {"Play to (points)": "10",
+                                     "Mercy: end when a side falls to minus (empty: off)": "10"})
     await p.get_by_text("Waiting for four players").wait_for()
     await audit("table-waiting")
     await hold_after(p, "hand_scored")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest_asyncio
+
 from tests.server.conftest import play_until_over
-from tests.web.conftest import ws_url
+from tests.web.conftest import start_app, ws_url
 from tests.web.play import create_table, guest_signs_in
 from trickroom.server.client import TrickroomClient
 
@@ -50,7 +52,10 @@ async def test_chat_shows_names_and_text_as_text_and_ignore_hides_a_player(web_a
         await line.wait_for(state="detached")
         assert "Ignoring: guest-noisy" in await p.locator(".chat .ignored").inner_text()
         await noisy.request({"type": "chat", "room": "spades", "text": "can you hear me"})
-        await p.wait_for_timeout(400)
+        # The room's next line comes after it: once ours is on screen, theirs never came.
+        await p.get_by_role("textbox", name="Room chat: spades message").fill("still here")
+        await p.get_by_role("button", name="Send").click()
+        await p.locator(".chat-msg", has_text="still here").wait_for()
         assert await p.locator(".chat-msg", has_text="can you hear me").count() == 0
         await page.shot("room-chat-ignoring")
         await page.shot("room-chat-ignoring-phone", phone=True)
@@ -76,6 +81,15 @@ async def _next_chat(client: TrickroomClient) -> dict:
     raise AssertionError("closed")
 
 
+@pytest_asyncio.fixture(loop_scope="session")
+async def review_app(tmp_path):
+    """A server whose robots act at once: the reviewed games are played over the socket,
+    with nobody watching."""
+    server = await start_app(tmp_path, robot_delay=0.0, hand_pause=0.0)
+    yield server
+    await server.stop()
+
+
 async def finished_game(app, room: str, rules: dict) -> str:
     """A game played to the end over the socket: one guest and three robots."""
     async with TrickroomClient.connect(ws_url(app)) as client:
@@ -94,11 +108,11 @@ async def finished_game(app, room: str, rules: dict) -> str:
     raise AssertionError("the game was not stored")
 
 
-async def test_review_steps_through_every_trick_of_every_hand(web_app, open_page):
-    game_id = await finished_game(web_app, "hearts", {"target": 30})
-    record = await web_app.store.game(game_id)
+async def test_review_steps_through_every_trick_of_every_hand(review_app, open_page):
+    game_id = await finished_game(review_app, "hearts", {"target": 30})
+    record = await review_app.store.game(game_id)
     hands = record["result"]["hands_played"]
-    page = await open_page(web_app)
+    page = await open_page(review_app)
     p = page.page
     await p.goto(f"{p.url.split('#')[0]}#/review/{game_id}")
     where = p.locator(".review .where")
@@ -137,10 +151,10 @@ async def test_review_steps_through_every_trick_of_every_hand(web_app, open_page
     assert await where.inner_text() == expected[-2]
 
 
-async def test_spades_review_scores_match_the_stored_result(web_app, open_page):
-    game_id = await finished_game(web_app, "spades", {"target": 150, "mercy": 100})
-    record = await web_app.store.game(game_id)
-    page = await open_page(web_app, label="spades")
+async def test_spades_review_scores_match_the_stored_result(review_app, open_page):
+    game_id = await finished_game(review_app, "spades", {"target": 150, "mercy": 100})
+    record = await review_app.store.game(game_id)
+    page = await open_page(review_app, label="spades")
     p = page.page
     await p.goto(f"{p.url.split('#')[0]}#/review/{game_id}")
     await p.locator(".review .where").wait_for()

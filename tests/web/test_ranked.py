@@ -11,7 +11,7 @@ import random
 from contextlib import AsyncExitStack
 from dataclasses import replace
 
-import pytest
+import pytest_asyncio
 
 from tests.server.conftest import play_until_over, wait_for
 from tests.server.test_ranked import autoplay
@@ -24,13 +24,13 @@ from trickroom.server.config import load_config
 PASSWORD = "secret-pw"
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def ranked_app(tmp_path):
     """Ranked rooms whose host plays short games (a player may not change a ranked room's
     rules)."""
     config = load_config(None, **{**WEB_SETTINGS, "vote_seconds": 60.0,
                                   "reconnect_seconds": 120.0, "min_games": 5})
-    short = {"spades": {"target": 100, "mercy": 100}, "hearts": {"target": 20}}
+    short = {"spades": {"target": 10, "mercy": 10}, "hearts": {"target": 10}}
     rooms = {name: replace(room, rules={**room.rules, **short[room.game]}) if room.rated
              else room for name, room in config.rooms.items()}
     server = App(replace(config, rooms=rooms), tmp_path / "trickroom.sqlite3")

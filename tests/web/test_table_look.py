@@ -1,6 +1,7 @@
 """The table reads like a card room: the hand on the felt, the trick with its led card and
 winner, the trick going to its winner, a hand summary that waits, a phone bid that leaves
-the felt in view, received cards named, sound off until asked for."""
+the felt in view, received cards named, sound off until asked for, a score sheet that
+keeps its newest hand in view."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import asyncio
 import time
 from typing import Any
 
-from tests.web.conftest import PHONE, ws_url
+from tests.web.conftest import LAPTOP, PHONE, laid_out, ws_url
 from tests.web.play import (
     TURN_OR_OVER,
     create_table,
@@ -72,7 +73,7 @@ async def test_spades_hand_on_the_felt_trick_to_its_winner_and_a_summary_that_wa
 
     # On a phone the bid leaves the other seats, and their bids, in view; names are whole.
     await p.set_viewport_size(PHONE)
-    await p.wait_for_timeout(150)
+    await laid_out(p)
     dialog = await p.locator(".bid-dialog").bounding_box()
     for pos in ("top", "left", "right"):
         seat = p.locator(f".seat.pos-{pos}")
@@ -82,7 +83,7 @@ async def test_spades_hand_on_the_felt_trick_to_its_winner_and_a_summary_that_wa
         assert await name.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), f"{pos} name is cut"
         assert (await name.inner_text()).startswith("Bot "), await name.inner_text()
     await page.shot("bid-phone", phone=True)
-    await p.set_viewport_size({"width": 1280, "height": 860})
+    await p.set_viewport_size(LAPTOP)
     await page.shot("bid")
 
     await play_until(p, ".hand-summary")
@@ -97,11 +98,10 @@ async def test_spades_hand_on_the_felt_trick_to_its_winner_and_a_summary_that_wa
     assert await summary.locator("tbody tr").count() == 2
     await page.shot("hand-summary")
     await page.shot("hand-summary-phone", phone=True)
-    # It waits for us: the next hand is dealt behind it (the server pauses 0.2 s here).
+    # It waits for us: the next hand is dealt behind it, and our turn to bid comes.
     await p.wait_for_function("() => document.querySelector('.table-page').dataset.phase === 'bid'")
-    await p.wait_for_timeout(600)
-    assert await summary.is_visible()
     await p.wait_for_function(TURN_OR_OVER)
+    assert await summary.is_visible()
     go = summary.get_by_role("button")
     assert await go.inner_text() == "Continue to your bid"
     await go.click()
@@ -113,7 +113,7 @@ async def test_the_trick_does_not_slide_with_reduced_motion(web_app, open_page):
     _, p = await robot_table(open_page, web_app, "spades", {"Play to (points)": "500"},
                              reduced_motion=True)
     await p.evaluate(WATCH_TRICKS)
-    await play_until(p, ".hand-summary")
+    await play_until(p, ".center .trick .played.winner")  # a trick won, on the felt
     log = await p.evaluate("window.trickLog")
     assert log["winners"], "no trick was shown won"
     assert not any("slide-" in c for c in log["classes"])
@@ -328,3 +328,88 @@ async def test_the_hand_that_ends_the_game_is_scored_on_the_felt_before_the_game
     await p.locator(".hand-summary", has_text="Hand 1 scored").wait_for()
     assert await p.locator(".table-page").get_attribute("data-phase") != "game_over"
     await release(p)
+
+
+def spades_results(hands: int) -> list[dict[str, Any]]:
+    """Scored hands as a view's hand_results carries them: North-South make 4, East-West
+    are set on 5, hand after hand."""
+    results, scores = [], [0, 0]
+    for hand in range(hands):
+        scores = [scores[0] + 41, scores[1] - 50]
+        sides = [{"side": side, "contract": 4 if side == 0 else 5, "tricks": 5 if side == 0 else 4,
+                  "made": side == 0, "contract_points": 40 if side == 0 else -50,
+                  "bags": 1 - side, "nil_points": 0, "bag_penalty": 0,
+                  "points": 41 if side == 0 else -50, "score": scores[side],
+                  "bags_total": (hand + 1) * (1 - side)} for side in (0, 1)]
+        results.append({"dealer": hand % 4, "bids": [2, 3, 2, 2], "blind": [False] * 4,
+                        "tricks_won": [3, 2, 2, 2], "sides": sides, "scores": list(scores)})
+    return results
+
+
+FEED = "(message) => window.trickroom.conn.receive(JSON.stringify(message))"
+SHEET_AT_END = """() => { const b = document.querySelector('.sheet-box');
+  return b.scrollHeight > b.clientHeight && b.scrollTop + b.clientHeight >= b.scrollHeight - 2; }"""
+
+
+async def test_the_score_sheet_keeps_its_newest_hand_in_view(web_app, open_page):
+    """Eight hands scored, more than the sheet's box shows: the newest stays in view when the
+    box is laid out again (a box that fitted its sheet at another width lost its end once),
+    a player who scrolls back to an old hand stays there, and a new hand scrolls to it."""
+    page = await open_page(web_app)
+    p = page.page
+    name = await guest_signs_in(p, "ada")
+    table = await create_table(p, "spades", {})
+    me = p.locator(".seat.me")
+    await me.wait_for()
+    seat = int(await me.get_attribute("data-seat"))
+    # The table as a rejoin's snapshot would give it eight hands into a game.
+    info = {"id": table, "room": "spades", "game": "spades", "state": "playing",
+            "seating": "fixed_seating", "watchers": 0,
+            "seats": [{"seat": s, "name": name if s == seat else f"Bot {s}",
+                       "kind": "human" if s == seat else "robot", "away": False}
+                      for s in range(4)]}
+    results = spades_results(8)
+    view = {"game": "spades", "seat": seat, "phase": "bid", "rules": {"target": 1000},
+            "hand_no": 8, "dealer": 0, "to_act": (seat + 1) % 4, "awaiting": [(seat + 1) % 4],
+            "hand": ["2C", "3D", "AS"], "hand_sizes": [13] * 4, "leader": None, "trick": [],
+            "tricks": [], "tricks_won": [0] * 4, "scores": results[-1]["scores"],
+            "hand_results": results, "legal": [], "illegal": [], "bids": [None] * 4,
+            "blind": [False] * 4, "bags": [8, 0], "spades_broken": False, "sees_hand": True}
+    seq = 100
+    await p.evaluate(FEED, {"type": "snapshot", "table": table, "seq": seq, "info": info,
+                            "view": view, "paused": None, "vote": None})
+    await p.locator(".sheet tbody tr").nth(7).wait_for()
+    await p.wait_for_function(SHEET_AT_END)
+
+    # The box fits its sheet for a moment (as at a phone's width), then no longer does.
+    box = p.locator(".sheet-box")
+    await box.evaluate("b => { b.style.maxHeight = 'none'; }")
+    await p.wait_for_function("() => document.querySelector('.sheet-box').scrollTop === 0")
+    await laid_out(p)
+    await box.evaluate("b => { b.style.maxHeight = ''; }")
+    await p.wait_for_function(SHEET_AT_END)
+    await p.set_viewport_size(PHONE)
+    await p.set_viewport_size(LAPTOP)
+    await p.wait_for_function(SHEET_AT_END)
+
+    # The player scrolls back to hand 1: the table drawn again (a name changes) leaves the
+    # sheet there.
+    await box.hover()
+    await p.mouse.wheel(0, -5000)
+    await p.wait_for_function("() => document.querySelector('.sheet-box').scrollTop === 0")
+    renamed = {**info, "seats": [{**s, "name": "Bot Renamed"} if s["seat"] != seat else s
+                                 for s in info["seats"]]}
+    seq += 1
+    await p.evaluate(FEED, {"type": "event", "table": table, "seq": seq,
+                            "event": {"type": "table", "info": renamed}})
+    await p.locator(".sheet thead", has_text="Bot Renamed").wait_for()
+    assert await box.evaluate("b => b.scrollTop") == 0
+    # A new hand scored: the sheet goes to it.
+    ninth = spades_results(9)[-1]
+    seq += 1
+    await p.evaluate(FEED, {"type": "event", "table": table, "seq": seq,
+                            "event": {"type": "hand_scored", "hand": 8, **ninth},
+                            "turn": {"phase": "hand_over", "to_act": None, "awaiting": []}})
+    await p.locator(".sheet tbody tr").nth(8).wait_for()
+    await p.wait_for_function(SHEET_AT_END)
+    await page.shot("sheet-at-its-newest-hand")

@@ -75,18 +75,24 @@ export function ratingChange(change) {
 
 /**
  * A scrolling box for a sheet that grows: its newest hand stays in view. The box
- * scrolls to a new row when one comes, and stays at its end while the player has not
- * scrolled back to an older hand: when the sheet is drawn again, and when the box is
- * laid out again at another size (a narrower window wraps its rows differently, and
- * a box that fitted its sheet for a moment has lost its place at the end).
+ * scrolls to a new row when one comes, and stays at its end until the player scrolls
+ * back to an older hand: when the sheet is drawn again, and when the box is laid out
+ * again at another size (a narrower window wraps its rows differently, and a box that
+ * fitted its sheet for a moment has lost its place at the end).
  */
 export function sheetBox(box) {
   let rows = -1; // the rows last drawn
   let atEnd = true; // the player has not scrolled away from the newest hand
+  let touched = false; // the player has scrolled the box (wheel, touch, keys, scrollbar)
   let sheetIn = null; // the sheet drawn, whose size is watched
   const end = () => box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
   const follow = () => { if (atEnd) box.scrollTop = box.scrollHeight; };
-  box.addEventListener("scroll", () => { atEnd = end(); }, { passive: true });
+  for (const input of ["wheel", "touchstart", "pointerdown", "keydown"]) {
+    box.addEventListener(input, () => { touched = true; }, { passive: true });
+  }
+  // Only the player's scrolling moves the box away from the end; a scroll the layout makes
+  // (the box fitted its sheet, and is read once it no longer does) must not.
+  box.addEventListener("scroll", () => { if (touched) atEnd = end(); }, { passive: true });
   const resized = new ResizeObserver(follow);
   resized.observe(box);
   return {
@@ -96,7 +102,7 @@ export function sheetBox(box) {
       if (sheetIn) resized.unobserve(sheetIn);
       resized.observe(sheet);
       sheetIn = sheet;
-      if (count !== rows) atEnd = true;
+      if (count !== rows) { atEnd = true; touched = false; }
       rows = count;
       follow();
     },
