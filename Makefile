@@ -28,9 +28,8 @@ test: $(VENV)/.installed-test
 	$(PY) -m pytest $(ARGS)
 
 bench: $(VENV)/.installed-bench
-	$(PY) bench/engine.py
-	@for b in bench/ratings.py bench/robots.py bench/load.py bench/soak.py bench/abuse.py bench/lobby.py bench/rejoin.py; do \
-		if [ -f $$b ]; then $(PY) $$b || exit 1; fi; done
+	@for b in engine rating_systems robots load soak abuse lobby rejoin fuzz; do \
+		$(PY) -m bench.$$b || exit 1; done
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check trickroom tests bench

@@ -26,7 +26,6 @@ import itertools
 import json
 import os
 import random
-import re
 import secrets
 import sys
 import tempfile
@@ -35,11 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from load import HOST, Server, choose, pct, raise_fd_limit
 from rich.console import Console
 from rich.progress import Progress
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from bench.figures import command_line, pct, ratio
+from bench.harness import ROOT, Server, choose, http_get, metric, raise_fd_limit, request
 
 # The shipped limits (message rate, sockets per address, passwords) are part of the
 # defence, so they stay; robots think 20 ms, so the victim's acts and pings stay within
@@ -78,24 +79,16 @@ class Victim:
         self.answered = -1
         self.rng = random.Random(1)
 
-    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        rid = next(self.ids)
-        await self.ws.send(json.dumps({**message, "id": rid}))
-        while True:
-            reply = json.loads(await self.ws.recv())
-            if reply.get("id") == rid:
-                return reply
-
     async def send(self, kind: str, message: dict[str, Any]) -> None:
         rid = next(self.ids)
         self.sent[rid] = (kind, time.perf_counter())
         await self.ws.send(json.dumps({**message, "id": rid}))
 
     async def play(self) -> None:
-        await self.request({"type": "guest", "name": "victim"})
-        created = await self.request({"type": "create_table", "room": "spades"})
+        await request(self.ws, {"type": "guest", "name": "victim"})
+        created = await request(self.ws, {"type": "create_table", "room": "spades"})
         self.table = created["table"]["id"]
-        await self.request({"type": "sit", "table": self.table, "seat": 0})
+        await request(self.ws, {"type": "sit", "table": self.table, "seat": 0})
         await self.send("other", {"type": "fill_robots", "table": self.table, "level": "random"})
         async for frame in self.ws:
             message = json.loads(frame)
@@ -155,10 +148,8 @@ async def flood_run(sockets: int, rounds: int, seconds: float, workdir: Path, ba
                     progress: Progress) -> list[Window]:
     config = workdir / f"abuse-{backoff}.toml"
     config.write_text(CONFIG.format(extra="" if backoff else NO_BACKOFF))
-    server = Server(workdir / f"abuse-{backoff}.sqlite3", config)
-    server.start()
     windows: list[Window] = []
-    try:
+    with Server(workdir / f"abuse-{backoff}.sqlite3", config) as server:
         # The victim is another player, at another address (loopback has all of 127/8).
         async with connect(server.url, compression=None, max_size=2**22,
                            local_addr=("127.0.0.2", 0)) as ws:
@@ -172,9 +163,9 @@ async def flood_run(sockets: int, rounds: int, seconds: float, workdir: Path, ba
                 victim.window = window
                 if flood:
                     attacker = await asyncio.create_subprocess_exec(
-                        sys.executable, __file__, "--flood", server.url, "--sockets",
-                        str(sockets), "--window", str(seconds),
-                        stdout=asyncio.subprocess.PIPE)
+                        sys.executable, "-m", "bench.abuse", "--flood", server.url,
+                        "--sockets", str(sockets), "--window", str(seconds),
+                        stdout=asyncio.subprocess.PIPE, cwd=ROOT)
                     out, _ = await attacker.communicate()
                     window.logins = int(out.decode().strip() or 0)
                 else:
@@ -185,28 +176,20 @@ async def flood_run(sockets: int, rounds: int, seconds: float, workdir: Path, ba
                 await asyncio.sleep(0.3)  # in-flight logins drain before the next window
             for t in tasks:
                 t.cancel()
-    finally:
-        server.stop()
     return windows
 
 
 async def checked_count(port: int) -> int:
-    reader, writer = await asyncio.open_connection(HOST, port)
-    writer.write(f"GET /metrics HTTP/1.1\r\nHost: {HOST}\r\nConnection: close\r\n\r\n".encode())
-    text = (await reader.read()).decode()
-    writer.close()
-    found = re.search(r"^trickroom_passwords_checked_total ([0-9.e+]+)$", text, re.MULTILINE)
-    return int(float(found.group(1))) if found else -1
+    """How many passwords the server has checked (hashed) so far."""
+    return metric(await http_get(port, "/metrics"), "trickroom_passwords_checked_total")
 
 
 async def guess_run(guesses: int, workdir: Path) -> tuple[int, float, dict[str, int]]:
     """``guesses`` wrong passwords for one account from one socket: how many were checked."""
     config = workdir / "guess.toml"
     config.write_text(CONFIG.format(extra=""))
-    server = Server(workdir / "guess.sqlite3", config)
-    server.start()
     codes: dict[str, int] = {}
-    try:
+    with Server(workdir / "guess.sqlite3", config) as server:
         async with connect(server.url, compression=None) as ws:
             await ws.send(json.dumps({"type": "register", "name": "target",
                                       "password": "the-right-one"}))
@@ -227,8 +210,6 @@ async def guess_run(guesses: int, workdir: Path) -> tuple[int, float, dict[str, 
                         await asyncio.sleep(0.025)  # under the message rate
         elapsed = time.perf_counter() - started
         checked = await checked_count(server.port) - before
-    finally:
-        server.stop()
     return checked, elapsed, codes
 
 
@@ -249,13 +230,13 @@ def summary(windows: list[Window]) -> dict[str, float]:
         out[f"{name}_acts"] = len(acts)
     seconds = sum(1 for _ in flood) or 1
     out["logins_per_window"] = sum(w.logins for w in flood) / seconds
-    out["act_p99_ratio"] = out["flood_act_p99"] / out["quiet_act_p99"]
-    out["ping_p99_ratio"] = out["flood_ping_p99"] / out["quiet_ping_p99"]
+    out["act_p99_ratio"] = ratio(out["flood_act_p99"], out["quiet_act_p99"])
+    out["ping_p99_ratio"] = ratio(out["flood_ping_p99"], out["quiet_ping_p99"])
     return out
 
 
 async def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__)
     parser.add_argument("--sockets", type=int, default=8, help="flooding sockets")
     parser.add_argument("--rounds", type=int, default=3, help="quiet and flood windows each")
     parser.add_argument("--window", type=float, default=8.0, help="seconds a window")

@@ -29,9 +29,9 @@ apart: a nil changes the play). The bench also measures how far off the bid
 search's own forecast is, and what bidding its best contract, corrected by the
 measured error, would have gained over the search's own contracts.
 
-Run: ``python bench/bid_calibration.py`` (a short run: 20 deals, a few
+Run: ``python -m bench.bid_calibration`` (a short run: 20 deals, a few
 minutes; ``--biddings "rules of thumb,search"`` plays only those). Full size:
-``nice python bench/bid_calibration.py --deals 250 --jobs 2`` (about half an
+``nice python -m bench.bid_calibration --deals 250 --jobs 2`` (about half an
 hour on two cores). The last line is::
 
     bid_calibration sides=<n> table_spread=<s.ss> set_table=<x.xxx> \
@@ -43,7 +43,6 @@ forecast_sd=<f.ff> play_noise=<n.nn>
 
 from __future__ import annotations
 
-import argparse
 import functools
 import math
 import random
@@ -55,6 +54,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from bench.figures import command_line
 from trickroom.game.actions import BIDS, Bid
 from trickroom.game.robots import HeuristicRobot, SearchRobot
 from trickroom.game.robots.bidding import TABLE_SPREAD, BidSearch, table_tricks
@@ -301,7 +301,7 @@ def playout_error(hands: list[Hand]) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = command_line(__doc__)
     parser.add_argument("--deals", type=int, default=20)
     parser.add_argument("--simulations", type=int, default=800,
                         help="play-outs per card at the searching table")

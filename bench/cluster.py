@@ -29,17 +29,17 @@ shared :class:`Pacer`): the cluster's CPU per action over this one is the price 
 the hops alone, at equal load.
 
 **Faults**, on three nodes: ``--fault-tables`` tables of bots that reconnect and rejoin
-(``bench/crash.py``'s, connecting to any live node), and every ``--gap`` seconds
+(:mod:`bench.acked`'s, connecting to any live node), and every ``--gap`` seconds
 (``--kills`` times) the node owning the most tables killed with SIGKILL and started
-again. For each kill: how long until every table the dead node owned has a new owner
-that has stored an action (failover),
-and at the end every action a bot saw acknowledged is checked against PostgreSQL, as
-``bench/crash.py`` checks SQLite. Last line::
+again (:mod:`bench.faults`). For each kill: how long until every table the dead node
+owned has a new owner that has stored an action (failover), and at the end every action
+a bot saw acknowledged is checked against PostgreSQL, as ``bench.crash`` checks SQLite.
+Last line::
 
     cluster nodes=<n> cpu_us_per_action=<a> single_cpu_us_per_action=<b> hop_p50_ms=<h>
         failover_s=<f> acked_lost=<m> errors=<e> single_paced_cpu_us_per_action=<c>
 
-``--quick`` is the short run the test uses.
+Run: ``python -m bench.cluster``; ``--quick`` for a short run.
 """
 
 from __future__ import annotations
@@ -47,109 +47,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import random
-import secrets
-import signal
 import sys
 import tempfile
 import time
-from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import asyncpg
-import redis.asyncio as aioredis
 from rich.console import Console
 from rich.table import Table
+from websockets.asyncio.client import ClientConnection
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from crash import ACTIONS_SQL, Run, losses, table_runner, tally
-from load import (
-    LOAD_CONFIG,
-    Bot,
-    Server,
-    Stats,
-    TableTrack,
-    close_all,
-    connect,
-    cpu_seconds,
-    pct,
-    raise_fd_limit,
-    with_settings,
-)
-
-POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
-REDIS = "redis://127.0.0.1:6379/0"
-CLUSTER_SETTINGS = ["lease_seconds = 1.5", "forward_seconds = 2.0"]
-
-
-class Pacer:
-    """Every bot of a run acts through one pacer: at most ``rate`` actions a second over
-    all tables, evenly spaced. A single process paced to a cluster's own rate does the
-    cluster's work at the cluster's pace, so the two are compared at equal load."""
-
-    def __init__(self, rate: float) -> None:
-        self.gap = 1.0 / rate
-        self.next = 0.0
-
-    async def take(self) -> None:
-        now = time.perf_counter()
-        slot = max(now, self.next)
-        self.next = slot + self.gap
-        if slot > now:
-            await asyncio.sleep(slot - now)
-
-
-class HopBot(Bot):
-    """A load bot that also times its own ``act`` until the server's ``ok``: the hop shows
-    as the difference between players on the table's node and players elsewhere."""
-
-    def __init__(self, *args: Any, remote: bool, hops: dict[bool, list[float]],
-                 pacer: Pacer | None = None) -> None:
-        super().__init__(*args)
-        self.remote, self.hops, self.pacer = remote, hops, pacer
-        self.sent_at: dict[int, float] = {}
-
-    async def act(self, action: dict[str, Any]) -> None:
-        if self.pacer is not None:
-            await self.pacer.take()
-        rid = next(self.ids)
-        self.track.sent[self.seat] = self.sent_at[rid] = time.perf_counter()
-        self.track.seen[self.seat] = 0
-        with contextlib.suppress(Exception):
-            await self.ws.send(json.dumps({"type": "act", "table": self.track.id,
-                                           "action": action, "id": rid}))
-
-    async def handle(self, msg: dict[str, Any]) -> None:
-        sent = self.sent_at.pop(msg.get("id"), None) if msg.get("type") == "ok" else None
-        if sent is not None and self.stats.measuring:
-            self.hops[self.remote].append(time.perf_counter() - sent)
-        await super().handle(msg)
-
-
-async def open_hop_table(urls: list[str], k: int, stats: Stats, rng: random.Random,
-                         hops: dict[bool, list[float]], think: float = 0.0,
-                         pacer: Pacer | None = None) -> list[tuple[Bot, asyncio.Task[None]]]:
-    """Table ``k``: made on node ``k mod n``; seats 2 and 3 play through the next node."""
-    track = TableTrack()
-    bots: list[tuple[Bot, asyncio.Task[None]]] = []
-    for seat in range(4):
-        remote = seat >= 2 and len(urls) > 1
-        url = urls[(k + (1 if remote else 0)) % len(urls)]
-        ws = await connect(url, max_size=2**22, compression=None, open_timeout=60)
-        bot = HopBot(ws, seat, track, stats, rng, think, remote=remote, hops=hops,
-                     pacer=pacer)
-        bots.append((bot, asyncio.create_task(bot.run())))
-        await bot.request({"type": "guest", "name": f"b{seat}"})
-    reply = await bots[0][0].request({"type": "create_table", "room": "spades", "rules": {}})
-    track.id = reply["table"]["id"]
-    for bot, _ in bots:
-        seated = await bot.request({"type": "sit", "table": track.id, "seat": bot.seat})
-        bot.token = seated["seat_token"]
-    return bots
+from bench.bots import Bot, Pacer, Seated, Stats, TableTrack, close_all, seat_table
+from bench.faults import CLUSTER_SETTINGS, Services, fault_phase
+from bench.figures import command_line, pct
+from bench.harness import CpuClock, Server, cpu_seconds, raise_fd_limit, room_file
 
 
 def service_cpu(name: str) -> float:
@@ -184,241 +96,58 @@ class Figures:
         return self.remote_ok_p50 - self.local_ok_p50
 
 
-class Services:
-    """This run's PostgreSQL schema and Redis key prefix, removed at the end."""
-
-    def __init__(self, redis: str = REDIS) -> None:
-        self.schema = f"bench_{secrets.token_hex(4)}"
-        self.prefix = f"trbench{secrets.token_hex(4)}"
-        self.redis = redis
-
-    @property
-    def store(self) -> str:
-        return f"{POSTGRES}?schema={self.schema}"
-
-    def node_args(self) -> tuple[str, ...]:
-        return ("--cluster", self.redis, "--cluster-prefix", self.prefix)
-
-    async def fetch(self, sql: str, *args: Any) -> list[Any]:
-        conn = await asyncpg.connect(POSTGRES, server_settings={"search_path": self.schema})
-        try:
-            return list(await conn.fetch(sql, *args))
-        finally:
-            await conn.close()
-
-    async def clean(self) -> None:
-        conn = await asyncpg.connect(POSTGRES)
-        try:
-            await conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
-        finally:
-            await conn.close()
-        client = aioredis.from_url(self.redis)
-        try:
-            keys = [k async for k in client.scan_iter(match=f"{self.prefix}:*")]
-            if keys:
-                await client.delete(*keys)
-        finally:
-            await client.aclose()
-
-
 async def load_level(label: str, servers: list[Server], tables: int, duration: float,
                      seed: int, think: float = 0.0, rate: float | None = None) -> Figures:
     """One configuration under load; ``rate``: every table's actions together paced to at
-    most that many a second (None: as fast as the servers answer)."""
+    most that many a second (None: as fast as the servers answer). Table ``k`` is made on
+    node ``k mod n``; its seats 2 and 3 play through the next node."""
     pacer = Pacer(rate) if rate else None
     for server in servers:
         server.start()
     stats = Stats()
-    hops: dict[bool, list[float]] = {False: [], True: []}
+    oks: dict[bool, list[float]] = {False: [], True: []}  # by whether the seat is remote
     rng = random.Random(seed)
-    bots: list[tuple[Bot, asyncio.Task[None]]] = []
+    bots: list[Seated] = []
     urls = [s.url for s in servers]
+
+    def url_of(k: int, seat: int) -> str:
+        return urls[(k + (seat >= 2)) % len(urls)]
+
+    def make(ws: ClientConnection, seat: int, track: TableTrack) -> Bot:
+        remote = seat >= 2 and len(urls) > 1
+        return Bot(ws, seat, track, stats, rng, think, pacer=pacer, oks=oks[remote])
+
     try:
         sem = asyncio.Semaphore(20)
 
         async def one(k: int) -> None:
             async with sem:
-                bots.extend(await open_hop_table(urls, k, stats, rng, hops, think, pacer))
+                bots.extend(await seat_table(lambda seat: url_of(k, seat), make))
 
         await asyncio.gather(*(one(k) for k in range(tables)))
         await asyncio.sleep(min(2.0, duration / 4))  # warm up
         pg0, redis0 = service_cpu("postgres"), service_cpu("redis-server")
-        cpu0, t0 = sum(cpu_seconds(s.pid) for s in servers), time.perf_counter()
+        cpu, t0 = CpuClock(*(s.pid for s in servers)), time.perf_counter()
         stats.measuring = True
         await asyncio.sleep(duration)
         stats.measuring = False
         wall = time.perf_counter() - t0
-        cpu1 = sum(cpu_seconds(s.pid) for s in servers)
+        acked = len(oks[False]) + len(oks[True])
+        cpu_us = cpu.us_per(acked)
         pg1, redis1 = service_cpu("postgres"), service_cpu("redis-server")
-        for server in servers:
-            if server.proc is not None and server.proc.poll() is not None:
-                stats.error("node_died")
+        if not all(server.alive for server in servers):
+            stats.error("node_died")
     finally:
         await close_all(bots)
         for server in servers:
             server.stop()
-    acked = len(hops[False]) + len(hops[True])
     return Figures(label, len(servers) if servers[0].extra else 1,
                    actions_per_s=stats.actions / wall, p50=pct(stats.latencies, 0.5) * 1e3,
-                   p99=pct(stats.latencies, 0.99) * 1e3,
-                   cpu_us=(cpu1 - cpu0) * 1e6 / max(1, acked),
+                   p99=pct(stats.latencies, 0.99) * 1e3, cpu_us=cpu_us,
                    postgres_us=(pg1 - pg0) * 1e6 / max(1, acked),
                    redis_us=(redis1 - redis0) * 1e6 / max(1, acked),
-                   local_ok_p50=pct(hops[False], 0.5) * 1e3,
-                   remote_ok_p50=pct(hops[True], 0.5) * 1e3, errors=dict(stats.errors))
-
-
-async def owners(services: Services) -> dict[str, int]:
-    """Every table's owning node, from the leases."""
-    client = aioredis.from_url(services.redis)
-    try:
-        keys = [k async for k in client.scan_iter(match=f"{services.prefix}:lease:*")]
-        values = await client.mget(keys) if keys else []
-        return {k.decode().rsplit(":", 1)[1]: int(v) for k, v in zip(keys, values, strict=True)
-                if v is not None}
-    finally:
-        await client.aclose()
-
-
-async def node_of_pid(services: Services, pid: int) -> int | None:
-    client = aioredis.from_url(services.redis)
-    try:
-        async for key in client.scan_iter(match=f"{services.prefix}:alive:*"):
-            if await client.get(key) == str(pid).encode():
-                return int(key.decode().rsplit(":", 1)[1])
-        return None
-    finally:
-        await client.aclose()
-
-
-async def games_held(services: Services, node: int) -> tuple[dict[str, str], dict[str, int]]:
-    """The unfinished games of the tables ``node`` owns (read before it is killed: by
-    the time it is started again its leases may have expired), with their action counts."""
-    held = [t for t, owner in (await owners(services)).items() if owner == node]
-    rows = await services.fetch("SELECT table_id, id FROM games WHERE finished IS NULL")
-    games = {r["table_id"]: r["id"] for r in rows if r["table_id"] in held}
-    return games, {g: await action_count(services, g) for g in games.values()}
-
-
-async def failover_time(services: Services, dead: int, killed_at: float,
-                        games: dict[str, str], counts: dict[str, int],
-                        limit: float = 30.0) -> tuple[float, int]:
-    """Seconds from the kill until every unfinished table of the dead node has another
-    owner and has stored an action since the kill; and how many tables that was."""
-    waiting = set(games)
-    while waiting and time.perf_counter() - killed_at < limit:
-        now_owners = await owners(services)
-        for table_id in list(waiting):
-            owner = now_owners.get(table_id)
-            game = games[table_id]
-            finished = await services.fetch("SELECT 1 FROM games WHERE id = $1 AND "
-                                            "finished IS NOT NULL", game)
-            if finished or (owner not in (None, dead)
-                            and await action_count(services, game) > counts[game]):
-                waiting.discard(table_id)
-        if waiting:
-            await asyncio.sleep(0.05)
-    return time.perf_counter() - killed_at, len(games)
-
-
-async def action_count(services: Services, game_id: str) -> int:
-    rows = await services.fetch("SELECT COUNT(*) AS n FROM actions WHERE game_id = $1", game_id)
-    return int(rows[0]["n"])
-
-
-async def fault_phase(services: Services, config: Path, tables: int, kills: int,
-                      gap: float, seed: int, console: Console,
-                      restart_redis: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Kill the busiest node ``kills`` times under load; or, given ``restart_redis``, restart
-    the cluster's Redis that many times instead (nothing kept: every lease, queue and
-    subscription is gone)."""
-    rng = random.Random(seed)
-    nodes = [Server(services.store, config, extra=services.node_args()) for _ in range(3)]
-    for node in nodes:
-        node.start()
-    run = Run()
-    up = asyncio.Event()
-    up.set()
-
-    def any_node() -> str:
-        live = [n for n in nodes if n.proc is not None and n.proc.poll() is None]
-        return rng.choice(live or nodes).url
-
-    runners = [asyncio.create_task(table_runner(any_node, up, run, rng))
-               for _ in range(tables)]
-    failovers: list[float] = []
-    moved = 0
-    try:
-        await asyncio.sleep(2.0)
-        for i in range(kills):
-            await asyncio.sleep(gap)
-            if restart_redis is not None:
-                restart_redis()
-                console.print(f"  redis restart {i + 1}")
-                continue
-            # The node that owns the most tables: every kill moves some.
-            held = Counter((await owners(services)).values())
-            ids = {n.pid: await node_of_pid(services, n.pid) for n in nodes}
-            victim = max(nodes, key=lambda n: (held.get(ids[n.pid] or -1, 0), rng.random()))
-            dead = ids[victim.pid]
-            games, counts = await games_held(services, dead) if dead is not None else ({}, {})
-            killed_at = time.perf_counter()
-            victim.proc.send_signal(signal.SIGKILL)  # type: ignore[union-attr]
-            victim.proc.wait()  # type: ignore[union-attr]
-            victim.start()  # a new node on the same address: clients may come back to it
-            if dead is None:
-                continue
-            took, count = await failover_time(services, dead, killed_at, games, counts)
-            moved += count
-            if count:
-                failovers.append(took)
-            console.print(f"  kill {i + 1}: node {dead} owned {count} unfinished table(s); "
-                          f"all running again after {took:.2f} s")
-        run.stopping = True
-        try:
-            await asyncio.wait_for(asyncio.gather(*runners), 120)
-        except TimeoutError:
-            console.print("  some tables did not finish within 120 s:")
-            for seats in run.tables:
-                if not all(s.done.is_set() for s in seats):
-                    console.print(f"    table {seats[0].table}: games "
-                                  f"{[s.game_id for s in seats]}, last seq "
-                                  f"{[s.last_seq for s in seats]}, answered "
-                                  f"{[s.answered for s in seats]}, done "
-                                  f"{[s.done.is_set() for s in seats]}, sockets "
-                                  f"{[getattr(s.ws, 'state', None) for s in seats]}")
-                    for seat in seats:
-                        if seat.task is not None and not seat.task.done():
-                            seat.task.print_stack(limit=12)
-            for r in runners:
-                if not r.done():
-                    r.print_stack(limit=8)
-
-                    with contextlib.suppress(Exception):
-                        import urllib.request
-                        listed = json.loads(urllib.request.urlopen(
-                            f"http://127.0.0.1:{nodes[0].port}/api/tables?room=spades",
-                            timeout=5).read())["tables"]
-                        here = [t for t in listed if t["id"] == seats[0].table]
-                        console.print(f"    server: {here}")
-    finally:
-        for r in runners:
-            r.cancel()
-        for node in nodes:
-            node.stop()
-    actions = tally(await services.fetch(ACTIONS_SQL))
-    games = {r["id"] for r in await services.fetch("SELECT id FROM games")}
-    finished = {r["id"] for r in await services.fetch(
-        "SELECT id FROM games WHERE finished IS NOT NULL")}
-    lost = 0
-    for game, key, n, have in losses(run.acked, actions):
-        lost += n - have
-        console.print(f"  lost: game {game} {key}: acknowledged {n}, stored {have}")
-    return {"kills": kills, "failover_max": max(failovers, default=0.0),
-            "failover_p50": pct(failovers, 0.5) if failovers else 0.0, "moved": moved,
-            "acked_lost": lost, "errors": dict(run.errors), "stalls": run.stalls,
-            "unfinished": len(games - finished), "games": len(games),
-            "acked": sum(sum(c.values()) for c in run.acked.values())}
+                   local_ok_p50=pct(oks[False], 0.5) * 1e3,
+                   remote_ok_p50=pct(oks[True], 0.5) * 1e3, errors=dict(stats.errors))
 
 
 async def main(args: argparse.Namespace) -> int:
@@ -426,8 +155,7 @@ async def main(args: argparse.Namespace) -> int:
     console = Console(width=150)
     levels: list[Figures] = []
     with tempfile.TemporaryDirectory(prefix="trickroom-cluster-") as tmp:
-        config = Path(tmp) / "cluster.toml"
-        config.write_text(with_settings(LOAD_CONFIG, CLUSTER_SETTINGS))
+        config = room_file(Path(tmp), "cluster", settings=CLUSTER_SETTINGS)
         console.print(f"cluster: {args.tables} Spades tables of 4 instant bots, "
                       f"{args.duration:g} s a configuration; each on a PostgreSQL schema and "
                       "a Redis key prefix of its own, removed after")
@@ -507,7 +235,7 @@ def print_levels(console: Console, levels: list[Figures]) -> None:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__)
     parser.add_argument("--nodes", default="1,2,3",
                         help="cluster sizes to load, comma-separated (default: 1,2,3)")
     parser.add_argument("--tables", type=int, default=40)

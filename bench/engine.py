@@ -13,21 +13,22 @@ cancels out.
 Also printed: whole games per second (Spades to 500 with mercy at 200, so a
 random game cannot wander below zero for ever; Hearts to 100).
 
-Run: ``python bench/engine.py [--seconds S]``. The last line is::
+Run: ``python -m bench.engine [--seconds S]``. The last line is::
 
     engine ratio spades=<x.xx> hearts=<y.yy>
 """
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from bench.figures import command_line
 from trickroom.game.hearts import HeartsGame, HeartsRules
 from trickroom.game.spades import SpadesGame, SpadesRules
 
@@ -65,7 +66,7 @@ SPADES_RULES = SpadesRules()
 HEARTS_RULES = tuple(HeartsRules(pass_cycle=(d,)) for d in DIRECTIONS)
 
 
-def openspiel_hand(game: object, *, preshuffled: bool) -> Callable[[random.Random], None]:
+def openspiel_hand(game: Any, *, preshuffled: bool) -> Callable[[random.Random], None]:
     """One OpenSpiel hand.
 
     OpenSpiel deals through chance nodes, one card each. The usual way to drive
@@ -78,7 +79,7 @@ def openspiel_hand(game: object, *, preshuffled: bool) -> Callable[[random.Rando
 
     def run(rng: random.Random) -> None:
         choice = rng.choice
-        state = game.new_initial_state()  # type: ignore[attr-defined]
+        state = game.new_initial_state()
         apply, legal = state.apply_action, state.legal_actions
         if preshuffled:
             deck = list(range(52))
@@ -134,7 +135,7 @@ def whole_games(seconds: float) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="per engine and game")
     args = parser.parse_args()
     console = Console()

@@ -3,7 +3,7 @@
 A guest's logout asks whether a seat somewhere waits for its name (so the name is not
 handed to someone else meanwhile), and a room's list (``list_tables``, or
 ``list_rooms`` for the counts) is what every player entering the lobby asks; a client
-may ask 50 times a second. The server runs in its own process (``bench/load.py``'s
+may ask 50 times a second. The server runs in its own process (:mod:`bench.harness`'s
 room file: no limits in the way); at each of ``--tables`` levels that many tables are
 opened in one room, each with a guest seated at it (the seats a question walks, if it
 walks); then ``--visits`` guests one after another connect, log in as a guest and
@@ -28,9 +28,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from load import LOAD_CONFIG, Server, cpu_seconds, raise_fd_limit, request
 from rich.progress import Progress
 from websockets.asyncio.client import ClientConnection, connect
+
+from bench.figures import command_line
+from bench.harness import CpuClock, Server, raise_fd_limit, request, room_file
 
 
 async def seated_table(url: str, i: int) -> ClientConnection:
@@ -78,21 +80,21 @@ async def level(tables: int, visits: int, subscribers: int, workdir: Path, confi
         for i in range(20):  # warm up
             await visit(server.url, 10**6 + i)
         cost: dict[str, float] = {}
-        cpu0 = cpu_seconds(server.pid)
+        cpu = CpuClock(server.pid)
         for i in range(visits):
             await visit(server.url, i)
             progress.advance(task)
         await asyncio.sleep(0.2)  # the last logout is done in the server's own time
-        cost["visit"] = (cpu_seconds(server.pid) - cpu0) * 1e6 / visits
+        cost["visit"] = cpu.us_per(visits)
         async with connect(server.url, compression=None, max_size=None) as ws:
             await request(ws, {"type": "guest", "name": "asker"})
             for kind, message in (("list_tables", {"type": "list_tables", "room": "spades"}),
                                   ("list_rooms", {"type": "list_rooms"})):
-                cpu0 = cpu_seconds(server.pid)
+                cpu = CpuClock(server.pid)
                 for _ in range(visits):
                     await request(ws, message)
                     progress.advance(task)
-                cost[kind] = (cpu_seconds(server.pid) - cpu0) * 1e6 / visits
+                cost[kind] = cpu.us_per(visits)
         # One client watching and unwatching a table over and over, while ``subscribers``
         # clients follow the room's list: what each of its messages costs the server.
         followers = []
@@ -109,13 +111,13 @@ async def level(tables: int, visits: int, subscribers: int, workdir: Path, confi
             tables_listed = listed["tables"]
             assert isinstance(tables_listed, list)
             table_id = tables_listed[0]["id"]
-            cpu0 = cpu_seconds(server.pid)
+            cpu = CpuClock(server.pid)
             for i in range(visits):
                 kind = "watch" if i % 2 == 0 else "unwatch"
                 await request(ws, {"type": kind, "table": table_id})
                 progress.advance(task)
             await asyncio.sleep(0.5)  # the last push goes out in the server's own time
-            cost["watch"] = (cpu_seconds(server.pid) - cpu0) * 1e6 / visits
+            cost["watch"] = cpu.us_per(visits)
         for reader in readers:
             reader.cancel()
         return cost
@@ -129,8 +131,7 @@ async def main(args: argparse.Namespace) -> int:
     levels = sorted(int(n) for n in args.tables.split(","))
     results: list[tuple[int, dict[str, float]]] = []
     with tempfile.TemporaryDirectory(prefix="trickroom-lobby-") as tmp, Progress() as progress:
-        config = Path(tmp) / "lobby.toml"
-        config.write_text(LOAD_CONFIG)
+        config = room_file(Path(tmp), "lobby")
         for n in levels:
             results.append((n, await level(n, args.visits, args.subscribers, Path(tmp), config,
                                            progress)))
@@ -148,8 +149,8 @@ async def main(args: argparse.Namespace) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = command_line(__doc__)
     parser.add_argument("--tables", default="10,2000",
                         help="comma-separated counts of open tables (default 10,2000)")
     parser.add_argument("--visits", type=int, default=500,
@@ -157,4 +158,8 @@ if __name__ == "__main__":
     parser.add_argument("--subscribers", type=int, default=200,
                         help="clients following the room's list while one client watches "
                              "and unwatches a table (default 200)")
-    sys.exit(asyncio.run(main(parser.parse_args())))
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse_args())))

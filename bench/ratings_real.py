@@ -1,6 +1,6 @@
 """How well each rating system predicts real games: whole games between robots of known skill.
 
-Where ``bench/ratings.py`` flips a weighted coin, this bench plays the games.
+Where ``bench.rating_systems`` flips a weighted coin, this bench plays the games.
 
 Players. ``--per-level`` players (default 4) at each level ``ε`` of
 ``--levels`` (default 0, .1, .2, .35, .5, .75, 1: 28 players). A player at
@@ -64,7 +64,7 @@ predictor that knows nothing of ratings: each player's share of games won so
 far, ``(wins + 1) / (games + 2)`` in Spades (added per side) and
 ``(wins + 1) / (games + 4)`` in Hearts, normalised to chances.
 
-Run: ``python bench/ratings_real.py`` (about a minute of play, then the
+Run: ``python -m bench.ratings_real`` (about a minute of play, then the
 ratings), ``--quick`` for a small run. The last line is::
 
   ratings_real best_spades=<system> best_hearts=<system> \
@@ -80,35 +80,29 @@ import hashlib
 import json
 import math
 import random
-import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-# Run as a script, this file's folder is first on sys.path, and bench/ratings.py
-# would shadow the ratings package it measures.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-if str(_HERE.parent) not in sys.path:
-    sys.path.append(str(_HERE.parent))
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
 
-from rich.console import Console  # noqa: E402
-from rich.progress import Progress  # noqa: E402
-from rich.table import Table  # noqa: E402
-
-from trickroom.game.actions import Action  # noqa: E402
-from trickroom.game.hearts import HeartsGame, HeartsRules  # noqa: E402
-from trickroom.game.robots.heuristic import heuristic_action  # noqa: E402
-from trickroom.game.spades import SpadesGame, SpadesRules  # noqa: E402
-from trickroom.game.trickgame import TrickGame, TrickView  # noqa: E402
-from trickroom.ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin  # noqa: E402
-from trickroom.ratings.fourway import mean_of_pairs  # noqa: E402
-from trickroom.ratings.margin import Margin  # noqa: E402
-from trickroom.ratings.refit import Fit, fitted_fields, game_of, refit  # noqa: E402
-from trickroom.ratings.result import GameKind  # noqa: E402
+from bench.figures import command_line
+from trickroom.game.actions import Action
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots.heuristic import heuristic_action
+from trickroom.game.spades import SpadesGame, SpadesRules
+from trickroom.game.trickgame import TrickGame, TrickView
+from trickroom.ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin
+from trickroom.ratings.fourway import mean_of_pairs
+from trickroom.ratings.margin import Margin
+from trickroom.ratings.refit import Fit, fitted_fields, game_of, refit
+from trickroom.ratings.result import GameKind
 
 KINDS: tuple[GameKind, ...] = ("spades", "hearts")
 LEVELS = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
@@ -140,7 +134,7 @@ class Played:
     hands played."""
 
     seats: tuple[int, int, int, int]
-    scores: tuple[int, int, int, int]
+    scores: tuple[int, ...]  # one a seat
     winners: tuple[int, ...]
     hands: int
 
@@ -148,7 +142,8 @@ class Played:
 def play_one(kind: GameKind, eps: Sequence[float], seed: int, number: int) -> Played:
     """Game ``number`` of the season ``seed``: its table, deal and robots' choices."""
     rng = random.Random(f"{seed}:{kind}:{number}")
-    seats = tuple(rng.sample(range(len(eps)), 4))
+    north, east, south, west = rng.sample(range(len(eps)), 4)
+    seats = (north, east, south, west)
     game: TrickGame
     if kind == "spades":
         game = SpadesGame(SpadesRules(mercy=200), seed=rng.getrandbits(32))
@@ -164,8 +159,7 @@ def play_one(kind: GameKind, eps: Sequence[float], seed: int, number: int) -> Pl
         game.next_hand()
     outcome = game.result()
     scores = tuple(outcome.seat_scores)
-    return Played(seats, scores, tuple(outcome.winners),  # type: ignore[arg-type]
-                  outcome.hands_played)
+    return Played(seats, scores, tuple(outcome.winners), outcome.hands_played)
 
 
 def play_chunk(kind: GameKind, eps: Sequence[float], seed: int, numbers: range
@@ -182,7 +176,7 @@ def season(kind: GameKind, eps: Sequence[float], games: int, seed: int, jobs: in
         path = cache / f"{kind}-{hashlib.sha1(key.encode()).hexdigest()[:16]}.json"
         if path.exists() and not fresh:
             tick(games)
-            return [Played(tuple(s), tuple(c), tuple(w), h)  # type: ignore[arg-type]
+            return [Played(tuple(s), tuple(c), tuple(w), h)
                     for s, c, w, h in json.loads(path.read_text())["games"]]
     step = 25
     chunks = [range(i, min(i + step, games)) for i in range(0, games, step)]
@@ -654,11 +648,11 @@ def parse_levels(text: str) -> tuple[float, ...]:
 
 
 def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = command_line(__doc__)
     parser.add_argument("--levels", type=parse_levels, default=LEVELS,
                         help="the robots' shares of random decisions, comma-separated")
-    parser.add_argument("--per-level", type=int, default=4, help="players at each level")
-    parser.add_argument("--games", type=int, default=2000, help="games of each kind")
+    parser.add_argument("--per-level", type=int, help="players at each level (default 4)")
+    parser.add_argument("--games", type=int, help="games of each kind (default 2,000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2, help="processes playing the games")
     parser.add_argument("--cache", type=Path, default=CACHE, help="folder of played games")
@@ -667,10 +661,13 @@ def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="season the tuned presets are refitted on")
     parser.add_argument("--no-refit", action="store_true", help="skip refitting the tuned presets")
     parser.add_argument("--quick", action="store_true",
-                        help="a small run: 2 players a level, 150 games of each kind")
+                        help="a small run: 2 players a level, 150 games of each kind (unless "
+                             "--per-level or --games says otherwise)")
     args = parser.parse_args(argv)
-    if args.quick:
-        args.per_level, args.games = 2, 150
+    if args.per_level is None:
+        args.per_level = 2 if args.quick else 4
+    if args.games is None:
+        args.games = 150 if args.quick else 2000
     return args
 
 
@@ -701,7 +698,7 @@ def run(args: argparse.Namespace, console: Console) -> dict[GameKind, Report]:
             task = progress.add_task(f"real {kind}: rating with {len(systems + fitted)} systems",
                                      total=args.games * len(systems + fitted))
             reports[kind] = evaluate(kind, games, eps, args.levels, systems + fitted,
-                                     lambda n, task=task: progress.advance(task, n))
+                                     partial(progress.advance, task))
             progress.remove_task(task)
     for kind in KINDS:
         console.print(table(reports[kind]))

@@ -37,9 +37,9 @@ vs OpenSpiel's ISMCTS bot (``pyspiel.ISMCTSBot``, 1000 simulations, random
 roll-outs; it passes with our heuristic, since its resampler fails during the
 pass, and its play is checked against our engine card for card).
 
-Run: ``python bench/robots.py`` (a short run: 12 deals per search pairing,
+Run: ``python -m bench.robots`` (a short run: 12 deals per search pairing,
 about six minutes on one core). Full size, as the issue asks (300 deals, about
-an hour on two cores): ``nice python bench/robots.py --deals 300 --jobs 2``. The
+an hour on two cores): ``nice python -m bench.robots --deals 300 --jobs 2``. The
 search gets ``--budget-ms`` of wall clock per decision (default 200), or a
 fixed ``--simulations`` count for a run that repeats exactly; ``--card-budget-ms``
 gives every search side's card play a smaller budget (bids and passes keep
@@ -55,28 +55,38 @@ hearts_passing_vs_heuristic=<e.ee>
 
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from trickroom.game.actions import PLAYS, Action
+from bench.figures import command_line
+from trickroom.game.actions import PLAYS, Action, Play
 from trickroom.game.cards import CARD_TEXT
 from trickroom.game.hearts import HeartsGame, HeartsRules
 from trickroom.game.robots import HeuristicRobot, RandomRobot, SearchRobot
 from trickroom.game.robots.heuristic import heuristic_action
 from trickroom.game.spades import SpadesGame, SpadesRules
-from trickroom.game.trickgame import TrickGame
 
 QUEEN_OF_SPADES = 49
+Game = SpadesGame | HeartsGame
+
+
+class Switches(TypedDict, total=False):
+    """What a search robot searches (all, unless told otherwise)."""
+
+    search_bids: bool
+    search_passes: bool
+    search_cards: bool
+
+
 OPENSPIEL_DIRECTIONS = {"hold": 0, "left": 1, "across": 2, "right": 3}
 
 
@@ -128,7 +138,7 @@ class IsmctsPlayer:
         state = self.mirror(game)
         assert state.current_player() == seat, (state.current_player(), seat)
         legal = {from_openspiel(a) for a in state.legal_actions()}
-        ours = {a.card for a in game.legal_actions()}  # type: ignore[union-attr]
+        ours = {a.card for a in game.legal_actions() if isinstance(a, Play)}
         assert legal == ours, (sorted(legal), sorted(ours))
         if len(ours) == 1:
             return PLAYS[ours.pop()]
@@ -173,10 +183,10 @@ class AllSeeingPlayer:
     name = "ceiling"
     needs_game = True
 
-    def __init__(self, seed: int, **switches: bool) -> None:
+    def __init__(self, seed: int, **switches: Unpack[Switches]) -> None:
         self.robot = SearchRobot(seed, **switches)
 
-    def choose_in(self, game: TrickGame, seat: int) -> Action:
+    def choose_in(self, game: Game, seat: int) -> Action:
         return self.robot.choose_seeing(game.view(seat), list(game.hands))
 
 
@@ -247,7 +257,7 @@ class SplitBudget:
         return robot.choose(view)
 
 
-def _search(seed: int, settings: Settings, **switches: bool) -> Any:
+def _search(seed: int, settings: Settings, **switches: Unpack[Switches]) -> Any:
     def robot(budget_ms: float, simulations: int | None) -> SearchRobot:
         if simulations is not None:
             return SearchRobot(seed, simulations=simulations, **switches)
@@ -298,7 +308,7 @@ def play_seed(pairing: Pairing, seed: int, settings: Settings) -> GameRecord:
     for rot in rotations:
         if pairing.game == "spades":
             tested = {rot, rot + 2}
-            game: TrickGame = SpadesGame(SpadesRules(), seed=seed)
+            game: Game = SpadesGame(SpadesRules(), seed=seed)
         else:
             tested = {rot}
             game = HeartsGame(HeartsRules(), seed=seed)
@@ -311,7 +321,7 @@ def play_seed(pairing: Pairing, seed: int, settings: Settings) -> GameRecord:
     return record
 
 
-def _play_game(game: TrickGame, players: list[Any], tested: set[int],
+def _play_game(game: Game, players: list[Any], tested: set[int],
                record: GameRecord) -> None:
     clock = time.perf_counter
     while True:
@@ -340,7 +350,7 @@ def _play_game(game: TrickGame, players: list[Any], tested: set[int],
     record.wins += sum(1 for s in winners if s in tested) / len(winners)
 
 
-def _score_hand(game: TrickGame, tested: set[int], record: GameRecord) -> None:
+def _score_hand(game: Game, tested: set[int], record: GameRecord) -> None:
     result = game.hand_results[-1]
     counts = record.counts
     if isinstance(game, SpadesGame):
@@ -500,7 +510,7 @@ def _deals_guess(pairing: Pairing) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__)
     parser.add_argument("--deals", type=int, default=12,
                         help="deals (Spades: deal pairs) per search pairing")
     parser.add_argument("--baseline-deals", type=int, default=300,

@@ -17,17 +17,15 @@ least 200), per 1,000 games. Targets 127.0.0.1 only; stops by itself at
     soak games=<n> rss_growth_kib_per_1000_games=<x> open_tables_end=<k>
         playing_end=<p> max_logged_events=<e> max_lobby=<l>        (one line)
 
-``make bench`` runs ``--games 1000``; the issue's figure is ``--games 5000``
-(about five minutes on a 2-core machine).
+``make bench`` runs ``python -m bench.soak --games 1000``; the issue's figure is
+``--games 5000`` (about five minutes on a 2-core machine).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import itertools
 import json
-import re
 import sys
 import tempfile
 import time
@@ -35,31 +33,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from load import HOST, Server, raise_fd_limit, rss_kib, with_settings
 from rich.progress import Progress
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import connect
 
-SOAK_CONFIG = """\
-[server]
-robot_delay = 0
-hand_pause = 0
-messages_per_second = 1000000
-message_burst = 1000000
-messages_per_second_per_address = 1000000
-message_burst_per_address = 1000000
-guests_per_address = 1000000
-tables_per_address = 1000000
-connections_per_ip = 1000000
-event_log_size = 1000
+from bench.figures import command_line
+from bench.harness import (
+    LOAD_CONFIG,
+    Server,
+    http_get,
+    metric,
+    raise_fd_limit,
+    request,
+    room_file,
+    rss_kib,
+)
 
-[[rooms]]
-name = "spades"
-game = "spades"
-
-[[rooms]]
-name = "hearts"
-game = "hearts"
-"""
+SOAK_CONFIG = LOAD_CONFIG + '\n[[rooms]]\nname = "hearts"\ngame = "hearts"\n'  # and Spades
 GAMES = (("spades", {"target": 100, "mercy": 100}), ("hearts", {"target": 50}))
 
 
@@ -77,37 +66,21 @@ class Soak:
     games: int = 0
     playing: set[str] = field(default_factory=set)  # tables created and not yet closed
     samples: list[Sample] = field(default_factory=list)
-    errors: int = 0
-
-
-async def request(ws: ClientConnection, ids: itertools.count[int],
-                  message: dict[str, Any]) -> dict[str, Any]:
-    """Send a request; return its reply (events that come first are skipped)."""
-    rid = next(ids)
-    await ws.send(json.dumps({**message, "id": rid}))
-    while True:
-        reply = json.loads(await ws.recv())
-        if reply.get("id") == rid:
-            if reply["type"] == "error":
-                raise RuntimeError(f"{message['type']}: {reply['message']}")
-            return reply
 
 
 async def player(url: str, index: int, soak: Soak, stop: asyncio.Event) -> None:
     """One socket opening tables of four robots one after another, watching each to its end."""
-    ids = itertools.count(1)
     async with connect(url, compression=None, max_size=2**22) as ws:
-        await request(ws, ids, {"type": "guest", "name": f"soak{index}"})
+        await request(ws, {"type": "guest", "name": f"soak{index}"})
         for n in itertools.count(index):
             if stop.is_set():
                 return
             room, rules = GAMES[n % len(GAMES)]
-            created = await request(ws, ids, {"type": "create_table", "room": room,
-                                              "rules": rules})
+            created = await request(ws, {"type": "create_table", "room": room, "rules": rules})
             table = created["table"]["id"]
             soak.playing.add(table)
-            await request(ws, ids, {"type": "watch", "table": table})
-            await request(ws, ids, {"type": "fill_robots", "table": table, "level": "random"})
+            await request(ws, {"type": "watch", "table": table})
+            await request(ws, {"type": "fill_robots", "table": table, "level": "random"})
             while True:
                 message = json.loads(await ws.recv())
                 if message.get("type") != "event" or message["table"] != table:
@@ -120,24 +93,11 @@ async def player(url: str, index: int, soak: Soak, stop: asyncio.Event) -> None:
                     break
 
 
-async def http_get(port: int, path: str) -> str:
-    reader, writer = await asyncio.open_connection(HOST, port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nConnection: close\r\n\r\n".encode())
-    data = await reader.read()
-    writer.close()
-    return data.split(b"\r\n\r\n", 1)[1].decode()
-
-
 async def sample(server: Server, soak: Soak) -> Sample:
     metrics = await http_get(server.port, "/metrics")
     rooms = json.loads(await http_get(server.port, "/api/rooms"))["rooms"]
-
-    def gauge(name: str) -> int:
-        found = re.search(rf"^{name} ([0-9.e+]+)$", metrics, re.MULTILINE)
-        return int(float(found.group(1))) if found else -1
-
-    return Sample(soak.games, rss_kib(server.pid), gauge("trickroom_tables"),
-                  gauge("trickroom_logged_events"), sum(r["tables"] for r in rooms))
+    return Sample(soak.games, rss_kib(server.pid), metric(metrics, "trickroom_tables"),
+                  metric(metrics, "trickroom_logged_events"), sum(r["tables"] for r in rooms))
 
 
 def growth_per_1000(samples: list[Sample], warmup: int) -> float:
@@ -154,24 +114,23 @@ def growth_per_1000(samples: list[Sample], warmup: int) -> float:
 
 
 async def soak_run(games: int, tables: int, seconds: float, workdir: Path,
-                   quiet: bool = False, settings: list[str] | None = None) -> dict[str, Any]:
-    config = workdir / "soak.toml"
-    config.write_text(with_settings(SOAK_CONFIG, settings or []))
-    server = Server(workdir / "soak.sqlite3", config)
-    server.start()
+                   quiet: bool = False, settings: list[str] | None = None,
+                   every: float = 0.5) -> dict[str, Any]:
+    """Play ``games`` games (or for ``seconds``), ``tables`` at once, sampling the server
+    every ``every`` seconds; returns the figures (the test calls this too)."""
+    config = room_file(workdir, "soak", SOAK_CONFIG, settings)
     soak, stop = Soak(), asyncio.Event()
     started = time.monotonic()
-    try:
+    with Server(workdir / "soak.sqlite3", config) as server:
         players = [asyncio.create_task(player(server.url, i, soak, stop))
                    for i in range(tables)]
         with Progress(disable=quiet, transient=True) as progress:
             task = progress.add_task("soak: games", total=games)
             while soak.games < games and time.monotonic() - started < seconds:
-                if any(p.done() for p in players):
-                    for p in players:
-                        if p.done() and p.exception():
-                            raise p.exception()  # type: ignore[misc]
-                await asyncio.sleep(0.5)
+                for p in players:
+                    if p.done() and p.exception():
+                        await p  # raises what the player raised
+                await asyncio.sleep(every)
                 soak.samples.append(await sample(server, soak))
                 progress.update(task, completed=soak.games,
                                 description=f"soak: rss {soak.samples[-1].rss_kib} KiB")
@@ -180,8 +139,6 @@ async def soak_run(games: int, tables: int, seconds: float, workdir: Path,
         for p in pending:
             p.cancel()
         end = await sample(server, soak)
-    finally:
-        server.stop()
     warmup = max(200, soak.games // 5)
     return {
         "games": soak.games,
@@ -199,7 +156,7 @@ async def soak_run(games: int, tables: int, seconds: float, workdir: Path,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__)
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--tables", type=int, default=8, help="tables in play at once")
     parser.add_argument("--seconds", type=float, default=900, help="stop after this long")

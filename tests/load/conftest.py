@@ -1,35 +1,40 @@
-"""Load, crash and fuzz tests: they start ``bench/load.py``'s pieces (a server process, bots)."""
+"""Load, crash and fuzz tests: they start the benches' pieces (a server process, bots), and
+run the benches themselves at the smallest size that exercises them."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.server.conftest import make_app as make_app  # a server with settings changed
 
-
-def bench_module(name: str):
-    """Import ``bench/<name>.py`` (bench is scripts, not a package)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+ROOT = Path(__file__).resolve().parents[2]
+FIGURE = re.compile(r"(\w+)=(-?[\d.]+|nan)\b")
 
 
-def run_bench(name: str, *args: str) -> tuple[str, dict[str, str]]:
-    """Run ``bench/<name>.py`` with ``args`` (it must succeed); its output and the
-    ``key=value`` figures of its last line."""
-    run = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), *args],
-                         capture_output=True, text=True, timeout=240, cwd=BENCH.parent)
-    assert run.returncode == 0, run.stderr[-2000:]
-    last = run.stdout.strip().splitlines()[-1]
-    return run.stdout, dict(re.findall(r"(\w+)=([\d.]+)", last))
+def bench_module(name: str) -> ModuleType:
+    """The bench ``bench.<name>`` (for the tests under tests/cluster, which load it so)."""
+    return importlib.import_module(f"bench.{name}")
+
+
+def run_bench(name: str, *args: str) -> tuple[str, dict[str, float]]:
+    """Run ``python -m bench.<name> <args>`` (it must succeed): its output, and the
+    ``key=value`` figures of its last line, each a number."""
+    run = subprocess.run([sys.executable, "-m", f"bench.{name}", *args],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    return run.stdout, last_figures(run.stdout, name)
+
+
+def last_figures(out: str, name: str) -> dict[str, float]:
+    """The figures of a bench's last line, ``<name> key=value ...``: every value must be a
+    number (``nan`` where the bench measured nothing to show)."""
+    last = out.strip().splitlines()[-1]
+    assert last.startswith(f"{name} "), last
+    figures = {key: float(value) for key, value in FIGURE.findall(last)}
+    assert len(figures) == last.count("="), last  # no figure that is not a number
+    return figures

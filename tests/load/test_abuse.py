@@ -7,22 +7,18 @@ import json
 import socket
 
 import pytest
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from tests.server.conftest import wait_for
 from trickroom.server.app import App
-from trickroom.server.config import load_config
-
-FAST = dict(robot_delay=0.0, hand_pause=0.0, turn_seconds=30.0, reconnect_seconds=60.0,
-            outbox_bytes=65536)
 
 
 @pytest.fixture
-async def app(tmp_path):
-    server = App(load_config(**FAST), tmp_path / "abuse.sqlite3")
-    await server.start("127.0.0.1", 0)
-    yield server
-    await server.stop()
+async def app(make_app):
+    """A server at the default limits, but for a small outbox: a slow reader is cut off
+    after 64 KiB unread."""
+    return await make_app(outbox_bytes=65536)
 
 
 async def alive(app: App) -> None:
@@ -35,7 +31,7 @@ async def test_a_flood_is_read_slowly_answered_in_order_and_the_server_stays_up(
     """Over its message rate a socket is read more slowly: it is neither refused nor
     closed, and another socket meanwhile is answered at once."""
     url = f"ws://127.0.0.1:{app.port}/ws"
-    count = app.config.settings.message_burst + 150  # about three seconds over the rate
+    count = app.config.settings.message_burst + 50  # about a second over the rate
     async with connect(url) as ws:
         for i in range(count):
             await ws.send(json.dumps({"type": "ping", "id": i}))
@@ -43,6 +39,24 @@ async def test_a_flood_is_read_slowly_answered_in_order_and_the_server_stays_up(
         ids = [json.loads(await asyncio.wait_for(ws.recv(), 10))["id"] for _ in range(count)]
         assert ids == list(range(count))
     await alive(app)
+
+
+async def slow_reader(app: App, table: str) -> tuple[ClientConnection, int]:
+    """A watcher of ``table`` that never reads, over small kernel buffers at both ends (as
+    over a slow link: its backlog reaches the server's outbox after a few events, not
+    megabytes later); and its id on the server."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", app.port))
+    known = set(app.clients)
+    ws = await connect(f"ws://127.0.0.1:{app.port}/ws", max_queue=1, sock=sock)
+    await wait_for(lambda: len(set(app.clients) - known) == 1)
+    (client_id,) = set(app.clients) - known
+    server_side = app.clients[client_id].ws.transport.get_extra_info("socket")
+    server_side.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    await ws.send(json.dumps({"type": "guest", "id": 1}))
+    await ws.send(json.dumps({"type": "watch", "table": table, "id": 2}))
+    return ws, client_id
 
 
 async def test_slow_readers_are_cut_off_and_half_open_sockets_cost_nothing(app):
@@ -55,36 +69,25 @@ async def test_slow_readers_are_cut_off_and_half_open_sockets_cost_nothing(app):
     dropped = [await connect(url) for _ in range(5)]
     for ws in dropped:
         ws.transport.abort()
-    # Slow readers: watchers of a table that produces events, never reading.
-    async with connect(url, max_queue=1) as owner:
+    # Slow readers: watchers of a table of robots, never reading.
+    async with connect(url) as owner:
         await owner.send('{"type": "guest", "id": 1}')
         await owner.recv()
-        await owner.send('{"type": "create_table", "room": "spades", "id": 2}')
+        await owner.send(json.dumps({"type": "create_table", "room": "spades", "id": 2,
+                                     "rules": {"target": 5000, "mercy": 5000}}))  # long
         table = json.loads(await owner.recv())["table"]["id"]
-        slow = []
-        for _ in range(4):
-            ws = await connect(url, max_queue=1)
-            await ws.send(json.dumps({"type": "guest", "id": 1}))
-            await ws.send(json.dumps({"type": "watch", "table": table, "id": 2}))
-            slow.append(ws)
-        await owner.send(json.dumps({"type": "sit", "table": table, "id": 3}))
+        slow = [await slow_reader(app, table) for _ in range(4)]
         await owner.send(json.dumps({"type": "fill_robots", "table": table, "level": "random",
                                      "id": 4}))
-        # The owner reads nothing either: the robots play on; the server must not hoard.
-        for _ in range(200):
-            await asyncio.sleep(0.05)
-            if app.sessions.per_ip["127.0.0.1"] <= 1 + 5:
-                break
+        # The robots play on; past its outbox each watcher is cut off (its close then waits
+        # for a reader that never comes), and the server does not hoard for it.
+        await wait_for(lambda: all(app.clients[i].closing for _, i in slow if i in app.clients))
         await alive(app)
-        for ws in slow:
+        for ws, _ in slow:
             ws.transport.abort()
     for s in raw:
         s.close()
-    for _ in range(100):
-        if app.sessions.per_ip["127.0.0.1"] == 0:
-            break
-        await asyncio.sleep(0.05)
-    assert app.sessions.per_ip["127.0.0.1"] == 0
+    await wait_for(lambda: app.sessions.per_ip["127.0.0.1"] == 0)
 
 
 async def test_an_oversized_frame_is_closed_with_1009(app):

@@ -1,40 +1,39 @@
-"""bench/load.py's report: the server's CPU per action beside the bare relay's and the
-floor's, per level and on the last line (the busiest level without think time)."""
+"""``bench.load``'s report: per level the server's figures beside the bare relay's, the floor,
+the memory an idle socket costs, and the last line; and the floor server itself."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sqlite3
-import subprocess
-import sys
-from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from tests.load.conftest import bench_module, run_bench
+from bench import baselines
+from bench.harness import free_port, wait_port
+from tests.load.conftest import run_bench
 
-ROOT = Path(__file__).resolve().parents[2]
+LAST = {"tables", "p99_ms", "ratio_p50_vs_echo", "actions_per_s", "kib_per_conn", "errors",
+        "cpu_us_per_action", "relay_cpu_us_per_action", "floor_cpu_us_per_action"}
 
 
-def test_load_reports_cpu_per_action_beside_the_relays():
-    out, figures = run_bench("load", "--tables", "1,2@50", "--duration", "1.5", "--idle", "5")
-    # The busiest level without think time is the 1-table one here; every figure measured.
-    assert float(figures["cpu_us_per_action"]) > 0, figures
-    assert float(figures["relay_cpu_us_per_action"]) > 0, figures
-    assert float(figures["floor_cpu_us_per_action"]) > 0, figures
-    assert "us/act" in out and "rly us" in out and "floor:" in out
+def test_load_reports_every_level_the_floor_and_idle_memory_on_its_last_line():
+    out, figures = run_bench("load", "--tables", "1", "--duration", "0.3", "--idle", "2",
+                             "--no-pin")
+    assert set(figures) == LAST, figures
+    assert figures["tables"] == 1 and figures["errors"] == 0
+    assert all(math.isfinite(v) and v >= 0 for v in figures.values()), figures
+    assert "us/act" in out and "rly us" in out and "floor:" in out and "idle: 2 " in out
 
 
 async def test_the_floor_stores_each_frame_before_sending_it_with_an_answer_and_a_prompt(
         tmp_path):
-    """bench/load.py's floor: what any server of this protocol must do for one action."""
-    load = bench_module("load")
-    port, db = load.free_port(), tmp_path / "floor.sqlite3"
-    server = subprocess.Popen([sys.executable, str(ROOT / "bench" / "load.py"), "--echo-server",
-                               str(port), "--echo-db", str(db)], cwd=ROOT)
+    """The floor: what any server of this protocol must do for one action."""
+    port, db = free_port(), tmp_path / "floor.sqlite3"
+    server = baselines.start(port, str(db))
     try:
-        load.wait_port(port, server)
+        wait_port(port, server)
         members = [await connect(f"ws://127.0.0.1:{port}/floor") for _ in range(4)]
         for ws in members:
             await ws.send("table-1")

@@ -1,31 +1,38 @@
-"""bench/cluster.py's equal-load baseline: one process whose bots are paced to a cluster's
-rate does that many actions a second, not as many as the process can."""
+"""``bench.cluster``'s equal-load baseline: bots paced by one shared :class:`Pacer`, which
+spaces every caller's actions evenly at its rate."""
 
 from __future__ import annotations
 
 import asyncio
-import time
-from pathlib import Path
+import math
 
-from tests.load.conftest import bench_module
+import pytest
 
-
-async def test_a_paced_level_plays_at_the_rate_it_is_given_and_no_faster(tmp_path):
-    cluster = bench_module("cluster")
-    load = bench_module("load")
-    config = Path(tmp_path) / "load.toml"
-    config.write_text(load.LOAD_CONFIG)
-    free = await cluster.load_level("free", [load.Server(tmp_path / "a.sqlite3", config)],
-                                    tables=4, duration=1.5, seed=1)
-    paced = await cluster.load_level("paced", [load.Server(tmp_path / "b.sqlite3", config)],
-                                     tables=4, duration=1.5, seed=1, rate=150)
-    assert free.actions_per_s > 600, free  # instant bots: far past the pace below
-    assert 100 < paced.actions_per_s <= 150 * 1.1, paced
-    assert paced.cpu_us > 0 and not paced.errors, paced
+from bench import cluster
+from bench.bots import Pacer
+from bench.harness import Server, room_file
 
 
-async def test_the_pacer_spaces_actions_evenly_over_every_caller():
-    pacer = bench_module("cluster").Pacer(rate=200)
-    start = time.perf_counter()
+async def test_a_paced_level_reports_its_figures(tmp_path):
+    config = room_file(tmp_path, "load")
+    paced = await cluster.load_level("paced", [Server(tmp_path / "b.sqlite3", config)],
+                                     tables=2, duration=0.3, seed=1, rate=200)
+    assert paced.nodes == 1 and not paced.errors, paced
+    assert paced.actions_per_s > 0 and math.isfinite(paced.p50), paced
+    assert paced.cpu_us >= 0 and math.isnan(paced.remote_ok_p50), paced  # no other node
+
+
+async def test_the_pacer_gives_every_caller_the_next_slot_one_gap_after_the_last():
+    now = [10.0]
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    pacer = Pacer(rate=200, clock=lambda: now[0], sleep=sleep)
     await asyncio.gather(*(pacer.take() for _ in range(41)))
-    assert time.perf_counter() - start >= 40 / 200 * 0.95  # 40 gaps of 5 ms, one after another
+    # 40 gaps of 5 ms, one after another
+    assert slept == pytest.approx([0.005 * k for k in range(1, 41)])
+    now[0] = 11.0  # later than every slot given: the next caller goes at once
+    await pacer.take()
+    assert len(slept) == 40 and pacer.next == pytest.approx(11.005)

@@ -5,16 +5,11 @@ import statistics
 
 import pytest
 
-from tests.game.robots.views import load_bench
+from bench import bid_calibration as bench
 from trickroom.game.robots.bidding import table_tricks
 
 
-@pytest.fixture(scope="module")
-def bench():
-    return load_bench("bid_calibration")
-
-
-def synthetic_hands(bench, spread, n, seed=7):
+def synthetic_hands(spread, n, seed=7):
     """Hands bid near what the play-out made, whose table tricks are drawn from the model."""
     rng = random.Random(seed)
     hands = []
@@ -30,18 +25,18 @@ def synthetic_hands(bench, spread, n, seed=7):
     return hands
 
 
-def test_the_fit_finds_the_spread_that_made_the_tricks(bench):
+def test_the_fit_finds_the_spread_that_made_the_tricks():
     for spread in (0.6, 1.5):
-        hands = synthetic_hands(bench, spread=spread, n=600)
+        hands = synthetic_hands(spread=spread, n=600)
         assert abs(bench.fit(hands) - spread) <= 0.25
 
 
-def test_the_models_set_rate_is_the_rate_its_tricks_give(bench):
-    hands = synthetic_hands(bench, spread=1.0, n=300)
+def test_the_models_set_rate_is_the_rate_its_tricks_give():
+    hands = synthetic_hands(spread=1.0, n=300)
     assert abs(bench.model_set_rate(hands, 1.0) - bench.set_rate(hands, "table")) < 0.06
 
 
-def test_a_trick_more_bid_is_measured_on_the_same_deal(bench):
+def test_a_trick_more_bid_is_measured_on_the_same_deal():
     base = bench.Hand(1, "rules of thumb", (3, 3, 3, 3), (3, 3, 3, 4), (3, 3, 4, 3))
     over = bench.Hand(1, "a trick over", (4, 3, 3, 3), (4, 3, 3, 3), (3, 3, 4, 3))
     under = bench.Hand(1, "a trick under", (2, 3, 3, 3), (3, 3, 3, 4), (2, 4, 4, 3))
@@ -53,7 +48,7 @@ def test_a_trick_more_bid_is_measured_on_the_same_deal(bench):
 # -- headroom ---------------------------------------------------------------------------------
 
 
-def test_a_contracts_worth_is_the_hands_score_with_a_bag_at_its_long_run_cost(bench):
+def test_a_contracts_worth_is_the_hands_score_with_a_bag_at_its_long_run_cost():
     from trickroom.game.spades import SpadesRules, score_hand
 
     rules = SpadesRules()
@@ -64,7 +59,7 @@ def test_a_contracts_worth_is_the_hands_score_with_a_bag_at_its_long_run_cost(be
             ours.contract_points + bench.BAG * ours.bags)
 
 
-def test_knowing_the_tricks_bids_exactly_what_the_side_takes(bench):
+def test_knowing_the_tricks_bids_exactly_what_the_side_takes():
     # Bid 4, took 6: bidding 6 scores 60 where 4 scored 40 and two bags (-18).
     assert bench.headroom([bench.Side(4, 2, 6)], 0.0) == 60 - (40 + 2 * bench.BAG)
     # Bid 6, took 5: set (-60) where 5 would have made 50.
@@ -73,21 +68,21 @@ def test_knowing_the_tricks_bids_exactly_what_the_side_takes(bench):
     assert bench.headroom([bench.Side(5, 2, 5)], 0.0) == 0
 
 
-def test_a_noisier_forecast_leaves_less_to_gain(bench):
+def test_a_noisier_forecast_leaves_less_to_gain():
     table_sides = [bench.Side(c, 2, t) for c, t in ((3, 5), (5, 5), (4, 7), (6, 5), (2, 4))]
     gains = [bench.headroom(table_sides, s) for s in (0.0, 0.05, 1.0, 2.0)]
     assert gains[0] == pytest.approx(gains[1])
     assert gains[1] > gains[2] > gains[3]
 
 
-def test_an_uncertain_forecast_bids_under_it(bench):
+def test_an_uncertain_forecast_bids_under_it():
     """A trick short costs the whole contract, a trick over only a bag: doubt bids low."""
     assert bench.best_contract(6.0, 0.1, 2) == 6
     assert bench.best_contract(6.0, 1.5, 2) < 6
     assert bench.best_contract(0.0, 1.0, 2) == 2  # two holders bid at least a trick each
 
 
-def test_the_forecast_error_is_the_tables_tricks_less_the_forecast(bench):
+def test_the_forecast_error_is_the_tables_tricks_less_the_forecast():
     hands = [bench.Hand(1, "search", (3, 3, 3, 3), (3, 3, 3, 4), (4, 3, 3, 3), (6.5, 6.0)),
              bench.Hand(2, "search", (3, 3, 3, 3), (3, 3, 3, 4), (3, 3, 3, 4), (7.0, None))]
     bias, sd, n = bench.forecast_error(hands)
@@ -97,7 +92,7 @@ def test_the_forecast_error_is_the_tables_tricks_less_the_forecast(bench):
     assert sd == pytest.approx(statistics.stdev(errors))
 
 
-def test_bidding_to_the_forecast_is_scored_on_the_tables_tricks(bench):
+def test_bidding_to_the_forecast_is_scored_on_the_tables_tricks():
     # The search bid 3 + 3 and its forecast said 8; the table took 8.
     hand = bench.Hand(1, "search", (3, 3, 3, 3), (4, 3, 4, 2), (4, 2, 4, 3), (8.0, None))
     gain, n = bench.forecast_bidding_gain([hand], 0.0, 0.1)
@@ -108,7 +103,7 @@ def test_bidding_to_the_forecast_is_scored_on_the_tables_tricks(bench):
     assert low == bench.contract_value(7, 8) - bench.contract_value(6, 8)
 
 
-def test_the_plays_own_noise_is_measured_between_plays_of_the_same_bids(bench):
+def test_the_plays_own_noise_is_measured_between_plays_of_the_same_bids():
     bids = (3, 3, 3, 3)
     first = [bench.Hand(seed, "rules of thumb", bids, (3, 3, 3, 4), table)
              for seed, table in ((1, (3, 3, 3, 4)), (2, (4, 3, 3, 3)))]

@@ -3,17 +3,12 @@
 import pyspiel  # in the test extra: this test guards the robot benchmark's card mapping
 import pytest
 
-from tests.game.robots.views import load_bench
+from bench import robots as bench
 from trickroom.game.hearts import HeartsGame, HeartsRules
 from trickroom.game.robots import make_robot
 
 
-@pytest.fixture(scope="module")
-def bench():
-    return load_bench("robots")
-
-
-def test_cards_map_both_ways_and_openspiel_names_them_as_we_do(bench):
+def test_cards_map_both_ways_and_openspiel_names_them_as_we_do():
     os_game = pyspiel.load_game("hearts", {"qs_breaks_hearts": False})
     bench.check_card_mapping(os_game)
     assert bench.to_openspiel(0) == 0  # 2C
@@ -23,7 +18,7 @@ def test_cards_map_both_ways_and_openspiel_names_them_as_we_do(bench):
 
 @pytest.mark.parametrize(("seed", "direction"),
                          [(1, "left"), (2, "right"), (3, "across"), (4, "hold")])
-def test_the_openspiel_mirror_follows_our_game_card_by_card(bench, seed, direction):
+def test_the_openspiel_mirror_follows_our_game_card_by_card(seed, direction):
     """Each pass direction: the mirrored state has our seat to act and our legal cards."""
     os_game = pyspiel.load_game("hearts", {"qs_breaks_hearts": False})
     player = bench.IsmctsPlayer(seed, 10, os_game)

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
-from types import ModuleType
 
 from trickroom.game.actions import PLAYS
 from trickroom.game.cards import SUIT_MASKS, parse_card, parse_cards
@@ -63,13 +59,3 @@ def hearts_view(seat: int, hand: Sequence[str], tricks: Sequence[tuple[int, str]
         tricks_won=tuple(tricks_won), points_taken=tuple(points), hearts_broken=broken,
         legal=legal_plays)
 
-
-def load_bench(name: str) -> ModuleType:
-    """The script ``bench/<name>.py`` as a module (``bench/`` is not a package)."""
-    path = pathlib.Path(__file__).resolve().parents[3] / "bench" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module

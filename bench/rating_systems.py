@@ -57,11 +57,11 @@ and learns from who won alone in Spades, from the finishing order in Hearts
 (its ``par`` is read off these scores). The faithful presets and plain
 ``openskill`` keep their constants. ``--no-fit`` reports the registry's tuned presets instead.
 
-Then the same systems rate real games (``bench/ratings_real.py``: whole games of
+Then the same systems rate real games (``bench.ratings_real``: whole games of
 Spades and Hearts between robots of known skill; ``--real-games`` of each kind,
 0 to skip).
 
-Run: ``python bench/ratings.py [--players N] [--games G] [--seed S] [--fit-seed F]``.
+Run: ``python -m bench.rating_systems [--players N] [--games G] [--seed S] [--fit-seed F]``.
 The best system has the highest mean oracle gain over the two luck levels in
 Spades; the calibration printed is its slope farthest from 1. On real games the best system
 of each kind is the one with the lowest log-loss, and its log-loss over the
@@ -73,32 +73,24 @@ calibration=<z.zz> real_spades_logloss_vs_oracle=<a.aa> real_hearts_logloss_vs_o
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
-import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass, is_dataclass, replace
+from functools import partial
 
-# Run as a script, this file's folder is first on sys.path, and this file's name
-# would shadow the ratings package it measures.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-if str(_HERE.parent) not in sys.path:
-    sys.path.append(str(_HERE.parent))
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
 
-from rich.console import Console  # noqa: E402
-from rich.progress import Progress  # noqa: E402
-from rich.table import Table  # noqa: E402
-
-from bench import ratings_real  # noqa: E402
-from trickroom.ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin, Wocg, Zone  # noqa: E402
-from trickroom.ratings.fourway import thurstone  # noqa: E402
-from trickroom.ratings.margin import Margin  # noqa: E402
-from trickroom.ratings.refit import refit  # noqa: E402
-from trickroom.ratings.result import GameKind  # noqa: E402
+from bench import ratings_real
+from bench.figures import command_line
+from trickroom.ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin, Wocg, Zone
+from trickroom.ratings.fourway import thurstone
+from trickroom.ratings.margin import Margin
+from trickroom.ratings.refit import refit
+from trickroom.ratings.result import GameKind
 
 CLIP = 1e-3
 CHECKPOINTS = (25, 50, 100)
@@ -148,7 +140,7 @@ class Game:
     seats: tuple[int, int, int, int]
     truth: Chances
     result: Chances
-    scores: tuple[int, int, int, int]
+    scores: tuple[int, ...]  # one a seat
 
 
 @dataclass(frozen=True)
@@ -167,14 +159,14 @@ def simulate(players: int, games: int, luck: Luck, seed: int, kind: GameKind = "
     skills = tuple(rng.gauss(0.0, 1.0) for _ in range(players))
     played = []
     for _ in range(games):
-        seats = tuple(rng.sample(range(players), 4))
+        north, east, south, west = rng.sample(range(players), 4)
+        seats = (north, east, south, west)
         if kind == "spades":
-            north, east, south, west = seats
             gap = (skills[north] + skills[south] - skills[east] - skills[west]) / 2
             p = 1.0 / (1.0 + math.exp(-gap / luck.scale))
             won = rng.random() < p
             played.append(Game(seats, (p, 1.0 - p), (1.0, 0.0) if won else (0.0, 1.0),
-                               WIN if won else LOSS))  # type: ignore[arg-type]
+                               WIN if won else LOSS))
         else:
             means = [skills[p] for p in seats]
             truth = thurstone(means, [luck.spread] * 4)
@@ -183,9 +175,9 @@ def simulate(players: int, games: int, luck: Luck, seed: int, kind: GameKind = "
             scores = [0] * 4
             for place, seat in enumerate(order):
                 scores[seat] = 10 * place
-            played.append(Game(seats, truth,  # type: ignore[arg-type]
+            played.append(Game(seats, truth,
                                tuple(1.0 if s == order[0] else 0.0 for s in range(4)),
-                               tuple(scores)))  # type: ignore[arg-type]
+                               tuple(scores)))
     return Season(kind, skills, tuple(played))
 
 
@@ -348,17 +340,23 @@ def walk(best: RatingSystem, field: str, grid: Sequence[object], loss: Fit) -> R
         i = values.index(getattr(best, field))
         for direction in (-1, 1):
             while 0 <= i + direction * stride < len(values):
-                candidate = replace(best, **{field: values[i + direction * stride]})
+                candidate = with_value(best, field, values[i + direction * stride])
                 if loss(candidate) >= loss(best):
                     break
                 best, i = candidate, i + direction * stride
     return best
 
 
+def with_value(system: RatingSystem, field: str, value: object) -> RatingSystem:
+    """``system`` with one constant changed (every system of the registry is a dataclass)."""
+    assert is_dataclass(system) and not isinstance(system, type)
+    return replace(system, **{field: value})
+
+
 def choose(best: RatingSystem, field: str, options: Sequence[object], loss: Fit
            ) -> RatingSystem:
     """The best of a few unordered options (a model name)."""
-    candidates = [replace(best, **{field: o}) for o in options]
+    candidates = [with_value(best, field, o) for o in options]
     return min(candidates, key=loss)
 
 
@@ -429,8 +427,8 @@ def table(luck: Luck, scores: list[Score], season: Season) -> Table:
     return t
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = command_line(__doc__)
     parser.add_argument("--players", type=int, default=100)
     parser.add_argument("--games", type=int, default=12_000)
     parser.add_argument("--hearts-games", type=int, default=4000,
@@ -441,10 +439,10 @@ def main() -> None:
     parser.add_argument("--low", type=float, default=0.80, help="q at low luck")
     parser.add_argument("--no-fit", action="store_true", help="report the registry's presets")
     parser.add_argument("--real-games", type=int, default=2000,
-                        help="real games of each kind (bench/ratings_real.py); 0 skips them")
+                        help="real games of each kind (bench.ratings_real); 0 skips them")
     parser.add_argument("--real-cache", default=str(ratings_real.CACHE),
                         help="folder of the real games played")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     console = Console(width=max(Console().width, 170))
     lucks = (Luck("high", args.high), Luck("low", args.low))
@@ -467,15 +465,14 @@ def main() -> None:
                     for name in TUNED:
                         task = progress.add_task(
                             f"{kind}, {luck.name} luck: fitting {name} (games)", total=None)
-                        tuned[name] = fit(name, fit_season,
-                                          lambda n, task=task: progress.advance(task, n))
+                        tuned[name] = fit(name, fit_season, partial(progress.advance, task))
                         progress.remove_task(task)
                 fitted[key] = tuned
                 season = seasons[key] = simulate(args.players, games, luck, args.seed, kind)
                 systems = [tuned.get(name, system) for name, system in SYSTEMS.items()]
                 task = progress.add_task(f"{kind}, {luck.name} luck: rating {len(systems)} "
                                          "systems", total=len(systems) * games)
-                report[key] = [score(s, season, lambda n, task=task: progress.advance(task, n))
+                report[key] = [score(s, season, partial(progress.advance, task))
                                for s in systems]
 
     for key in report:

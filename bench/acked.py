@@ -1,0 +1,422 @@
+"""Players that rejoin through kills and restarts, and what they saw acknowledged.
+
+``crash`` (SIGKILLs of one process on SQLite) and ``faults`` (nodes of a cluster killed,
+or its Redis restarted) play the same way: :func:`table_runner` keeps four seats
+(:class:`Seat`) at a table through every kill, reconnecting and rejoining each with its
+seat token, and each seat notes every action it saw acknowledged: the ``ok`` to its own
+``act``, or the broadcast event of anyone's action (a bid, or a card as its ``trick_won``
+lists it; a card of a trick the kill cut short as its ``played`` event).
+
+An action is keyed by where in its game it was made (:func:`action_key`): a bid by its
+hand, a card by its trick (a lost card, redone after the restart, is played later in the
+hand: keyed by card alone it would hide). The game is the one the server named last on
+that socket: its ``game_started`` event, or the snapshot that answers a rejoin (after a
+restart that may be a game the seat never saw start). Events that skip some (a trick
+number that does not follow) are a gap: nothing counts until a snapshot. A rejoin after
+a restart answered from the log rather than with a snapshot is a server bug (the new
+process issued the seat's last_seq again: its seqs went backwards), counted in
+``Run.stale_replays``.
+
+At the end the database's actions are keyed the same way (:func:`tally`) and every
+acknowledged action it holds fewer times is a loss (:func:`losses`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+import urllib.request
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
+
+from bench.harness import HOST, choose
+
+Key = tuple[int, str, Any, int]
+TRICKS = 13  # Spades: a hand is four bids, then 13 tricks of 4 cards
+
+
+def action_key(seat: int, kind: str, data: dict[str, Any], where: int) -> Key | None:
+    """The same key for an action as stored (``{"type": "bid", ...}``), as an event and as
+    an act, with where in the game it was made: a bid's hand, or a card's trick (counted
+    over the game, ``TRICKS`` a hand). Each key is made at most once in a game. (Every card a
+    seat is dealt is played in that hand, so keyed without its trick a lost play would hide
+    behind the same card played again later in the hand after the restart. An action redone
+    the same in the same place leaves the game as acknowledged, and counts as kept.)"""
+    if kind == "bid":
+        return (seat, "bid", (data.get("value"), bool(data.get("blind"))), where)
+    if kind in ("play", "played"):
+        return (seat, "play", data.get("card"), where)
+    return None
+
+
+def where_in(view: dict[str, Any], kind: str) -> int:
+    """Where the next action goes, from a game view (a prompt's or a snapshot's)."""
+    if kind == "bid":
+        return int(view["hand_no"])
+    return TRICKS * int(view["hand_no"]) + len(view["tricks"])
+
+
+class Run:
+    """What every bot saw acknowledged, and which games were cut by a kill."""
+
+    def __init__(self) -> None:
+        self.acked: dict[str, Counter[Key]] = defaultdict(Counter)
+        self.games: set[str] = set()
+        self.interrupted: set[str] = set()
+        self.finished_seen: set[str] = set()
+        self.stopping = False
+        self.errors: Counter[str] = Counter()
+        self.gaps = 0  # event streams that skipped events (a rejoin replayed from too far on)
+        self.generation = 0  # server processes started so far
+        self.stale_replays = 0  # rejoins answered from the log past a seq of an earlier process
+        self.tables: list[list[Seat]] = []
+        self.stalls = 0  # tables whose bots heard nothing for a while and rejoined
+
+    @property
+    def acked_count(self) -> int:
+        """Acknowledged actions seen, every game's together."""
+        return sum(sum(c.values()) for c in self.acked.values())
+
+
+class Seat:
+    def __init__(self, run: Run, index: int, rng: random.Random) -> None:
+        self.run, self.index, self.rng = run, index, rng
+        self.ws: ClientConnection | None = None
+        self.table = ""
+        self.token = ""
+        self.last_seq = 0
+        self.conn_gen = 0  # the server process this seat's socket is connected to
+        self.seq_gen = 0  # the server process that issued last_seq
+        self.rejoin_id = -1
+        self.session: str | None = None  # a seat token is its account's: log back in as it
+        self.stale = False  # since a stale replay or a gap: nothing counts until told again
+        self.answered = -1
+        self.game_id = ""
+        # Where this seat's game stands, from the server's events: the hand (None after a
+        # gap in the events, until the next hand, snapshot or game tells it again), the
+        # tricks done in it, and the cards of the current trick seen so far.
+        self.hand: int | None = 0
+        self.tricks_done = 0
+        self.pending: list[tuple[int, str]] = []
+        self.seen: dict[str, Counter[Key]] = defaultdict(Counter)
+        self.acts: dict[int, tuple[str, Key | None]] = {}
+        self.oks: dict[str, Counter[Key]] = defaultdict(Counter)
+        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.ids = 0
+        self.done = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None  # the socket's reader
+        self.heard = time.monotonic()  # when the server last said anything to this seat
+
+    def game_over(self) -> bool:
+        return self.done.is_set() or self.game_id in self.run.finished_seen
+
+    def saw(self, key: Key | None) -> None:
+        if key is not None and self.game_id:
+            self.seen[self.game_id][key] = 1
+
+    def at(self, hand: int | None, tricks_done: int, trick: list[tuple[int, str]]) -> None:
+        self.hand, self.tricks_done, self.pending = hand, tricks_done, trick
+
+    def gap(self) -> None:
+        """The events skipped some: where the game stands, even which game it is, is unknown
+        until a snapshot or a game_started tells it again."""
+        self.run.gaps += 1
+        self.hand, self.stale = None, True
+
+    def fold(self) -> None:
+        if self.hand is not None:  # a trick cut short (by the kill): its cards so far
+            for seat, card in self.pending:
+                self.saw((seat, "play", card, TRICKS * self.hand + self.tricks_done))
+        for source in (self.seen, self.oks):
+            for game, counts in source.items():
+                for key, n in counts.items():
+                    self.run.acked[game][key] = max(self.run.acked[game][key], n)
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        assert self.ws is not None
+        self.ids += 1
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.replies[self.ids] = fut
+        try:
+            await self.ws.send(json.dumps({**message, "id": self.ids}))
+        except BaseException:
+            self.replies.pop(self.ids, None)
+            raise
+        return await asyncio.wait_for(fut, 20)
+
+    async def read(self) -> None:
+        assert self.ws is not None
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in self.ws:
+                await self.handle(json.loads(frame))
+        for fut in self.replies.values():
+            if not fut.done():
+                fut.set_exception(ConnectionError("closed"))
+                fut.exception()  # raised to whoever awaits it; no warning if nobody does
+        self.replies.clear()
+
+    async def handle(self, msg: dict[str, Any]) -> None:
+        assert self.ws is not None
+        self.heard = time.monotonic()
+        kind = msg["type"]
+        rid = msg.get("id")
+        if rid == self.rejoin_id and kind == "ok" and self.seq_gen != self.conn_gen:
+            # The reply to a rejoin after a restart: this process has never sent this seat
+            # anything, so it cannot know what the seat missed since last_seq, issued by the
+            # process before. Replaying its log past that number (a number it issued again)
+            # skips or repeats events: a server bug. Count nothing until a snapshot.
+            self.run.stale_replays += 1
+            self.hand, self.stale = None, True
+        if rid in self.acts:
+            game, key = self.acts.pop(rid)
+            if kind == "ok" and key is not None:
+                self.oks[game][key] = 1
+            elif kind == "error":
+                self.run.errors[msg["code"]] += 1
+        if rid is not None and rid in self.replies:
+            fut = self.replies.pop(rid)
+            if not fut.done():
+                fut.set_result(msg)
+        if kind in ("event", "prompt", "snapshot") and msg.get("table") != self.table:
+            return  # a table these seats left (they leave on new sockets: none should come)
+        if kind == "snapshot" and msg.get("seq") is not None:
+            self.last_seq, self.seq_gen = msg["seq"], self.conn_gen
+            # A rejoin's snapshot names the table's game. After a restart that may be a game
+            # this seat never saw start (a kill between its creation and its game_started
+            # event): take the name now, before the events and prompts that follow the
+            # snapshot are counted (they belong to that game).
+            if msg["info"].get("game_id"):
+                self.game_id = msg["info"]["game_id"]
+                self.run.games.add(self.game_id)
+            view = msg.get("view")
+            if view:
+                self.at(view["hand_no"], len(view["tricks"]),
+                        [(t["seat"], t["card"]) for t in view["trick"]])
+                self.stale = False
+        if kind == "event":
+            self.last_seq, self.seq_gen = msg["seq"], self.conn_gen
+            event = msg["event"]
+            etype = event["type"]
+            if etype == "game_started":
+                self.game_id = event["game_id"]
+                self.run.games.add(self.game_id)
+                self.at(0, 0, [])
+                self.stale = False
+            elif event["type"] == "game_over":
+                self.run.finished_seen.add(self.game_id)
+                if self.run.stopping:
+                    self.done.set()
+                else:
+                    await self.ws.send(json.dumps({"type": "play_again", "table": self.table}))
+            elif etype == "hand_started" and not self.stale and self.hand is not None:
+                if event["hand"] != self.hand + (self.tricks_done == TRICKS):
+                    self.gap()
+                else:
+                    self.at(event["hand"], 0, [])
+            elif etype == "bid" and self.hand is not None:
+                self.saw(action_key(event["seat"], "bid", event, self.hand))
+            elif etype == "played":
+                self.pending.append((event["seat"], event["card"]))
+            elif etype == "trick_won":
+                # The trick's four cards, in play order from its leader, and its number.
+                trick = [((event["leader"] + i) % 4, card) for i, card in
+                         enumerate(event["cards"])]
+                seen = self.pending
+                if self.hand is not None and (event["trick"] != self.tricks_done
+                                              or len(seen) > 4 or trick[4 - len(seen):] != seen):
+                    self.gap()
+                if self.hand is not None:
+                    for seat, card in trick:
+                        self.saw((seat, "play", card, TRICKS * self.hand + event["trick"]))
+                self.at(self.hand, event["trick"] + 1, [])
+        elif kind == "prompt":
+            if msg["seq"] <= self.answered:
+                return
+            self.answered = msg["seq"]
+            action = choose(msg, self.rng)
+            self.ids += 1
+            self.acts[self.ids] = (self.game_id, action_key(
+                self.index, action["type"], action, where_in(msg["view"], action["type"])))
+            await self.ws.send(json.dumps({"type": "act", "table": self.table, "action": action,
+                                           "id": self.ids}))
+
+
+async def connect_seat(url: str, seat: Seat) -> asyncio.Task[None]:
+    seat.ws = await connect(url, max_size=2**22, compression=None, open_timeout=10)
+    seat.conn_gen = seat.run.generation
+    task = seat.task = asyncio.create_task(seat.read())
+    if seat.session is None:
+        reply = await seat.request({"type": "guest", "name": f"c{seat.index}"})
+    else:
+        reply = await seat.request({"type": "resume", "token": seat.session})
+    assert reply["type"] == "welcome", reply
+    seat.session = reply["session"]
+    return task
+
+
+async def all_done(seats: list[Seat]) -> None:
+    """Once stopping: every seat has seen its game end. (A seat that asked to play again
+    just before the stop waits for a game that its partners, stopping, never start.)"""
+    while not (seats[0].run.stopping and all(s.game_over() for s in seats)):
+        await asyncio.sleep(0.05)
+    for s in seats:
+        s.done.set()
+
+
+async def silence(seats: list[Seat], quiet: float = 5.0) -> None:
+    """Return once no seat has heard anything for ``quiet`` seconds while a game is on: as
+    a player's client does, the table's bots then reconnect and rejoin (a cluster's
+    pub/sub drops what is in flight while Redis restarts; the rejoin replays it)."""
+    while True:
+        await asyncio.sleep(1.0)
+        if (time.monotonic() - max(s.heard for s in seats) > quiet
+                and not all(s.game_over() for s in seats)):
+            seats[0].run.stalls += 1
+            return
+
+
+async def table_runner(url_of: Callable[[], str], up: asyncio.Event, run: Run,
+                       rng: random.Random) -> None:
+    """Four seats at one table, through every kill, until their last game is over."""
+    seats = [Seat(run, i, rng) for i in range(4)]
+    run.tables.append(seats)
+    fresh = True
+    while True:
+        await up.wait()
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            tasks = [await connect_seat(url_of(), s) for s in seats]
+            if not fresh:
+                for s in seats:
+                    s.rejoin_id, s.stale = s.ids + 1, False
+                    reply = await s.request({"type": "rejoin", "table": s.table,
+                                             "seat_token": s.token, "last_seq": s.last_seq})
+                    if s.stale:
+                        # A stale replay (see Seat.handle): ask for the table as it is.
+                        reply = await s.request({"type": "rejoin", "table": s.table,
+                                                 "seat_token": s.token, "last_seq": 0})
+                    if reply["type"] == "error" and reply["code"] == "unavailable":
+                        raise ConnectionError("the table is moving between cluster nodes")
+                    over = reply["type"] == "snapshot" and reply["info"]["state"] != "playing"
+                    if reply["type"] == "error" or over:
+                        # The game ended while the seats were away (robots play them at
+                        # once), and a restart forgets finished tables: start another.
+                        run.finished_seen.add(s.game_id)
+                        fresh = True
+                        break
+                if fresh and run.stopping:
+                    for s in seats:
+                        s.done.set()
+                    return
+                if fresh:
+                    # Leave the old table on new sockets. The seats that did rejoin are its
+                    # clients again: they would go on receiving its events (even of a next
+                    # game they started with robots in the absent seats, which is why a
+                    # rejoin can be refused) and counting them under the new table's game.
+                    # Gone, they leave their seats to the robots, which finish the game.
+                    continue
+            if fresh:
+                for s in seats:
+                    s.answered, s.game_id = -1, ""
+                created = await seats[0].request({"type": "create_table", "room": "spades"})
+                table = created["table"]["id"]
+                for s in seats:
+                    s.table = table
+                    seated = await s.request({"type": "sit", "table": table, "seat": s.index})
+                    s.token = seated["seat_token"]
+                fresh = False
+            finished = asyncio.create_task(all_done(seats))
+            stalled = asyncio.create_task(silence(seats))
+            await asyncio.wait([finished, stalled, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            stalled.cancel()
+            if finished.done():
+                return
+            finished.cancel()
+        except (TimeoutError, ConnectionError, OSError, WebSocketException):
+            pass
+        finally:
+            for s in seats:
+                s.fold()
+                if s.ws is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(s.ws.close(), 1)
+            for t in tasks:
+                t.cancel()
+        if all(s.done.is_set() for s in seats):
+            return
+        await asyncio.sleep(0.05)
+
+
+def report_stuck(run: Run, port: int, say: Callable[[str], object] = print) -> int:
+    """Say what the bots of unfinished tables last saw, and what the server on ``port``
+    says of their tables; how many tables were stuck."""
+    url = f"http://{HOST}:{port}/api/tables?room=spades"
+    tables: dict[str, Any] = {}
+    with contextlib.suppress(OSError, ValueError):
+        tables = {t["id"]: t for t in json.loads(
+            urllib.request.urlopen(url, timeout=5).read())["tables"]}
+    stuck = 0
+    for seats in run.tables:
+        if all(s.done.is_set() for s in seats):
+            continue
+        stuck += 1
+        s0 = seats[0]
+        say(f"stuck table {s0.table} game {s0.game_id}: last seq "
+            f"{[s.last_seq for s in seats]}, answered {[s.answered for s in seats]}; "
+            f"server: {tables.get(s0.table)}")
+    return stuck
+
+
+def losses(acked: dict[str, Counter[Key]],
+           actions: dict[str, Counter[Key]]) -> list[tuple[str, Key, int, int]]:
+    """(game, action, times acknowledged, times stored) for every action that the database
+    holds fewer times in that game than some bot saw it acknowledged."""
+    return [(game, key, n, actions.get(game, Counter())[key])
+            for game, counts in acked.items() for key, n in counts.items()
+            if n > actions.get(game, Counter())[key]]
+
+
+def missing(acked: dict[str, Counter[Key]], actions: dict[str, Counter[Key]],
+            say: Callable[[str], object]) -> int:
+    """How many acknowledged actions the database lacks, each said as it is found."""
+    lost = 0
+    for game, key, n, have in losses(acked, actions):
+        lost += n - have
+        say(f"  lost: game {game} {key}: acknowledged {n}, stored {have}")
+    return lost
+
+
+def per_table(counts: dict[str, Counter[Key]]) -> dict[str, Counter[Key]]:
+    """Counts per game (id ``<table>-<hex>``) summed per table."""
+    out: dict[str, Counter[Key]] = defaultdict(Counter)
+    for game, c in counts.items():
+        out[game.rsplit("-", 1)[0]].update(c)
+    return out
+
+
+ACTIONS_SQL = "SELECT game_id, seat, action FROM actions ORDER BY game_id, idx"
+
+
+def tally(rows: Iterable[Any]) -> dict[str, Counter[Key]]:
+    """Each game's stored actions, keyed as the bots key what they saw acknowledged."""
+    actions: dict[str, Counter[Key]] = defaultdict(Counter)
+    plays: Counter[str] = Counter()
+    for game_id, seat, text in rows:
+        data = json.loads(text)
+        n = plays[game_id]
+        key = action_key(seat, data["type"], data,
+                         n // (4 * TRICKS) if data["type"] == "bid" else n // 4)
+        if key is not None:
+            actions[game_id][key] += 1
+        if data["type"] == "play":
+            plays[game_id] += 1
+    return actions
+
+
