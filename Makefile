@@ -33,7 +33,7 @@ bench: $(VENV)/.installed-bench
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check trickroom tests bench
-	$(VENV)/bin/mypy trickroom
+	$(VENV)/bin/mypy trickroom bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

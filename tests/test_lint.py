@@ -1,8 +1,8 @@
-"""The typed contracts hold: mypy --strict passes on the core and the server, ruff on all.
+"""The typed contracts hold: mypy --strict passes on the package and the benches, ruff on all.
 
 The engine contract (``trickroom.game.engine.Engine``), the table's commands and effects and
-the protocol models are checked here, so a change that breaks one fails the suite
-(``make lint`` runs the same two checks).
+the protocol models are checked here, and the benches' use of them, so a change that breaks
+one fails the suite (``make lint`` runs the same two checks).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_mypy_strict_passes_on_the_package(tmp_path):
+def test_mypy_strict_passes_on_the_package_and_the_benches(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path),
-                           "trickroom"], cwd=ROOT, capture_output=True, text=True)
+                           "trickroom", "bench"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
