@@ -201,20 +201,23 @@ class Pairing:
     opponent: str
 
 
-PAIRINGS = (
-    Pairing("hearts_heuristic_vs_random", "hearts", "heuristic", "random"),
-    Pairing("spades_heuristic_vs_random", "spades", "heuristic", "random"),
-    Pairing("hearts_search_vs_heuristic", "hearts", "search", "heuristic"),
-    Pairing("spades_search_vs_heuristic", "spades", "search", "heuristic"),
-    Pairing("hearts_search_vs_ismcts", "hearts", "search", "ismcts"),
-    Pairing("spades_bidding_vs_heuristic", "spades", "search", "search_heuristic_bids"),
-    Pairing("spades_ceiling_vs_heuristic", "spades", "ceiling", "heuristic"),
-    Pairing("spades_bids_only_vs_heuristic", "spades", "search_bids", "heuristic"),
-    Pairing("hearts_passing_vs_heuristic", "hearts", "search_passes", "heuristic"),
-    Pairing("hearts_passing_ceiling_vs_heuristic", "hearts", "ceiling_passes", "heuristic"),
-    Pairing("hearts_passing_search_play", "hearts", "search", "search_heuristic_passes"),
-    Pairing("spades_card_search_vs_heuristic", "spades", "search_heuristic_bids", "heuristic"),
-)
+# The pairings, in the order they run and print: baselines, the search robot, then its
+# Spades bids and Hearts passes apart (each against the all-seeing ceiling), its cards apart.
+PAIRINGS = tuple(Pairing(*line.split()) for line in """
+key                                  game    tested                 opponent
+hearts_heuristic_vs_random           hearts  heuristic              random
+spades_heuristic_vs_random           spades  heuristic              random
+hearts_search_vs_heuristic           hearts  search                 heuristic
+spades_search_vs_heuristic           spades  search                 heuristic
+hearts_search_vs_ismcts              hearts  search                 ismcts
+spades_bidding_vs_heuristic          spades  search                 search_heuristic_bids
+spades_ceiling_vs_heuristic          spades  ceiling                heuristic
+spades_bids_only_vs_heuristic        spades  search_bids            heuristic
+hearts_passing_vs_heuristic          hearts  search_passes          heuristic
+hearts_passing_ceiling_vs_heuristic  hearts  ceiling_passes         heuristic
+hearts_passing_search_play           hearts  search                 search_heuristic_passes
+spades_card_search_vs_heuristic      spades  search_heuristic_bids  heuristic
+""".strip().splitlines()[1:])
 
 
 @dataclass

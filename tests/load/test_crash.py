@@ -3,8 +3,11 @@ And the accounting of ``bench.acked`` that the bench's verdict rests on."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections import Counter
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 from bench import acked, crash
 from tests.server.conftest import FAST, play_until_over, seq_after_restart, url, wait_for
@@ -24,19 +27,29 @@ async def test_sigkills_under_load_lose_no_acknowledged_action_and_every_game_re
     assert out["unfinished"] == 0, out
 
 
-async def test_a_resumed_table_numbers_events_past_every_earlier_game(tmp_path):
-    """A table's second game, resumed after a restart, must not reuse the first's seqs."""
-    db = tmp_path / "seq.sqlite3"
+@contextlib.asynccontextmanager
+async def serving(db: Path) -> AsyncIterator[App]:
+    """A server on ``db`` until the block ends (then restarted by the test, on the same)."""
     app = App(load_config(**FAST), db)
     await app.start("127.0.0.1", 0)
-    async with TrickroomClient.connect(url(app)) as client:
+    try:
+        yield app
+    finally:
+        await app.stop()
+
+
+async def test_a_resumed_table_numbers_events_past_every_earlier_game(tmp_path):
+    """A table's second game, resumed after a restart, must not reuse the first's seqs: the
+    bench's bots would count a rejoin answered past them as a stale replay."""
+    db = tmp_path / "seq.sqlite3"
+    async with serving(db) as app, TrickroomClient.connect(url(app)) as client:
         table_id, _ = await solo_table(client, rules={"target": 100, "mercy": 100})
         await play_until_over(client, table_id, random.Random(3))
-        app.lobby.tables[table_id].machine.log.seq += 5000  # as after a few more games here
+        table = app.lobby.tables[table_id].machine
+        table.log.seq += 5000  # as after a few more games here
         await client.request({"type": "play_again", "table": table_id})
-        await wait_for(lambda: app.lobby.tables[table_id].machine.state.phase == "playing")
-        issued = app.lobby.tables[table_id].machine.log.seq
-    await app.stop()
+        await wait_for(lambda: table.state.phase == "playing")
+        issued = table.log.seq
     assert await seq_after_restart(db, table_id) > issued
 
 
