@@ -84,8 +84,10 @@ def stored(db: Path) -> tuple[dict[str, Counter[Key]], set[str], set[str]]:
 
 
 async def crash_run(tables: int, kills: int, seed: int, workdir: Path,
-                    gap: tuple[float, float] = (0.4, 1.6), quiet: bool = False) -> dict[str, Any]:
-    """Run the whole experiment; returns the figures (the test calls this too)."""
+                    gap: tuple[float, float] = (0.4, 1.6), quiet: bool = False,
+                    settle: float = 1.0) -> dict[str, Any]:
+    """Run the whole experiment (the first kill ``settle`` seconds and a ``gap`` after the
+    bots sit down); returns the figures (the test calls this too)."""
     rng = random.Random(seed)
     config = room_file(workdir, "crash")
     db = workdir / "crash.sqlite3"
@@ -99,7 +101,7 @@ async def crash_run(tables: int, kills: int, seed: int, workdir: Path,
     done_kills = 0
     stuck = 0
     try:
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(settle)
         for _ in range(kills):
             await asyncio.sleep(rng.uniform(*gap))
             up.clear()

@@ -19,7 +19,7 @@ from trickroom.server.config import load_config
 
 async def test_sigkills_under_load_lose_no_acknowledged_action_and_every_game_resumes(tmp_path):
     out = await crash.crash_run(tables=3, kills=2, seed=7, workdir=tmp_path, quiet=True,
-                                gap=(0.2, 0.5))
+                                gap=(0.2, 0.5), settle=0.3)
     assert out["kills"] == 2
     assert out["acked"] > 100  # the bots did play between the kills
     assert out["acked_lost"] == 0, out
