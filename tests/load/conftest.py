@@ -3,22 +3,15 @@ run the benches themselves at the smallest size that exercises them."""
 
 from __future__ import annotations
 
-import importlib
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 from tests.server.conftest import make_app as make_app  # a server with settings changed
 
 ROOT = Path(__file__).resolve().parents[2]
 FIGURE = re.compile(r"(\w+)=(-?[\d.]+|nan)\b")
-
-
-def bench_module(name: str) -> ModuleType:
-    """The bench ``bench.<name>`` (for the tests under tests/cluster, which load it so)."""
-    return importlib.import_module(f"bench.{name}")
 
 
 def run_bench(name: str, *args: str) -> tuple[str, dict[str, float]]:

@@ -11,21 +11,27 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tests.load.conftest import bench_module
+from rich.console import Console
+
+from bench.faults import CLUSTER_SETTINGS, Services, fault_phase
+from bench.harness import LOAD_CONFIG, with_settings
 from tests.services import RedisServer, need
+
+
+def cluster_config(tmp_path: Path) -> Path:
+    """The load bench's rooms, with the cluster's short leases."""
+    config = tmp_path / "cluster.toml"
+    config.write_text(with_settings(LOAD_CONFIG, CLUSTER_SETTINGS))
+    return config
 
 
 async def test_sigkilled_nodes_lose_no_acknowledged_action_and_their_tables_move(tmp_path):
     need("postgresql")
     need("redis")
-    cluster = bench_module("cluster")
-    load = bench_module("load")
-    services = cluster.Services()
-    config = Path(tmp_path) / "cluster.toml"
-    config.write_text(load.with_settings(load.LOAD_CONFIG, cluster.CLUSTER_SETTINGS))
+    services = Services()
     try:
-        out = await cluster.fault_phase(services, config, tables=4, kills=3, gap=2.0, seed=3,
-                                        console=cluster.Console(quiet=True))
+        out = await fault_phase(services, cluster_config(tmp_path), tables=4, kills=3, gap=2.0,
+                                seed=3, console=Console(quiet=True))
     finally:
         await services.clean()
     assert out["acked"] > 100  # the bots did play between the kills
@@ -36,8 +42,6 @@ async def test_sigkilled_nodes_lose_no_acknowledged_action_and_their_tables_move
 
 async def test_a_redis_restart_under_load_costs_no_error_and_no_action(tmp_path):
     need("postgresql")
-    cluster = bench_module("cluster")
-    load = bench_module("load")
     redis = RedisServer()
     redis.start()
 
@@ -46,13 +50,10 @@ async def test_a_redis_restart_under_load_costs_no_error_and_no_action(tmp_path)
         time.sleep(0.2)  # down for a moment: writes and relays wait for it
         redis.start()
 
-    services = cluster.Services(redis.url)
-    config = Path(tmp_path) / "cluster.toml"
-    config.write_text(load.with_settings(load.LOAD_CONFIG, cluster.CLUSTER_SETTINGS))
+    services = Services(redis.url)
     try:
-        out = await cluster.fault_phase(services, config, tables=4, kills=2, gap=2.5, seed=5,
-                                        console=cluster.Console(quiet=True),
-                                        restart_redis=restart)
+        out = await fault_phase(services, cluster_config(tmp_path), tables=4, kills=2, gap=2.5,
+                                seed=5, console=Console(quiet=True), restart_redis=restart)
     finally:
         await services.clean()
         redis.stop()
