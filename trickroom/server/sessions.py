@@ -45,7 +45,7 @@ from trickroom.server.protocol import (
 )
 from trickroom.server.proxies import Network, address_of
 from trickroom.server.queues import Queues
-from trickroom.server.requests import TABLE_REQUESTS, Requests
+from trickroom.server.requests import REQUESTS, TABLE_REQUESTS, Requests
 from trickroom.server.tables.commands import ClientId, Disconnect, Who
 from trickroom.server.tables.log import Shared
 from trickroom.server.throttle import TokenBucket
@@ -157,6 +157,7 @@ class Sessions:
         # sockets does not buy a flood more messages.
         self.address_budgets: dict[str, Budget] = {}
         self.chat_buckets: dict[str, TokenBucket] = {}  # by address, while it has sockets
+        self._here = self._open_here  # one bound method for every connection's use
 
     def number_from(self, first: int) -> None:
         """Number connections from ``first`` on (a cluster's nodes number apart)."""
@@ -186,52 +187,63 @@ class Sessions:
     # -- a socket's life ------------------------------------------------------------------
 
     async def handler(self, ws: ServerConnection) -> None:
+        opened = await self._opened(ws)
+        if opened is None:
+            return
+        conn, budget = opened
+        try:
+            async for frame in ws:
+                # Over the rate (this socket's, or its address's), the message waits its
+                # turn: the server reads this socket more slowly, the client's own sends
+                # back up, and a flood costs the room nothing, refused or not.
+                address_wait = budget.reserve()
+                if address_wait is None:  # a shared budget: this node's credit is spent
+                    address_wait = await budget.more()
+                wait = max(conn.bucket.reserve(), address_wait)
+                if wait > 0:
+                    METRICS.messages_delayed.inc()
+                    await asyncio.sleep(wait)
+                message = None
+                try:
+                    message = parse_client_message(frame)
+                    await self.dispatch(conn, message)
+                except Exception as exc:
+                    self._failed(conn, message, exc)
+        except ConnectionClosed:
+            pass
+        finally:
+            await self._closed(conn, conn.address)
+
+    async def _opened(self, ws: ServerConnection) -> tuple[Connection, Budget] | None:
+        """A new socket, counted for its address (None: one too many, closed)."""
         ip = address_of(ws, ws.request, self.trusted_proxies)
         if self._count_connection(ip, 1) > self.settings.connections_per_ip:
             # Let in by a check that many handshakes passed at once: one too many.
             self._count_connection(ip, -1)
             await ws.close(1013, "too many connections from one address")
-            return
+            return None
         budget = self.address_budgets.get(ip)
         if budget is None:
             budget = self.address_budgets[ip] = self.hub.budget(
                 ip, self.settings.messages_per_second_per_address,
                 self.settings.message_burst_per_address)
         METRICS.connections.inc()
-        conn = Connection(ws, self.settings, next(self.ids), ip, self._open_here)
+        conn = Connection(ws, self.settings, next(self.ids), ip, self._here)
         self.clients[conn.id] = conn
-        try:
-            async for frame in ws:
-                await self._read(conn, budget, frame)
-        except ConnectionClosed:
-            pass
-        finally:
-            await self._closed(conn, ip)
+        return conn, budget
 
-    async def _read(self, conn: Connection, budget: Budget, frame: str | bytes) -> None:
-        """One frame. Over the rate (this socket's, or its address's), the message waits
-        its turn: the server reads this socket more slowly, the client's own sends back
-        up, and a flood costs the room nothing, refused or not."""
-        address_wait = budget.reserve()
-        if address_wait is None:  # a shared budget: this node's credit is spent
-            address_wait = await budget.more()
-        wait = max(conn.bucket.reserve(), address_wait)
-        if wait > 0:
-            METRICS.messages_delayed.inc()
-            await asyncio.sleep(wait)
-        message = None
-        try:
-            message = parse_client_message(frame)
-            await self.dispatch(conn, message)
-        except ProtocolError as exc:
+    def _failed(self, conn: Connection, message: ClientMessage | None,
+                exc: Exception) -> None:
+        """A request that failed: its refusal, a pause of what is shared, or our fault."""
+        if isinstance(exc, ProtocolError):
             conn.error(exc)
-        except self.hub.away:
+        elif isinstance(exc, self.hub.away):
             conn.error(ProtocolError(
                 "unavailable", "the servers' shared state (Redis) is unreachable for "
                 "a moment; nothing changed: send it again",
                 getattr(message, "id", None), retry_after=1.0))
-        except Exception:
-            log.exception("request failed")
+        else:
+            log.error("request failed", exc_info=exc)
             conn.error(ProtocolError("internal", "the server failed on that request"))
 
     async def _closed(self, conn: Connection, ip: str) -> None:
@@ -285,7 +297,7 @@ class Sessions:
             if (table_id and type(msg) in TABLE_REQUESTS and table_id not in self.lobby.tables
                     and await self.hub.route(conn, msg, table_id)):
                 return  # run by the node that runs the table
-            await self.requests.run(conn, msg)
+            await REQUESTS[type(msg)](self.requests, conn, msg)
         except ProtocolError as exc:
             exc.request_id = rid
             raise

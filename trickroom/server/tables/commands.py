@@ -170,8 +170,8 @@ class Resume(Command):
 @dataclass(frozen=True, slots=True)
 class TimerCommand(Command):
     """A command that comes back from a timer; ``key`` names the timer (one per key: a new
-    one replaces it), a seat's timers are keyed by their seat. The keys are spelled here
-    alone: a timer is set by its command and cancelled by its kind (:meth:`key_of`)."""
+    one replaces it). The keys are spelled here alone: a timer is set by its command and
+    cancelled by its kind (:meth:`key_of`)."""
 
     timer: ClassVar[str] = ""
 
@@ -182,39 +182,46 @@ class TimerCommand(Command):
 
     @property
     def key(self) -> str:
-        return self.key_of(getattr(self, "seat", None))
+        return self.timer
 
 
 @dataclass(frozen=True, slots=True)
-class WindowOver(TimerCommand):
+class SeatTimer(TimerCommand):
+    """A timer of one seat's: keyed by its seat, so each seat has its own."""
+
+    seat: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.timer}-{self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class WindowOver(SeatTimer):
     """The reconnect window of an away seat has passed."""
 
     timer = "window"
 
-    seat: int
-
 
 @dataclass(frozen=True, slots=True)
-class TurnOver(TimerCommand):
+class TurnOver(SeatTimer):
     """A connected player's time for a turn ran out: the seat's robot plays it once."""
 
     seats_kept = True
 
     timer = "turn"
 
-    seat: int
     turn: Turn
 
 
 @dataclass(frozen=True, slots=True)
-class RobotTurn(TimerCommand):
+class RobotTurn(SeatTimer):
     """A robot-played seat's pause before acting is over (people can follow the play)."""
 
     seats_kept = True
 
     timer = "robot"
 
-    seat: int
     turn: Turn
 
 

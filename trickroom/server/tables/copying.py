@@ -13,6 +13,7 @@ so a field added to a state class is copied with no line naming it:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, TypeVar
 
@@ -35,17 +36,27 @@ def copied(value: Any) -> Any:
 
 
 def copy_fields(value: T, shared: frozenset[str] = frozenset()) -> T:
-    """A copy of a dataclass, each field copied but those in ``shared`` (kept as they are)."""
+    """A copy of a dataclass, each field copied but those in ``shared`` (kept as they are).
+
+    The copy of each class (and set of shared fields) is a function written once from the
+    class's fields, as ``dataclasses`` writes ``__init__``: every command copies the
+    table's state, and a loop over the fields cost a move twice as much."""
     kind = type(value)
-    names = _NAMES.get(kind)
-    if names is None:
-        names = _NAMES[kind] = tuple(f.name for f in fields(kind))  # type: ignore[arg-type]
-    made = object.__new__(kind)
-    for name in names:
-        item = getattr(value, name)
-        setattr(made, name, item if name in shared else copied(item))
-    return made
+    copy = _COPIES.get((kind, shared))
+    if copy is None:
+        copy = _COPIES[kind, shared] = _copier(kind, shared)
+    return copy(value)  # type: ignore[no-any-return]
 
 
-_NAMES: dict[type, tuple[str, ...]] = {}  # each dataclass's fields, read once
+def _copier(kind: type, shared: frozenset[str]) -> Callable[[Any], Any]:
+    names = [f.name for f in fields(kind)]
+    body = "".join(f"    made.{name} = value.{name}\n" if name in shared else
+                   f"    made.{name} = copied(value.{name})\n" for name in names)
+    source = f"def copy(value):\n    made = new(kind)\n{body}    return made\n"
+    scope: dict[str, Any] = {"new": object.__new__, "kind": kind, "copied": copied}
+    exec(source, scope)  # code made from the class's own field names, nothing else
+    return scope["copy"]  # type: ignore[no-any-return]
+
+
+_COPIES: dict[tuple[type, frozenset[str]], Callable[[Any], Any]] = {}
 _VALUES = frozenset({str, int, float, bool, type(None), tuple, frozenset, bytes})

@@ -42,14 +42,12 @@ class Persist(Effect):
 
 @dataclass(frozen=True, slots=True)
 class SetTimer(Effect):
-    """After ``delay`` seconds, hand ``command`` back (replacing a timer of the same key)."""
+    """After ``delay`` seconds, hand ``command`` back (replacing a timer of the same key,
+    which is the command's own: :attr:`TimerCommand.key`)."""
 
+    key: str
     delay: float
     command: TimerCommand
-
-    @property
-    def key(self) -> str:
-        return self.command.key
 
 
 @dataclass(frozen=True, slots=True)

@@ -155,8 +155,10 @@ class TableMachine:
                 raise ProtocolError("no_such_table", f"table {self.id!r} is closed",
                                     command.rid)
             return []
-        if isinstance(command, TimerCommand) and state.timers.get(command.key) == command:
-            del state.timers[command.key]  # it fired: the runner holds it no more
+        if isinstance(command, TimerCommand):
+            key = command.key
+            if state.timers.get(key) == command:
+                del state.timers[key]  # it fired: the runner holds it no more
         self.now = now
         mark = self._mark(command.seats_kept)
         self._out, self._writes = [], []
@@ -188,7 +190,7 @@ class TableMachine:
         else:  # a timer's or a robot's work: try again shortly
             retry = Retry()
             self.state.timers[retry.key] = retry
-            effects.append(SetTimer(STORE_RETRY_SECONDS, retry))
+            effects.append(SetTimer(retry.key, STORE_RETRY_SECONDS, retry))
         return effects
 
     def _mark(self, seats_kept: bool) -> _Mark:
@@ -263,11 +265,11 @@ class TableMachine:
     def set_timer(self, delay: float, command: TimerCommand) -> None:
         """Schedule ``command``; a timer already set to the same command runs on unchanged
         (a turn's clock does not restart when another seat acts)."""
-        timers = self.state.timers
-        if timers.get(command.key) == command:
+        timers, key = self.state.timers, command.key
+        if timers.get(key) == command:
             return
-        timers[command.key] = command
-        self._out.append(SetTimer(max(0.0, delay), command))
+        timers[key] = command
+        self._out.append(SetTimer(key, max(0.0, delay), command))
 
     def cancel(self, kind: type[TimerCommand], seat: int | None = None) -> None:
         key = kind.key_of(seat)

@@ -307,7 +307,7 @@ class TableRunner:
                                                   effect.system)
         except Exception:
             log.exception("table %s: could not read the players' ratings", self.id)
-            self._set_timer(SetTimer(RETRY_SECONDS, Retry()))
+            self._set_timer(SetTimer(Retry.key_of(), RETRY_SECONDS, Retry()))
             return
         await self._handle(StandingsLoaded(standings))
 
