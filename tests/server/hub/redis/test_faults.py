@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from bench.faults import CLUSTER_SETTINGS, Services, fault_phase
@@ -40,23 +41,32 @@ async def test_sigkilled_nodes_lose_no_acknowledged_action_and_their_tables_move
     assert out["unfinished"] == 0, out  # every game finished, on whichever node
 
 
-async def test_a_redis_restart_under_load_costs_no_error_and_no_action(tmp_path):
-    need("postgresql")
+@pytest.fixture
+def own_redis():
+    """A Redis of the test's own, to restart (never the machine's), stopped however the test
+    ends."""
     redis = RedisServer()
-    redis.start()
+    try:
+        redis.start()
+        yield redis
+    finally:
+        redis.stop()
+
+
+async def test_a_redis_restart_under_load_costs_no_error_and_no_action(tmp_path, own_redis):
+    need("postgresql")
 
     def restart() -> None:
-        redis.stop()
+        own_redis.stop()
         time.sleep(0.2)  # down for a moment: writes and relays wait for it
-        redis.start()
+        own_redis.start()
 
-    services = Services(redis.url)
+    services = Services(own_redis.url)
     try:
         out = await fault_phase(services, cluster_config(tmp_path), tables=4, kills=2, gap=2.5,
                                 seed=5, console=Console(quiet=True), restart_redis=restart)
     finally:
         await services.clean()
-        redis.stop()
     assert out["acked"] > 100, out
     assert out["acked_lost"] == 0, out
     assert out["errors"] == {}, out  # a pause, never an error
