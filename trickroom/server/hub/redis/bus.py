@@ -14,6 +14,11 @@ told; Redis delivers to each subscriber in the order it received, across
 channels. So a forwarded request's reply never overtakes the events its action
 caused.
 
+**One database.** Redis's pub/sub is one space for every database of a server, but a
+cluster on ``redis://host/5`` keeps its keys in database 5: on a database other than 0
+the bus sends each channel as ``db5/`` and its name (and hands the node the name alone),
+so clusters on two databases of one Redis never hear each other, whatever their prefix.
+
 **Redis away.** Pub/sub delivers at most once. A write is kept until Redis has
 answered it; while Redis is unreachable the publisher keeps what it must send
 (up to ``buffer`` writes, then the oldest go) and sends it again in order on
@@ -36,7 +41,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from trickroom.server.hub.redis.wire import Line, Reply, open_line, pack
+from trickroom.server.hub.redis.wire import Line, Reply, database, open_line, pack
 
 log = logging.getLogger("trickroom.cluster")
 
@@ -57,7 +62,9 @@ class Bus:
         self.on_reconnect = on_reconnect  # the subscription was lost: frames may be missing
         self.redis: aioredis.Redis = aioredis.from_url(url, socket_timeout=5.0,
                                                        socket_connect_timeout=2.0)
-        self.channels: set[str] = set()
+        self.channels: set[str] = set()  # by their names; on the wire, in the database's space
+        db = database(url)
+        self._space = f"db{db}/" if db else ""
         self.connected = True  # as far as the publisher last knew
         self.published = 0
         self.received = 0
@@ -103,7 +110,7 @@ class Bus:
 
     def publish(self, channel: str, data: bytes) -> None:
         """Send one frame to ``channel``, in order with everything sent before it."""
-        self._send(pack("PUBLISH", channel, data))
+        self._send(pack("PUBLISH", self._space + channel, data))
 
     def command(self, name: str, *args: str | bytes | int | float) -> None:
         """Send a write (``hset``, ``hdel``...) in order with the frames around it."""
@@ -191,7 +198,8 @@ class Bus:
         new = [c for c in channels if c not in self.channels]
         # Asked for a moment ago (another client's request) and not yet confirmed: this
         # waits for the same confirmation, so that nothing it sends is answered unheard.
-        pending = [c for c in channels if c not in new and c.encode() in self._confirming]
+        pending = [c for c in channels
+                   if c not in new and (self._space + c).encode() in self._confirming]
         self.channels.update(new)
         await self._listen(new, pending)
 
@@ -200,8 +208,9 @@ class Bus:
         """Subscribe to ``channels`` and wait until Redis has confirmed them (and
         ``pending``), for ``wait`` seconds at most; True if it did."""
         futures = [self._confirmation(c) for c in [*channels, *(pending or [])]]
-        if channels and (self._sub is None or not self._sub.write(pack("SUBSCRIBE",
-                                                                        *channels))):
+        space = self._space
+        if channels and (self._sub is None or not self._sub.write(
+                pack("SUBSCRIBE", *(space + c for c in channels)))):
             return False  # away: _resubscribe sends them all on the return
         if not futures:
             return True
@@ -210,7 +219,7 @@ class Bus:
 
     def _confirmation(self, channel: str) -> asyncio.Future[None]:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._confirming.setdefault(channel.encode(), []).append(future)
+        self._confirming.setdefault((self._space + channel).encode(), []).append(future)
         return future
 
     async def unsubscribe(self, *channels: str) -> None:
@@ -219,7 +228,7 @@ class Bus:
             return
         self.channels.difference_update(gone)
         if self._sub is not None:
-            self._sub.write(pack("UNSUBSCRIBE", *gone))
+            self._sub.write(pack("UNSUBSCRIBE", *(self._space + c for c in gone)))
 
     def _on_message(self, reply: Reply) -> None:
         if not isinstance(reply, list) or len(reply) != 3:
@@ -234,10 +243,11 @@ class Bus:
                         future.set_result(None)
             return
         self.received += 1
+        name = channel.decode()[len(self._space):]
         try:
-            self.handler(channel.decode(), data)
+            self.handler(name, data)
         except Exception:
-            log.exception("a frame from %s failed", channel.decode())
+            log.exception("a frame from %s failed", name)
 
     def _listener_lost(self, line: Line, exc: Exception | None) -> None:
         if line is not self._sub:

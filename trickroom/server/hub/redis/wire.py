@@ -72,8 +72,9 @@ async def open_line(url: str, on_reply: Callable[[Reply], None],
                     on_lost: Callable[[Line, Exception | None], None],
                     timeout: float = 2.0) -> Line:
     """Connect to the Redis of ``url`` (``redis://``, ``rediss://`` or ``unix://``, with
-    its user and password); raises ``OSError`` (or ``TimeoutError``) if it does not answer,
-    ``ConnectionError`` if it refuses the password."""
+    its user and password), in the URL's database, as redis-py does; raises ``OSError``
+    (or ``TimeoutError``) if it does not answer, ``ConnectionError`` if it refuses the
+    password or the database."""
     options = parse_url(url)  # type: ignore[no-untyped-call]
     loop = asyncio.get_running_loop()
     line = Line(on_reply, on_lost)
@@ -87,11 +88,20 @@ async def open_line(url: str, on_reply: Callable[[Reply], None],
         password = options.get("password")
         if password is not None:
             user = options.get("username")
-            await _handshake(line, pack("AUTH", *([user] if user else []), password))
+            await _handshake(line, pack("AUTH", *([user] if user else []), password),
+                             "the login")
+        db = int(options.get("db") or 0)
+        if db:  # a write of this line lands beside what redis-py's connections read
+            await _handshake(line, pack("SELECT", db), f"database {db}")
     return line
 
 
-async def _handshake(line: Line, command: bytes) -> None:
+def database(url: str) -> int:
+    """The database number a Redis URL names (its path, or ``?db=``; 0 if neither)."""
+    return int(parse_url(url).get("db") or 0)  # type: ignore[no-untyped-call]
+
+
+async def _handshake(line: Line, command: bytes, what: str) -> None:
     """Send one command and wait for its reply, before the line's owner takes its replies."""
     answer: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
     owner = line.on_reply
@@ -108,4 +118,4 @@ async def _handshake(line: Line, command: bytes) -> None:
         line.on_reply = owner
     if isinstance(reply, hiredis.ReplyError):
         line.close()
-        raise ConnectionError(f"redis refused the login: {reply}")
+        raise ConnectionError(f"redis refused {what}: {reply}")
