@@ -11,7 +11,7 @@ author who validates against that file never sees a message it rejects.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import jsonschema
@@ -89,3 +89,71 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return ["services: postgresql and redis answer; the cluster tests run"]
     return [f"services: {', '.join(missing)} not answering on 127.0.0.1: their tests skip "
             "(TRICKROOM_REQUIRE_SERVICES=1 makes them fail)"]
+
+
+# -- services of a test's own, to stop and start (tests/services.py) ------------------------
+
+
+@pytest.fixture
+def own_redis() -> Iterator[Any]:
+    """A Redis of the test's own on a free port, to restart (never the machine's), stopped
+    however the test ends."""
+    from tests.services import RedisServer, need
+    need("redis-server")
+    redis = RedisServer()
+    try:
+        redis.start()
+        yield redis
+    finally:
+        redis.stop()
+
+
+@pytest.fixture(scope="session")
+def own_postgres_server() -> Iterator[Any]:
+    """One PostgreSQL of the session's own (``initdb`` and a start cost about a second),
+    killed and removed at the end of the session; tests take a database each on it
+    (``own_postgres``)."""
+    from tests.services import PostgresServer, need
+    need("postgres-server")
+    server = PostgresServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def own_postgres(own_postgres_server: Any) -> Iterator[Any]:
+    """A fresh database on the session's own PostgreSQL (an ``OwnDatabase``: ``.url``,
+    ``.store(schema)``, ``.stop(mode)``, ``.start()``, ``.restart(down)``), which the test
+    may stop and start: it is running again, and the database dropped, however the test
+    ends."""
+    from tests.services import OwnDatabase
+    server = own_postgres_server
+    if not server.running:
+        server.start()
+    name = server.create_database()
+    try:
+        yield OwnDatabase(server, name)
+    finally:
+        if not server.running:
+            server.start()
+        server.drop_database(name)
+
+
+@pytest.fixture
+async def fault_proxy() -> AsyncIterator[Any]:
+    """Makes started ``FaultProxy``s in front of a port (``await fault_proxy(5432)``: cut,
+    delay, blackhole, drop_replies, restore), every one stopped at the end."""
+    from tests.services import HOST, FaultProxy
+    made: list[FaultProxy] = []
+
+    async def make(port: int, host: str = HOST) -> FaultProxy:
+        proxy = await FaultProxy(port, host).start()
+        made.append(proxy)
+        return proxy
+
+    yield make
+    for proxy in made:
+        await proxy.stop()

@@ -11,12 +11,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
 from rich.console import Console
 
 from bench.faults import CLUSTER_SETTINGS, Services, fault_phase
 from bench.harness import LOAD_CONFIG, with_settings
-from tests.services import RedisServer, need
+from tests.services import need
 
 
 def cluster_config(tmp_path: Path) -> Path:
@@ -41,19 +40,8 @@ async def test_sigkilled_nodes_lose_no_acknowledged_action_and_their_tables_move
     assert out["unfinished"] == 0, out  # every game finished, on whichever node
 
 
-@pytest.fixture
-def own_redis():
-    """A Redis of the test's own, to restart (never the machine's), stopped however the test
-    ends."""
-    redis = RedisServer()
-    try:
-        redis.start()
-        yield redis
-    finally:
-        redis.stop()
-
-
 async def test_a_redis_restart_under_load_costs_no_error_and_no_action(tmp_path, own_redis):
+    # own_redis: tests/conftest.py
     need("postgresql")
 
     def restart() -> None:
