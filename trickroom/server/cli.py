@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import signal
@@ -19,6 +20,7 @@ from rich.table import Table
 from trickroom.game.cards import CARD_TEXT, SEAT_NAMES
 from trickroom.game.robots import ROBOTS, make_robot
 from trickroom.game.spades import SpadesGame, SpadesHandResult, SpadesRules
+from trickroom.server.urls import masked
 
 
 def play_demo(seed: int, robot: str, console: Console) -> SpadesGame:
@@ -65,10 +67,14 @@ def _print_hand(console: Console, result: SpadesHandResult) -> None:
 
 
 def serve(args: argparse.Namespace) -> None:
+    """``trickroom serve``. What stops a start (a missing database role, Redis not
+    answering, a port in use...) ends the command with one line on standard error that
+    says what to do, never a traceback; no URL is shown with its password."""
     from trickroom.server.app import App, default_db_path
     from trickroom.server.config import ConfigError, load_config
     from trickroom.server.loops import loop_factory
     from trickroom.server.loops import run as run_on
+    from trickroom.server.store import StoreError
 
     try:
         config = load_config(args.config)
@@ -84,21 +90,32 @@ def serve(args: argparse.Namespace) -> None:
 
     loop_name, _ = loop_factory(config.settings.event_loop)
 
-    async def run() -> None:
+    async def run() -> str | None:
+        """Serve until a stop signal; or the reason the server could not start."""
         app = App(config, db, cluster=args.cluster, cluster_prefix=args.cluster_prefix)
-        await app.start(args.host, args.port)
+        try:
+            await app.start(args.host, args.port)
+        except (StoreError, OSError) as exc:  # OSError: the port, or Redis (ConnectionError)
+            for step in (app.stop, app.store.close):  # whatever had started, stopped
+                with contextlib.suppress(Exception):
+                    await step()
+            return masked(str(exc))
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         # Said once a stop signal would be handled: a host's SIGTERM from now on flushes.
         print(f"trickroom serving http://{args.host}:{app.port}/ (socket at /ws), "
-              f"database {db}, {app.hub.description()}, event loop {loop_name}", flush=True)
+              f"database {masked(db)}, {app.hub.description()}, event loop {loop_name}",
+              flush=True)
         await stop.wait()
         print("shutting down: flushing writes", flush=True)
         await app.stop()
+        return None
 
-    run_on(run(), config.settings.event_loop)
+    failed = run_on(run(), config.settings.event_loop)
+    if failed is not None:
+        raise SystemExit(f"trickroom: {failed}")
 
 
 def ratings_refit(args: argparse.Namespace, console: Console | None = None) -> int:
@@ -113,21 +130,23 @@ def ratings_refit(args: argparse.Namespace, console: Console | None = None) -> i
         asyncio.run(run(rooms, store_target(args.db, args.store), args.room, args.system,
                         console))
     except (ConfigError, RefitError) as exc:
-        Console(stderr=True).print(f"trickroom: {exc}", markup=False, highlight=False,
-                                   soft_wrap=True)
+        Console(stderr=True).print(f"trickroom: {masked(str(exc))}", markup=False,
+                                   highlight=False, soft_wrap=True)
         return 1
     return 0
 
 
 def setup_logging(level: str) -> None:
-    """Structured logs: one JSON object a line on stderr."""
+    """Structured logs: one JSON object a line on stderr, every URL in it masked (ours
+    are masked where they are written; this catches a library's message that quotes
+    one)."""
 
     class JsonFormatter(logging.Formatter):
         def format(self, record: logging.LogRecord) -> str:
             out = {"ts": round(record.created, 3), "level": record.levelname.lower(),
-                   "logger": record.name, "msg": record.getMessage()}
+                   "logger": record.name, "msg": masked(record.getMessage())}
             if record.exc_info:
-                out["exc"] = self.formatException(record.exc_info)
+                out["exc"] = masked(self.formatException(record.exc_info))
             return json.dumps(out)
 
     handler = logging.StreamHandler(sys.stderr)
@@ -219,7 +238,8 @@ def main(argv: list[str] | None = None) -> None:
             Console(stderr=True).print(f"[bold red]the server refused[/bold red]: {exc}")
             sys.exit(1)
         except OSError as exc:
-            Console(stderr=True).print(f"[bold red]cannot reach {args.url}[/bold red]: {exc}")
+            Console(stderr=True).print(f"[bold red]cannot reach {masked(args.url)}[/bold red]: "
+                                       f"{masked(str(exc))}")
             sys.exit(1)
 
 

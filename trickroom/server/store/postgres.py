@@ -16,6 +16,16 @@ acknowledged, never half-made), the writer drops its connection, and the next
 write connects again; a table refuses actions meanwhile and resumes when the
 database is back. ``?schema=name`` on the URL keeps every table in that schema
 (created if missing): each test, or each deployment sharing a database, its own.
+
+**One cluster a database.** A node of a cluster sees other nodes' tables only through
+their leases, under its own Redis prefix: a node with another prefix (or on another
+Redis database) would take every unfinished table of the store over. So the first node
+of a cluster writes its prefix and Redis database down (the ``cluster`` table, one row),
+and a node of another cluster is refused (:meth:`PostgresStore.join_cluster`).
+
+**Set-up errors say what to do.** A missing role or database, a refused password or a
+missing right fails :meth:`PostgresStore.open` with :class:`StoreRefused`, one line
+naming what is missing and the SQL that makes it; the URL in any message is masked.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import asyncio
 import functools
 import logging
 import re
+import time
 from collections.abc import Sequence
 from typing import Any, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -32,7 +43,15 @@ import asyncpg
 
 from trickroom.server.store.base import Store
 from trickroom.server.store.statements import ACTION_SQL, FenceCheck, stale
-from trickroom.server.store.values import Conflict, Fence, Row, Statement, StoreUnavailable
+from trickroom.server.store.values import (
+    Conflict,
+    Fence,
+    Row,
+    Statement,
+    StoreError,
+    StoreUnavailable,
+)
+from trickroom.server.urls import masked
 
 log = logging.getLogger("trickroom.store")
 
@@ -132,6 +151,21 @@ CREATE TABLE IF NOT EXISTS table_owners (
     table_id TEXT PRIMARY KEY,
     epoch BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS cluster (
+    only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
+    prefix TEXT NOT NULL,
+    redis_db INTEGER NOT NULL,
+    since DOUBLE PRECISION NOT NULL
+);
+"""
+
+# The cluster this database belongs to: this node's, if it is the first (then the SELECT,
+# on the statement's snapshot, sees nothing yet), else the one written before.
+JOIN_SQL = """
+WITH joined AS (
+    INSERT INTO cluster (prefix, redis_db, since) VALUES ($1, $2, $3)
+    ON CONFLICT (only_row) DO NOTHING RETURNING prefix, redis_db)
+SELECT prefix, redis_db FROM joined UNION ALL SELECT prefix, redis_db FROM cluster
 """
 
 NOCASE = ("CREATE COLLATION IF NOT EXISTS tr_nocase "
@@ -143,6 +177,17 @@ SCHEMA_LOCK = 0x7472_6963_6b72  # "trickr": one node at a time creates the schem
 UNREACHABLE: tuple[type[BaseException], ...] = (
     OSError, ConnectionError, asyncio.TimeoutError, asyncpg.PostgresConnectionError,
     asyncpg.InterfaceError, asyncpg.CannotConnectNowError)
+
+
+class StoreRefused(StoreError):
+    """The database refused this server for good (a role, a database or a right is
+    missing, or the password is wrong): the message says what to create; trying again
+    will not help."""
+
+
+class OtherCluster(StoreError):
+    """The database belongs to another cluster (another Redis prefix or database), whose
+    tables a node of this one would take over."""
 
 
 @functools.lru_cache(maxsize=512)
@@ -205,11 +250,20 @@ class PostgresStore(Store):
                                      command_timeout=self.timeout,
                                      server_settings=self._settings())
 
+    @property
+    def where(self) -> str:
+        """The database as it may be shown: its URL with the password masked, and the
+        schema."""
+        return masked(self.url) + (f" (schema {self.schema})" if self.schema else "")
+
     async def open(self) -> None:
         try:
             conn = await asyncpg.connect(self.url, timeout=self.timeout)
+        except asyncpg.PostgresError as exc:
+            raise StoreRefused(self._refusal(exc)) from exc
         except UNREACHABLE as exc:
-            raise StoreUnavailable(f"cannot reach PostgreSQL at {self.url}: {exc}") from exc
+            raise StoreUnavailable(f"cannot reach PostgreSQL at {self.where}: "
+                                   f"{masked(str(exc))}") from exc
         try:
             async with conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
@@ -218,6 +272,8 @@ class PostgresStore(Store):
                     await conn.execute(f'SET LOCAL search_path TO "{self.schema}"')
                 await conn.execute(NOCASE)
                 await conn.execute(SCHEMA)
+        except asyncpg.PostgresError as exc:
+            raise StoreRefused(self._refusal(exc)) from exc
         finally:
             await conn.close()
         self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
@@ -226,6 +282,57 @@ class PostgresStore(Store):
                                                server_settings=self._settings())
         self._conn = await self._connect()
         self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
+
+    def _refusal(self, exc: asyncpg.PostgresError) -> str:
+        """What is missing, and how to make it, in one line."""
+        named = re.search(r'"([^"]+)"', str(exc))
+        name = named.group(1) if named else "?"
+        parts = urlsplit(self.url)
+        role = _ident(parts.username or name)
+        database = _ident(parts.path.lstrip("/") or parts.username or "?")
+        here = f"PostgreSQL at {self.where}"
+        if isinstance(exc, asyncpg.InvalidAuthorizationSpecificationError) \
+                and "does not exist" in str(exc):
+            return (f"{here} has no role {name!r}: as a superuser, run CREATE ROLE "
+                    f"{_ident(name)} LOGIN PASSWORD '...'; (or createuser --pwprompt {name}), "
+                    f"then give it its database: CREATE DATABASE {database} OWNER "
+                    f"{_ident(name)}; (or ALTER DATABASE {database} OWNER TO {_ident(name)};)")
+        if isinstance(exc, asyncpg.InvalidCatalogNameError):
+            return (f"{here} has no database {name!r}: as a superuser, run CREATE DATABASE "
+                    f"{_ident(name)} OWNER {role}; (or createdb --owner {role} {name})")
+        if isinstance(exc, asyncpg.InvalidPasswordError):
+            return (f"{here} refused the password of role {name!r}: give the role's "
+                    f"password in the URL (or in ~/.pgpass)")
+        if isinstance(exc, asyncpg.InsufficientPrivilegeError):
+            return (f"{here}: role {role} may not create trickroom's tables ({exc}): make it "
+                    f"the database's owner, as a superuser: ALTER DATABASE {database} OWNER "
+                    f"TO {role};")
+        return f"{here} refused this server: {masked(str(exc))}"
+
+    async def join_cluster(self, prefix: str, redis_db: int) -> None:
+        """Let a node of the cluster on Redis database ``redis_db`` under ``prefix`` use
+        this database. The first node of a cluster writes them down; a node of another
+        cluster is refused with :class:`OtherCluster` (it would take this cluster's tables
+        over: it sees none of their leases)."""
+        for _ in range(3):  # nothing: another cluster's first node wrote at the same time
+            rows = await self._fetchall(JOIN_SQL, (prefix, redis_db, time.time()))
+            if rows:
+                break
+        else:
+            raise StoreUnavailable("could not read which cluster this database belongs to")
+        theirs, their_db = rows[0]["prefix"], rows[0]["redis_db"]
+        if (theirs, their_db) == (prefix, redis_db):
+            return
+        them, us = f"--cluster-prefix {theirs}", f"--cluster-prefix {prefix}"
+        if their_db != redis_db:
+            them, us = f"{them} on Redis database {their_db}", f"{us} on Redis database {redis_db}"
+        table = f"{self.schema}.cluster" if self.schema else "cluster"
+        raise OtherCluster(
+            f"the database {self.where} belongs to the cluster of {them}, not to this "
+            f"node's {us}: this node would take that cluster's tables over, so it does not "
+            f"start. To join that cluster, start it with {them}; for a cluster of its own, "
+            f"give it another database (or ?schema=name). To move the cluster itself to "
+            f"{us}, stop all its nodes and run DELETE FROM {table}; first.")
 
     async def close(self) -> None:
         """Flush every pending write, then disconnect."""
@@ -327,6 +434,11 @@ class PostgresStore(Store):
             await conn.execute(numbered(sql), *run[0])
         elif run:
             await conn.executemany(numbered(sql), run)
+
+
+def _ident(name: str) -> str:
+    """A name as SQL writes it: as it is if plain, else in double quotes."""
+    return name if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else '"' + name.replace('"', '""') + '"'
 
 
 def _moves_only(batches: list[list[Statement]]) -> tuple[list[Fence], list[Sequence[Any]]] | None:

@@ -38,15 +38,31 @@ from typing import Any
 
 import hiredis
 import redis.asyncio as aioredis
+from redis.exceptions import AuthenticationError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from trickroom.server.hub.redis.wire import Line, Reply, database, open_line, pack
+from trickroom.server.hub.redis.wire import Line, Refused, Reply, database, open_line, pack
+from trickroom.server.urls import masked
 
 log = logging.getLogger("trickroom.cluster")
 
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 REDIS_AWAY = (RedisConnectionError, RedisTimeoutError)  # what redis-py raises then
+
+
+
+class ClusterUnavailable(ConnectionError):
+    """The cluster's Redis does not answer, or refuses this node, at start."""
+
+    @classmethod
+    def of(cls, url: str, exc: Exception) -> ClusterUnavailable:
+        """What went wrong with the Redis of ``url``, in one line (its password masked)."""
+        refused = isinstance(exc, (Refused, AuthenticationError, ResponseError))
+        what = ("refused this node" if refused
+                else "does not answer (is it running at that address?)")
+        return cls(f"the cluster's Redis at {masked(url)} {what}: {masked(str(exc))}")
+
 
 Handler = Callable[[str, bytes], None]
 """What a node does with a message: the channel it came on, and its bytes."""

@@ -20,12 +20,13 @@ import contextlib
 import time
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
-from urllib.parse import urlsplit
+
+from redis.exceptions import RedisError
 
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued
 from trickroom.server.hub.redis import frames
-from trickroom.server.hub.redis.bus import REDIS_AWAY, UNREACHABLE, Bus
+from trickroom.server.hub.redis.bus import REDIS_AWAY, UNREACHABLE, Bus, ClusterUnavailable
 from trickroom.server.hub.redis.keys import Keys
 from trickroom.server.hub.redis.leases import Leases
 from trickroom.server.hub.redis.limits import Limits, SharedBucket
@@ -33,10 +34,12 @@ from trickroom.server.hub.redis.node import Node, log
 from trickroom.server.hub.redis.queues import Queues
 from trickroom.server.hub.redis.rooms import Rooms
 from trickroom.server.hub.redis.routing import Routing
+from trickroom.server.hub.redis.wire import database
 from trickroom.server.protocol import ClientMessage, TableInfo
 from trickroom.server.store import Fence, Store
 from trickroom.server.tables.log import Shared
 from trickroom.server.throttle import Logins
+from trickroom.server.urls import masked
 
 
 class RedisHub:
@@ -86,24 +89,35 @@ class RedisHub:
     # -- life -------------------------------------------------------------------------------
 
     async def start(self, host: Host) -> None:
-        """Join: take a node number no live node has, listen, and start the lease work."""
+        """Join: check that the store is this cluster's, take a node number no live node
+        has, listen, and start the lease work. Raises ``OtherCluster`` for a store of
+        another cluster, :class:`ClusterUnavailable` if Redis does not answer."""
+        from trickroom.server.store.postgres import PostgresStore
+
         self.node.host = host
-        await self.bus.redis.ping()
-        number = self.node.number = await self.leases.join()
-        self.limits = Limits(self.bus, self.keys, number, self.node.lease_seconds)
-        self.limits.renewed()
-        await self.bus.start([self.keys.node_channel(number), self.keys.lobby_channel])
+        store = self.node.store
+        try:
+            if isinstance(store, PostgresStore):  # the only store nodes share (open_hub)
+                await store.join_cluster(self.keys.prefix, database(self.url))
+            try:
+                await self.bus.redis.ping()
+                number = self.node.number = await self.leases.join()
+                self.limits = Limits(self.bus, self.keys, number, self.node.lease_seconds)
+                self.limits.renewed()
+                await self.bus.start([self.keys.node_channel(number), self.keys.lobby_channel])
+            except (*UNREACHABLE, RedisError) as exc:
+                raise ClusterUnavailable.of(self.url, exc) from exc
+        except BaseException:
+            await self.bus.stop()  # its connections, if any were made
+            raise
         self.leases.start(renewed=self.limits.renewed)
-        log.info("node %d joined the cluster at %s", number, self.url)
+        log.info("node %d joined the cluster at %s", number, masked(self.url))
 
     def first_client_id(self) -> int:
         return self.node.first_client_id()
 
     def description(self) -> str:
-        where = urlsplit(self.url)
-        if where.password:  # never the password in a log
-            where = where._replace(netloc=where.netloc.replace(f":{where.password}@", ":***@"))
-        return f"cluster node {self.node.number} via {where.geturl()}"
+        return f"cluster node {self.node.number} via {masked(self.url)}"
 
     async def resume_tables(self) -> int:
         """Tables without an owner are taken at the next scan (the first only notes them:

@@ -22,6 +22,10 @@ from redis.connection import parse_url
 Reply = Any  # what hiredis makes of one reply: bytes, int, list, or a hiredis.ReplyError
 
 
+class Refused(ConnectionError):
+    """Redis answered, and refused the line: a wrong password, a database it does not have."""
+
+
 def pack(*args: str | bytes | int | float) -> bytes:
     """One command in Redis's protocol (RESP): an array of bulk strings."""
     out = [b"*%d\r\n" % len(args)]
@@ -73,8 +77,8 @@ async def open_line(url: str, on_reply: Callable[[Reply], None],
                     timeout: float = 2.0) -> Line:
     """Connect to the Redis of ``url`` (``redis://``, ``rediss://`` or ``unix://``, with
     its user and password), in the URL's database, as redis-py does; raises ``OSError``
-    (or ``TimeoutError``) if it does not answer, ``ConnectionError`` if it refuses the
-    password or the database."""
+    (or ``TimeoutError``) if it does not answer, :class:`Refused` (a ``ConnectionError``)
+    if it refuses the password or the database."""
     options = parse_url(url)  # type: ignore[no-untyped-call]
     loop = asyncio.get_running_loop()
     line = Line(on_reply, on_lost)
@@ -118,4 +122,4 @@ async def _handshake(line: Line, command: bytes, what: str) -> None:
         line.on_reply = owner
     if isinstance(reply, hiredis.ReplyError):
         line.close()
-        raise ConnectionError(f"redis refused {what}: {reply}")
+        raise Refused(f"redis refused {what}: {reply}")
