@@ -126,6 +126,12 @@ class _Node:
     def has_table(self, table_id: str) -> bool:
         return table_id in self.app.lobby.tables
 
+    def url(self) -> str | None:
+        url = self.app.config.settings.node_url
+        if url is None or self.app.server is None:
+            return None
+        return url.replace("{port}", str(self.app.port))
+
     def listed(self) -> Iterable[TableInfo]:
         return self.app.lobby.listed()
 

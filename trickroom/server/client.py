@@ -15,16 +15,23 @@ Example::
 Requests get an ``id``; :meth:`request` waits for the reply with that id and
 raises :class:`ServerError` if it is an error. Everything else (events,
 prompts, chat, pushed lobby updates) arrives through :meth:`messages`.
+
+In a cluster, a ``sit`` or ``rejoin`` for a table another node runs may be
+answered ``moved``: :meth:`request` then opens a socket at the given URL (a path
+is taken relative to this socket's), resumes the session there, closes the old
+socket and sends the request again, so a bot plays on its table's own node.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urljoin
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -37,9 +44,16 @@ class ServerError(Exception):
         self.reply = reply
 
 
+MAX_MOVES = 3  # a table that moves again as its player follows it: followed this often
+
+
 class TrickroomClient:
-    def __init__(self, ws: ClientConnection) -> None:
+    def __init__(self, ws: ClientConnection, url: str = "",
+                 options: dict[str, Any] | None = None) -> None:
         self.ws = ws
+        self.url = url  # the socket's URL now (a ``moved`` changes it)
+        self.home = url  # the URL the client was opened with
+        self._options = options or {}
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
@@ -52,19 +66,38 @@ class TrickroomClient:
     async def connect(cls, url: str, **options: Any) -> AsyncIterator[TrickroomClient]:
         """Open a client; ``options`` go to websockets' ``connect`` (``additional_headers``,
         ``open_timeout``...)."""
-        async with connect(url, **{"max_size": 2**22, **options}) as ws:
-            client = cls(ws)
+        options = {"max_size": 2**22, **options}
+        async with connect(url, **options) as ws:
+            client = cls(ws, url, options)
             try:
                 yield client
             finally:
-                # Close while the reader still reads: a reader gone first leaves the frames
-                # still coming unread, and the close handshake waits out its timeout.
-                await ws.close()
-                client._reader.cancel()
+                await client._close()
+
+    async def _close(self) -> None:
+        # Close while the reader still reads: a reader gone first leaves the frames still
+        # coming unread, and the close handshake waits out its timeout.
+        await self.ws.close()
+        self._reader.cancel()
+
+    async def _move(self, url: str) -> None:
+        """Follow a ``moved``: a socket at ``url``, the session resumed there, and the old
+        socket closed (the messages it still had for us are read first)."""
+        target = urljoin(self.url, url)
+        ws = await connect(target, **self._options)
+        old, old_reader = self.ws, self._reader
+        self.ws, self.url = ws, target
+        self._reader = asyncio.create_task(self._read())
+        await old.close()
+        with contextlib.suppress(asyncio.CancelledError):
+            await old_reader
+        if self.session is not None:
+            await self.request({"type": "resume", "token": self.session})
 
     async def _read(self) -> None:
+        ws = self.ws
         try:
-            async for frame in self.ws:
+            async for frame in ws:
                 message = json.loads(frame)
                 self.received.append(message)
                 rid = message.get("id")
@@ -76,15 +109,24 @@ class TrickroomClient:
         except ConnectionClosed:
             pass
         finally:
-            await self._inbox.put(None)
-            for future in self._waiting.values():
-                if not future.done():
-                    future.set_exception(ConnectionError("connection closed"))
+            if ws is self.ws:  # not a socket left behind for the table's own node
+                await self._inbox.put(None)
+                for future in self._waiting.values():
+                    if not future.done():
+                        future.set_exception(ConnectionError("connection closed"))
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.ws.send(json.dumps(message))
 
     async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        for _ in range(MAX_MOVES):
+            reply = await self._request(message, timeout)
+            if reply.get("type") != "moved":
+                return reply
+            await self._move(reply["url"])
+        raise ServerError({"code": "moved", "message": "the table kept moving: try again"})
+
+    async def _request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         rid = next(self._ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = future

@@ -52,6 +52,11 @@ class ServerSettings:
     event_loop: str = "uvloop"  # or "asyncio" (server/loops.py); uvloop where installed
     lease_seconds: float = 3.0  # a cluster node's hold on a table (server/cluster/node.py)
     forward_seconds: float = 5.0  # a request forwarded to a table's node: its deadline
+    # Where players reach this node directly (a cluster): "/node/1/ws" behind the proxy of
+    # docs/nginx.conf, or "ws://host:port/ws". Set, a player sitting at or rejoining a
+    # table of this node from another is told to come here (``moved``); unset, their
+    # requests are forwarded over Redis. Usually given per node: ``--node-url``.
+    node_url: str | None = None
     gc_freeze_seconds: float = 0.25  # server/collector.py; 0: Python's own collection only
     gc_full_seconds: float = 600.0
     gc_freeze_above_ms: float = 20.0  # freeze only once a full collection took this long

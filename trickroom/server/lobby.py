@@ -52,6 +52,7 @@ class Lobby:
         self.tables: dict[str, TableRunner] = {}
         self.subscribers: dict[str, set[Member]] = defaultdict(set)
         self.created_by: dict[str, tuple[str, str]] = {}  # open table -> (creator, address)
+        self._reloads: set[asyncio.Task[None]] = set()  # tables run again from the store
         # Every account a seat belongs to, with how many seats: what a guest name's "does a
         # seat wait for it" asks at each guest's logout. Kept from each table's seats after
         # its every command, so the question is one lookup, not a walk over every seat of
@@ -252,6 +253,27 @@ class Lobby:
             if other.name not in ignored_by:
                 other.send_text(message)
         self.hub.room_chat(room, message, ignored_by)
+
+    def reload(self, runner: TableRunner, stored: StoredGame | None) -> None:
+        """Run a table again from what the store holds (a write the table undid had landed
+        after all): its sockets close (code 1012), and their clients rejoin the table as
+        the store has it. ``None``: its game ended in the store; the table closes."""
+        task = asyncio.get_running_loop().create_task(self._reload(runner, stored))
+        self._reloads.add(task)
+        task.add_done_callback(self._reloads.discard)
+
+    async def _reload(self, runner: TableRunner, stored: StoredGame | None) -> None:
+        if self.tables.get(runner.id) is not runner:
+            return
+        await self.let_go(runner.id)
+        if stored is not None:
+            await self.resume(stored)
+        why = ("the table was reloaded from the database: rejoin it" if stored is not None
+               else "the game ended while the database was away: see it in your history")
+        for client in list(self.clients.values()):
+            if runner.id in client.tables and not client.remote:
+                client.tables.discard(runner.id)
+                client.close(1012, why)
 
     async def resume(self, stored: StoredGame) -> TableRunner | None:
         """Run a stored, unfinished game's table again, from its record."""

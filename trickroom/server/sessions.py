@@ -46,6 +46,7 @@ from trickroom.server.protocol import (
 from trickroom.server.proxies import Network, address_of
 from trickroom.server.queues import Queues
 from trickroom.server.requests import REQUESTS, TABLE_REQUESTS, Requests
+from trickroom.server.store import StoreUnavailable
 from trickroom.server.tables.commands import ClientId, Disconnect, Who
 from trickroom.server.tables.log import Shared
 from trickroom.server.throttle import TokenBucket
@@ -235,16 +236,24 @@ class Sessions:
     def _failed(self, conn: Connection, message: ClientMessage | None,
                 exc: Exception) -> None:
         """A request that failed: its refusal, a pause of what is shared, or our fault."""
+        rid = getattr(message, "id", None)  # every answer names its request
         if isinstance(exc, ProtocolError):
+            if exc.request_id is None:
+                exc.request_id = rid
             conn.error(exc)
         elif isinstance(exc, self.hub.away):
             conn.error(ProtocolError(
                 "unavailable", "the servers' shared state (Redis) is unreachable for "
-                "a moment; nothing changed: send it again",
-                getattr(message, "id", None), retry_after=1.0))
+                "a moment; nothing changed: send it again", rid, retry_after=1.0))
+        elif isinstance(exc, StoreUnavailable):
+            log.warning("request %s: the database is unavailable: %s",
+                        getattr(message, "type", "?"), exc)
+            conn.error(ProtocolError(
+                "unavailable", "the database is unreachable for a moment: send it again",
+                rid, retry_after=1.0))
         else:
             log.error("request failed", exc_info=exc)
-            conn.error(ProtocolError("internal", "the server failed on that request"))
+            conn.error(ProtocolError("internal", "the server failed on that request", rid))
 
     async def _closed(self, conn: Connection, ip: str) -> None:
         """The socket closed: its address's count, its subscriptions, its queues, its name
@@ -294,9 +303,9 @@ class Sessions:
             if type(msg) is Chat:  # here, where the client is, before any forwarding
                 self._may_chat(conn)
             table_id = getattr(msg, "table", None)
-            if (table_id and type(msg) in TABLE_REQUESTS and table_id not in self.lobby.tables
+            if (table_id and type(msg) in TABLE_REQUESTS
                     and await self.hub.route(conn, msg, table_id)):
-                return  # run by the node that runs the table
+                return  # run by the node that runs the table (or its player sent there)
             await REQUESTS[type(msg)](self.requests, conn, msg)
         except ProtocolError as exc:
             exc.request_id = rid

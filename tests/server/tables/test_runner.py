@@ -20,7 +20,7 @@ async def test_an_action_the_store_refuses_is_not_acknowledged_and_changes_nothi
                   machine.log.seq)
         real = app.store.persist
 
-        async def disk_full(records):
+        async def disk_full(records, fence=None):
             raise OSError("disk full")
 
         app.store.persist = disk_full
@@ -30,7 +30,7 @@ async def test_an_action_the_store_refuses_is_not_acknowledged_and_changes_nothi
                 await player.act(table_id, action)
                 raise AssertionError("an unstored action was acknowledged")
             except ServerError as exc:
-                assert exc.code == "internal" and "changed nothing" in str(exc)
+                assert exc.code == "unavailable" and exc.reply["retry_after"] > 0
             assert (len(machine.state.game.actions), repr(machine.state.game.view(None)),
                     machine.log.seq) == before
         finally:

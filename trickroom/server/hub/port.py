@@ -72,6 +72,10 @@ class Host(Protocol):
     def has_table(self, table_id: str) -> bool:
         """Whether this node runs the table now."""
 
+    def url(self) -> str | None:
+        """Where players reach this node directly (its ``node_url``, with ``{port}`` the
+        port it serves on), once it serves; None: they don't."""
+
     def listed(self) -> Iterable[TableInfo]:
         """This node's tables as the lobby lists them."""
 
@@ -160,8 +164,10 @@ class Hub(Protocol):
         """Send what one command of a table says to other nodes' clients."""
 
     async def route(self, client: Member, message: ClientMessage, table_id: str) -> bool:
-        """Run a request for a table this node does not run where the table is; False
-        when no other node runs it (run it here: it may be refused as no such table)."""
+        """Where a request for a table runs: False, here (this node runs the table, its
+        lease proved, or no node does: refused as no such table); True, it was run by
+        the node that does, or its client was told to go there (``moved``, raised as
+        :class:`~trickroom.server.protocol.TableMoved`)."""
 
     def watching(self, table_id: str) -> bool:
         """Whether this node relays a table of another node to its own connections."""

@@ -24,6 +24,7 @@ from trickroom.server.protocol.base import (
     WHY_LENGTH,
     Card,
     Error,
+    Moved,
     Name,
     ProtocolError,
     Reply,
@@ -31,6 +32,7 @@ from trickroom.server.protocol.base import (
     SeatNo,
     ServerMessage,
     TableId,
+    TableMoved,
     dumps,
 )
 from trickroom.server.protocol.events import (
@@ -173,6 +175,7 @@ __all__ = [
     "LookedEvent",
     "MoonAction",
     "MoonPendingEvent",
+    "Moved",
     "Name",
     "Ok",
     "PassAction",
@@ -218,6 +221,7 @@ __all__ = [
     "TableEvent",
     "TableId",
     "TableInfo",
+    "TableMoved",
     "TableUpdate",
     "Tables",
     "TakenOver",

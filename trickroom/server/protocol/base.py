@@ -89,6 +89,31 @@ class ProtocolError(Exception):
         self.request_id = request_id
         self.retry_after = retry_after
 
-    def to_model(self) -> Error:
+    def to_model(self) -> Reply:
         return Error(id=self.request_id, code=self.code, message=self.message,
                      retry_after=self.retry_after)
+
+
+class Moved(Reply):
+    """The table is run by another node of the cluster: open a socket at ``url`` (relative
+    to this socket's URL when it is a path), resume the session there, and send the
+    request again. A player's socket lives on its table's node, so a move costs no hop."""
+
+    type: Literal["moved"] = "moved"
+    table: TableId
+    url: str
+    message: str
+
+
+class TableMoved(ProtocolError):
+    """A request for a table another node runs, answered with where to send it."""
+
+    def __init__(self, table_id: str, url: str, request_id: RequestId = None) -> None:
+        super().__init__("moved", f"table {table_id!r} is on another server: connect to "
+                         f"{url} and send the request again", request_id)
+        self.table_id = table_id
+        self.url = url
+
+    def to_model(self) -> Reply:
+        return Moved(id=self.request_id, table=self.table_id, url=self.url,
+                     message=self.message)

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from trickroom.server.protocol.base import Error
+from trickroom.server.protocol.base import Error, Moved
 from trickroom.server.protocol.events import (
     GAME_EVENT_MODELS,
     TABLE_EVENT_MODELS,
@@ -35,13 +35,14 @@ from trickroom.server.protocol.requests import client_adapter
 
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
-    Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip,
+    Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip, Moved,
 )
 
 
 AnyServerMessage = Annotated[
     Error | Welcome | Ok | Rooms | Tables | TableUpdate | TableCreated | Seated | Snapshot
-    | TableEvent | Skip | Prompt | ChatMessage | Pong | QueueStatus | SettingsSaved | TakenOver,
+    | TableEvent | Skip | Prompt | ChatMessage | Pong | QueueStatus | SettingsSaved | TakenOver
+    | Moved,
     Field(discriminator="type")]
 server_adapter: TypeAdapter[Any] = TypeAdapter(AnyServerMessage)
 """Every message the server sends, told apart by ``type`` (tests validate traffic with it)."""

@@ -213,6 +213,18 @@ class Store(ABC):
         await self._write_all([take])
         return taken[0]
 
+    async def epochs(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """Each table's newest epoch of ownership (a node proving it still owns its tables
+        while Redis does not answer: no other node has taken one if none moved)."""
+        found: dict[str, int] = {}
+        for start in range(0, len(table_ids), 500):  # within every database's parameters
+            chunk = list(table_ids[start:start + 500])
+            marks = ", ".join("?" * len(chunk))
+            rows = await self._fetchall(f"SELECT table_id, epoch FROM table_owners WHERE "
+                                        f"table_id IN ({marks})", chunk)
+            found.update((row["table_id"], int(row["epoch"])) for row in rows)
+        return found
+
     async def unfinished_tables(self) -> list[str]:
         """The tables with a game in play (what a cluster's nodes keep running)."""
         rows = await self._fetchall("SELECT DISTINCT table_id FROM games WHERE finished IS NULL")

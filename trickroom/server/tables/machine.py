@@ -183,9 +183,12 @@ class TableMachine:
         effects: list[Effect] = [Note("store_failed", f"a write failed and was undone: {reason}")]
         if pending.requester is not None:
             client, rid = pending.requester
-            error = Error(id=rid, code="internal",
-                          message="the server could not store that and changed nothing; "
-                                  "send it again")
+            # The write's outcome may be unknown (the database went away mid-commit): the
+            # runner reads the table back from the store before it takes another request.
+            error = Error(id=rid, code="unavailable", retry_after=1.0,
+                          message="the server could not confirm it stored that; the table "
+                                  "shows what stands once the database answers: send it "
+                                  "again if it is still your turn")
             effects.append(Send((client,), Shared(error.encode())))
         else:  # a timer's or a robot's work: try again shortly
             retry = Retry()

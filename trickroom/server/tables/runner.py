@@ -31,7 +31,7 @@ from trickroom.server.hub.port import Batch, Hub
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ProtocolError, TableInfo
 from trickroom.server.ranked import Ranked
-from trickroom.server.store import StaleOwner, Store
+from trickroom.server.store import StaleOwner, Store, StoredGame
 from trickroom.server.tables.commands import (
     Act,
     ClientId,
@@ -57,6 +57,7 @@ from trickroom.server.tables.effects import (
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded
+from trickroom.server.tables.state import Phase
 
 log = logging.getLogger("trickroom.table")
 RETRY_SECONDS = 1.0
@@ -84,6 +85,10 @@ class Lobby(Protocol):
                  audience: tuple[ClientId, ...]) -> None: ...
 
     def seats_taken(self, runner: TableRunner, accounts: tuple[str, ...]) -> None: ...
+
+    def reload(self, runner: TableRunner, stored: StoredGame | None) -> None:
+        """The store holds another game than the runner's (a write it thought failed
+        landed): run the table again from ``stored`` (None: the game ended there)."""
 
 
 def _end_of_run(effects: list[Effect], start: int) -> int:
@@ -122,6 +127,10 @@ class TableRunner:
         self._robots: dict[tuple[int, int, str], Robot] = {}  # (game number, seat, level)
         self._relay: Batch = []  # what a command sends to other nodes' clients
         self._accounts: tuple[str, ...] = ()  # whose the seats were, as the lobby last heard
+        # A write failed with its outcome unknown (the database went away mid-commit: it
+        # may hold what the table undid). Before its next command the table reads itself
+        # back from the store; until it can, it takes none.
+        self.unsure = False
 
     # -- commands in ------------------------------------------------------------------------------
 
@@ -144,6 +153,8 @@ class TableRunner:
         ``ProtocolError`` (and changed nothing)."""
         started = time.perf_counter()
         async with self.lock:
+            if self.unsure and not await self._reconciled(command):
+                return
             try:
                 await self._handle(command)
             finally:
@@ -152,6 +163,42 @@ class TableRunner:
                 self._tell_seats()
         if isinstance(command, Act):
             METRICS.action_seconds.observe(time.perf_counter() - started)
+
+    async def _reconciled(self, command: Command) -> bool:
+        """Whether the table may go on after a write of unknown outcome: the store, read
+        back, holds the game as the table does. If it holds more (the write landed after
+        all), the lobby runs the table again from the store, and its players rejoin it.
+        Refuses a request meanwhile (the store does not answer, or the table reloads);
+        any other command waits its turn again."""
+        state = self.machine.state
+        try:
+            stored = await self.store.unfinished_game(self.id)
+        except Exception as exc:
+            log.warning("table %s: cannot read itself back from the store: %s", self.id, exc)
+            self._later(command)
+            raise ProtocolError("unavailable", "the database does not answer: nothing "
+                                "changed; send it again in a moment",
+                                getattr(command, "rid", None), retry_after=1.0) from None
+        game = state.game if state.phase is Phase.PLAYING else None
+        if stored is None and game is None:
+            self.unsure = False
+            return True
+        if (stored is not None and game is not None and stored.created.game_id
+                == state.game_id and len(stored.actions) == len(game.actions)):
+            self.unsure = False
+            return True
+        log.warning("table %s: the store holds what a failed write undid: reloading it",
+                    self.id)
+        self.stopped = True  # this runner is done; the lobby starts the table again
+        self._cancel_timers()
+        self.lobby.reload(self, stored)
+        raise ProtocolError("unavailable", "the table is reloading what the database holds: "
+                            "rejoin it", getattr(command, "rid", None), retry_after=1.0)
+
+    def _later(self, command: Command) -> None:
+        """Run a command that is no request again in a moment (a timer's, a robot's)."""
+        if not hasattr(command, "rid") and not self.stopped:
+            asyncio.get_running_loop().call_later(RETRY_SECONDS, self.post, command)
 
     def _tell_seats(self) -> None:
         """Tell the lobby whose the seats are, when that changed (a stopped table has none)."""
@@ -242,7 +289,8 @@ class TableRunner:
             self.hub.lost(self.id, str(exc))
             return
         except Exception as exc:
-            log.exception("table %s: a write failed", self.id)
+            log.warning("table %s: a write failed: %s: %s", self.id, type(exc).__name__, exc)
+            self.unsure = True  # it may have landed all the same: read back before going on
             await self._handle(StoreFailed(effect.ref, f"{type(exc).__name__}: {exc}"))
             return
         for record in effect.records:

@@ -6,14 +6,23 @@
   write the table makes carries that epoch as its fencing token, so an old
   owner that wakes up after losing the lease cannot write.
 * **Self-fencing.** A node that has not renewed its leases for most of a lease
-  writes nothing until it has (:meth:`Leases.fence`).
+  (paused, cut off) serves nothing for its tables, reads included, and creates no
+  table, until it has proved them again (:meth:`Leases.prove`): one renewal of all
+  of them at once, shared by every request waiting, which lets go at once of the
+  tables another node took meanwhile. Redis not answering, the store proves them:
+  no table's epoch moved, so no other node took one (a node cut off from Redis alone
+  then serves its tables for at most most of a lease after another took one; any
+  write of its is refused by the store's fence).
 * **Take-over.** Every node scans the store's unfinished games; a table whose
   lease has been missing for two scans (its node died, or stopped) is taken by
   the first node to set the lease, and resumed from the store as after a
   restart. Clients of other nodes still watching the old owner are told to
   reconnect.
 * **Redis restarting** loses the leases: each node sets its own again within a
-  renewal, before any scan could count them missing twice.
+  renewal, before any scan could count them missing twice. Meanwhile the store
+  proves them, so no table pauses.
+* **Where a node is**: each node that has a ``node_url`` keeps it beside its alive
+  key, for the others to send players to (:meth:`Leases.url_of`).
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ return 0
 """
 
 MOVED = "the table moved to another server: reconnect and rejoin"
+PROVE_SECONDS = 0.5  # Redis not answering a renewal by then: the store proves the leases
 
 
 class Leases:
@@ -52,6 +62,9 @@ class Leases:
 
     def __init__(self, node: Node, on_moved: Callable[[str, str], None]) -> None:
         self.node = node
+        self._urls: dict[int, tuple[str | None, float]] = {}  # other nodes', as last read
+        self._proving: asyncio.Future[bool] | None = None
+        self._renew_script = node.bus.redis.register_script(RENEW)
         self.on_moved = on_moved  # close this node's sockets at a table that moved
         self.epochs: dict[str, int] = {}  # the tables this node owns, with their epochs
         self.taking: set[str] = set()  # tables being taken over this moment
@@ -92,12 +105,17 @@ class Leases:
             release = self.node.bus.redis.register_script(RELEASE)
             for table_id in list(self.epochs):
                 await release(keys=[self.node.keys.lease(table_id)], args=[self.node.number])
+            await self.node.bus.redis.delete(self._url_key(self.node.number))
         self.epochs.clear()
 
     # -- this node's tables --------------------------------------------------------------------
 
     async def claim(self, table_id: str) -> bool:
-        """Take the lease of a table no one holds; then its newer epoch from the store."""
+        """Take the lease of a table no one holds; then its newer epoch from the store. A
+        node that cannot prove its leases (it was paused) opens no table until it has."""
+        if not await self.prove():
+            raise StoreUnavailable("this server cannot prove it still belongs to the "
+                                   "cluster: it opens no table for now")
         node = self.node
         if not await node.bus.redis.set(node.keys.lease(table_id), str(node.number), nx=True,
                                         px=self._ms):
@@ -107,19 +125,12 @@ class Leases:
         return True
 
     async def fence(self, table_id: str) -> Fence:
-        """The table's fencing token, once this node knows its leases are its own: a node
-        that has not renewed them for most of a lease may have lost them, so its tables
-        write nothing until it has (a Redis restart: a pause), or refuse after
-        ``forward_seconds`` (the write is not acknowledged; the store's fence catches
-        anything that slips through)."""
-        limit = self.node.lease_seconds * 0.75
-        if time.monotonic() - self.renewed_at >= limit:
-            deadline = time.monotonic() + self.node.forward_seconds
-            while time.monotonic() - self.renewed_at >= limit:
-                if time.monotonic() > deadline:
-                    raise StoreUnavailable("this server cannot reach Redis to keep its "
-                                           "tables; nothing was stored")
-                await asyncio.sleep(0.02)
+        """The table's fencing token, once this node has proved its leases its own (a node
+        that has not renewed them for most of a lease may have lost them); the store's
+        fence catches anything that slips through."""
+        if not self.proved and not await self.prove():
+            raise StoreUnavailable("this server can reach neither Redis nor the database to "
+                                   "prove it still runs the table; nothing was stored")
         epoch = self.epochs.get(table_id)
         if epoch is None:  # lost meanwhile: a write without its fence might land
             raise StaleOwner(f"table {table_id!r} is no longer run by this server")
@@ -145,34 +156,97 @@ class Leases:
             release = self.node.bus.redis.register_script(RELEASE)
             await release(keys=[self.node.keys.lease(table_id)], args=[self.node.number])
 
-    async def _renew_loop(self, renewed: Callable[[], None]) -> None:
+    @property
+    def proved(self) -> bool:
+        """Whether this node's leases are surely its own this moment: renewed (or proved by
+        the store) within most of a lease, before any other node could take one."""
+        return time.monotonic() - self.renewed_at < self.node.lease_seconds * 0.75
+
+    async def prove(self) -> bool:
+        """Prove this node's leases its own, now: renewed in Redis (letting go of any that
+        another node holds), or, Redis not answering, by the store's epochs. One proof at
+        a time, shared by everyone waiting for it. False: neither answers."""
+        if self.proved:
+            return True
+        if self._proving is None or self._proving.done():
+            self._proving = asyncio.ensure_future(self._prove())
+        return await asyncio.shield(self._proving)
+
+    async def _prove(self) -> bool:
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(PROVE_SECONDS):
+                await self._renew()
+            return True
+        except (*UNREACHABLE, TimeoutError) as exc:
+            log.warning("node %d: cannot renew leases: %r; proving them by the store",
+                        self.node.number, exc)
+        try:
+            epochs = await self.node.store.epochs(list(self.epochs))
+        except Exception as exc:
+            log.warning("node %d: cannot prove leases by the store either: %s",
+                        self.node.number, exc)
+            return False
+        for table_id, epoch in list(self.epochs.items()):
+            if epochs.get(table_id, epoch) != epoch:
+                await self.lost(table_id, "another node took it over")
+        self.renewed_at = max(self.renewed_at, started)
+        return True
+
+    async def _renew(self) -> None:
+        """Renew every lease of this node (and its alive key) in one round trip."""
         node = self.node
         redis = node.bus.redis
-        renew = redis.register_script(RENEW)
-        ms = str(self._ms)
+        started = time.monotonic()
+        await redis.set(node.keys.alive(node.number), os.getpid(), px=self._ms)
+        if (url := node.host.url()) is not None:
+            await redis.set(self._url_key(node.number), url, px=self._ms)
+        tables = list(self.epochs)
+        async with redis.pipeline(transaction=False) as pipe:
+            for table_id in tables:
+                await self._renew_script(keys=[node.keys.lease(table_id)],
+                                         args=[node.number, str(self._ms)], client=pipe)
+            results = await pipe.execute() if tables else []
+        for table_id, result in zip(tables, results, strict=True):
+            if result == 0:  # Redis lost it (a restart): ours again, same epoch
+                if not await redis.set(node.keys.lease(table_id), str(node.number),
+                                       nx=True, px=self._ms):
+                    await self.lost(table_id, "its lease went to another node")
+            elif result == -1:
+                await self.lost(table_id, "its lease went to another node")
+        self.renewed_at = max(self.renewed_at, started)
+
+    async def _renew_loop(self, renewed: Callable[[], None]) -> None:
+        node = self.node
         while True:
             await asyncio.sleep(node.lease_seconds / 3)
             try:
-                await redis.set(node.keys.alive(node.number), os.getpid(), px=self._ms)
-                renewed()
-                tables = list(self.epochs)
-                async with redis.pipeline(transaction=False) as pipe:
-                    for table_id in tables:
-                        await renew(keys=[node.keys.lease(table_id)],
-                                    args=[node.number, ms], client=pipe)
-                    results = await pipe.execute() if tables else []
-                for table_id, result in zip(tables, results, strict=True):
-                    if result == 0:  # Redis lost it (a restart): ours again, same epoch
-                        if not await redis.set(node.keys.lease(table_id), str(node.number),
-                                               nx=True, px=self._ms):
-                            await self.lost(table_id, "its lease went to another node")
-                    elif result == -1:
-                        await self.lost(table_id, "its lease went to another node")
-                self.renewed_at = time.monotonic()
-            except UNREACHABLE as exc:
-                log.warning("node %d: cannot renew leases: %s", node.number, exc)
+                if self._proving is None or self._proving.done():
+                    self._proving = asyncio.ensure_future(self._prove())
+                if await asyncio.shield(self._proving):
+                    renewed()
             except Exception:
                 log.exception("node %d: lease renewal failed", node.number)
+
+    # -- where nodes are -----------------------------------------------------------------------
+
+    def _url_key(self, number: int) -> str:
+        return self.node.keys.key("url", number)
+
+    async def url_of(self, number: int) -> str | None:
+        """Where players reach node ``number`` directly (None: it has no URL; its tables'
+        requests are forwarded to it). Read at most once a lease."""
+        now = time.monotonic()
+        known = self._urls.get(number)
+        if known is not None and now - known[1] < self.node.lease_seconds / (
+                1 if known[0] else 3):  # a node just started has its URL in a renewal
+            return known[0]
+        url = await self.node.bus.redis.get(self._url_key(number))
+        found = url.decode() if isinstance(url, bytes) else url
+        if len(self._urls) > 1000:
+            self._urls.clear()
+        self._urls[number] = (found, now)
+        return found
 
     # -- other nodes' tables -------------------------------------------------------------------
 

@@ -46,6 +46,7 @@ from trickroom.server.protocol import (
     ClientMessage,
     ProtocolError,
     ServerMessage,
+    TableMoved,
     parse_client_message,
 )
 from trickroom.server.tables.commands import ClientId, Who
@@ -54,6 +55,11 @@ from trickroom.server.tables.log import Shared
 # A forwarded act being run in this task: (asking node, corr, answered yet). Its table's
 # relay frame carries the answer, instead of a ``Done`` frame of its own: the relay is the
 # call's last word (runner.call flushes it last, and nothing awaits after it).
+# The requests that bring a player to a table: answered, for another node's table that has
+# a node URL, with ``moved`` (the client goes there). The rest are forwarded: watchers stay
+# where they are, and a request for a table whose player did not move still gets there.
+MOVES = frozenset({"sit", "rejoin"})
+
 _ANSWERING: contextvars.ContextVar[list[int | bool] | None] = contextvars.ContextVar(
     "answering", default=None)
 
@@ -124,6 +130,9 @@ class Routing:
             owner = await self._resolve(table_id, fresh)
             if owner is None:
                 return False
+            if message.type in MOVES and (url := await self.leases.url_of(owner)):
+                # A player's socket lives on its table's node: no hop on any move.
+                raise TableMoved(table_id, url, message.id)
             if message.type in ("sit", "rejoin", "watch"):
                 client.joined(table_id)
             elif message.type == "unwatch":
@@ -313,6 +322,7 @@ class Routing:
         client = self.stand_in(frame.client, frame.name, frame.guest, frame.address,
                                frame.sender)
         answering: list[int | bool] = [frame.sender, frame.corr, False]
+        message: ClientMessage | None = None
         try:
             message = parse_client_message(body)
             if isinstance(message, Act):
@@ -326,7 +336,8 @@ class Routing:
             client.error(exc)
         except Exception:
             log.exception("a forwarded request failed")
-            client.error(ProtocolError("internal", "the server failed on that request"))
+            client.error(ProtocolError("internal", "the server failed on that request",
+                                       getattr(message, "id", None)))
         finally:
             self._calls_seen[key] = True
             if not answering[2]:  # no relay frame carried the answer
