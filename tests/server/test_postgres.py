@@ -117,3 +117,121 @@ async def test_with_postgresql_away_an_action_is_refused_and_play_resumes_on_its
     finally:
         await app.stop()
         await outage.stop()
+
+
+async def direct_action_count(schema: str, game_id: str) -> int:
+    """What PostgreSQL itself holds (read past the node's own connection)."""
+    import asyncpg
+    conn = await asyncpg.connect(POSTGRES, server_settings={"search_path": schema})
+    try:
+        return int(await conn.fetchval("SELECT COUNT(*) FROM actions WHERE game_id = $1",
+                                       game_id))
+    finally:
+        await conn.close()
+
+
+async def test_a_move_the_database_kept_as_it_went_away_stands_once_and_play_goes_on(schema):
+    """Issue 31, bug 1: PostgreSQL died mid-commit; the move was in the database, the node
+    thought it had failed, and every later write hit a duplicate key for 255 s. Now the
+    table reads itself back from the store before its next command: the move stands (once),
+    its players rejoin, and the game goes on."""
+    outage = Outage(5432)
+    await outage.start()
+    app = App(load_config(**FAST), f"postgresql://postgres@127.0.0.1:{outage.port}/test"
+                                   f"?schema={schema}")
+    await app.start("127.0.0.1", 0)
+    try:
+        async with AsyncExitStack() as stack:
+            clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                       for _ in range(4)]
+            table, tokens = await seat_four(app, "spades", {"target": 100, "mercy": 100},
+                                            clients)
+            machine = app.lobby.tables[table].machine
+            await wait_for(lambda: any(m.get("type") == "prompt" for c in clients
+                                       for m in c.received))
+            game_id = machine.state.game_id
+            seat = machine.state.game.to_act
+            prompt = next(m for m in clients[seat].received if m.get("type") == "prompt")
+            await clients[seat].act(table, prompt["legal"][0])  # one move as usual, first
+            seat = machine.state.game.to_act
+            await wait_for(lambda: any(m.get("type") == "prompt" and m["seq"] > prompt["seq"]
+                                       for m in clients[seat].received))
+            prompt = next(m for m in reversed(clients[seat].received)
+                          if m.get("type") == "prompt")
+            before = len(machine.state.game.actions)
+
+            outage.drop_replies()  # the commit reaches the database; its answer never comes
+            act = asyncio.create_task(clients[seat].request(
+                {"type": "act", "table": table, "action": prompt["legal"][0]}))
+            for _ in range(500):
+                if await direct_action_count(schema, game_id) == before + 1:
+                    break
+                await asyncio.sleep(0.01)
+            assert await direct_action_count(schema, game_id) == before + 1  # it landed
+            outage.cut()  # and the node's connection drops before it heard so
+            with pytest.raises(ServerError) as refused:
+                await act
+            assert refused.value.code == "unavailable"
+            assert refused.value.reply["id"] is not None
+            assert len(machine.state.game.actions) == before  # undone here, for now
+            outage.restore()
+
+            # The player sends it again: the table reads itself back, finds the move it
+            # undid, and runs again from the store; its sockets close for a rejoin.
+            with pytest.raises((ServerError, ConnectionError)):
+                await clients[seat].request(
+                    {"type": "act", "table": table, "action": prompt["legal"][0]})
+            await wait_for(lambda: table in app.lobby.tables
+                           and app.lobby.tables[table].machine is not machine)
+            runner = app.lobby.tables[table]
+            assert len(runner.machine.state.game.actions) == before + 1  # once, not twice
+
+            # Each player comes back with its session and its seat; the game goes on.
+            again = []
+            for old, token in zip(clients, tokens, strict=True):
+                client = await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                await client.request({"type": "resume", "token": old.session})
+                snapshot = await client.request({"type": "rejoin", "table": table,
+                                                 "seat_token": token})
+                assert snapshot["type"] == "snapshot"
+                again.append(client)
+            # The game goes on: the next player's move is stored, and the store holds
+            # exactly the table's game: nothing lost, nothing twice.
+            game = runner.machine.state.game
+            nxt = again[game.to_act]
+            await wait_for(lambda: any(m.get("type") == "prompt" for m in nxt.received))
+            prompt = next(m for m in reversed(nxt.received) if m.get("type") == "prompt")
+            await nxt.act(table, prompt["legal"][0])
+            assert len(game.actions) >= before + 2  # (robots may play a seat not yet back)
+            async with runner.lock:
+                assert await direct_action_count(schema, game_id) == len(game.actions)
+    finally:
+        await app.stop()
+        await outage.stop()
+
+
+async def test_with_postgresql_away_every_refusal_names_its_request(schema):
+    """Issue 31, bug 3: a login during the outage was answered ``{"id": null, "code":
+    "internal"}``, so the client waited out its own timeout. Now: ``unavailable``, with
+    the request's id and when to try again."""
+    outage = Outage(5432)
+    await outage.start()
+    app = App(load_config(**FAST), f"postgresql://postgres@127.0.0.1:{outage.port}/test"
+                                   f"?schema={schema}")
+    await app.start("127.0.0.1", 0)
+    try:
+        async with TrickroomClient.connect(url(app)) as client:
+            outage.cut()
+            for request in ({"type": "register", "name": "ann", "password": "a long secret"},
+                            {"type": "login", "name": "ann", "password": "a long secret"},
+                            {"type": "guest", "name": "bob"}):
+                with pytest.raises(ServerError) as refused:
+                    await client.request(request)
+                reply = refused.value.reply
+                assert reply["code"] == "unavailable", reply
+                assert reply["id"] is not None and reply["retry_after"] > 0, reply
+            outage.restore()
+            assert (await client.request({"type": "guest", "name": "bob"}))["type"] == "welcome"
+    finally:
+        await app.stop()
+        await outage.stop()

@@ -35,7 +35,7 @@ from trickroom.server.hub.redis.queues import Queues
 from trickroom.server.hub.redis.rooms import Rooms
 from trickroom.server.hub.redis.routing import Routing
 from trickroom.server.hub.redis.wire import database
-from trickroom.server.protocol import ClientMessage, TableInfo
+from trickroom.server.protocol import ClientMessage, ProtocolError, TableInfo
 from trickroom.server.store import Fence, Store
 from trickroom.server.tables.log import Shared
 from trickroom.server.throttle import Logins
@@ -120,8 +120,8 @@ class RedisHub:
         return f"cluster node {self.node.number} via {masked(self.url)}"
 
     async def resume_tables(self) -> int:
-        """Tables without an owner are taken at the next scan (the first only notes them:
-        their owner may be renewing its lease this moment)."""
+        """Tables without an owner are taken by the scans, the first a renewal from now
+        (their owner may be setting its lease again after a Redis restart)."""
         await self.leases.scan()
         return 0
 
@@ -152,6 +152,16 @@ class RedisHub:
         self.routing.relay(table_id, batch)
 
     async def route(self, client: Member, message: ClientMessage, table_id: str) -> bool:
+        """A table of this node runs here once its lease is proved (a node that was paused
+        answers nothing for a table it lost: the proof lets go of it first); another
+        node's is forwarded there, or its player told where to go (``moved``)."""
+        if self.node.host.has_table(table_id):
+            if not self.leases.proved and not await self.leases.prove():
+                raise ProtocolError("unavailable", "this server cannot prove it still runs "
+                                    f"table {table_id!r} (it reaches neither Redis nor the "
+                                    "database): send it again in a moment", retry_after=1.0)
+            if self.node.host.has_table(table_id):
+                return False
         return await self.routing.forward(client, message, table_id)
 
     def watching(self, table_id: str) -> bool:

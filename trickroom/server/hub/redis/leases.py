@@ -13,9 +13,9 @@
   no table's epoch moved, so no other node took one (a node cut off from Redis alone
   then serves its tables for at most most of a lease after another took one; any
   write of its is refused by the store's fence).
-* **Take-over.** Every node scans the store's unfinished games; a table whose
-  lease has been missing for two scans (its node died, or stopped) is taken by
-  the first node to set the lease, and resumed from the store as after a
+* **Take-over.** Every node scans the store's unfinished games six times a lease;
+  a table whose lease is gone (its node died, or stopped, a whole lease ago) is
+  taken by the first node to set the lease, and resumed from the store as after a
   restart. Clients of other nodes still watching the old owner are told to
   reconnect.
 * **Redis restarting** loses the leases: each node sets its own again within a
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import secrets
 import time
@@ -54,6 +55,7 @@ return 0
 """
 
 MOVED = "the table moved to another server: reconnect and rejoin"
+SCANS_A_LEASE = 6  # a dead node's tables are taken within a sixth of a lease of its expiry
 PROVE_SECONDS = 0.5  # Redis not answering a renewal by then: the store proves the leases
 
 
@@ -71,7 +73,10 @@ class Leases:
         self.renewed_at = time.monotonic()  # the last time every lease was renewed
         self.takeovers = 0
         self._owners: dict[str, int] = {}  # other nodes' tables, by owner as last read
-        self._missing: set[str] = set()  # tables seen without a lease at the last scan
+        self._unfinished: list[str] = []  # the store's games in play, as last read
+        self._unfinished_at = -math.inf
+        self._run_id = ""  # Redis's, at the last scan: a new one, Redis restarted
+        self._restarted_at = -math.inf
         self._tasks: list[asyncio.Task[None]] = []
 
     @property
@@ -286,9 +291,9 @@ class Leases:
     # -- take-overs ------------------------------------------------------------------------------
 
     async def _scan_loop(self) -> None:
-        """Take over the tables whose node is gone: a game in play with no lease, twice."""
+        """Take over the tables whose node is gone: a game in play whose lease expired."""
         while True:
-            await asyncio.sleep(self.node.lease_seconds / 2)
+            await asyncio.sleep(self.node.lease_seconds / SCANS_A_LEASE)
             try:
                 await self.scan()
             except (*UNREACHABLE, OSError) as exc:
@@ -297,15 +302,31 @@ class Leases:
                 log.exception("node %d: take-over scan failed", self.node.number)
 
     async def scan(self) -> None:
-        tables = [t for t in await self.node.store.unfinished_tables() if t not in self.epochs]
-        if not tables:
-            self._missing.clear()
+        """One look for tables to take over: the store's games in play (read again once a
+        lease) whose lease is gone. A lease is gone when its node stopped renewing it for a
+        whole lease, or when Redis restarted and lost every key: its owner sets it again
+        within a renewal, so for a renewal after a restart (Redis's ``run_id`` changed)
+        nothing is taken."""
+        node = self.node
+        now = time.monotonic()
+        if now - self._unfinished_at >= node.lease_seconds:
+            self._unfinished = await node.store.unfinished_tables()
+            self._unfinished_at = now
+        if not self.proved:  # this node was paused itself: its own leases first
+            return
+        tables = [t for t in self._unfinished if t not in self.epochs]
+        run_id = str((await node.bus.redis.info("server")).get("run_id", ""))
+        if run_id != self._run_id:
+            if self._run_id:
+                log.info("node %d: Redis restarted; leases are set again before any "
+                         "take-over", node.number)
+            self._run_id, self._restarted_at = run_id, now
+        if not tables or now - self._restarted_at < node.lease_seconds / 3 + 0.5:
             return
         holders = await self.holders(tables)
-        missing = {t for t, holder in zip(tables, holders, strict=True) if holder is None}
-        due, self._missing = missing & self._missing, missing
-        for table_id in sorted(due):
-            await self.take_over(table_id)
+        for table_id, holder in zip(tables, holders, strict=True):
+            if holder is None:
+                await self.take_over(table_id)
 
     async def take_over(self, table_id: str) -> bool:
         """Claim a table left without an owner and resume its game from the store."""
