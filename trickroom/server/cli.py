@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import signal
@@ -87,6 +88,9 @@ def serve(args: argparse.Namespace) -> None:
         raise SystemExit("trickroom: a cluster's nodes share one PostgreSQL store: add "
                          "--store postgresql://user@host/db")
     db = args.store or args.db or default_db_path()
+    if args.node_url:
+        config = dataclasses.replace(config, settings=dataclasses.replace(
+            config.settings, node_url=args.node_url))
 
     loop_name, _ = loop_factory(config.settings.event_loop)
 
@@ -173,6 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cluster-prefix", default="trickroom",
                    help="the cluster's Redis keys and channels start with this "
                    "(default: trickroom)")
+    p.add_argument("--node-url", help="where players reach this node of a cluster "
+                   "directly: a path the proxy routes to it (/node/1/ws) or a ws:// URL; "
+                   "'{port}' is the port it serves on. Players of its tables are sent "
+                   "here (the server setting node_url)")
     p.add_argument("--config", help="room config TOML (default: trickroom/server/rooms.toml)")
     p = sub.add_parser("schema", help="write the protocol's JSON Schema")
     p.add_argument("--out", help="file to write (default: standard output)")

@@ -34,10 +34,12 @@ def render(ports: list[int], listen: int, prefix: Path) -> str:
     """docs/nginx.conf with this test's ports; the rest as shipped (logs kept in
     ``prefix``, as a host's would be in /var/log/nginx)."""
     text = CONF.read_text()
-    upstreams = re.findall(r"server 127\.0\.0\.1:\d+", text)
-    assert len(upstreams) == len(ports) == 3
-    for line, port in zip(upstreams, ports, strict=True):
-        text = text.replace(line, f"server 127.0.0.1:{port}", 1)
+    shipped = sorted(set(re.findall(r"127\.0\.0\.1:(80\d\d)\b", text)))
+    assert len(shipped) == len(ports) == 3
+    for old, port in zip(shipped, ports, strict=True):  # the upstream and /node/<n>/ws
+        text = text.replace(f"127.0.0.1:{old};", f"127.0.0.1:{port};")
+        text = text.replace(f"127.0.0.1:{old} ", f"127.0.0.1:{port} ")
+        text = text.replace(f"127.0.0.1:{old}/", f"127.0.0.1:{port}/")
     text = text.replace("listen 8080;", f"listen 127.0.0.1:{listen};")
     assert f"listen 127.0.0.1:{listen};" in text
     return text.replace("http {", f"http {{\n    access_log {prefix}/access.log;", 1)
@@ -82,7 +84,8 @@ async def reachable(port: int) -> None:
 
 
 async def test_three_nodes_behind_the_shipped_nginx_config(cluster, nginx):
-    nodes = [await cluster.node(trusted_proxies=["127.0.0.1"]) for _ in range(3)]
+    nodes = [await cluster.node(trusted_proxies=["127.0.0.1"], node_url=f"/node/{n}/ws")
+             for n in (1, 2, 3)]
     port = nginx([node.port for node in nodes])
     await reachable(port)
     status, page = await asyncio.to_thread(get, port, "/")
@@ -107,8 +110,20 @@ async def test_three_nodes_behind_the_shipped_nginx_config(cluster, nginx):
         table = (await clients[0].request({"type": "create_table", "room": "spades",
                                            "rules": {"target": 100, "mercy": 100}}))
         table_id = table["table"]["id"]
+        owner = next(n for n, node in enumerate(nodes, 1) if table_id in node.lobby.tables)
+        for node in nodes:  # each node has written where it is (a lease renewal)
+            while await node.hub.leases.url_of(nodes[owner - 1].hub.node.number) is None:
+                node.hub.leases._urls.clear()
+                await asyncio.sleep(0.05)
         for i, client in enumerate(clients):
             await client.request({"type": "sit", "table": table_id, "seat": i})
+        # Every player on another node followed the table to its own, through the proxy,
+        # with its own address still counted there.
+        assert {c.url for c in clients} <= {ws_url, f"ws://127.0.0.1:{port}/node/{owner}/ws"}
+        assert any(c.url != ws_url for c in clients)
+        await wait_for(lambda: set(nodes[owner - 1].sessions.per_ip) == set(addresses)
+                       and all(not node.sessions.per_ip for node in nodes
+                               if node is not nodes[owner - 1]))
         ends = await asyncio.wait_for(asyncio.gather(
             *(play_until_over(c, table_id, random.Random(i)) for i, c in enumerate(clients))),
             120)
