@@ -155,13 +155,15 @@ async function resume() {
 }
 
 ctx.conn.onStatus(async (status) => {
-  const labels = { open: "", reconnected: "", closed: "Reconnecting…", connecting: "Connecting…" };
+  const labels = { open: "", reconnected: "", moved: "", closed: "Reconnecting…", connecting: "Connecting…" };
   statusEl.textContent = labels[status] ?? "";
   statusEl.classList.toggle("bad", status === "closed");
   document.body.dataset.conn = status;
   if (status === "reconnected") {
     await resume().catch(() => {});
     page?.onReconnect?.();
+  } else if (status === "moved") {
+    await resume().catch(() => {}); // at the table's node: the request that moved comes next
   }
 });
 

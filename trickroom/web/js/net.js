@@ -5,6 +5,12 @@
 // prompts, chat, lobby pushes, unsolicited errors) goes to the listeners given
 // to onMessage. When the socket closes the connection retries with backoff and
 // tells onStatus listeners, so the app can log in again and rejoin its table.
+//
+// In a cluster, a sit or rejoin for a table another node runs is answered
+// "moved" with that node's URL: request() opens the socket there (status
+// "moved": the app resumes its session first, as the server reads frames in
+// order), sends the request again, and stays there. If that node's socket
+// closes, the connection goes back to its first URL, whose node sends it on.
 
 export class ServerError extends Error {
   constructor(reply) {
@@ -17,6 +23,8 @@ export class ServerError extends Error {
 export class Connection {
   constructor(url) {
     this.url = url;
+    this.home = url; // where the connection started; a table's node is only visited
+    this.moving = false;
     this.ws = null;
     this.nextId = 1;
     this.pending = new Map();
@@ -42,10 +50,12 @@ export class Connection {
     ws.onopen = () => {
       this.retry = 0;
       const reconnected = this.opened;
+      const moved = this.moving;
       this.opened = true;
+      this.moving = false;
       const queued = this.queue.splice(0);
       // Listeners log in again first (the server reads a socket's frames in order).
-      this.setStatus(reconnected ? "reconnected" : "open");
+      this.setStatus(moved ? "moved" : reconnected ? "reconnected" : "open");
       for (const text of queued) ws.send(text);
     };
     ws.onmessage = (e) => this.receive(e.data);
@@ -54,10 +64,23 @@ export class Connection {
       for (const [, p] of this.pending) p.reject(new ServerError({ code: "disconnected", message: "the connection was lost" }));
       this.pending.clear();
       this.setStatus("closed");
+      this.url = this.home; // a table's node gone: its tables' new nodes are found from here
       const delay = Math.min(8000, 300 * 2 ** this.retry++);
       console.info(`trickroom: the socket closed (code ${e.code}${e.reason ? `: ${e.reason}` : ""}); reconnecting in ${delay} ms`);
       setTimeout(() => this.connect(), delay);
     };
+  }
+
+  /** Follow a "moved": a socket at the table's node (the old one closed quietly). */
+  moveTo(url) {
+    const old = this.ws;
+    this.ws = null; // its close is not a loss: nothing reconnects for it
+    this.url = new URL(url, this.url).href;
+    this.moving = true;
+    for (const [, p] of this.pending) p.reject(new ServerError({ code: "disconnected", message: "the table moved to another server" }));
+    this.pending.clear();
+    old?.close(1000, "moved");
+    this.connect();
   }
 
   /** Drop the socket on purpose (tests and "sign out"); it reconnects by itself. */
@@ -85,9 +108,11 @@ export class Connection {
 
   /** Send a request and wait for its reply; a rate-limited request is sent again. */
   async request(message, { timeout = 15000 } = {}) {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0, moves = 0; ; attempt++) {
       try {
-        return await this.once(message, timeout);
+        const reply = await this.once(message, timeout);
+        if (reply.type !== "moved" || moves++ >= 3) return reply;
+        this.moveTo(reply.url);
       } catch (err) {
         if (err.code !== "rate_limited" || attempt > 20) throw err;
         await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));

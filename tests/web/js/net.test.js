@@ -1,0 +1,84 @@
+// The browser client's socket (trickroom/web/js/net.js) in a cluster: a sit or rejoin
+// answered "moved" takes the connection to the table's node, where it resumes the
+// session before sending the request again; when that node goes, the connection
+// comes back to where it started. A fake WebSocket stands in for the browser's.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { Connection } from "../../../trickroom/web/js/net.js";
+
+class FakeSocket {
+  static OPEN = 1;
+  static made = [];
+
+  constructor(url) {
+    this.url = url;
+    this.readyState = 0;
+    this.sent = [];
+    this.closed = false;
+    FakeSocket.made.push(this);
+  }
+
+  send(text) { this.sent.push(JSON.parse(text)); }
+  close() { this.closed = true; this.readyState = 3; this.onclose?.({ code: 1000, reason: "" }); }
+  open() { this.readyState = FakeSocket.OPEN; this.onopen?.(); }
+  answer(message) { this.onmessage?.({ data: JSON.stringify(message) }); }
+  drop() { this.readyState = 3; this.onclose?.({ code: 1006, reason: "" }); }
+}
+
+globalThis.WebSocket = FakeSocket;
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+test("a sit answered moved is sent again on the table's node, after the session resumes", async () => {
+  FakeSocket.made = [];
+  const conn = new Connection("ws://play.example/ws");
+  const statuses = [];
+  conn.onStatus((status) => {
+    statuses.push(status);
+    if (status === "moved") conn.send({ type: "resume", token: "t0k" }); // as the app does
+  });
+  conn.connect();
+  const lobby = FakeSocket.made[0];
+  lobby.open();
+
+  const seated = conn.request({ type: "sit", table: "Xy12ab", seat: 1 });
+  const sit = lobby.sent.at(-1);
+  assert.equal(sit.type, "sit");
+  lobby.answer({ type: "moved", id: sit.id, table: "Xy12ab", url: "/node/2/ws", message: "go" });
+  await tick();
+
+  assert.ok(lobby.closed, "the lobby's socket closes");
+  const node = FakeSocket.made[1];
+  assert.equal(node.url, "ws://play.example/node/2/ws");
+  node.open();
+  await tick();
+  assert.deepEqual(node.sent.map((m) => m.type), ["resume", "sit"]); // in that order
+  const again = node.sent[1];
+  assert.equal(again.table, "Xy12ab");
+  assert.equal(again.seat, 1);
+  node.answer({ type: "seated", id: again.id, table: "Xy12ab", seat: 1, seat_token: "s" });
+  assert.equal((await seated).type, "seated");
+  assert.ok(statuses.includes("moved") && !statuses.includes("closed"));
+});
+
+test("when the table's node goes, the connection goes back to where it started", async () => {
+  FakeSocket.made = [];
+  const conn = new Connection("ws://play.example/ws");
+  conn.connect();
+  FakeSocket.made[0].open();
+  const rejoin = conn.request({ type: "rejoin", table: "T1", seat_token: "s" });
+  const sent = FakeSocket.made[0].sent.at(-1);
+  FakeSocket.made[0].answer({ type: "moved", id: sent.id, table: "T1", url: "ws://node3.example:8003/ws", message: "go" });
+  await tick();
+  const node = FakeSocket.made[1];
+  assert.equal(node.url, "ws://node3.example:8003/ws"); // a whole URL is taken as it is
+  node.open();
+  await tick();
+  node.answer({ type: "snapshot", id: node.sent.at(-1).id, table: "T1" });
+  await rejoin;
+
+  node.drop(); // the node died
+  await new Promise((r) => setTimeout(r, 400)); // the first reconnect waits 300 ms
+  assert.equal(FakeSocket.made.at(-1).url, "ws://play.example/ws");
+});
