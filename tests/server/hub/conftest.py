@@ -36,9 +36,11 @@ class Cluster:
         self.prefix = prefix
         self.nodes: list[App] = []
 
-    async def node(self, **settings) -> App:
-        app = App(load_config(**FAST, **LEASE, **settings), self.store, cluster=REDIS,
-                  cluster_prefix=self.prefix)
+    async def node(self, redis: str = REDIS, store: str | None = None, **settings) -> App:
+        """A node (its Redis or its store may be reached through a fault proxy: the URL
+        of one in front of the same service)."""
+        app = App(load_config(**FAST, **LEASE, **settings), store or self.store,
+                  cluster=redis, cluster_prefix=self.prefix)
         await app.start("127.0.0.1", 0)
         self.nodes.append(app)
         return app

@@ -296,7 +296,7 @@ class Leases:
             await asyncio.sleep(self.node.lease_seconds / SCANS_A_LEASE)
             try:
                 await self.scan()
-            except (*UNREACHABLE, OSError) as exc:
+            except (*UNREACHABLE, OSError, StoreUnavailable) as exc:
                 log.warning("node %d: take-over scan failed: %s", self.node.number, exc)
             except Exception:
                 log.exception("node %d: take-over scan failed", self.node.number)
