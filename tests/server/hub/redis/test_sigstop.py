@@ -1,0 +1,92 @@
+"""A node process stopped past its lease (SIGSTOP), then let go on (SIGCONT), as a host's
+first week would (issue 31, bug 2): the paused node served tables it had lost for 11-22 s
+after SIGCONT. Now the other node takes the table over while it is stopped, and the
+requests waiting in the paused node's sockets, the first thing it reads on waking, get no
+view of the lost table: ``moved`` (to the table's node), or a close so that the client
+rejoins."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from bench.faults import Services
+from bench.harness import LOAD_CONFIG, Server, with_settings
+from tests.services import need
+from trickroom.server.client import TrickroomClient
+
+LEASE = 1.5
+
+
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "cluster.toml"
+    path.write_text(with_settings(LOAD_CONFIG, [f"lease_seconds = {LEASE}",
+                                                "forward_seconds = 2.0",
+                                                'node_url = "ws://127.0.0.1:{port}/ws"']))
+    return path
+
+
+@pytest.fixture
+async def services():
+    need("postgresql")
+    need("redis")
+    made = Services()
+    yield made
+    await made.clean()
+
+
+async def owner_epoch(services: Services, table: str) -> int:
+    rows = await services.fetch("SELECT epoch FROM table_owners WHERE table_id = $1", table)
+    return int(rows[0]["epoch"]) if rows else 0
+
+
+async def test_a_node_woken_after_losing_its_table_answers_nothing_for_it(services, tmp_path):
+    conf = config(tmp_path)
+    paused = Server(services.store, conf, extra=services.node_args())
+    other = Server(services.store, conf, extra=services.node_args())
+    paused.start()
+    try:
+        other.start()
+        async with TrickroomClient.connect(paused.url) as player:
+            await player.request({"type": "guest", "name": "p"})
+            created = await player.request({"type": "create_table", "room": "spades",
+                                            "rules": {"target": 500, "mercy": None}})
+            table = created["table"]["id"]
+            seated = await player.request({"type": "sit", "table": table, "seat": 0})
+            await player.request({"type": "fill_robots", "table": table,
+                                  "level": "heuristic"})
+            epoch = await owner_epoch(services, table)
+
+            os.kill(paused.pid, signal.SIGSTOP)
+            try:
+                for _ in range(int(10 * LEASE / 0.1)):  # the other node takes the table
+                    if await owner_epoch(services, table) > epoch:
+                        break
+                    await asyncio.sleep(0.1)
+                assert await owner_epoch(services, table) > epoch, "never taken over"
+                # A rejoin waits in the stopped node's socket: the first thing it reads.
+                rejoin = {"type": "rejoin", "table": table, "seat_token": seated["seat_token"]}
+                answer = asyncio.create_task(player._request(rejoin, 15))
+                await asyncio.sleep(0.2)
+            finally:
+                os.kill(paused.pid, signal.SIGCONT)
+
+            # Never the table as the paused node last had it: the player is sent to the
+            # node that runs it now (or its socket closes, for a rejoin from scratch).
+            with contextlib.suppress(ConnectionError):
+                moved = await answer
+                assert moved["type"] == "moved" and moved["url"] == other.url, moved
+
+        # Back through the paused node: sent on, and seated again at the table's node.
+        async with TrickroomClient.connect(paused.url) as back:
+            await back.request({"type": "resume", "token": player.session})
+            snapshot = await back.request(rejoin)
+            assert snapshot["type"] == "snapshot" and back.url == other.url
+    finally:
+        paused.stop()
+        other.stop()
