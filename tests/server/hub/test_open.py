@@ -29,3 +29,16 @@ def test_a_node_names_its_redis_in_the_start_up_line_without_the_password():
                    open_store("postgresql://nobody@127.0.0.1/none"), settings)
     said = hub.description()
     assert "s3cret" not in said and "127.0.0.1:6379" in said
+
+
+async def test_a_node_whose_redis_never_answered_stops_cleanly(cluster):
+    """Its start failed before it had a number: stopping it lets go of its connections
+    and raises nothing (the command stops whatever had started, then says why)."""
+    from tests.services import free_port
+    from trickroom.server.hub.redis.bus import ClusterUnavailable
+
+    app = App(load_config(), cluster.store, cluster=f"redis://127.0.0.1:{free_port()}/0",
+              cluster_prefix=cluster.prefix)
+    with pytest.raises(ClusterUnavailable):
+        await app.start("127.0.0.1", 0)
+    await app.stop()

@@ -126,11 +126,15 @@ class RedisHub:
         return 0
 
     async def stop(self) -> None:
-        await self.leases.stop()
-        self.node.cancel_tasks()
-        with contextlib.suppress(*UNREACHABLE):
-            await self.bus.redis.delete(self.keys.alive(self.node.number), self.limits.tallies)
-            await self.bus.redis.srem(self.keys.nodes, self.node.number)
+        """Leave: the leases go at once, then the node's keys. (A node whose start failed
+        before it had a number has nothing to let go but its connections.)"""
+        if self.node.number:
+            await self.leases.stop()
+            self.node.cancel_tasks()
+            with contextlib.suppress(*UNREACHABLE):
+                await self.bus.redis.delete(self.keys.alive(self.node.number),
+                                            self.keys.tallies(self.node.number))
+                await self.bus.redis.srem(self.keys.nodes, self.node.number)
         await self.bus.stop()
 
     # -- tables -----------------------------------------------------------------------------
