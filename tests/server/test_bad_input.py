@@ -99,18 +99,21 @@ async def test_an_oversized_frame_closes_the_connection_cleanly(app):
         assert err.value.rcvd.code == 1009
 
 
-async def test_a_burst_beyond_the_limit_is_read_late_not_refused_nor_closed(app):
+async def test_a_burst_beyond_the_limit_is_read_late_not_refused_nor_closed(make_app):
     """Over the message rate the server reads a socket more slowly: every request is still
-    answered, in order, and the socket stays open."""
-    burst = app.config.settings.message_burst
+    answered, in order, and the socket stays open. (A slow rate: on a busy machine the
+    bucket must not refill while the server reads the burst.)"""
+    app = await make_app(message_burst=10, messages_per_second=5.0)
+    burst, extra = 10, 8
     delayed = METRICS.messages_delayed._value.get()
     async with connect(url(app)) as ws:
-        for i in range(burst + 40):
+        for i in range(burst + extra):
             await ws.send(json.dumps({"type": "ping", "id": i}))
-        replies = [json.loads(await asyncio.wait_for(ws.recv(), 5)) for _ in range(burst + 40)]
-        assert [r["type"] for r in replies] == ["pong"] * (burst + 40)
-        assert [r["id"] for r in replies] == list(range(burst + 40))
-        assert METRICS.messages_delayed._value.get() - delayed >= 39
+        replies = [json.loads(await asyncio.wait_for(ws.recv(), 10))
+                   for _ in range(burst + extra)]
+        assert [r["type"] for r in replies] == ["pong"] * (burst + extra)
+        assert [r["id"] for r in replies] == list(range(burst + extra))
+        assert METRICS.messages_delayed._value.get() - delayed >= extra - 1
         assert (await raw_reply(ws, '{"type": "ping", "id": "after"}'))["type"] == "pong"
 
 
