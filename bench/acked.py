@@ -19,6 +19,22 @@ process issued the seat's last_seq again: its seqs went backwards), counted in
 
 At the end the database's actions are keyed the same way (:func:`tally`) and every
 acknowledged action it holds fewer times is a loss (:func:`losses`).
+
+The players behave as a careful client does. A ``sit`` or ``rejoin`` answered ``moved``
+(the table is another node's) opens a socket to the URL given (resolved against the
+socket's own), resumes the session there and sends the request again; a later reconnect
+starts from the first URL again. An ``act`` refused for a reason that passes
+(``unavailable``, ``internal``) is sent again after the error's ``retry_after`` (half a
+second without one), and a prompt repeated after a refusal or on a new socket is answered
+again. A table that hears nothing for a second pings every seat's server; a server that
+does not answer within ``Run.ping_timeout`` is avoided for a while and the table
+reconnects through another node; a table that hears no action for ``Run.quiet`` seconds
+rejoins as well.
+
+For the fault benches, :class:`Run` keeps a timeline: each table's acknowledged actions
+(``progress``, by table runner), every error (with whether it named its request), every
+answer to a request (which node gave it, for which table) and every socket a server
+closed; :mod:`bench.faults` reads each fault's window of it.
 """
 
 from __future__ import annotations
@@ -31,7 +47,8 @@ import time
 import urllib.request
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import urljoin, urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
@@ -40,6 +57,33 @@ from bench.harness import HOST, choose
 
 Key = tuple[int, str, Any, int]
 TRICKS = 13  # Spades: a hand is four bids, then 13 tricks of 4 cards
+RETRIED = ("unavailable", "internal")  # act errors that pass: the act is sent again
+MAX_MOVES = 3  # moved redirects followed for one request
+
+
+def port_of(url: str) -> int | None:
+    """The port of a socket URL: which node it reaches (every node is on 127.0.0.1)."""
+    return urlsplit(url).port
+
+
+class Answer(NamedTuple):
+    """A server's answer to a request, as a player received it."""
+
+    at: float  # time.monotonic()
+    url: str  # the socket it came on
+    table: str  # the request's table ("" for none)
+    request: str  # the request's type
+    kind: str  # the answer's type (ok, snapshot, seated, moved, error...)
+    sent_at: float  # when the request was sent
+
+
+class ErrorSeen(NamedTuple):
+    at: float
+    url: str
+    code: str
+    request: str  # the type of the request it answered ("?" when none of this seat's)
+    has_id: bool  # False: an error without its request's id
+    rid: Any  # the id it named
 
 
 def action_key(seat: int, kind: str, data: dict[str, Any], where: int) -> Key | None:
@@ -78,6 +122,28 @@ class Run:
         self.stale_replays = 0  # rejoins answered from the log past a seq of an earlier process
         self.tables: list[list[Seat]] = []
         self.stalls = 0  # tables whose bots heard nothing for a while and rejoined
+        # How the players watch their servers (see the module's docstring).
+        self.quiet = 5.0  # seconds without an action before a table rejoins
+        self.ping_after = 1.0  # seconds of silence before a table pings its servers
+        self.ping_timeout = 1.5  # seconds a pong may take before the server is avoided
+        self.avoid_for = 5.0  # seconds a server that did not answer is avoided
+        self.suspects: dict[int, float] = {}  # port -> avoided until (time.monotonic())
+        # The timeline (see the module's docstring).
+        self.progress: dict[int, list[float]] = defaultdict(list)  # table runner -> times
+        self.answers: list[Answer] = []
+        self.errors_seen: list[ErrorSeen] = []
+        self.closes: list[tuple[float, str]] = []  # sockets a server closed: (time, url)
+        self.reconnects: list[tuple[float, str]] = []  # table reconnects: (time, why)
+        self.moved = 0  # moved redirects followed
+        self.pings_lost = 0  # tables that reconnected because a server did not answer
+
+    def avoid(self, url: str) -> None:
+        port = port_of(url)
+        if port is not None:
+            self.suspects[port] = time.monotonic() + self.avoid_for
+
+    def avoided(self, url: str) -> bool:
+        return self.suspects.get(port_of(url) or 0, 0.0) > time.monotonic()
 
     @property
     def acked_count(self) -> int:
@@ -86,9 +152,13 @@ class Run:
 
 
 class Seat:
-    def __init__(self, run: Run, index: int, rng: random.Random) -> None:
+    def __init__(self, run: Run, index: int, rng: random.Random, group: int = 0) -> None:
         self.run, self.index, self.rng = run, index, rng
+        self.group = group  # which table runner: its key in Run.progress
         self.ws: ClientConnection | None = None
+        self.url = ""  # the node this seat's socket is on
+        self.closing: ClientConnection | None = None  # a socket this seat closes itself
+        self.lost = asyncio.Event()  # the socket closed (not by a move of this seat's)
         self.table = ""
         self.token = ""
         self.last_seq = 0
@@ -106,13 +176,18 @@ class Seat:
         self.tricks_done = 0
         self.pending: list[tuple[int, str]] = []
         self.seen: dict[str, Counter[Key]] = defaultdict(Counter)
-        self.acts: dict[int, tuple[str, Key | None]] = {}
+        self.acts: dict[int, tuple[str, Key | None, int, dict[str, Any]]] = {}
         self.oks: dict[str, Counter[Key]] = defaultdict(Counter)
         self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.sent: dict[int, tuple[str, float]] = {}  # request id -> its type, when sent
+        self.prompt_seq = -1  # the last prompt's seq
+        self.retry: asyncio.Task[None] | None = None  # an act to send again
         self.ids = 0
         self.done = asyncio.Event()
         self.task: asyncio.Task[None] | None = None  # the socket's reader
         self.heard = time.monotonic()  # when the server last said anything to this seat
+        self.where = 0  # where in its game the last prompt's action goes (action_key)
+        self.refused_at = 0.0  # when an act of this seat's was last refused
 
     def game_over(self) -> bool:
         return self.done.is_set() or self.game_id in self.run.finished_seen
@@ -139,34 +214,123 @@ class Seat:
                 for key, n in counts.items():
                     self.run.acked[game][key] = max(self.run.acked[game][key], n)
 
-    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+    async def request(self, message: dict[str, Any], timeout: float = 20) -> dict[str, Any]:
+        """Send a request and return its answer; a ``moved`` is followed (the request sent
+        again on a socket of the table's node)."""
+        for _ in range(MAX_MOVES + 1):
+            reply = await self._request(message, timeout)
+            if reply["type"] != "moved":
+                return reply
+            await self.follow(str(reply["url"]))
+        raise ConnectionError(f"{message['type']}: moved more than {MAX_MOVES} times")
+
+    async def _request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         assert self.ws is not None
         self.ids += 1
+        rid = self.ids
+        if message["type"] == "rejoin":
+            self.rejoin_id = rid
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.replies[self.ids] = fut
+        self.replies[rid] = fut
+        self.sent[rid] = (message["type"], time.monotonic())
         try:
-            await self.ws.send(json.dumps({**message, "id": self.ids}))
+            await self.ws.send(json.dumps({**message, "id": rid}))
         except BaseException:
-            self.replies.pop(self.ids, None)
+            self.replies.pop(rid, None)
             raise
-        return await asyncio.wait_for(fut, 20)
+        return await asyncio.wait_for(fut, timeout)
 
-    async def read(self) -> None:
-        assert self.ws is not None
+    async def open(self, url: str) -> None:
+        """A socket to ``url``, read by a task of its own; logged in (as a guest the first
+        time, then by resuming the session)."""
+        ws = await connect(url, max_size=2**22, compression=None, open_timeout=3)
+        old, self.ws, self.url = self.ws, ws, url
+        self.conn_gen = self.run.generation
+        self.answered = min(self.answered, self.prompt_seq - 1)  # a repeated prompt: answer
+        self.task = asyncio.create_task(self.read(ws))
+        if old is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(old.close(), 1)
+        if self.session is None:
+            reply = await self._request({"type": "guest", "name": f"c{self.index}"}, 20)
+        else:
+            reply = await self._request({"type": "resume", "token": self.session}, 20)
+        if reply["type"] != "welcome":
+            raise ConnectionError(f"not welcome: {reply}")
+        self.session = reply["session"]
+
+    async def follow(self, url: str) -> None:
+        """Go where a ``moved`` says: the table's own node."""
+        self.run.moved += 1
+        try:
+            await self.open(urljoin(self.url, url))
+        except (TimeoutError, OSError, WebSocketException) as exc:
+            self.run.avoid(urljoin(self.url, url))
+            raise ConnectionError(f"the table's node did not answer: {exc}") from exc
+
+    async def read(self, ws: ClientConnection) -> None:
+        url = self.url
         with contextlib.suppress(ConnectionClosed):
-            async for frame in self.ws:
-                await self.handle(json.loads(frame))
+            async for frame in ws:
+                await self.handle(json.loads(frame), url)
+        if self.ws is not ws:
+            return  # this seat moved to another socket: nothing was lost
+        if ws is not self.closing:
+            self.run.closes.append((time.monotonic(), url))
+        self.sent.clear()
         for fut in self.replies.values():
             if not fut.done():
                 fut.set_exception(ConnectionError("closed"))
                 fut.exception()  # raised to whoever awaits it; no warning if nobody does
         self.replies.clear()
+        self.lost.set()
 
-    async def handle(self, msg: dict[str, Any]) -> None:
+    def moved_on(self) -> None:
+        """A table runner's acknowledged action, now."""
+        self.run.progress[self.group].append(time.monotonic())
+
+    async def act(self, action: dict[str, Any], seq: int) -> None:
+        """Send an action for the prompt of ``seq``."""
         assert self.ws is not None
-        self.heard = time.monotonic()
+        self.answered = seq
+        self.ids += 1
+        self.acts[self.ids] = (self.game_id, action_key(
+            self.index, action["type"], action, self.where), seq, action)
+        self.sent[self.ids] = ("act", time.monotonic())
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(json.dumps({"type": "act", "table": self.table,
+                                           "action": action, "id": self.ids}))
+
+    async def again(self, delay: float, action: dict[str, Any], seq: int) -> None:
+        """After ``delay``, send a refused act again, if its prompt still stands and nothing
+        answered it meanwhile."""
+        await asyncio.sleep(delay)
+        self.retry = None
+        if self.prompt_seq == seq and self.answered < seq and not self.game_over():
+            await self.act(action, seq)
+
+    async def close(self) -> None:
+        """Close this seat's socket (not counted as the server's doing)."""
+        if self.ws is not None:
+            self.closing = self.ws
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(), 1)
+
+    async def handle(self, msg: dict[str, Any], url: str | None = None) -> None:
+        """A frame from the server (on the socket to ``url``: the seat's, by default)."""
+        assert self.ws is not None
+        url = self.url if url is None else url
+        now = time.monotonic()
         kind = msg["type"]
+        if kind != "pong":
+            self.heard = now  # a server that only answers pings is not playing
         rid = msg.get("id")
+        request, sent_at = self.sent.pop(rid, ("?", now)) if isinstance(rid, int) else ("?", now)
+        if request != "?":
+            self.run.answers.append(Answer(now, url, self.table, request, kind, sent_at))
+        if kind == "error":
+            self.run.errors_seen.append(ErrorSeen(now, url, str(msg.get("code")), request,
+                                                  rid is not None, rid))
         if rid == self.rejoin_id and kind == "ok" and self.seq_gen != self.conn_gen:
             # The reply to a rejoin after a restart: this process has never sent this seat
             # anything, so it cannot know what the seat missed since last_seq, issued by the
@@ -175,11 +339,18 @@ class Seat:
             self.run.stale_replays += 1
             self.hand, self.stale = None, True
         if rid in self.acts:
-            game, key = self.acts.pop(rid)
+            game, key, seq, action = self.acts.pop(rid)
             if kind == "ok" and key is not None:
                 self.oks[game][key] = 1
+                self.moved_on()
             elif kind == "error":
                 self.run.errors[msg["code"]] += 1
+                self.refused_at = now
+                if self.answered == seq:
+                    self.answered = seq - 1  # a repeated prompt is answered again
+                    if msg["code"] in RETRIED and self.retry is None:
+                        delay = float(msg.get("retry_after") or 0.5)
+                        self.retry = asyncio.create_task(self.again(delay, action, seq))
         if rid is not None and rid in self.replies:
             fut = self.replies.pop(rid)
             if not fut.done():
@@ -222,8 +393,10 @@ class Seat:
                     self.at(event["hand"], 0, [])
             elif etype == "bid" and self.hand is not None:
                 self.saw(action_key(event["seat"], "bid", event, self.hand))
+                self.moved_on()
             elif etype == "played":
                 self.pending.append((event["seat"], event["card"]))
+                self.moved_on()
             elif etype == "trick_won":
                 # The trick's four cards, in play order from its leader, and its number.
                 trick = [((event["leader"] + i) % 4, card) for i, card in
@@ -237,28 +410,27 @@ class Seat:
                         self.saw((seat, "play", card, TRICKS * self.hand + event["trick"]))
                 self.at(self.hand, event["trick"] + 1, [])
         elif kind == "prompt":
+            self.prompt_seq = msg["seq"]
             if msg["seq"] <= self.answered:
                 return
-            self.answered = msg["seq"]
+            if self.retry is not None:  # asked again: answered now, not by the retry
+                self.retry.cancel()
+                self.retry = None
             action = choose(msg, self.rng)
-            self.ids += 1
-            self.acts[self.ids] = (self.game_id, action_key(
-                self.index, action["type"], action, where_in(msg["view"], action["type"])))
-            await self.ws.send(json.dumps({"type": "act", "table": self.table, "action": action,
-                                           "id": self.ids}))
+            self.where = where_in(msg["view"], action["type"])
+            await self.act(action, msg["seq"])
 
 
 async def connect_seat(url: str, seat: Seat) -> asyncio.Task[None]:
-    seat.ws = await connect(url, max_size=2**22, compression=None, open_timeout=10)
-    seat.conn_gen = seat.run.generation
-    task = seat.task = asyncio.create_task(seat.read())
-    if seat.session is None:
-        reply = await seat.request({"type": "guest", "name": f"c{seat.index}"})
-    else:
-        reply = await seat.request({"type": "resume", "token": seat.session})
-    assert reply["type"] == "welcome", reply
-    seat.session = reply["session"]
-    return task
+    """The seat on a new socket to ``url`` (a node that does not answer is avoided for a
+    while); its reader's task."""
+    try:
+        await seat.open(url)
+    except (TimeoutError, OSError) as exc:
+        seat.run.avoid(url)
+        raise ConnectionError(f"{url}: {exc}") from exc
+    assert seat.task is not None
+    return seat.task
 
 
 async def all_done(seats: list[Seat]) -> None:
@@ -270,39 +442,67 @@ async def all_done(seats: list[Seat]) -> None:
         s.done.set()
 
 
-async def silence(seats: list[Seat], quiet: float = 5.0) -> None:
-    """Return once no seat has heard anything for ``quiet`` seconds while a game is on: as
-    a player's client does, the table's bots then reconnect and rejoin (a cluster's
-    pub/sub drops what is in flight while Redis restarts; the rejoin replays it)."""
+async def silence(seats: list[Seat]) -> str:
+    """Return, with why, once the table should reconnect, as a player's client would: its
+    seats heard nothing for ``Run.ping_after`` seconds and a ping of some seat's server
+    went unanswered (that server is avoided for a while), or for ``Run.quiet`` seconds no
+    action came and no act was refused (a cluster's pub/sub drops what is in flight while
+    Redis restarts; the rejoin replays it)."""
+    run = seats[0].run
+    since = pinged = time.monotonic()
+    progress = run.progress[seats[0].group]
     while True:
-        await asyncio.sleep(1.0)
-        if (time.monotonic() - max(s.heard for s in seats) > quiet
-                and not all(s.game_over() for s in seats)):
-            seats[0].run.stalls += 1
-            return
+        await asyncio.sleep(0.25)
+        if all(s.game_over() for s in seats):
+            continue
+        now = time.monotonic()
+        # A table whose acts are refused (and sent again) is not missing events: it waits.
+        last = max(since, progress[-1] if progress else since, *(s.refused_at for s in seats))
+        if now - last > run.quiet:
+            run.stalls += 1
+            return "stall"
+        if now - max(s.heard for s in seats) > run.ping_after and now - pinged > run.ping_after:
+            pinged = now
+            async def ping(seat: Seat) -> bool:
+                try:
+                    await seat._request({"type": "ping"}, run.ping_timeout)
+                    return True
+                except (TimeoutError, ConnectionError, ConnectionClosed):
+                    return False
+
+            answered = await asyncio.gather(*(ping(s) for s in seats))
+            if not all(answered):
+                for seat, ok in zip(seats, answered, strict=True):
+                    if not ok:
+                        run.avoid(seat.url)
+                run.pings_lost += 1
+                return "no pong"
 
 
 async def table_runner(url_of: Callable[[], str], up: asyncio.Event, run: Run,
                        rng: random.Random) -> None:
     """Four seats at one table, through every kill, until their last game is over."""
-    seats = [Seat(run, i, rng) for i in range(4)]
+    seats = [Seat(run, i, rng, group=len(run.tables)) for i in range(4)]
     run.tables.append(seats)
     fresh = True
+    failures = 0  # reconnects in a row that failed: wait longer before the next
     while True:
         await up.wait()
         tasks: list[asyncio.Task[None]] = []
+        for s in seats:
+            s.lost = asyncio.Event()
         try:
             tasks = [await connect_seat(url_of(), s) for s in seats]
             if not fresh:
                 for s in seats:
-                    s.rejoin_id, s.stale = s.ids + 1, False
+                    s.stale = False
                     reply = await s.request({"type": "rejoin", "table": s.table,
                                              "seat_token": s.token, "last_seq": s.last_seq})
                     if s.stale:
                         # A stale replay (see Seat.handle): ask for the table as it is.
                         reply = await s.request({"type": "rejoin", "table": s.table,
                                                  "seat_token": s.token, "last_seq": 0})
-                    if reply["type"] == "error" and reply["code"] == "unavailable":
+                    if reply["type"] == "error" and reply["code"] in RETRIED:
                         raise ConnectionError("the table is moving between cluster nodes")
                     over = reply["type"] == "snapshot" and reply["info"]["state"] != "playing"
                     if reply["type"] == "error" or over:
@@ -324,34 +524,47 @@ async def table_runner(url_of: Callable[[], str], up: asyncio.Event, run: Run,
                     continue
             if fresh:
                 for s in seats:
-                    s.answered, s.game_id = -1, ""
+                    s.answered, s.prompt_seq, s.game_id = -1, -1, ""
                 created = await seats[0].request({"type": "create_table", "room": "spades"})
+                if created["type"] != "table_created":
+                    raise ConnectionError(f"create_table: {created}")
                 table = created["table"]["id"]
                 for s in seats:
                     s.table = table
                     seated = await s.request({"type": "sit", "table": table, "seat": s.index})
+                    if seated["type"] != "seated":
+                        raise ConnectionError(f"sit: {seated}")
                     s.token = seated["seat_token"]
                 fresh = False
             finished = asyncio.create_task(all_done(seats))
             stalled = asyncio.create_task(silence(seats))
-            await asyncio.wait([finished, stalled, *tasks], return_when=asyncio.FIRST_COMPLETED)
-            stalled.cancel()
+            lost = [asyncio.create_task(s.lost.wait()) for s in seats]
+            await asyncio.wait([finished, stalled, *lost], return_when=asyncio.FIRST_COMPLETED)
+            for waiter in (stalled, *lost):
+                waiter.cancel()
             if finished.done():
                 return
             finished.cancel()
+            failures = 0
+            run.reconnects.append((time.monotonic(), stalled.result() if stalled.done()
+                                   and not stalled.cancelled() else "closed"))
         except (TimeoutError, ConnectionError, OSError, WebSocketException):
-            pass
+            failures += 1
+            run.reconnects.append((time.monotonic(), "failed"))
         finally:
             for s in seats:
                 s.fold()
-                if s.ws is not None:
-                    with contextlib.suppress(Exception):
-                        await asyncio.wait_for(s.ws.close(), 1)
+                if s.retry is not None:
+                    s.retry.cancel()
+                    s.retry = None
+                await s.close()
+                if s.task is not None:
+                    s.task.cancel()
             for t in tasks:
                 t.cancel()
         if all(s.done.is_set() for s in seats):
             return
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(min(1.0, 0.05 * 2 ** failures))
 
 
 def report_stuck(run: Run, port: int, say: Callable[[str], object] = print) -> int:

@@ -6,6 +6,10 @@ a game ends. An action's latency runs from the bot's ``act`` to the moment its e
 off the last of the four seats' sockets (:mod:`bench.stamps`); a bot given a list of
 ``oks`` also times its own ``act`` until the server's answer. A :class:`Pacer` shared by
 every bot of a run spaces their actions to a given rate.
+
+A bot told ``moved`` (its ``sit`` or ``rejoin`` is for a table of another node) opens a
+socket to the URL given (resolved against its own socket's), resumes its session there
+and sends the request again, as the protocol asks; its reader carries on on the new socket.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urljoin
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -76,8 +81,11 @@ class Bot:
 
     def __init__(self, ws: ClientConnection, seat: int, track: TableTrack, stats: Stats,
                  rng: random.Random, think: float = 0.0, pacer: Pacer | None = None,
-                 oks: list[float] | None = None) -> None:
+                 oks: list[float] | None = None, url: str = "") -> None:
         self.ws, self.seat, self.track, self.stats, self.rng = ws, seat, track, stats, rng
+        self.url = url  # where ws is connected (for a relative moved URL)
+        self.session: str | None = None  # to resume on another node's socket
+        self.moved = 0  # moved redirects followed
         self.think = think  # mean seconds before answering a prompt (0: at once)
         self.pacer = pacer
         self.oks = oks  # where to put each act's time until its ok (None: not timed)
@@ -88,20 +96,43 @@ class Bot:
         self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
 
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        rid = next(self.ids)
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.replies[rid] = fut
-        await self.ws.send(json.dumps({**message, "id": rid}))
-        reply = await asyncio.wait_for(fut, 30)
-        if reply.get("type") == "error":
-            raise RuntimeError(f"{message['type']}: {reply['code']}: {reply['message']}")
-        return reply
+        """Send a request and return its answer (an error raises); a ``moved`` is followed."""
+        for _ in range(4):
+            rid = next(self.ids)
+            fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            self.replies[rid] = fut
+            await self.ws.send(json.dumps({**message, "id": rid}))
+            reply = await asyncio.wait_for(fut, 30)
+            if reply.get("type") == "error":
+                raise RuntimeError(f"{message['type']}: {reply['code']}: {reply['message']}")
+            if reply.get("type") != "moved":
+                if reply.get("type") == "welcome":
+                    self.session = reply.get("session")
+                return reply
+            await self.follow(str(reply["url"]))
+        raise RuntimeError(f"{message['type']}: moved too many times")
+
+    async def follow(self, url: str) -> None:
+        """Carry on on a socket of the node a ``moved`` named, logged in as before."""
+        self.moved += 1
+        url = urljoin(self.url, url)
+        ws = await connect(url, max_size=2**22, compression=None, open_timeout=60,
+                           create_connection=StampedConnection)
+        old, self.ws, self.url = self.ws, ws, url
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(old.close(), 5)  # the reader goes on with the new socket
+        if self.session is not None:
+            await self.request({"type": "resume", "token": self.session})
 
     async def run(self) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            async for frame in self.ws:
-                self.arrived = arrival(self.ws)
-                await self.handle(json.loads(frame))
+        while True:
+            ws = self.ws
+            with contextlib.suppress(ConnectionClosed):
+                async for frame in ws:
+                    self.arrived = arrival(ws)
+                    await self.handle(json.loads(frame))
+            if self.ws is ws:
+                return  # closed, not moved
 
     async def handle(self, msg: dict[str, Any]) -> None:
         kind = msg["type"]
@@ -174,6 +205,7 @@ async def seat_table(url_of: Callable[[int], str], make: MakeBot) -> list[Seated
         ws = await connect(url_of(seat), max_size=2**22, compression=None, open_timeout=60,
                            create_connection=StampedConnection)
         bot = make(ws, seat, track)
+        bot.url = url_of(seat)
         bots.append((bot, asyncio.create_task(bot.run())))
         await bot.request({"type": "guest", "name": f"b{seat}"})
     reply = await bots[0][0].request({"type": "create_table", "room": "spades"})

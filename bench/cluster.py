@@ -19,25 +19,43 @@ the machine, and a saturated hop measures queues; the hop's own figure comes fro
 nodes below saturation
 (``--hop-tables`` tables whose players think ``--hop-think`` seconds).
 
+Where the server sends players to their table's node (``moved``), the bots follow: the
+seats that sat through another node then play on the owner too, and "ok p50 other node"
+is theirs (the hop is then what following cost them, about nothing).
+
 **Equal load.** CPU per action is not a constant of the code: a process that is
 part idle wakes for fewer events at a time, and pays its loop's turn, its group
 commit and its writes over fewer actions. On this machine the nodes share two
 cores with PostgreSQL, Redis and the bots, so no node runs at full load, while the
-single-process baseline does. One more configuration runs the largest cluster's
-work on one process *at the cluster's own rate* (every bot's actions paced by one
-shared :class:`Pacer`): the cluster's CPU per action over this one is the price of
-the hops alone, at equal load.
+single-process baseline does. So each cluster of two nodes or more has its work run
+again on one process *at that cluster's own rate* (every bot's actions paced by one
+shared :class:`Pacer`): the cluster's CPU per action over that one is the price of
+the hops alone, at equal load (``nodes2_cpu_ratio_paced``, ``nodes3_cpu_ratio_paced``).
 
-**Faults**, on three nodes: ``--fault-tables`` tables of bots that reconnect and rejoin
-(:mod:`bench.acked`'s, connecting to any live node), and every ``--gap`` seconds
-(``--kills`` times) the node owning the most tables killed with SIGKILL and started
-again (:mod:`bench.faults`). For each kill: how long until every table the dead node
-owned has a new owner that has stored an action (failover), and at the end every action
-a bot saw acknowledged is checked against PostgreSQL, as ``bench.crash`` checks SQLite.
-Last line::
+**Faults**, on three nodes with a PostgreSQL and a Redis of the run's own (started in
+temporary directories and on free ports, killed at the end; the machine's own are never
+stopped): ``--fault-tables`` tables of bots that reconnect and rejoin (:mod:`bench.acked`'s,
+connecting to any live node), and every ``--gap`` seconds a fault (:mod:`bench.faults`):
+``--kills`` SIGKILLs of the node owning the most tables (started again), then
+``--redis-restarts`` restarts of Redis (down ``--redis-down`` seconds), ``--sigstops``
+SIGSTOPs of the busiest node for ``--sigstop-seconds`` (twice the lease) then SIGCONT,
+and ``--pg-outages`` stops of PostgreSQL for ``--pg-down`` seconds. Per fault: how long
+until every table moved again, how long any table paused, what players saw (errors by
+code, errors without their request's id, sockets cut), the tables stuck after PostgreSQL
+came back, and the answers a woken node gave for tables it had lost. At the end every
+action a bot saw acknowledged is checked against PostgreSQL, as ``bench.crash`` checks
+SQLite. Last line::
 
     cluster nodes=<n> cpu_us_per_action=<a> single_cpu_us_per_action=<b> hop_p50_ms=<h>
         failover_s=<f> acked_lost=<m> errors=<e> single_paced_cpu_us_per_action=<c>
+        nodes3_cpu_ratio_paced=<r3> redis_restart_errors=<re>
+        redis_restart_max_pause_s=<rp> pg_outage_stuck_tables=<ps>
+        sigstop_answers_after_cont=<sa> nodes2_cpu_ratio_paced=<r2> sigstop_recovery_s=<sr>
+        pg_outage_max_wait_s=<pw> errors_without_id=<ei>
+
+(``single_paced_cpu_us_per_action``: one process paced to the largest cluster's rate;
+``errors``: every error of the load levels and of the faults, the players' retries of an
+action refused while PostgreSQL was away among them; a figure of a fault not run is nan.)
 
 Run: ``python -m bench.cluster``; ``--quick`` for a short run.
 """
@@ -47,21 +65,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import random
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from websockets.asyncio.client import ClientConnection
 
 from bench.bots import Bot, Pacer, Seated, Stats, TableTrack, close_all, seat_table
-from bench.faults import CLUSTER_SETTINGS, Services, fault_phase
-from bench.figures import command_line, pct
+from bench.faults import CLUSTER_SETTINGS, LEASE, Services, fault_phase, fault_table
+from bench.figures import command_line, pct, ratio
 from bench.harness import CpuClock, Server, cpu_seconds, raise_fd_limit, room_file
+from tests.services import PostgresServer, RedisServer
 
 
 def service_cpu(name: str) -> float:
@@ -104,6 +125,8 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
     pacer = Pacer(rate) if rate else None
     for server in servers:
         server.start()
+    if len(servers) > 1:
+        await asyncio.sleep(LEASE)  # the nodes learn where each other is (at a renewal)
     stats = Stats()
     oks: dict[bool, list[float]] = {False: [], True: []}  # by whether the seat is remote
     rng = random.Random(seed)
@@ -154,6 +177,8 @@ async def main(args: argparse.Namespace) -> int:
     raise_fd_limit()
     console = Console(width=150)
     levels: list[Figures] = []
+    clusters: dict[int, Figures] = {}  # by node count
+    paced: dict[int, Figures] = {}  # one process at that cluster's rate
     with tempfile.TemporaryDirectory(prefix="trickroom-cluster-") as tmp:
         config = room_file(Path(tmp), "cluster", settings=CLUSTER_SETTINGS)
         console.print(f"cluster: {args.tables} Spades tables of 4 instant bots, "
@@ -165,31 +190,35 @@ async def main(args: argparse.Namespace) -> int:
         for n in [0, *args.nodes]:  # 0: one process on PostgreSQL, no cluster (the baseline)
             services = Services()
             try:
-                servers = [Server(services.store, config, extra=services.node_args())
-                           for _ in range(n)] or [Server(services.store, config)]
+                servers = [services.node(config) for _ in range(n)] or [
+                    Server(services.store, config)]
                 label = f"{n} node(s), PostgreSQL + Redis" if n else "1 process, PostgreSQL"
                 levels.append(await load_level(label, servers, args.tables, args.duration,
                                                args.seed))
+                if n:
+                    clusters[n] = levels[-1]
             finally:
                 await services.clean()
-        # The largest cluster's work on one process, at the cluster's own pace: the price
-        # of the hops alone, with both at the same load (a process at part load batches
-        # less per turn of its loop, and pays more CPU per action for it).
-        top = levels[-1]  # the largest cluster under load
-        services = Services()
-        try:
-            paced = await load_level(f"1 process, PostgreSQL, paced to the {top.nodes} nodes' "
-                                     f"{top.actions_per_s:.0f} actions/s",
-                                     [Server(services.store, config)], args.tables,
-                                     args.duration, args.seed, rate=top.actions_per_s)
-            levels.append(paced)
-        finally:
-            await services.clean()
+        # Each cluster's work on one process, at the cluster's own pace: the price of the
+        # hops alone, with both at the same load (a process at part load batches less per
+        # turn of its loop, and pays more CPU per action for it).
+        for n, cluster in sorted(clusters.items()):
+            if n < 2:
+                continue
+            services = Services()
+            try:
+                paced[n] = await load_level(
+                    f"1 process, PostgreSQL, paced to the {n} nodes' "
+                    f"{cluster.actions_per_s:.0f} actions/s", [Server(services.store, config)],
+                    args.tables, args.duration, args.seed, rate=cluster.actions_per_s)
+                levels.append(paced[n])
+            finally:
+                await services.clean()
+        top = clusters[max(clusters)] if clusters else levels[1]  # the largest cluster
         # The hop itself, on a machine that is not saturated: players who take a moment.
         services = Services()
         try:
-            servers = [Server(services.store, config, extra=services.node_args())
-                       for _ in range(2)]
+            servers = [services.node(config) for _ in range(2)]
             hop = await load_level(f"2 nodes, {args.hop_tables} tables, players think "
                                    f"{args.hop_think * 1e3:.0f} ms", servers, args.hop_tables,
                                    args.duration, args.seed, think=args.hop_think)
@@ -197,29 +226,77 @@ async def main(args: argparse.Namespace) -> int:
         finally:
             await services.clean()
         print_levels(console, levels)
-        services = Services()
-        try:
-            fault = await fault_phase(services, config, args.fault_tables, args.kills,
-                                      args.gap, args.seed, console)
-        finally:
-            await services.clean()
+        fault = await faults(args, config, console)
     console.print(f"faults: {fault['kills']} kills moved {fault['moved']} table(s); failover "
                   f"p50 {fault['failover_p50']:.2f} s, max {fault['failover_max']:.2f} s; "
                   f"{fault['acked']} acknowledged actions checked, {fault['acked_lost']} lost;"
-                  f" games {fault['games']}, unfinished {fault['unfinished']}; tables whose "
-                  f"bots heard nothing for 5 s and rejoined {fault['stalls']}; act errors "
-                  f"{fault['errors'] or '-'}")
+                  f" games {fault['games']}, unfinished {fault['unfinished']}; tables that "
+                  f"heard no action for 5 s and rejoined {fault['stalls']}, that found a "
+                  f"server not answering {fault['pings_lost']}; moved redirects followed "
+                  f"{fault['redirects']}; act errors {fault['errors'] or '-'}")
+    console.print(fault_table(fault))
     base = levels[1]  # one process on the cluster's store: what the cluster adds is the rest
-    errors = sum(sum(lv.errors.values()) for lv in levels) + sum(fault["errors"].values())
+    errors = sum(sum(lv.errors.values()) for lv in levels) + sum(
+        f["errors_total"] for f in fault["faults"].values())
+    top_paced = paced.get(top.nodes)
+    by_kind = {name.split(" ", 1)[0]: f for name, f in fault["faults"].items()}
+
+    def of(kind: str, key: str, form: str = ".2f") -> str:
+        return format(by_kind[kind][key], form) if kind in by_kind else "nan"
+
+    def paced_ratio(n: int) -> str:
+        if n not in clusters or n not in paced:
+            return "nan"
+        return f"{ratio(clusters[n].cpu_us, paced[n].cpu_us):.2f}"
+
     print(f"cluster nodes={top.nodes} cpu_us_per_action={top.cpu_us:.0f} "
           f"single_cpu_us_per_action={base.cpu_us:.0f} hop_p50_ms={hop.hop:.2f} "
           f"failover_s={fault['failover_max']:.2f} acked_lost={fault['acked_lost']} "
-          f"errors={errors} single_paced_cpu_us_per_action={paced.cpu_us:.0f}", flush=True)
+          f"errors={errors} single_paced_cpu_us_per_action="
+          f"{top_paced.cpu_us if top_paced else math.nan:.0f} "
+          f"nodes3_cpu_ratio_paced={paced_ratio(3)} "
+          f"redis_restart_errors={of('Redis', 'errors_total', 'd')} "
+          f"redis_restart_max_pause_s={of('Redis', 'pause_max')} "
+          f"pg_outage_stuck_tables={of('PostgreSQL', 'stuck', 'd')} "
+          f"sigstop_answers_after_cont={of('SIGSTOP', 'answers_after_cont', 'd')} "
+          f"nodes2_cpu_ratio_paced={paced_ratio(2)} "
+          f"sigstop_recovery_s={of('SIGSTOP', 'recovery_max')} "
+          f"pg_outage_max_wait_s={of('PostgreSQL', 'after_back_max')} "
+          f"errors_without_id={fault['errors_without_id']}", flush=True)
     return 0 if fault["acked_lost"] == 0 else 1
 
 
+async def faults(args: argparse.Namespace, config: Path, console: Console) -> dict[str, Any]:
+    """The fault phase, on a PostgreSQL and a Redis of its own (to stop and start),
+    removed after however it ends."""
+    redis = RedisServer()
+    postgres = PostgresServer()
+    try:
+        redis.start()
+        await asyncio.to_thread(postgres.start)
+        services = Services(redis=redis.url, postgres=postgres.url())
+        console.print(f"faults: 3 nodes, {args.fault_tables} tables; a PostgreSQL (port "
+                      f"{postgres.port}) and a Redis (port {redis.port}) of the run's own; "
+                      f"lease {LEASE:g} s")
+        try:
+            return await fault_phase(
+                services, config, args.fault_tables, args.kills, args.gap, args.seed, console,
+                redis=redis, redis_restarts=args.redis_restarts, redis_down=args.redis_down,
+                sigstops=args.sigstops, sigstop_s=args.sigstop_seconds, postgres=postgres,
+                pg_outages=args.pg_outages, pg_down=args.pg_down)
+        finally:
+            if not postgres.running:
+                with contextlib.suppress(RuntimeError):
+                    await asyncio.to_thread(postgres.start)
+            await services.clean()
+    finally:
+        redis.stop()
+        postgres.close()
+
+
 def print_levels(console: Console, levels: list[Figures]) -> None:
-    table = Table(title="load: instant bots, half of each table's players on another node")
+    table = Table(title="load: instant bots, half of each table's players joining through "
+                        "another node")
     for col in ("configuration", "actions/s", "p50 ms", "p99 ms", "server CPU µs/action",
                 "PostgreSQL µs/action", "Redis µs/action", "ok p50 owner",
                 "ok p50 other node", "hop ms", "errors"):
@@ -242,19 +319,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=8.0)
     parser.add_argument("--fault-tables", type=int, default=12)
     parser.add_argument("--kills", type=int, default=10)
-    parser.add_argument("--gap", type=float, default=4.0, help="seconds between kills")
+    parser.add_argument("--gap", type=float, default=4.0, help="seconds between faults")
+    parser.add_argument("--redis-restarts", type=int, default=3)
+    parser.add_argument("--redis-down", type=float, default=2.0,
+                        help="seconds Redis stays down at a restart (default: 2)")
+    parser.add_argument("--sigstops", type=int, default=3)
+    parser.add_argument("--sigstop-seconds", type=float, default=2 * LEASE,
+                        help=f"seconds a node stays stopped (default: twice the lease, "
+                             f"{2 * LEASE:g})")
+    parser.add_argument("--pg-outages", type=int, default=2)
+    parser.add_argument("--pg-down", type=float, default=11.0,
+                        help="seconds PostgreSQL stays down (default: 11)")
     parser.add_argument("--hop-tables", type=int, default=4,
                         help="tables of the hop's own measure, below saturation (default: 4)")
     parser.add_argument("--hop-think", type=float, default=0.05,
                         help="seconds its players think (default: 0.05)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true",
-                        help="a short run: 2 nodes, 6 tables, 3 s, 2 kills")
+                        help="a short run: 2 and 3 nodes, 6 tables, 3 s; faults on 4 tables: "
+                             "2 kills, one of each other fault, PostgreSQL down 5 s")
     args = parser.parse_args(argv)
     args.nodes = [int(n) for n in args.nodes.split(",")]
     if args.quick:
-        args.nodes, args.tables, args.duration = [2], 6, 3.0
+        args.nodes, args.tables, args.duration = [2, 3], 6, 3.0
         args.fault_tables, args.kills, args.gap = 4, 2, 2.5
+        args.redis_restarts = args.sigstops = args.pg_outages = 1
+        args.pg_down = 5.0
     return args
 
 
