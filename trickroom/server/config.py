@@ -83,6 +83,12 @@ class ServerSettings:
     # The host's own proxies (addresses or CIDR blocks), whose X-Forwarded-For names the
     # client every per-address limit counts (server/proxies.py). Empty: no header is read.
     trusted_proxies: tuple[str, ...] = ()
+    # The HTTP API's requests (/api/...) per second, and saved for a burst, of one address
+    # (the address the socket's limits count): more are answered 429 with Retry-After. A
+    # page of the web client asks a few; 0 a second: no limit. Static files, /healthz and
+    # /metrics are not counted.
+    http_per_second_per_address: float = 10.0
+    http_burst_per_address: int = 60
 
 
 @dataclass(frozen=True)

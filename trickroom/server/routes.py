@@ -2,7 +2,11 @@
 
 Every path is answered in the WebSocket server's ``process_request`` hook, so
 everything shares one port and one event loop. ``/ws`` passes on to the
-socket's handshake once its origin and its address's count allow it.
+socket's handshake once its origin and its address's count allow it. The API
+(``/api/...``) is open to anyone, so each address (the client behind a trusted
+proxy, as the socket counts it) has a budget of requests, past which it is
+answered 429 with ``Retry-After``; static files, ``/healthz`` and ``/metrics``
+are not counted (a monitor behind one address is never starved).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import mimetypes
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
@@ -28,8 +33,10 @@ from trickroom.server import names
 from trickroom.server.config import Config
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
+from trickroom.server.protocol import TableInfo
 from trickroom.server.proxies import Network, address_of
 from trickroom.server.store import Store
+from trickroom.server.throttle import Buckets
 
 log = logging.getLogger("trickroom.server")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -58,6 +65,12 @@ class Routes:
         self.lobby = lobby
         self.admits = admits  # whether an address may open one more socket
         self.trusted_proxies = trusted_proxies
+        settings = config.settings
+        self.api_budgets = Buckets(settings.http_per_second_per_address,
+                                   settings.http_burst_per_address)
+        # Each room's list as last sent, kept with the listings it was made of (so none of
+        # them is another's while kept): the same listings again are the same bytes.
+        self._listed: dict[str, tuple[list[TableInfo], int, bytes]] = {}
 
     async def process_request(self, connection: ServerConnection,
                               request: Request) -> Response | None:
@@ -69,6 +82,10 @@ class Routes:
         if path == "/metrics":
             return _response(HTTPStatus.OK, METRICS.render(), "text/plain; version=0.0.4")
         if path.startswith("/api/"):
+            wait = self.api_budgets.take(address_of(connection, request,
+                                                    self.trusted_proxies))
+            if wait:
+                return _rate_limited(wait)
             return await self.api(path, query)
         return self.static(path)
 
@@ -122,7 +139,14 @@ class Routes:
                                    f"{', '.join(sorted(self.lobby.rooms))}"},
                          HTTPStatus.NOT_FOUND)
         tables, total = await self.lobby.tables_info(room)
-        return _json({"tables": [t.model_dump() for t in tables], "total": total})
+        listed = self._listed.get(room)
+        # A table's listing is never changed in place (a change is a new TableInfo).
+        if listed is None or listed[1] != total or len(listed[0]) != len(tables) \
+                or any(a is not b for a, b in zip(listed[0], tables, strict=True)):
+            body = b'{"tables": [%s], "total": %d}' % (
+                b", ".join(t.model_dump_json().encode() for t in tables), total)
+            listed = self._listed[room] = (tables, total, body)
+        return _response(HTTPStatus.OK, listed[2], "application/json")
 
     async def _game(self, game_id: str) -> Response:
         record = await self.store.game(game_id)
@@ -173,3 +197,13 @@ def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
 
 def _json(data: Any, status: HTTPStatus = HTTPStatus.OK) -> Response:
     return _response(status, json.dumps(data).encode(), "application/json")
+
+
+def _rate_limited(wait: float) -> Response:
+    """Too many API requests from one address: when to ask again, in whole seconds."""
+    seconds = max(1, math.ceil(wait))
+    response = _json({"code": "rate_limited",
+                      "message": f"too many requests from your address; try again in "
+                                 f"{seconds} s"}, HTTPStatus.TOO_MANY_REQUESTS)
+    response.headers["Retry-After"] = str(seconds)
+    return response

@@ -1,5 +1,6 @@
-"""Throttles: a message budget (:class:`TokenBucket`), and exponential back-off after
-failed logins, per account and per address (:class:`Backoff`).
+"""Throttles: a message budget (:class:`TokenBucket`), one a key in a bounded table
+(:class:`Buckets`), and exponential back-off after failed logins, per account and per
+address (:class:`Backoff`).
 
 A few failures are free (typos happen); after ``free`` of them, each further
 failure closes the key for ``base * 2**k`` seconds (k = 0, 1, 2, ...), up to
@@ -99,6 +100,49 @@ class TokenBucket:
     def give_back(self) -> None:
         """Return the credit a :meth:`take` just took (what it was for was refused)."""
         self.tokens = min(self.burst, self.tokens + 1)
+
+
+class Buckets:
+    """A :class:`TokenBucket` a key (an address), refusing past it: ``rate`` a second, up to
+    ``burst`` saved.
+
+    The table of buckets is bounded, so a flood of addresses cannot grow it: a bucket
+    that has filled up again is forgotten (a new one would be the same), those used least
+    lately first; past ``max_keys`` the least lately used go even if not full (their
+    address gets a new burst: a flood of that many addresses is held by what each costs,
+    not by this table).
+    """
+
+    def __init__(self, rate: float, burst: int, max_keys: int = 100_000) -> None:
+        self.rate, self.burst, self.max_keys = rate, burst, max_keys
+        self._buckets: dict[str, TokenBucket] = {}  # least lately used first
+
+    def take(self, key: str) -> float:
+        """Take a credit of ``key``'s (0.0); else the seconds until there is one. A rate
+        of 0 or less limits nothing."""
+        if self.rate <= 0:
+            return 0.0
+        bucket = self._buckets.pop(key, None)
+        if bucket is None:
+            bucket = TokenBucket(self.rate, self.burst)
+        wait = bucket.take()
+        self._buckets[key] = bucket  # last: the most lately used
+        self._forget(bucket.stamp)
+        return wait
+
+    def _forget(self, now: float) -> None:
+        """Drop the buckets full again (idle for as long as a burst takes to fill), and
+        past ``max_keys`` the least lately used."""
+        buckets = self._buckets
+        refill = self.burst / self.rate
+        while buckets:
+            key = next(iter(buckets))
+            if len(buckets) <= self.max_keys and now - buckets[key].stamp < refill:
+                return
+            del buckets[key]
+
+    def __len__(self) -> int:
+        return len(self._buckets)
 
 
 class Logins:
