@@ -84,6 +84,7 @@ class ErrorSeen(NamedTuple):
     request: str  # the type of the request it answered ("?" when none of this seat's)
     has_id: bool  # False: an error without its request's id
     rid: Any  # the id it named
+    message: str
 
 
 def action_key(seat: int, kind: str, data: dict[str, Any], where: int) -> Key | None:
@@ -330,7 +331,8 @@ class Seat:
             self.run.answers.append(Answer(now, url, self.table, request, kind, sent_at))
         if kind == "error":
             self.run.errors_seen.append(ErrorSeen(now, url, str(msg.get("code")), request,
-                                                  rid is not None, rid))
+                                                  rid is not None, rid,
+                                                  str(msg.get("message", ""))))
         if rid == self.rejoin_id and kind == "ok" and self.seq_gen != self.conn_gen:
             # The reply to a rejoin after a restart: this process has never sent this seat
             # anything, so it cannot know what the seat missed since last_seq, issued by the

@@ -584,6 +584,9 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
     finished = {r["id"] for r in await services.fetch(
         "SELECT id FROM games WHERE finished IS NOT NULL")}
     lost = missing(run.acked, actions, console.print)
+    for error in [e for e in run.errors_seen if not e.has_id][:5]:
+        console.print(f"  an error without its request's id, from {error.url}: {error.code}: "
+                      f"{error.message}")
     return {"kills": kills, "failover_max": max(failovers, default=0.0),
             "failover_p50": pct(failovers, 0.5) if failovers else 0.0, "moved": moved,
             "acked_lost": lost, "errors": dict(run.errors), "stalls": run.stalls,
