@@ -14,11 +14,12 @@ fault proxy in front of each service, while the service itself keeps running.
 from __future__ import annotations
 
 import asyncio
+import random
 
 import asyncpg
 import pytest
 
-from tests.server.conftest import url, wait_for
+from tests.server.conftest import play_until_over, url, wait_for
 from tests.server.hub.conftest import LEASE
 from tests.server.test_seats import solo_table
 from tests.services import POSTGRES
@@ -54,14 +55,14 @@ async def test_a_node_cut_off_from_redis_alone_plays_on(cluster, fault_proxy):
 
         redis.cut()
         cut_at = len(game.actions)
-        # Three leases without Redis: the robots' and the player's moves go on, stored.
-        deadline = asyncio.get_running_loop().time() + 3 * LEASE["lease_seconds"]
-        while asyncio.get_running_loop().time() < deadline:
-            prompt = next((m for m in reversed(player.received) if m.get("type") == "prompt"
-                           and m["seq"] >= runner.machine.log.seq - 8), None)
-            if prompt is not None and game.to_act == 0:
-                await player.act(table, prompt["legal"][0])  # no error: raises if refused
-            await asyncio.sleep(0.05)
+        # Three leases without Redis: the robots' and the player's moves go on, stored
+        # (play_until_over fails on any refusal but a turn already gone by).
+        playing = asyncio.create_task(play_until_over(player, table, random.Random(1)))
+        await asyncio.wait({playing}, timeout=3 * LEASE["lease_seconds"])
+        if playing.done():  # the whole game, played while Redis was away
+            assert playing.result()["event"]["type"] == "game_over"
+        else:  # no refusal, no closed socket so far
+            playing.cancel()
         assert len(game.actions) > cut_at + 8
         assert table in node.lobby.tables  # still this node's
         assert not [m for m in player.received if m.get("type") == "error"]
