@@ -60,6 +60,7 @@ test("a sit answered moved is sent again on the table's node, after the session 
   node.answer({ type: "seated", id: again.id, table: "Xy12ab", seat: 1, seat_token: "s" });
   assert.equal((await seated).type, "seated");
   assert.ok(statuses.includes("moved") && !statuses.includes("closed"));
+  clearInterval(conn.watchdog);
 });
 
 test("when the table's node goes, the connection goes back to where it started", async () => {
@@ -81,4 +82,41 @@ test("when the table's node goes, the connection goes back to where it started",
   node.drop(); // the node died
   await new Promise((r) => setTimeout(r, 400)); // the first reconnect waits 300 ms
   assert.equal(FakeSocket.made.at(-1).url, "ws://play.example/ws");
+  clearInterval(conn.watchdog);
+});
+
+test("a server that stops answering without closing is left after a ping goes unanswered", async () => {
+  FakeSocket.made = [];
+  const conn = new Connection("ws://play.example/node/1/ws");
+  conn.home = "ws://play.example/ws";
+  conn.setLiveness(20, 20);
+  conn.connect();
+  const paused = FakeSocket.made[0];
+  paused.open();
+  await new Promise((r) => setTimeout(r, 30));
+  conn.checkLiveness(); // (the watchdog's own turn, without waiting for it)
+  assert.equal(paused.sent.at(-1).type, "ping");
+  await new Promise((r) => setTimeout(r, 40)); // no pong
+  assert.ok(paused.closed, "the silent socket is dropped");
+  await new Promise((r) => setTimeout(r, 350)); // the first reconnect waits 300 ms
+  assert.equal(FakeSocket.made.at(-1).url, "ws://play.example/ws");
+  clearInterval(conn.watchdog);
+});
+
+test("a server that answers its ping is kept", async () => {
+  FakeSocket.made = [];
+  const conn = new Connection("ws://play.example/ws");
+  conn.setLiveness(20, 200);
+  conn.connect();
+  const server = FakeSocket.made[0];
+  server.open();
+  await new Promise((r) => setTimeout(r, 30));
+  conn.checkLiveness();
+  const ping = server.sent.at(-1);
+  assert.equal(ping.type, "ping");
+  server.answer({ type: "pong", id: ping.id });
+  await new Promise((r) => setTimeout(r, 250));
+  assert.ok(!server.closed);
+  assert.equal(FakeSocket.made.length, 1);
+  clearInterval(conn.watchdog);
 });

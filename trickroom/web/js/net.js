@@ -11,6 +11,12 @@
 // "moved": the app resumes its session first, as the server reads frames in
 // order), sends the request again, and stays there. If that node's socket
 // closes, the connection goes back to its first URL, whose node sends it on.
+//
+// A server that stops answering without closing (a paused machine) is found by
+// silence: after `silentMs` without a message the connection pings, and a ping
+// unanswered in `pongMs` drops the socket, which reconnects. At a table the
+// wait is short (setLiveness), so a player reaches the table's new node within
+// seconds; in the lobby it is long.
 
 export class ServerError extends Error {
   constructor(reply) {
@@ -34,6 +40,33 @@ export class Connection {
     this.retry = 0;
     this.opened = false;
     this.status = "connecting";
+    this.heard = Date.now();
+    this.silentMs = 15000;
+    this.pongMs = 5000;
+    this.pinging = false;
+    this.watchdog = null;
+  }
+
+  /** How long a silent socket waits before it pings, and how long for the pong (ms). */
+  setLiveness(silentMs, pongMs = silentMs) {
+    this.silentMs = silentMs;
+    this.pongMs = pongMs;
+  }
+
+  checkLiveness() {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN || this.pinging) return;
+    if (Date.now() - this.heard < this.silentMs) return;
+    this.pinging = true;
+    this.once({ type: "ping" }, this.pongMs)
+      .catch((err) => {
+        if (err.code === "timeout" && this.ws === ws) {
+          console.info("trickroom: the server did not answer a ping; reconnecting");
+          ws.close();
+          ws.onclose?.({ code: 4000, reason: "no answer to a ping" }); // a paused server never closes
+        }
+      })
+      .finally(() => { this.pinging = false; });
   }
 
   onMessage(fn) { this.listeners.add(fn); return () => this.listeners.delete(fn); }
@@ -47,8 +80,10 @@ export class Connection {
   connect() {
     const ws = new WebSocket(this.url);
     this.ws = ws;
+    this.watchdog ??= setInterval(() => this.checkLiveness(), 500);
     ws.onopen = () => {
       this.retry = 0;
+      this.heard = Date.now();
       const reconnected = this.opened;
       const moved = this.moving;
       this.opened = true;
@@ -58,9 +93,10 @@ export class Connection {
       this.setStatus(moved ? "moved" : reconnected ? "reconnected" : "open");
       for (const text of queued) ws.send(text);
     };
-    ws.onmessage = (e) => this.receive(e.data);
+    ws.onmessage = (e) => { if (this.ws === ws) this.heard = Date.now(); this.receive(e.data); };
     ws.onclose = (e) => {
       if (this.ws !== ws) return;
+      this.ws = null; // closed once: a second close (ours after a lost ping) does nothing
       for (const [, p] of this.pending) p.reject(new ServerError({ code: "disconnected", message: "the connection was lost" }));
       this.pending.clear();
       this.setStatus("closed");

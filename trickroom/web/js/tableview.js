@@ -241,10 +241,14 @@ export function mount(main, ctx, params) {
   }
 
   join();
+  // At a table, a server gone silent (a paused machine) is left within a few seconds: the
+  // table's new node takes it over as fast, and the player rejoins it there.
+  ctx.conn.setLiveness(2000, 2000);
 
   return {
     unmount() {
       mounted = false;
+      ctx.conn.setLiveness(15000, 5000);
       clearInterval(ticker);
       chat.destroy();
       hand.destroy();
