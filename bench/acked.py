@@ -26,7 +26,7 @@ socket's own), resumes the session there and sends the request again; a later re
 starts from the first URL again. An ``act`` refused for a reason that passes
 (``unavailable``, ``internal``) is sent again after the error's ``retry_after`` (half a
 second without one), and a prompt repeated after a refusal or on a new socket is answered
-again. A table that hears nothing for a second pings every seat's server; a server that
+again. A table that hears nothing for half a second pings every seat's server; a server that
 does not answer within ``Run.ping_timeout`` is avoided for a while and the table
 reconnects through another node; a table that hears no action for ``Run.quiet`` seconds
 rejoins as well.
@@ -125,8 +125,8 @@ class Run:
         self.stalls = 0  # tables whose bots heard nothing for a while and rejoined
         # How the players watch their servers (see the module's docstring).
         self.quiet = 5.0  # seconds without an action before a table rejoins
-        self.ping_after = 1.0  # seconds of silence before a table pings its servers
-        self.ping_timeout = 1.5  # seconds a pong may take before the server is avoided
+        self.ping_after = 0.5  # seconds of silence before a table pings its servers
+        self.ping_timeout = 0.75  # seconds a pong may take before the server is avoided
         self.avoid_for = 5.0  # seconds a server that did not answer is avoided
         self.suspects: dict[int, float] = {}  # port -> avoided until (time.monotonic())
         # The timeline (see the module's docstring).

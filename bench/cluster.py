@@ -31,6 +31,9 @@ single-process baseline does. So each cluster of two nodes or more has its work 
 again on one process *at that cluster's own rate* (every bot's actions paced by one
 shared :class:`Pacer`): the cluster's CPU per action over that one is the price of
 the hops alone, at equal load (``nodes2_cpu_ratio_paced``, ``nodes3_cpu_ratio_paced``).
+And one node's share (its ``--tables``/n tables at the cluster's rate over n) runs on one
+process too: the cluster over that (``nodesN_cpu_ratio_node_share``) is what being a node
+costs beyond the load each of its processes carries.
 
 **Faults**, on three nodes with a PostgreSQL and a Redis of the run's own (started in
 temporary directories and on free ports, killed at the end; the machine's own are never
@@ -51,7 +54,8 @@ SQLite. Last line::
         nodes3_cpu_ratio_paced=<r3> redis_restart_errors=<re>
         redis_restart_max_pause_s=<rp> pg_outage_stuck_tables=<ps>
         sigstop_answers_after_cont=<sa> nodes2_cpu_ratio_paced=<r2> sigstop_recovery_s=<sr>
-        pg_outage_max_wait_s=<pw> errors_without_id=<ei>
+        pg_outage_max_wait_s=<pw> errors_without_id=<ei> nodes2_cpu_ratio_node_share=<s2>
+        nodes3_cpu_ratio_node_share=<s3>
 
 (``single_paced_cpu_us_per_action``: one process paced to the largest cluster's rate;
 ``errors``: every error of the load levels and of the faults, the players' retries of an
@@ -179,6 +183,7 @@ async def main(args: argparse.Namespace) -> int:
     levels: list[Figures] = []
     clusters: dict[int, Figures] = {}  # by node count
     paced: dict[int, Figures] = {}  # one process at that cluster's rate
+    share: dict[int, Figures] = {}  # one process carrying one node's tables at its rate
     with tempfile.TemporaryDirectory(prefix="trickroom-cluster-") as tmp:
         config = room_file(Path(tmp), "cluster", settings=CLUSTER_SETTINGS)
         console.print(f"cluster: {args.tables} Spades tables of 4 instant bots, "
@@ -214,6 +219,18 @@ async def main(args: argparse.Namespace) -> int:
                 levels.append(paced[n])
             finally:
                 await services.clean()
+            # One node's share on one process: its tables, at its rate. The cluster over
+            # this is what being a node costs beyond the load each process carries.
+            services = Services()
+            try:
+                share[n] = await load_level(
+                    f"1 process, PostgreSQL, one node's share: {args.tables // n} tables "
+                    f"paced to {cluster.actions_per_s / n:.0f} actions/s",
+                    [Server(services.store, config)], max(1, args.tables // n),
+                    args.duration, args.seed, rate=cluster.actions_per_s / n)
+                levels.append(share[n])
+            finally:
+                await services.clean()
         top = clusters[max(clusters)] if clusters else levels[1]  # the largest cluster
         # The hop itself, on a machine that is not saturated: players who take a moment.
         services = Services()
@@ -244,10 +261,10 @@ async def main(args: argparse.Namespace) -> int:
     def of(kind: str, key: str, form: str = ".2f") -> str:
         return format(by_kind[kind][key], form) if kind in by_kind else "nan"
 
-    def paced_ratio(n: int) -> str:
-        if n not in clusters or n not in paced:
+    def paced_ratio(n: int, against: dict[int, Figures] = paced) -> str:
+        if n not in clusters or n not in against:
             return "nan"
-        return f"{ratio(clusters[n].cpu_us, paced[n].cpu_us):.2f}"
+        return f"{ratio(clusters[n].cpu_us, against[n].cpu_us):.2f}"
 
     print(f"cluster nodes={top.nodes} cpu_us_per_action={top.cpu_us:.0f} "
           f"single_cpu_us_per_action={base.cpu_us:.0f} hop_p50_ms={hop.hop:.2f} "
@@ -262,7 +279,9 @@ async def main(args: argparse.Namespace) -> int:
           f"nodes2_cpu_ratio_paced={paced_ratio(2)} "
           f"sigstop_recovery_s={of('SIGSTOP', 'recovery_max')} "
           f"pg_outage_max_wait_s={of('PostgreSQL', 'after_back_max')} "
-          f"errors_without_id={fault['errors_without_id']}", flush=True)
+          f"errors_without_id={fault['errors_without_id']} "
+          f"nodes2_cpu_ratio_node_share={paced_ratio(2, share)} "
+          f"nodes3_cpu_ratio_node_share={paced_ratio(3, share)}", flush=True)
     return 0 if fault["acked_lost"] == 0 else 1
 
 

@@ -587,6 +587,9 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
     for error in [e for e in run.errors_seen if not e.has_id][:5]:
         console.print(f"  an error without its request's id, from {error.url}: {error.code}: "
                       f"{error.message}")
+    kinds = Counter((e.code, e.request, e.message) for e in run.errors_seen)
+    for (code, request, message), count in kinds.most_common(8):  # what players were told
+        console.print(f"  {count} x {request} refused: {code}: {message}")
     return {"kills": kills, "failover_max": max(failovers, default=0.0),
             "failover_p50": pct(failovers, 0.5) if failovers else 0.0, "moved": moved,
             "acked_lost": lost, "errors": dict(run.errors), "stalls": run.stalls,

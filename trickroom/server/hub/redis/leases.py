@@ -324,9 +324,9 @@ class Leases:
         if not tables or now - self._restarted_at < node.lease_seconds / 3 + 0.5:
             return
         holders = await self.holders(tables)
-        for table_id, holder in zip(tables, holders, strict=True):
-            if holder is None:
-                await self.take_over(table_id)
+        due = [t for t, holder in zip(tables, holders, strict=True) if holder is None]
+        # All at once: a dead node's tables each wait for their replay, not for each other's.
+        await asyncio.gather(*(self.take_over(table_id) for table_id in due))
 
     async def take_over(self, table_id: str) -> bool:
         """Claim a table left without an owner and resume its game from the store."""
@@ -335,13 +335,22 @@ class Leases:
         self.taking.add(table_id)
         node = self.node
         try:
-            stored = await node.store.unfinished_game(table_id)
-            if stored is None or not await self.claim(table_id):
+            # The lease first: of the nodes that saw the table orphaned, one takes it, and
+            # only that one reads its game.
+            if not await self.claim(table_id):
                 return False
             started = time.monotonic()
+            stored = await node.store.unfinished_game(table_id)
+            if stored is None:  # its game ended meanwhile: nothing to run here
+                self.closed(table_id)
+                return False
             # Sockets here that followed the table on the old owner rejoin it here.
             self.on_moved(table_id, MOVED)
-            await node.host.resume(stored)
+            try:
+                await node.host.resume(stored)
+            except BaseException:  # no table runs it here: the lease goes, for another try
+                self.closed(table_id)
+                raise
             self.takeovers += 1
             log.info("node %d took over table %s (epoch %d) in %.0f ms", node.number, table_id,
                      self.epochs[table_id], 1000 * (time.monotonic() - started))
