@@ -477,7 +477,10 @@ class Phase:
         pauses(figures, self.run, window, tables)
         kinds = Counter(f"{a.request}: {a.kind}" for a in stale)
         self.console.print(f"  sigstop {figures.runs}: node {number} held {len(held)} table(s),"
-                           f" {len(taken)} taken by other nodes; every table moving again "
+                           f" {len(taken)} taken by other nodes"
+                           + (f" (the last {max(taken.values()) - window.start:.2f} s after "
+                              "the pause began)" if taken else "")
+                           + "; every table moving again "
                            f"{figures.recovery[-1]:.2f} s after the pause began; "
                            f"{len(stale)} answer(s) for lost tables after SIGCONT"
                            + (f" ({', '.join(f'{n} {k}' for k, n in kinds.items())})"

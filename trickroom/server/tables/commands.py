@@ -292,7 +292,9 @@ class Stored(Command):
 
 @dataclass(frozen=True, slots=True)
 class StoreFailed(Command):
-    """The store could not write them: nothing of that command happened."""
+    """The store could not write them: nothing of that command happened (``moved``: it
+    refused them because another node runs the table now)."""
 
     ref: int
     reason: str
+    moved: bool = False

@@ -146,7 +146,7 @@ class TableMachine:
         if isinstance(command, Stored):
             return self._pending.pop(command.ref).effects
         if isinstance(command, StoreFailed):
-            return self._store_failed(command.ref, command.reason)
+            return self._store_failed(command.ref, command.reason, command.moved)
         if self._pending:
             raise RuntimeError("a command arrived while another waits for the store")
         state = self.state
@@ -177,7 +177,7 @@ class TableMachine:
         self._pending[self._refs] = _Pending(mark, out, requester)
         return [Persist(tuple(writes), self._refs)]
 
-    def _store_failed(self, ref: int, reason: str) -> list[Effect]:
+    def _store_failed(self, ref: int, reason: str, moved: bool = False) -> list[Effect]:
         pending = self._pending.pop(ref)
         self._restore(pending.mark)
         effects: list[Effect] = [Note("store_failed", f"a write failed and was undone: {reason}")]
@@ -186,7 +186,9 @@ class TableMachine:
             # The write's outcome may be unknown (the database went away mid-commit): the
             # runner reads the table back from the store before it takes another request.
             error = Error(id=rid, code="unavailable", retry_after=1.0,
-                          message="the server could not confirm it stored that; the table "
+                          message="the table moved to another server, which did not take "
+                                  "that: rejoin the table and send it again" if moved else
+                                  "the server could not confirm it stored that; the table "
                                   "shows what stands once the database answers: send it "
                                   "again if it is still your turn")
             effects.append(Send((client,), Shared(error.encode())))

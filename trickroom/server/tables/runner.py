@@ -285,7 +285,7 @@ class TableRunner:
         try:
             await self.store.persist(effect.records, await self.hub.fence(self.id))
         except StaleOwner as exc:  # another node runs this table now: stop, change nothing
-            await self._handle(StoreFailed(effect.ref, f"{type(exc).__name__}: {exc}"))
+            await self._handle(StoreFailed(effect.ref, f"{type(exc).__name__}: {exc}", True))
             self.hub.lost(self.id, str(exc))
             return
         except Exception as exc:

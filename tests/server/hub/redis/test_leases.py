@@ -37,7 +37,7 @@ async def test_a_paused_owner_s_write_is_refused_by_the_fencing_token(cluster):
         # It wakes up believing its lease still good, and a player's action reaches it.
         old.hub.leases.renewed_at = time.monotonic()
         prompt = next(m for m in reversed(player.received) if m.get("type") == "prompt")
-        with pytest.raises(ServerError, match="could not confirm it stored"):
+        with pytest.raises(ServerError, match="moved to another server"):
             await player.act(table, prompt["legal"][0])
         assert len(machine.state.game.actions) == stored  # undone: acknowledged to no one
         await wait_for(lambda: table not in old.lobby.tables)  # it let the table go

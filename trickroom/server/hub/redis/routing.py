@@ -189,7 +189,7 @@ class Routing:
                 if left <= 0:
                     raise TimeoutError
                 with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(min(left, 0.5)):
+                    async with asyncio.timeout(min(left, 0.25)):
                         return await asyncio.shield(done)
                 # No answer yet: if the lease has gone (its node died) or moved, the
                 # request waits out the take-over and goes to the new owner, rather than
