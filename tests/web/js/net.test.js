@@ -60,7 +60,7 @@ test("a sit answered moved is sent again on the table's node, after the session 
   node.answer({ type: "seated", id: again.id, table: "Xy12ab", seat: 1, seat_token: "s" });
   assert.equal((await seated).type, "seated");
   assert.ok(statuses.includes("moved") && !statuses.includes("closed"));
-  clearInterval(conn.watchdog);
+  conn.shutdown();
 });
 
 test("when the table's node goes, the connection goes back to where it started", async () => {
@@ -82,7 +82,7 @@ test("when the table's node goes, the connection goes back to where it started",
   node.drop(); // the node died
   await new Promise((r) => setTimeout(r, 400)); // the first reconnect waits 300 ms
   assert.equal(FakeSocket.made.at(-1).url, "ws://play.example/ws");
-  clearInterval(conn.watchdog);
+  conn.shutdown();
 });
 
 test("a server that stops answering without closing is left after a ping goes unanswered", async () => {
@@ -100,7 +100,7 @@ test("a server that stops answering without closing is left after a ping goes un
   assert.ok(paused.closed, "the silent socket is dropped");
   await new Promise((r) => setTimeout(r, 350)); // the first reconnect waits 300 ms
   assert.equal(FakeSocket.made.at(-1).url, "ws://play.example/ws");
-  clearInterval(conn.watchdog);
+  conn.shutdown();
 });
 
 test("a server that answers its ping is kept", async () => {
@@ -118,5 +118,20 @@ test("a server that answers its ping is kept", async () => {
   await new Promise((r) => setTimeout(r, 250));
   assert.ok(!server.closed);
   assert.equal(FakeSocket.made.length, 1);
-  clearInterval(conn.watchdog);
+  conn.shutdown();
+});
+
+test("a socket that never opens is given up, and the connection tries its first URL again", async () => {
+  FakeSocket.made = [];
+  const conn = new Connection("ws://play.example/node/2/ws");
+  conn.home = "ws://play.example/ws";
+  conn.openMs = 20;
+  conn.connect(); // the node took the connection, and never answers the handshake
+  await new Promise((r) => setTimeout(r, 30));
+  assert.ok(FakeSocket.made[0].closed);
+  await new Promise((r) => setTimeout(r, 350)); // the first reconnect waits 300 ms
+  assert.equal(FakeSocket.made.at(-1).url, "ws://play.example/ws");
+  FakeSocket.made.at(-1).open();
+  assert.equal(conn.status, "open"); // (it had never been open)
+  conn.shutdown();
 });

@@ -43,6 +43,8 @@ export class Connection {
     this.heard = Date.now();
     this.silentMs = 15000;
     this.pongMs = 5000;
+    this.openMs = 5000; // a socket not open by then is given up
+    this.stopped = false;
     this.pinging = false;
     this.watchdog = null;
   }
@@ -81,7 +83,17 @@ export class Connection {
     const ws = new WebSocket(this.url);
     this.ws = ws;
     this.watchdog ??= setInterval(() => this.checkLiveness(), 500);
+    // A paused server (or a proxy in front of one) takes the connection and never opens
+    // the socket: give up on it, as on a silent one, and try again from the first URL.
+    clearTimeout(this.openTimer);
+    this.openTimer = setTimeout(() => {
+      if (this.ws === ws && ws.readyState !== WebSocket.OPEN) {
+        ws.close();
+        ws.onclose?.({ code: 4001, reason: "the server did not open the socket" });
+      }
+    }, this.openMs);
     ws.onopen = () => {
+      clearTimeout(this.openTimer);
       this.retry = 0;
       this.heard = Date.now();
       const reconnected = this.opened;
@@ -103,7 +115,7 @@ export class Connection {
       this.url = this.home; // a table's node gone: its tables' new nodes are found from here
       const delay = Math.min(8000, 300 * 2 ** this.retry++);
       console.info(`trickroom: the socket closed (code ${e.code}${e.reason ? `: ${e.reason}` : ""}); reconnecting in ${delay} ms`);
-      setTimeout(() => this.connect(), delay);
+      setTimeout(() => { if (!this.stopped) this.connect(); }, delay);
     };
   }
 
@@ -117,6 +129,16 @@ export class Connection {
     this.pending.clear();
     old?.close(1000, "moved");
     this.connect();
+  }
+
+  /** Close for good: no reconnect, no ping (a page that no longer talks; tests). */
+  shutdown() {
+    this.stopped = true;
+    clearInterval(this.watchdog);
+    clearTimeout(this.openTimer);
+    const ws = this.ws;
+    this.ws = null;
+    ws?.close();
   }
 
   /** Drop the socket on purpose (tests and "sign out"); it reconnects by itself. */
