@@ -55,9 +55,12 @@ SQLite. Last line::
         redis_restart_max_pause_s=<rp> pg_outage_stuck_tables=<ps>
         sigstop_answers_after_cont=<sa> nodes2_cpu_ratio_paced=<r2> sigstop_recovery_s=<sr>
         pg_outage_max_wait_s=<pw> errors_without_id=<ei> nodes2_cpu_ratio_node_share=<s2>
-        nodes3_cpu_ratio_node_share=<s3>
+        nodes3_cpu_ratio_node_share=<s3> watcher_hop_p50_ms=<w>
 
-(``single_paced_cpu_us_per_action``: one process paced to the largest cluster's rate;
+(``hop_p50_ms``: how much later a player on another node has its act answered, now that
+a player is sent to its table's node, about nothing; ``watcher_hop_p50_ms``: how much later
+an event reaches a watcher on another node (relayed over Redis) than one on the table's;
+``single_paced_cpu_us_per_action``: one process paced to the largest cluster's rate;
 ``errors``: every error of the load levels and of the faults, the players' retries of an
 action refused while PostgreSQL was away among them; a figure of a fault not run is nan.)
 
@@ -69,6 +72,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import math
 import random
 import sys
@@ -80,7 +84,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
-from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import ClientConnection, connect
 
 from bench.bots import Bot, Pacer, Seated, Stats, TableTrack, close_all, seat_table
 from bench.faults import CLUSTER_SETTINGS, LEASE, Services, fault_phase, fault_table
@@ -115,17 +119,44 @@ class Figures:
     local_ok_p50: float = float("nan")
     remote_ok_p50: float = float("nan")
     errors: dict[str, int] = field(default_factory=dict)
+    watch_hop: float = float("nan")  # ms: an event's later arrival at another node's watcher
 
     @property
     def hop(self) -> float:
         return self.remote_ok_p50 - self.local_ok_p50
 
 
+async def watch_arrivals(url: str, table: str, seen: dict[tuple[str, int], float],
+                         ready: asyncio.Event) -> None:
+    """A guest watching ``table`` through ``url``: when each of its events arrived."""
+    async with connect(url, max_size=2**22, compression=None) as ws:
+        await ws.send(json.dumps({"type": "guest", "id": 1}))
+        await ws.send(json.dumps({"type": "watch", "table": table, "id": 2}))
+        async for frame in ws:
+            now = time.perf_counter()
+            message = json.loads(frame)
+            if message.get("id") == 2:
+                ready.set()
+            elif message.get("type") == "event" and message.get("table") == table:
+                seen[(table, message["seq"])] = now
+
+
+def watch_hop(local: dict[tuple[str, int], float],
+              remote: dict[tuple[str, int], float]) -> float:
+    """p50 of how much later an event reached a watcher on another node than one on the
+    table's own, in ms."""
+    gaps = [remote[k] - local[k] for k in local.keys() & remote.keys()]
+    return pct(gaps, 0.5) * 1e3 if gaps else math.nan
+
+
 async def load_level(label: str, servers: list[Server], tables: int, duration: float,
-                     seed: int, think: float = 0.0, rate: float | None = None) -> Figures:
+                     seed: int, think: float = 0.0, rate: float | None = None,
+                     watchers: bool = False) -> Figures:
     """One configuration under load; ``rate``: every table's actions together paced to at
     most that many a second (None: as fast as the servers answer). Table ``k`` is made on
-    node ``k mod n``; its seats 2 and 3 play through the next node."""
+    node ``k mod n``; its seats 2 and 3 join through the next node (and are sent to the
+    table's own, ``moved``). ``watchers``: each table is also watched from its own node and
+    from the next, and the events' later arrival at the second is the hop."""
     pacer = Pacer(rate) if rate else None
     for server in servers:
         server.start()
@@ -152,6 +183,17 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
                 bots.extend(await seat_table(lambda seat: url_of(k, seat), make))
 
         await asyncio.gather(*(one(k) for k in range(tables)))
+        arrivals: tuple[dict[tuple[str, int], float], ...] = ({}, {})
+        watching: list[asyncio.Task[None]] = []
+        if watchers and len(urls) > 1:
+            owners = {bot.track.id: bot.url for bot, _ in bots if bot.seat == 0}
+            for table, owner in sorted(owners.items()):  # seat 0 made it on its own node
+                k = urls.index(owner)
+                for side, url in enumerate((owner, urls[(k + 1) % len(urls)])):
+                    ready = asyncio.Event()
+                    watching.append(asyncio.create_task(
+                        watch_arrivals(url, table, arrivals[side], ready)))
+                    await asyncio.wait_for(ready.wait(), 10)
         await asyncio.sleep(min(2.0, duration / 4))  # warm up
         pg0, redis0 = service_cpu("postgres"), service_cpu("redis-server")
         cpu, t0 = CpuClock(*(s.pid for s in servers)), time.perf_counter()
@@ -164,11 +206,14 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
         pg1, redis1 = service_cpu("postgres"), service_cpu("redis-server")
         if not all(server.alive for server in servers):
             stats.error("node_died")
+        hop_watch = watch_hop(*arrivals)
     finally:
+        for task in watching:
+            task.cancel()
         await close_all(bots)
         for server in servers:
             server.stop()
-    return Figures(label, len(servers) if servers[0].extra else 1,
+    return Figures(label, len(servers) if servers[0].extra else 1, watch_hop=hop_watch,
                    actions_per_s=stats.actions / wall, p50=pct(stats.latencies, 0.5) * 1e3,
                    p99=pct(stats.latencies, 0.99) * 1e3, cpu_us=cpu_us,
                    postgres_us=(pg1 - pg0) * 1e6 / max(1, acked),
@@ -238,7 +283,8 @@ async def main(args: argparse.Namespace) -> int:
             servers = [services.node(config) for _ in range(2)]
             hop = await load_level(f"2 nodes, {args.hop_tables} tables, players think "
                                    f"{args.hop_think * 1e3:.0f} ms", servers, args.hop_tables,
-                                   args.duration, args.seed, think=args.hop_think)
+                                   args.duration, args.seed, think=args.hop_think,
+                                   watchers=True)
             levels.append(hop)
         finally:
             await services.clean()
@@ -281,7 +327,8 @@ async def main(args: argparse.Namespace) -> int:
           f"pg_outage_max_wait_s={of('PostgreSQL', 'after_back_max')} "
           f"errors_without_id={fault['errors_without_id']} "
           f"nodes2_cpu_ratio_node_share={paced_ratio(2, share)} "
-          f"nodes3_cpu_ratio_node_share={paced_ratio(3, share)}", flush=True)
+          f"nodes3_cpu_ratio_node_share={paced_ratio(3, share)} "
+          f"watcher_hop_p50_ms={hop.watch_hop:.2f}", flush=True)
     return 0 if fault["acked_lost"] == 0 else 1
 
 
@@ -318,7 +365,7 @@ def print_levels(console: Console, levels: list[Figures]) -> None:
                         "another node")
     for col in ("configuration", "actions/s", "p50 ms", "p99 ms", "server CPU µs/action",
                 "PostgreSQL µs/action", "Redis µs/action", "ok p50 owner",
-                "ok p50 other node", "hop ms", "errors"):
+                "ok p50 other node", "hop ms", "watcher hop ms", "errors"):
         table.add_column(col)
     for lv in levels:
         table.add_row(lv.label, f"{lv.actions_per_s:.0f}", f"{lv.p50:.2f}", f"{lv.p99:.2f}",
@@ -326,6 +373,7 @@ def print_levels(console: Console, levels: list[Figures]) -> None:
                       f"{lv.local_ok_p50:.2f}",
                       "-" if lv.nodes < 2 else f"{lv.remote_ok_p50:.2f}",
                       "-" if lv.nodes < 2 else f"{lv.hop:+.2f}",
+                      "-" if math.isnan(lv.watch_hop) else f"{lv.watch_hop:+.2f}",
                       str(sum(lv.errors.values())))
     console.print(table)
 
