@@ -129,7 +129,9 @@ _PR_SET_PDEATHSIG = 1
 
 def _die_with_parent() -> None:
     """In the child, before exec: the kernel kills it when the process that started it
-    ends, however that ends (a test run killed by its timeout leaves no server behind)."""
+    ends, however that ends (a test run killed by its timeout leaves no server behind).
+    The kernel means the *thread* that started it: start servers from the test's own
+    thread, never through ``asyncio.to_thread`` (its worker ends, and the server with it)."""
     with contextlib.suppress(Exception):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 

@@ -10,6 +10,7 @@ from contextlib import AsyncExitStack
 import pytest
 
 from tests.server.conftest import FAST, play_until_over, seat_four, url, wait_for
+from tests.server.test_seats import solo_table
 from tests.services import POSTGRES, Outage, drop_schema, fresh_name, need
 from trickroom.game.spades import SpadesGame
 from trickroom.server.app import App
@@ -235,3 +236,40 @@ async def test_with_postgresql_away_every_refusal_names_its_request(schema):
     finally:
         await app.stop()
         await outage.stop()
+
+
+async def test_postgresql_stopped_under_a_playing_table_and_started_again(own_postgres):
+    """The database itself goes (stopped at once, a commit in flight: PostgreSQL of the
+    test's own) and comes back: no table is stuck, nothing acknowledged is lost, and what
+    the database holds is the table's game, each move once."""
+    need("postgresql")
+    app = App(load_config(**FAST), own_postgres.url)
+    await app.start("127.0.0.1", 0)
+    try:
+        async with TrickroomClient.connect(url(app)) as player:
+            table, _ = await solo_table(player, rules={"target": 500, "mercy": None},
+                                        level="heuristic", name="p")
+            runner = app.lobby.tables[table]
+            playing = asyncio.create_task(play_until_over(player, table, random.Random(2)))
+            await wait_for(lambda: runner.machine.state.game is not None
+                           and len(runner.machine.state.game.actions) > 10)
+            acked = sum(m.get("type") == "ok" for m in player.received)
+            await asyncio.to_thread(own_postgres.stop, "immediate")
+            await asyncio.sleep(1.0)  # robots' and the player's moves are refused meanwhile
+            own_postgres.start()  # (in this thread: the server dies with the thread that made it)
+            game = runner.machine.state.game
+            moved_from = len(game.actions) if app.lobby.tables.get(table) is runner else 0
+            # The table (or, if it had to reload, its reloaded self) moves on.
+            await wait_for(lambda: table in app.lobby.tables and (
+                app.lobby.tables[table] is not runner
+                or len(app.lobby.tables[table].machine.state.game.actions) > moved_from + 4),
+                30)
+            playing.cancel()
+        now = app.lobby.tables[table]
+        async with now.lock:
+            game_id = now.machine.state.game_id
+            held = await app.store.action_count(game_id)
+            assert held == len(now.machine.state.game.actions)  # each move once, none lost
+        assert acked <= held or now.machine.state.game_id != runner.machine.state.game_id
+    finally:
+        await app.stop()
