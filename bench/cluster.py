@@ -339,7 +339,7 @@ async def faults(args: argparse.Namespace, config: Path, console: Console) -> di
     postgres = PostgresServer()
     try:
         redis.start()
-        await asyncio.to_thread(postgres.start)
+        postgres.start()  # (in this thread: a server dies with the thread that started it)
         services = Services(redis=redis.url, postgres=postgres.url())
         console.print(f"faults: 3 nodes, {args.fault_tables} tables; a PostgreSQL (port "
                       f"{postgres.port}) and a Redis (port {redis.port}) of the run's own; "
@@ -353,7 +353,7 @@ async def faults(args: argparse.Namespace, config: Path, console: Console) -> di
         finally:
             if not postgres.running:
                 with contextlib.suppress(RuntimeError):
-                    await asyncio.to_thread(postgres.start)
+                    await postgres.start_in_loop()
             await services.clean()
     finally:
         redis.stop()

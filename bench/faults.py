@@ -425,7 +425,7 @@ class Phase:
         tables = playing(self.run, window.start)
         redis.stop()
         await asyncio.sleep(down)
-        await asyncio.to_thread(redis.start)
+        await redis.start_in_loop()
         window.end = time.monotonic()
         await asyncio.sleep(self.gap)
         window.until = min(window.until, time.monotonic())
@@ -495,7 +495,7 @@ class Phase:
         tables = playing(self.run, window.start)
         await asyncio.to_thread(postgres.stop, "immediate")  # a commit in flight: unanswered
         await asyncio.sleep(max(0.0, down - (time.monotonic() - window.start)))
-        await asyncio.to_thread(postgres.start)
+        await postgres.start_in_loop()
         back = window.end = time.monotonic()
         await asyncio.sleep(max(self.gap, STUCK_AFTER + 2))
         window.until = min(window.until, time.monotonic())

@@ -215,13 +215,27 @@ class RedisServer:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self) -> None:
+        self.spawn()
+        self.wait_ready()
+
+    def spawn(self) -> None:
+        """The process only (from the caller's thread: see :func:`_die_with_parent`)."""
         self.proc = _spawn([self.binary, "--port", str(self.port), "--bind", HOST,
                             "--save", "", "--appendonly", "no"])
+
+    def wait_ready(self) -> None:
+        """Until it answers (in a worker thread if need be: nothing is spawned here)."""
+        assert self.proc is not None
         try:
             wait_until_answers(self.port, self.proc, "redis-server", timeout=10)
         except RuntimeError:
             self.stop()
             raise
+
+    async def start_in_loop(self) -> None:
+        """:meth:`start` for a running event loop: spawned here, waited for in a worker."""
+        self.spawn()
+        await asyncio.to_thread(self.wait_ready)
 
     def stop(self) -> None:
         """Gone at once (SIGKILL), as a crashed Redis: it keeps nothing either way."""
@@ -323,17 +337,34 @@ class PostgresServer:
             self.init()
         if self.running:
             return
+        self.spawn()
+        try:
+            self._wait_ready(timeout)
+        except RuntimeError:
+            self.stop("kill")
+            raise
+
+    async def start_in_loop(self, timeout: float = 60.0) -> None:
+        """:meth:`start` (after the first) for a running event loop: spawned from this
+        thread (see :func:`_die_with_parent`), waited for in a worker."""
+        assert self.initialised
+        if self.running:
+            return
+        self.spawn()
+        try:
+            await asyncio.to_thread(self._wait_ready, timeout)
+        except RuntimeError:
+            self.stop("kill")
+            raise
+
+    def spawn(self) -> None:
+        """The postmaster only, from the caller's thread."""
         self.proc = _spawn([self._program("postgres"), "-D", str(self.data), "-p",
                             str(self.port), "-k", str(self.root),
                             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
                             "-c", "full_page_writes=off",
                             "-c", "max_connections=200", "-c", "shared_buffers=32MB"],
                            user=self.user, log=self.log, env=self._env())
-        try:
-            self._wait_ready(timeout)
-        except RuntimeError:
-            self.stop("kill")
-            raise
 
     def _wait_ready(self, timeout: float) -> None:
         """Until a query answers: the port opens before recovery ends ("the database system

@@ -256,7 +256,7 @@ async def test_postgresql_stopped_under_a_playing_table_and_started_again(own_po
             acked = sum(m.get("type") == "ok" for m in player.received)
             await asyncio.to_thread(own_postgres.stop, "immediate")
             await asyncio.sleep(1.0)  # robots' and the player's moves are refused meanwhile
-            own_postgres.start()  # (in this thread: the server dies with the thread that made it)
+            await own_postgres.server.start_in_loop()
             game = runner.machine.state.game
             moved_from = len(game.actions) if app.lobby.tables.get(table) is runner else 0
             # The table (or, if it had to reload, its reloaded self) moves on.
