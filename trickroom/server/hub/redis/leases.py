@@ -56,7 +56,8 @@ return 0
 
 MOVED = "the table moved to another server: reconnect and rejoin"
 SCANS_A_LEASE = 6  # a dead node's tables are taken within a sixth of a lease of its expiry
-PROVE_SECONDS = 0.5  # Redis not answering a renewal by then: the store proves the leases
+PROVE_SECONDS = 1.0  # Redis not answering a renewal by then: the store proves the leases
+# (a second: a node just woken from a pause has a backlog to read before Redis's answer)
 
 
 class Leases:
