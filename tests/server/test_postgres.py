@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 
 import pytest
 
@@ -63,6 +64,22 @@ async def test_a_game_on_postgresql_is_stored_and_resumes_after_a_restart(schema
         await again.stop()
 
 
+@asynccontextmanager
+async def app_behind_a_proxy(schema: str) -> AsyncIterator[tuple[App, Outage]]:
+    """A server whose PostgreSQL is reached through a fault proxy: to cut it, or to lose
+    its answers."""
+    outage = Outage(5432)
+    await outage.start()
+    app = App(load_config(**FAST), f"postgresql://postgres@127.0.0.1:{outage.port}/test"
+                                   f"?schema={schema}")
+    await app.start("127.0.0.1", 0)
+    try:
+        yield app, outage
+    finally:
+        await app.stop()
+        await outage.stop()
+
+
 async def four_at_a_table(app: App, stack: AsyncExitStack) -> tuple[list[TrickroomClient], str]:
     """Four guests at a new short Spades table (a game of 100 points)."""
     clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
@@ -90,34 +107,25 @@ async def test_a_whole_game_on_postgresql_replays_from_its_stored_record(schema)
 
 
 async def test_with_postgresql_away_an_action_is_refused_and_play_resumes_on_its_return(schema):
-    outage = Outage(5432)
-    await outage.start()
-    app = App(load_config(**FAST), f"postgresql://postgres@127.0.0.1:{outage.port}/test"
-                                   f"?schema={schema}")
-    await app.start("127.0.0.1", 0)
-    try:
-        async with AsyncExitStack() as stack:
-            clients, table = await four_at_a_table(app, stack)
-            machine = app.lobby.tables[table].machine
-            await wait_for(lambda: any(m.get("type") == "prompt" for c in clients
-                                       for m in c.received))
-            seat = machine.state.game.to_act
-            prompt = next(m for m in clients[seat].received if m.get("type") == "prompt")
-            legal = prompt["legal"][0]
-            before = len(machine.state.game.actions)
-            outage.cut()
-            with pytest.raises(ServerError) as refused:
-                await clients[seat].act(table, legal)
-            assert refused.value.code == "unavailable"  # a pause: send it again
-            assert refused.value.reply["id"] is not None
-            assert len(machine.state.game.actions) == before  # nothing changed
-            outage.restore()
-            await clients[seat].act(table, legal)  # the same action, now stored
-            assert len(machine.state.game.actions) == before + 1
-            assert await app.store.action_count(machine.state.game_id) == before + 1
-    finally:
-        await app.stop()
-        await outage.stop()
+    async with app_behind_a_proxy(schema) as (app, outage), AsyncExitStack() as stack:
+        clients, table = await four_at_a_table(app, stack)
+        machine = app.lobby.tables[table].machine
+        await wait_for(lambda: any(m.get("type") == "prompt" for c in clients
+                                   for m in c.received))
+        seat = machine.state.game.to_act
+        prompt = next(m for m in clients[seat].received if m.get("type") == "prompt")
+        legal = prompt["legal"][0]
+        before = len(machine.state.game.actions)
+        outage.cut()
+        with pytest.raises(ServerError) as refused:
+            await clients[seat].act(table, legal)
+        assert refused.value.code == "unavailable"  # a pause: send it again
+        assert refused.value.reply["id"] is not None
+        assert len(machine.state.game.actions) == before  # nothing changed
+        outage.restore()
+        await clients[seat].act(table, legal)  # the same action, now stored
+        assert len(machine.state.game.actions) == before + 1
+        assert await app.store.action_count(machine.state.game_id) == before + 1
 
 
 async def direct_action_count(schema: str, game_id: str) -> int:
@@ -136,106 +144,89 @@ async def test_a_move_the_database_kept_as_it_went_away_stands_once_and_play_goe
     thought it had failed, and every later write hit a duplicate key for 255 s. Now the
     table reads itself back from the store before its next command: the move stands (once),
     its players rejoin, and the game goes on."""
-    outage = Outage(5432)
-    await outage.start()
-    app = App(load_config(**FAST), f"postgresql://postgres@127.0.0.1:{outage.port}/test"
-                                   f"?schema={schema}")
-    await app.start("127.0.0.1", 0)
-    try:
-        async with AsyncExitStack() as stack:
-            clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
-                       for _ in range(4)]
-            table, tokens = await seat_four(app, "spades", {"target": 100, "mercy": 100},
-                                            clients)
-            machine = app.lobby.tables[table].machine
-            await wait_for(lambda: any(m.get("type") == "prompt" for c in clients
-                                       for m in c.received))
-            game_id = machine.state.game_id
-            seat = machine.state.game.to_act
-            prompt = next(m for m in clients[seat].received if m.get("type") == "prompt")
-            await clients[seat].act(table, prompt["legal"][0])  # one move as usual, first
-            seat = machine.state.game.to_act
-            await wait_for(lambda: any(m.get("type") == "prompt" and m["seq"] > prompt["seq"]
-                                       for m in clients[seat].received))
-            prompt = next(m for m in reversed(clients[seat].received)
-                          if m.get("type") == "prompt")
-            before = len(machine.state.game.actions)
+    async with app_behind_a_proxy(schema) as (app, outage), AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                   for _ in range(4)]
+        table, tokens = await seat_four(app, "spades", {"target": 100, "mercy": 100},
+                                        clients)
+        machine = app.lobby.tables[table].machine
+        await wait_for(lambda: any(m.get("type") == "prompt" for c in clients
+                                   for m in c.received))
+        game_id = machine.state.game_id
+        seat = machine.state.game.to_act
+        prompt = next(m for m in clients[seat].received if m.get("type") == "prompt")
+        await clients[seat].act(table, prompt["legal"][0])  # one move as usual, first
+        seat = machine.state.game.to_act
+        await wait_for(lambda: any(m.get("type") == "prompt" and m["seq"] > prompt["seq"]
+                                   for m in clients[seat].received))
+        prompt = next(m for m in reversed(clients[seat].received)
+                      if m.get("type") == "prompt")
+        before = len(machine.state.game.actions)
 
-            outage.drop_replies()  # the commit reaches the database; its answer never comes
-            act = asyncio.create_task(clients[seat].request(
-                {"type": "act", "table": table, "action": prompt["legal"][0]}))
-            for _ in range(500):
-                if await direct_action_count(schema, game_id) == before + 1:
-                    break
-                await asyncio.sleep(0.01)
-            assert await direct_action_count(schema, game_id) == before + 1  # it landed
-            outage.cut()  # and the node's connection drops before it heard so
-            with pytest.raises(ServerError) as refused:
-                await act
-            assert refused.value.code == "unavailable"
-            assert refused.value.reply["id"] is not None
-            assert len(machine.state.game.actions) == before  # undone here, for now
-            outage.restore()
+        outage.drop_replies()  # the commit reaches the database; its answer never comes
+        act = asyncio.create_task(clients[seat].request(
+            {"type": "act", "table": table, "action": prompt["legal"][0]}))
+        for _ in range(500):
+            if await direct_action_count(schema, game_id) == before + 1:
+                break
+            await asyncio.sleep(0.01)
+        assert await direct_action_count(schema, game_id) == before + 1  # it landed
+        outage.cut()  # and the node's connection drops before it heard so
+        with pytest.raises(ServerError) as refused:
+            await act
+        assert refused.value.code == "unavailable"
+        assert refused.value.reply["id"] is not None
+        assert len(machine.state.game.actions) == before  # undone here, for now
+        outage.restore()
 
-            # The player sends it again: the table reads itself back, finds the move it
-            # undid, and runs again from the store; its sockets close for a rejoin.
-            with pytest.raises((ServerError, ConnectionError)):
-                await clients[seat].request(
-                    {"type": "act", "table": table, "action": prompt["legal"][0]})
-            await wait_for(lambda: table in app.lobby.tables
-                           and app.lobby.tables[table].machine is not machine)
-            runner = app.lobby.tables[table]
-            assert len(runner.machine.state.game.actions) == before + 1  # once, not twice
+        # The player sends it again: the table reads itself back, finds the move it
+        # undid, and runs again from the store; its sockets close for a rejoin.
+        with pytest.raises((ServerError, ConnectionError)):
+            await clients[seat].request(
+                {"type": "act", "table": table, "action": prompt["legal"][0]})
+        await wait_for(lambda: table in app.lobby.tables
+                       and app.lobby.tables[table].machine is not machine)
+        runner = app.lobby.tables[table]
+        assert len(runner.machine.state.game.actions) == before + 1  # once, not twice
 
-            # Each player comes back with its session and its seat; the game goes on.
-            again = []
-            for old, token in zip(clients, tokens, strict=True):
-                client = await stack.enter_async_context(TrickroomClient.connect(url(app)))
-                await client.request({"type": "resume", "token": old.session})
-                snapshot = await client.request({"type": "rejoin", "table": table,
-                                                 "seat_token": token})
-                assert snapshot["type"] == "snapshot"
-                again.append(client)
-            # The game goes on: the next player's move is stored, and the store holds
-            # exactly the table's game: nothing lost, nothing twice.
-            game = runner.machine.state.game
-            nxt = again[game.to_act]
-            await wait_for(lambda: any(m.get("type") == "prompt" for m in nxt.received))
-            prompt = next(m for m in reversed(nxt.received) if m.get("type") == "prompt")
-            await nxt.act(table, prompt["legal"][0])
-            assert len(game.actions) >= before + 2  # (robots may play a seat not yet back)
-            async with runner.lock:
-                assert await direct_action_count(schema, game_id) == len(game.actions)
-    finally:
-        await app.stop()
-        await outage.stop()
+        # Each player comes back with its session and its seat; the game goes on.
+        again = []
+        for old, token in zip(clients, tokens, strict=True):
+            client = await stack.enter_async_context(TrickroomClient.connect(url(app)))
+            await client.request({"type": "resume", "token": old.session})
+            snapshot = await client.request({"type": "rejoin", "table": table,
+                                             "seat_token": token})
+            assert snapshot["type"] == "snapshot"
+            again.append(client)
+        # The game goes on: the next player's move is stored, and the store holds
+        # exactly the table's game: nothing lost, nothing twice.
+        game = runner.machine.state.game
+        nxt = again[game.to_act]
+        await wait_for(lambda: any(m.get("type") == "prompt" for m in nxt.received))
+        prompt = next(m for m in reversed(nxt.received) if m.get("type") == "prompt")
+        await nxt.act(table, prompt["legal"][0])
+        assert len(game.actions) >= before + 2  # (robots may play a seat not yet back)
+        async with runner.lock:
+            assert await direct_action_count(schema, game_id) == len(game.actions)
 
 
 async def test_with_postgresql_away_every_refusal_names_its_request(schema):
     """Issue 31, bug 3: a login during the outage was answered ``{"id": null, "code":
     "internal"}``, so the client waited out its own timeout. Now: ``unavailable``, with
     the request's id and when to try again."""
-    outage = Outage(5432)
-    await outage.start()
-    app = App(load_config(**FAST), f"postgresql://postgres@127.0.0.1:{outage.port}/test"
-                                   f"?schema={schema}")
-    await app.start("127.0.0.1", 0)
-    try:
-        async with TrickroomClient.connect(url(app)) as client:
-            outage.cut()
-            for request in ({"type": "register", "name": "ann", "password": "a long secret"},
-                            {"type": "login", "name": "ann", "password": "a long secret"},
-                            {"type": "guest", "name": "bob"}):
-                with pytest.raises(ServerError) as refused:
-                    await client.request(request)
-                reply = refused.value.reply
-                assert reply["code"] == "unavailable", reply
-                assert reply["id"] is not None and reply["retry_after"] > 0, reply
-            outage.restore()
-            assert (await client.request({"type": "guest", "name": "bob"}))["type"] == "welcome"
-    finally:
-        await app.stop()
-        await outage.stop()
+    async with app_behind_a_proxy(schema) as (app, outage), \
+            TrickroomClient.connect(url(app)) as client:
+        outage.cut()
+        for request in ({"type": "register", "name": "ann", "password": "a long secret"},
+                        {"type": "login", "name": "ann", "password": "a long secret"},
+                        {"type": "guest", "name": "bob"}):
+            with pytest.raises(ServerError) as refused:
+                await client.request(request)
+            reply = refused.value.reply
+            assert reply["code"] == "unavailable", reply
+            assert reply["id"] is not None and reply["retry_after"] > 0, reply
+        outage.restore()
+        assert (await client.request({"type": "guest", "name": "bob"}))["type"] == "welcome"
 
 
 async def test_postgresql_stopped_under_a_playing_table_and_started_again(own_postgres):
