@@ -310,10 +310,15 @@ class Seat:
         if self.prompt_seq == seq and self.answered < seq and not self.game_over():
             await self.act(action, seq)
 
-    async def close(self) -> None:
-        """Close this seat's socket (not counted as the server's doing)."""
+    async def close(self, silent: bool = False) -> None:
+        """Close this seat's socket (not counted as the server's doing); a ``silent``
+        server's (it answered no ping: paused, or gone) is dropped at once, as a client
+        does, rather than waiting out a close handshake it will not answer."""
         if self.ws is not None:
             self.closing = self.ws
+            if silent:
+                self.ws.transport.abort()
+                return
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.ws.close(), 1)
 
@@ -445,8 +450,8 @@ async def all_done(seats: list[Seat]) -> None:
 
 
 async def silence(seats: list[Seat]) -> str:
-    """Return, with why, once the table should reconnect, as a player's client would: its
-    seats heard nothing for ``Run.ping_after`` seconds and a ping of some seat's server
+    """Return, with why, once the table should reconnect, as a player's client would: a
+    seat heard nothing for ``Run.ping_after`` seconds and a ping of some seat's server
     went unanswered (that server is avoided for a while), or for ``Run.quiet`` seconds no
     action came and no act was refused (a cluster's pub/sub drops what is in flight while
     Redis restarts; the rejoin replays it)."""
@@ -463,7 +468,10 @@ async def silence(seats: list[Seat]) -> str:
         if now - last > run.quiet:
             run.stalls += 1
             return "stall"
-        if now - max(s.heard for s in seats) > run.ping_after and now - pinged > run.ping_after:
+        # Any seat gone silent: every seat hears every move of its table, so one seat
+        # hearing the table move on (its socket on another node) does not keep the others,
+        # on a paused node, from being noticed.
+        if now - min(s.heard for s in seats) > run.ping_after and now - pinged > run.ping_after:
             pinged = now
             async def ping(seat: Seat) -> bool:
                 try:
@@ -491,6 +499,7 @@ async def table_runner(url_of: Callable[[], str], up: asyncio.Event, run: Run,
     while True:
         await up.wait()
         tasks: list[asyncio.Task[None]] = []
+        silent = False  # the last socket's server answered no ping: drop, do not close
         for s in seats:
             s.lost = asyncio.Event()
         try:
@@ -548,8 +557,9 @@ async def table_runner(url_of: Callable[[], str], up: asyncio.Event, run: Run,
                 return
             finished.cancel()
             failures = 0
-            run.reconnects.append((time.monotonic(), stalled.result() if stalled.done()
-                                   and not stalled.cancelled() else "closed"))
+            why = stalled.result() if stalled.done() and not stalled.cancelled() else "closed"
+            silent = why == "no pong"
+            run.reconnects.append((time.monotonic(), why))
         except (TimeoutError, ConnectionError, OSError, WebSocketException):
             failures += 1
             run.reconnects.append((time.monotonic(), "failed"))
@@ -559,7 +569,8 @@ async def table_runner(url_of: Callable[[], str], up: asyncio.Event, run: Run,
                 if s.retry is not None:
                     s.retry.cancel()
                     s.retry = None
-                await s.close()
+            await asyncio.gather(*(s.close(silent) for s in seats))  # at once, not in turn
+            for s in seats:
                 if s.task is not None:
                     s.task.cancel()
             for t in tasks:

@@ -261,3 +261,34 @@ async def test_postgresql_stopped_under_a_playing_table_and_started_again(own_po
             assert held == len(now.machine.state.game.actions)  # each move once, none lost
     finally:
         await app.stop()
+
+
+async def test_a_node_paused_in_a_transaction_does_not_hold_up_the_node_taking_its_tables(
+        schema):
+    """A node stopped (SIGSTOP) with a transaction open holds its rows' locks: the node
+    taking its tables over could write nothing until the paused one woke (the bench saw
+    every table of a paused node wait out the whole pause). PostgreSQL ends a node's
+    session idle in a transaction after a moment, and the take-over goes through."""
+    import asyncpg
+
+    from trickroom.server.store.postgres import PostgresStore
+
+    paused, other = (PostgresStore(f"{POSTGRES}?schema={schema}") for _ in range(2))
+    await paused.open()
+    await other.open()
+    try:
+        await paused.take_table("t1")
+        stuck = await paused._connect()  # a connection of the node's, as its writer's
+        transaction = stuck.transaction()
+        await transaction.start()
+        await stuck.execute("UPDATE table_owners SET epoch = epoch WHERE table_id = 't1'")
+        # ... and the node stops here, its transaction open and the row locked.
+        async with asyncio.timeout(30):  # (a bound for a failure only)
+            assert await other.take_table("t1") == 2
+        with pytest.raises((asyncpg.PostgresError, asyncpg.InterfaceError,
+                            asyncpg.InternalClientError, OSError)):
+            await stuck.execute("SELECT 1")  # its session was ended
+        stuck.terminate()
+    finally:
+        await paused.close()
+        await other.close()

@@ -55,6 +55,8 @@ from trickroom.server.urls import masked
 
 log = logging.getLogger("trickroom.store")
 
+IDLE_IN_TRANSACTION_MS = 1000  # a paused node's open transaction ends by then (its locks go)
+
 # Every fence of a group commit at once (base.FENCE_SQL for many tables): the tables whose
 # epoch moved up to, or already was, the writer's come back; a missing one is stale.
 FENCES_SQL = """
@@ -243,7 +245,14 @@ class PostgresStore(Store):
         self.writes = 0
 
     def _settings(self) -> dict[str, str]:
-        return {"search_path": self.schema} if self.schema else {}
+        # A node paused mid-transaction (SIGSTOP, a VM migration) holds its rows' locks,
+        # and every other node's group commit touching them waits: the node that takes its
+        # tables over could write nothing until it woke. PostgreSQL ends such a session
+        # after IDLE_IN_TRANSACTION_MS; a transaction of ours never idles a millisecond.
+        settings = {"idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_MS)}
+        if self.schema:
+            settings["search_path"] = self.schema
+        return settings
 
     async def _connect(self) -> asyncpg.Connection:
         return await asyncpg.connect(self.url, timeout=self.timeout,
