@@ -28,7 +28,8 @@ async def known_to(asker: App, node: App) -> None:
     raise AssertionError("the node's URL never reached the other")
 
 
-async def open_table(node: App, host: TrickroomClient) -> str:
+async def open_table(host: TrickroomClient) -> str:
+    """A host opens a table on the node its socket is on."""
     await host.request({"type": "guest", "name": "host"})
     created = await host.request({"type": "create_table", "room": "spades",
                                   "rules": {"target": 200, "mercy": 100}})
@@ -40,7 +41,7 @@ async def test_a_player_sitting_at_another_nodes_table_is_sent_there(cluster):
     await known_to(other, owner)
     async with TrickroomClient.connect(url(owner)) as host, \
             TrickroomClient.connect(url(other)) as player:
-        table = await open_table(owner, host)
+        table = await open_table(host)
         welcome = await player.request({"type": "guest", "name": "traveller"})
 
         # What a bot sees on the wire: where to go, for its own request id.
@@ -67,7 +68,7 @@ async def test_a_watcher_stays_on_its_node_and_is_relayed_the_table(cluster):
     await known_to(other, owner)
     async with TrickroomClient.connect(url(owner)) as host, \
             TrickroomClient.connect(url(other)) as watcher:
-        table = await open_table(owner, host)
+        table = await open_table(host)
         await watcher.request({"type": "guest", "name": "rail"})
         snapshot = await watcher.request({"type": "watch", "table": table})
         assert snapshot["type"] == "snapshot" and watcher.url == url(other)
