@@ -137,3 +137,29 @@ async def test_a_node_cut_off_from_postgresql_refuses_moves_keeps_its_tables_and
         pg.restore()
         await player.act(table, prompt["legal"][0])  # the same move, now stored
         assert runner.machine.state.game.actions[before][0] == 0  # (robots play on after)
+
+
+async def test_a_node_that_finds_a_table_lost_proves_its_leases_while_that_table_is_busy(
+        cluster, fault_proxy):
+    # A move of the table's waits on the node's proof of its leases (its write's fence);
+    # the proof, by the store (Redis being away), finds that another node took the table.
+    # Letting the table go must not wait for that move: the node would never prove its
+    # leases again, and answer nothing for any of its tables (a woken node hung for good).
+    redis = await fault_proxy(6379)
+    cut_off = await cluster.node(redis=through(redis, "redis"))
+    other = await cluster.node()
+    async with TrickroomClient.connect(url(cut_off)) as player:
+        table, _ = await solo_table(player, rules={"target": 500, "mercy": None},
+                                    level="heuristic", name="p")
+        runner = cut_off.lobby.tables[table]
+        await wait_for(lambda: runner.machine.state.game is not None
+                       and runner.machine.state.game.to_act == 0)  # the robots wait
+        leases = cut_off.hub.leases
+        async with runner.lock:  # a move of the table's, in flight
+            redis.cut()
+            await wait_for(lambda: table in other.lobby.tables, 20)  # taken over
+            await wait_for(lambda: table not in leases.epochs, 20)  # found lost, by the store
+            await asyncio.sleep(LEASE["lease_seconds"])  # past the proof before
+            assert await asyncio.wait_for(leases.prove(), 5)  # and proved again meanwhile
+        await wait_for(lambda: table not in cut_off.lobby.tables)  # the move done, it stops
+        redis.restore()

@@ -146,7 +146,7 @@ class RedisHub:
         return await self.leases.fence(table_id)
 
     def lost(self, table_id: str, why: str) -> None:
-        self.node.spawn(self.leases.lost(table_id, why))
+        self.leases.lost(table_id, why)
 
     def table_closed(self, table_id: str) -> None:
         if self.leases.closed(table_id):
@@ -164,7 +164,8 @@ class RedisHub:
                 raise ProtocolError("unavailable", "this server cannot prove it still runs "
                                     f"table {table_id!r} (it reaches neither Redis nor the "
                                     "database): send it again in a moment", retry_after=1.0)
-            if self.node.host.has_table(table_id):
+            # Lost during the proof: its fence is gone at once, its runner a moment later.
+            if self.node.host.has_table(table_id) and table_id in self.leases.epochs:
                 return False
         return await self.routing.forward(client, message, table_id)
 

@@ -142,11 +142,17 @@ class Leases:
             raise StaleOwner(f"table {table_id!r} is no longer run by this server")
         return Fence(table_id, epoch)
 
-    async def lost(self, table_id: str, why: str) -> None:
-        """Stop running a table another node now owns (or will): self-fencing."""
+    def lost(self, table_id: str, why: str) -> None:
+        """Stop running a table another node now owns (or will): self-fencing. Its fence
+        goes at once (no write of its lands, and requests for it are routed away); the
+        table stops in the background: its runner may be inside a command that waits
+        for this very proof (its write's fence), and stops once that command is refused."""
         if self.epochs.pop(table_id, None) is None:
             return
         log.warning("node %d lost table %s: %s", self.node.number, table_id, why)
+        self.node.spawn(self._let_go(table_id))
+
+    async def _let_go(self, table_id: str) -> None:
         await self.node.host.let_go(table_id)
         self.on_moved(table_id, MOVED)
 
@@ -195,7 +201,7 @@ class Leases:
             return False
         for table_id, epoch in list(self.epochs.items()):
             if epochs.get(table_id, epoch) != epoch:
-                await self.lost(table_id, "another node took it over")
+                self.lost(table_id, "another node took it over")
         self.renewed_at = max(self.renewed_at, started)
         return True
 
@@ -217,9 +223,9 @@ class Leases:
             if result == 0:  # Redis lost it (a restart): ours again, same epoch
                 if not await redis.set(node.keys.lease(table_id), str(node.number),
                                        nx=True, px=self._ms):
-                    await self.lost(table_id, "its lease went to another node")
+                    self.lost(table_id, "its lease went to another node")
             elif result == -1:
-                await self.lost(table_id, "its lease went to another node")
+                self.lost(table_id, "its lease went to another node")
         self.renewed_at = max(self.renewed_at, started)
 
     async def _renew_loop(self, renewed: Callable[[], None]) -> None:
