@@ -46,8 +46,8 @@ import random
 import time
 import urllib.request
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Coroutine, Iterable
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -56,6 +56,7 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 from bench.harness import HOST, choose
 
 Key = tuple[int, str, Any, int]
+T = TypeVar("T")
 TRICKS = 13  # Spades: a hand is four bids, then 13 tricks of 4 cards
 RETRIED = ("unavailable", "internal")  # act errors that pass: the act is sent again
 MAX_MOVES = 3  # moved redirects followed for one request
@@ -134,7 +135,7 @@ class Run:
         self.answers: list[Answer] = []
         self.errors_seen: list[ErrorSeen] = []
         self.closes: list[tuple[float, str]] = []  # sockets a server closed: (time, url)
-        self.reconnects: list[tuple[float, str]] = []  # table reconnects: (time, why)
+        self.reconnects: list[tuple[float, str, int]] = []  # (time, why, table runner)
         self.moved = 0  # moved redirects followed
         self.pings_lost = 0  # tables that reconnected because a server did not answer
 
@@ -207,13 +208,18 @@ class Seat:
         self.hand, self.stale = None, True
 
     def fold(self) -> None:
+        """Add what this seat saw acknowledged since the last fold to the run's, and start
+        afresh (folding the whole history at every reconnect cost the players' loop a second
+        at a fault late in a long run, and their reconnects were counted as the fault's)."""
         if self.hand is not None:  # a trick cut short (by the kill): its cards so far
             for seat, card in self.pending:
                 self.saw((seat, "play", card, TRICKS * self.hand + self.tricks_done))
         for source in (self.seen, self.oks):
             for game, counts in source.items():
+                acked = self.run.acked[game]
                 for key, n in counts.items():
-                    self.run.acked[game][key] = max(self.run.acked[game][key], n)
+                    acked[key] = max(acked[key], n)
+            source.clear()
 
     async def request(self, message: dict[str, Any], timeout: float = 20) -> dict[str, Any]:
         """Send a request and return its answer; a ``moved`` is followed (the request sent
@@ -392,7 +398,10 @@ class Seat:
                 if self.run.stopping:
                     self.done.set()
                 else:
-                    await self.ws.send(json.dumps({"type": "play_again", "table": self.table}))
+                    self.ids += 1  # every request with its id, as the protocol asks
+                    self.sent[self.ids] = ("play_again", time.monotonic())
+                    await self.ws.send(json.dumps({"type": "play_again", "table": self.table,
+                                                   "id": self.ids}))
             elif etype == "hand_started" and not self.stale and self.hand is not None:
                 if event["hand"] != self.hand + (self.tricks_done == TRICKS):
                     self.gap()
@@ -489,6 +498,30 @@ async def silence(seats: list[Seat]) -> str:
                 return "no pong"
 
 
+async def together(coros: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
+    """Run them at once; if one fails, the others are cancelled (a seat left connecting
+    would open a socket after its table gave up on it) and the failure raised."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def rejoin(seat: Seat) -> dict[str, Any]:
+    """Rejoin the seat's table on its new socket: the answer (a snapshot, or an error)."""
+    seat.stale = False
+    message = {"type": "rejoin", "table": seat.table, "seat_token": seat.token,
+               "last_seq": seat.last_seq}
+    reply = await seat.request(message)
+    if seat.stale:  # a stale replay (see Seat.handle): ask for the table as it is
+        reply = await seat.request({**message, "last_seq": 0})
+    return reply
+
+
 async def table_runner(url_of: Callable[[], str], up: asyncio.Event, run: Run,
                        rng: random.Random) -> None:
     """Four seats at one table, through every kill, until their last game is over."""
@@ -503,16 +536,11 @@ async def table_runner(url_of: Callable[[], str], up: asyncio.Event, run: Run,
         for s in seats:
             s.lost = asyncio.Event()
         try:
-            tasks = [await connect_seat(url_of(), s) for s in seats]
+            # Four players, each reconnecting and rejoining on their own, at once.
+            tasks = await together(connect_seat(url_of(), s) for s in seats)
             if not fresh:
-                for s in seats:
-                    s.stale = False
-                    reply = await s.request({"type": "rejoin", "table": s.table,
-                                             "seat_token": s.token, "last_seq": s.last_seq})
-                    if s.stale:
-                        # A stale replay (see Seat.handle): ask for the table as it is.
-                        reply = await s.request({"type": "rejoin", "table": s.table,
-                                                 "seat_token": s.token, "last_seq": 0})
+                replies = await together(rejoin(s) for s in seats)
+                for s, reply in zip(seats, replies, strict=True):
                     if reply["type"] == "error" and reply["code"] in RETRIED:
                         raise ConnectionError("the table is moving between cluster nodes")
                     over = reply["type"] == "snapshot" and reply["info"]["state"] != "playing"
@@ -559,10 +587,10 @@ async def table_runner(url_of: Callable[[], str], up: asyncio.Event, run: Run,
             failures = 0
             why = stalled.result() if stalled.done() and not stalled.cancelled() else "closed"
             silent = why == "no pong"
-            run.reconnects.append((time.monotonic(), why))
+            run.reconnects.append((time.monotonic(), why, seats[0].group))
         except (TimeoutError, ConnectionError, OSError, WebSocketException):
             failures += 1
-            run.reconnects.append((time.monotonic(), "failed"))
+            run.reconnects.append((time.monotonic(), "failed", seats[0].group))
         finally:
             for s in seats:
                 s.fold()

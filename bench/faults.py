@@ -316,7 +316,7 @@ def seen(figures: FaultFigures, run: Run, window: Window) -> None:
             figures.errors[error.code] += 1
             figures.errors_without_id += not error.has_id
     figures.closed += sum(window.start <= at < window.until for at, _ in run.closes)
-    figures.reconnects += sum(window.start <= at < window.until for at, _ in run.reconnects)
+    figures.reconnects += sum(window.start <= at < window.until for at, *_ in run.reconnects)
 
 
 def pauses(figures: FaultFigures, run: Run, window: Window, tables: list[int],
