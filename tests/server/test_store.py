@@ -169,10 +169,11 @@ async def test_a_ban_keeps_the_later_end(store):
 
 
 async def opened_as_before(path, change: str) -> SqliteStore:
-    """The store's file as an older version left it (``change`` undoes what it lacked),
-    opened by this version: it is brought up to date."""
+    """The store's file as an older version left it (no schema version recorded, and
+    ``change`` undoes what it lacked), opened by this version: it is brought up to date."""
     conn = sqlite3.connect(path)
     conn.execute(change)
+    conn.execute("DROP TABLE schema_version")
     conn.commit()
     conn.close()
     store = SqliteStore(path)

@@ -31,6 +31,7 @@ from typing import Any
 
 from trickroom.ratings import Standing
 from trickroom.server.metrics import METRICS
+from trickroom.server.store.migrations import Upgrade
 from trickroom.server.store.statements import ban, fenced, standing, statements
 from trickroom.server.store.values import (
     Conflict,
@@ -56,7 +57,20 @@ class Store(ABC):
 
     @abstractmethod
     async def open(self) -> None:
-        """Connect, and create or migrate the schema."""
+        """Connect, after :meth:`migrate`: a database newer than this code is refused
+        (:class:`~.migrations.SchemaTooNew`), an older or empty one brought to its version."""
+
+    @abstractmethod
+    async def migrate(self, check: bool = False) -> Upgrade:
+        """Bring the database to this code's schema version, one migration at a time, each
+        logged (server/store/migrations.py); with ``check``, change nothing and say what
+        that would run. Needs no :meth:`open`. Raises :class:`~.migrations.SchemaTooNew`
+        for a database newer than this code."""
+
+    @property
+    @abstractmethod
+    def where(self) -> str:
+        """The database as it may be shown (no password)."""
 
     @abstractmethod
     async def close(self) -> None:

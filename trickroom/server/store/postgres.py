@@ -41,7 +41,16 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
+from trickroom.server.store import postgres_schema
 from trickroom.server.store.base import Store
+from trickroom.server.store.migrations import (
+    RECORD_VERSION,
+    VERSION_TABLE,
+    Migration,
+    Upgrade,
+    run_steps,
+    upgrade,
+)
 from trickroom.server.store.statements import ACTION_SQL, FenceCheck, stale
 from trickroom.server.store.values import (
     Conflict,
@@ -77,90 +86,6 @@ written AS (
 SELECT ARRAY(SELECT table_id FROM fenced) AS held
 """
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS users (
-    name TEXT COLLATE tr_nocase PRIMARY KEY,
-    pw_hash TEXT NOT NULL,
-    created DOUBLE PRECISION NOT NULL,
-    rank_me INTEGER NOT NULL DEFAULT 1,
-    banned_until DOUBLE PRECISION NOT NULL DEFAULT 0,
-    ban_reason TEXT,
-    casual_games INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS sessions (
-    token_hash TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    guest INTEGER NOT NULL,
-    created DOUBLE PRECISION NOT NULL
-);
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY,
-    table_id TEXT NOT NULL,
-    room TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    rules TEXT NOT NULL,
-    seed BIGINT NOT NULL,
-    dealer INTEGER NOT NULL,
-    seats TEXT NOT NULL,
-    seating TEXT NOT NULL,
-    started DOUBLE PRECISION NOT NULL,
-    finished DOUBLE PRECISION,
-    result TEXT,
-    record TEXT,
-    ratings TEXT
-);
-CREATE TABLE IF NOT EXISTS actions (
-    game_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    action TEXT NOT NULL,
-    PRIMARY KEY (game_id, idx)
-);
-CREATE INDEX IF NOT EXISTS sessions_name ON sessions (name);
-CREATE INDEX IF NOT EXISTS games_unfinished ON games (finished) WHERE finished IS NULL;
-CREATE INDEX IF NOT EXISTS games_table ON games (table_id);
-CREATE INDEX IF NOT EXISTS games_room ON games (room, finished);
-CREATE TABLE IF NOT EXISTS ratings (
-    player TEXT COLLATE tr_nocase NOT NULL,
-    kind TEXT NOT NULL,
-    system TEXT NOT NULL,
-    value DOUBLE PRECISION NOT NULL,
-    sigma DOUBLE PRECISION NOT NULL,
-    stats TEXT NOT NULL,
-    PRIMARY KEY (player, kind, system)
-);
-CREATE TABLE IF NOT EXISTS rating_history (
-    player TEXT COLLATE tr_nocase NOT NULL,
-    kind TEXT NOT NULL,
-    system TEXT NOT NULL,
-    game_id TEXT NOT NULL,
-    time DOUBLE PRECISION NOT NULL,
-    value DOUBLE PRECISION NOT NULL,
-    sigma DOUBLE PRECISION,
-    delta DOUBLE PRECISION NOT NULL
-);
-ALTER TABLE rating_history ADD COLUMN IF NOT EXISTS sigma DOUBLE PRECISION DEFAULT NULL;
-CREATE INDEX IF NOT EXISTS rating_history_player ON rating_history (player, kind, system, time);
-CREATE TABLE IF NOT EXISTS game_players (
-    player TEXT COLLATE tr_nocase NOT NULL,
-    game_id TEXT NOT NULL,
-    seat INTEGER NOT NULL,
-    finished DOUBLE PRECISION NOT NULL,
-    PRIMARY KEY (player, game_id)
-);
-CREATE INDEX IF NOT EXISTS game_players_recent ON game_players (player, finished);
-CREATE TABLE IF NOT EXISTS table_owners (
-    table_id TEXT PRIMARY KEY,
-    epoch BIGINT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS cluster (
-    only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
-    prefix TEXT NOT NULL,
-    redis_db INTEGER NOT NULL,
-    since DOUBLE PRECISION NOT NULL
-);
-"""
-
 # The cluster this database belongs to: this node's, if it is the first (then the SELECT,
 # on the statement's snapshot, sees nothing yet), else the one written before.
 JOIN_SQL = """
@@ -170,10 +95,7 @@ WITH joined AS (
 SELECT prefix, redis_db FROM joined UNION ALL SELECT prefix, redis_db FROM cluster
 """
 
-NOCASE = ("CREATE COLLATION IF NOT EXISTS tr_nocase "
-          "(provider = icu, locale = 'und-u-ks-level2', deterministic = false)")
-
-SCHEMA_LOCK = 0x7472_6963_6b72  # "trickr": one node at a time creates the schema
+SCHEMA_LOCK = 0x7472_6963_6b72  # "trickr": one node at a time migrates the schema
 
 # What a lost or refused connection raises: the write did not happen; try again later.
 UNREACHABLE: tuple[type[BaseException], ...] = (
@@ -265,7 +187,9 @@ class PostgresStore(Store):
         schema."""
         return masked(self.url) + (f" (schema {self.schema})" if self.schema else "")
 
-    async def open(self) -> None:
+    async def migrate(self, check: bool = False) -> Upgrade:
+        """Bring the schema to this code's version (server/store/migrations.py), one node
+        at a time (an advisory lock); with ``check``, only say what that would run."""
         try:
             conn = await asyncpg.connect(self.url, timeout=self.timeout)
         except asyncpg.PostgresError as exc:
@@ -274,17 +198,30 @@ class PostgresStore(Store):
             raise StoreUnavailable(f"cannot reach PostgreSQL at {self.where}: "
                                    f"{masked(str(exc))}") from exc
         try:
-            async with conn.transaction():
-                await conn.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
-                if self.schema:
+            await conn.execute("SELECT pg_advisory_lock($1)", SCHEMA_LOCK)
+            if self.schema:
+                if not check:
                     await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
-                    await conn.execute(f'SET LOCAL search_path TO "{self.schema}"')
-                await conn.execute(NOCASE)
-                await conn.execute(SCHEMA)
+                await conn.execute(f'SET search_path TO "{self.schema}"')
+            found = await postgres_schema.version(conn)
+            return await upgrade(self.where, found, postgres_schema.CHAIN,
+                                 None if check else functools.partial(self._apply, conn))
         except asyncpg.PostgresError as exc:
             raise StoreRefused(self._refusal(exc)) from exc
         finally:
-            await conn.close()
+            await conn.close()  # and the lock with it
+
+    async def _apply(self, conn: asyncpg.Connection,
+                     migration: Migration[asyncpg.Connection]) -> None:
+        """One migration and its row in ``schema_version``, in one transaction."""
+        async with conn.transaction():
+            await conn.execute(VERSION_TABLE)
+            await run_steps(conn, migration, self.where)
+            await conn.execute(numbered(RECORD_VERSION), migration.version, migration.name,
+                               time.time())
+
+    async def open(self) -> None:
+        await self.migrate()
         self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
                                                timeout=self.timeout,
                                                command_timeout=self.timeout,

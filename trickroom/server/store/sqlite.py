@@ -31,106 +31,29 @@ catches up with a busy writer, and the WAL grew without bound.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sqlite3
+import time
 from collections.abc import Coroutine, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
+from trickroom.server.store import sqlite_schema
 from trickroom.server.store.base import Store
-from trickroom.server.store.statements import INDEX_PLAYER, players_of
+from trickroom.server.store.migrations import (
+    RECORD_VERSION,
+    VERSION_TABLE,
+    Migration,
+    Upgrade,
+    run_steps,
+    upgrade,
+)
 from trickroom.server.store.values import Conflict, Row, Statement
 
 log = logging.getLogger("trickroom.store")
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS users (
-    name TEXT PRIMARY KEY COLLATE NOCASE,
-    pw_hash TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sessions (
-    token_hash TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    guest INTEGER NOT NULL,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY,
-    table_id TEXT NOT NULL,
-    room TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    rules TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    dealer INTEGER NOT NULL,
-    seats TEXT NOT NULL,
-    seating TEXT NOT NULL,
-    started REAL NOT NULL,
-    finished REAL,
-    result TEXT,
-    record TEXT
-);
--- Clustered on its key: an action's commit writes one b-tree page, not a row page and
--- an index page (15 us a commit instead of 20 here). Files made before keep a rowid.
-CREATE TABLE IF NOT EXISTS actions (
-    game_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    action TEXT NOT NULL,
-    PRIMARY KEY (game_id, idx)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS sessions_name ON sessions (name);
-CREATE INDEX IF NOT EXISTS games_unfinished ON games (finished) WHERE finished IS NULL;
-CREATE TABLE IF NOT EXISTS ratings (
-    player TEXT NOT NULL COLLATE NOCASE,
-    kind TEXT NOT NULL,
-    system TEXT NOT NULL,
-    value REAL NOT NULL,
-    sigma REAL NOT NULL,
-    stats TEXT NOT NULL,
-    PRIMARY KEY (player, kind, system)
-);
-CREATE TABLE IF NOT EXISTS rating_history (
-    player TEXT NOT NULL COLLATE NOCASE,
-    kind TEXT NOT NULL,
-    system TEXT NOT NULL,
-    game_id TEXT NOT NULL,
-    time REAL NOT NULL,
-    value REAL NOT NULL,
-    sigma REAL,  -- NULL on points written before it was kept
-    delta REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS rating_history_player ON rating_history (player, kind, system, time);
--- Who played each ended game, for a profile's recent games: one row per registered name
--- (starters and substitutes; no robots, no guests), written with the game's end.
-CREATE TABLE IF NOT EXISTS game_players (
-    player TEXT NOT NULL COLLATE NOCASE,
-    game_id TEXT NOT NULL,
-    seat INTEGER NOT NULL,
-    finished REAL NOT NULL,
-    PRIMARY KEY (player, game_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS game_players_recent ON game_players (player, finished);
--- Each table's newest owner (a cluster node's epoch); one process never writes here.
-CREATE TABLE IF NOT EXISTS table_owners (
-    table_id TEXT PRIMARY KEY,
-    epoch INTEGER NOT NULL
-) WITHOUT ROWID;
-"""
-
-# Columns added after the first release: (table, column, declaration).
-MIGRATIONS = (
-    ("users", "rank_me", "INTEGER NOT NULL DEFAULT 1"),
-    ("users", "banned_until", "REAL NOT NULL DEFAULT 0"),
-    ("users", "ban_reason", "TEXT"),
-    ("users", "casual_games", "INTEGER NOT NULL DEFAULT 0"),
-    ("games", "ratings", "TEXT"),
-    ("rating_history", "sigma", "REAL DEFAULT NULL"),
-)
-
 
 DURABILITY = {"server_crash": "NORMAL", "power_loss": "FULL"}
 
@@ -185,25 +108,49 @@ class SqliteStore(Store):
         self.commits = 0
         self.writes = 0
 
+    @property
+    def where(self) -> str:
+        return self.path
+
+    async def migrate(self, check: bool = False) -> Upgrade:
+        """Bring the file to this code's schema version (server/store/migrations.py); with
+        ``check``, open it read-only and only say what that would run."""
+        chain = sqlite_schema.CHAIN
+        if check and not Path(self.path).exists():
+            return await upgrade(self.where, None, chain, None)
+        if check:
+            db = await aiosqlite.connect(Path(self.path).absolute().as_uri() + "?mode=ro",
+                                         uri=True)
+        else:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            db = await aiosqlite.connect(self.path, isolation_level=None, timeout=30)
+        try:
+            found = await sqlite_schema.version(db)
+            return await upgrade(self.where, found, chain,
+                                 None if check else partial(self._apply, db))
+        finally:
+            await db.close()
+
+    async def _apply(self, db: aiosqlite.Connection,
+                     migration: Migration[aiosqlite.Connection]) -> None:
+        """One migration and its row in ``schema_version``, in one transaction."""
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            await db.execute(VERSION_TABLE)
+            await run_steps(db, migration, self.where)
+            await db.execute(RECORD_VERSION, (migration.version, migration.name, time.time()))
+        except BaseException:
+            await db.execute("ROLLBACK")
+            raise
+        await db.execute("COMMIT")
+
     async def open(self) -> None:
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        await self.migrate()
         self._db = await aiosqlite.connect(self.path)
         self._db.row_factory = aiosqlite.Row
         await self._db.execute("PRAGMA journal_mode=WAL")
         await self._db.execute(f"PRAGMA synchronous={DURABILITY[self.durability]}")
-        async with self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                                    "name = 'game_players'") as cur:
-            had_players = await cur.fetchone() is not None
-        await self._db.executescript(SCHEMA)
-        if not had_players:  # a file from before game_players: index the games it holds
-            await self._index_ended_games()
-        for table, column, declaration in MIGRATIONS:
-            async with self._db.execute(f"PRAGMA table_info({table})") as cur:
-                have = {row[1] for row in await cur.fetchall()}
-            if column not in have:
-                await self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
-        await self._db.commit()
         self._conn = sqlite3.connect(self.path, isolation_level="DEFERRED", timeout=30)
         self._conn.execute(f"PRAGMA synchronous={DURABILITY[self.durability]}")
         self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
@@ -276,12 +223,3 @@ class SqliteStore(Store):
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         async with self.db.execute(sql, params) as cur:
             return list(await cur.fetchall())  # type: ignore[arg-type]
-
-    async def _index_ended_games(self) -> None:
-        """Fill ``game_players`` from every ended game's seats (once, for an older file)."""
-        rows = await self._fetchall("SELECT id, seats, finished FROM games "
-                                    "WHERE finished IS NOT NULL")
-        await self.db.executemany(
-            INDEX_PLAYER, [(player, row["id"], seat, row["finished"])
-                           for row in rows for player, seat in
-                           players_of(json.loads(row["seats"]))])

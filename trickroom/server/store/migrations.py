@@ -1,0 +1,151 @@
+"""Schema versions: which version a database is at, and the migrations that bring it to
+this code's, the same way on both engines.
+
+**Why a chain of our own, not a tool.** The well-kept migration tools do not fit both
+our engines through our drivers: alembic runs on SQLAlchemy (which nothing else here
+uses); yoyo-migrations and pyway reach PostgreSQL through psycopg, a second driver
+beside asyncpg, and run synchronously; dbmate is a Go program run beside the server;
+asyncpg-migrate knows PostgreSQL alone and is no longer kept; caribou and sqlite-utils'
+migrations know SQLite alone. None reads our ``?schema=`` URLs, and migration 1 fills a
+table in Python (who played each game, :func:`~.statements.players_of`), which a tool
+of SQL files cannot run. What we need is small: a table of applied versions, a list,
+and a loop, here.
+
+**Theory of operation.**
+
+* A database records its version in ``schema_version``, one row per migration applied
+  (its number, its name, when); its version is the largest. A database with trickroom's
+  tables and no such table was made before versions were recorded: version 0. An empty
+  one has none (``None``).
+* Each engine has its chain (``sqlite_schema.CHAIN``, ``postgres_schema.CHAIN``):
+  migrations 1, 2, ... with the same numbers and names on both. A migration is a list of
+  named steps, run in one transaction with its row in ``schema_version``: a database is
+  at one version or the next, never between, and a failed migration leaves it at the
+  version before. Each step is logged.
+* Version 1 is the schema a fresh database got when versions began (commit ee0192b).
+  Its steps also bring a database of version 0 to it, whatever older code made that
+  one: they are the checks that ran at every start before versions (a table or index
+  made if missing, a column added where missing, who played each game filled in where
+  it was never written), so each looks before it changes. A later migration runs once,
+  on a database at the version before it, and needs no such checks.
+* A store migrates its database as it opens (a fresh machine's ``make run`` just
+  works); ``trickroom migrate`` does it on its own, or only reports (``--check``). A
+  database newer than the code is refused (:class:`SchemaTooNew`) and left as it is:
+  this code does not know what the newer one wrote.
+* A migration should leave the schema usable by the release before it (add; drop only
+  what no release still reads), so that a cluster's nodes not yet restarted keep
+  running while the first new one migrates.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from trickroom.server.store.values import StoreError
+
+log = logging.getLogger("trickroom.store")
+
+C = TypeVar("C")  # an engine's connection
+
+# The same SQL on both engines (``?`` numbered for PostgreSQL).
+VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                 "name TEXT NOT NULL, applied DOUBLE PRECISION NOT NULL)")
+RECORD_VERSION = "INSERT INTO schema_version (version, name, applied) VALUES (?, ?, ?)"
+
+FIRST = "the first versioned schema"  # migration 1's name, on both engines
+
+
+class SchemaTooNew(StoreError):
+    """The database is at a schema version this code does not know (a later release
+    migrated it): the store does not open, and writes nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Generic[C]):
+    """One change of a migration. ``run`` makes it in the open transaction and says what
+    it did, or None when it found nothing to do (a step of version 1 may find its change
+    made already)."""
+
+    name: str
+    run: Callable[[C], Awaitable[str | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Migration(Generic[C]):
+    """The steps from the version before to ``version``."""
+
+    version: int
+    name: str
+    steps: tuple[Step[C], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Upgrade:
+    """Where a database stood and what migrating it did (or, only checked, would do)."""
+
+    where: str
+    found: int | None  # its version before (None: an empty database)
+    latest: int  # this code's
+    pending: tuple[str, ...]  # the migrations run (or to run), as "N (name)"
+    checked: bool = False  # only checked: nothing was changed
+
+    def __str__(self) -> str:
+        """What ``trickroom migrate`` says, in one line."""
+        found = "none (an empty database)" if self.found is None else str(self.found)
+        if not self.pending:
+            return (f"{self.where}: at schema version {found}, this trickroom's: "
+                    f"{'up to date' if self.checked else 'nothing to do'}")
+        if self.checked:
+            return (f"{self.where}: at schema version {found}, this trickroom's is "
+                    f"{self.latest}: {len(self.pending)} migration(s) to run: "
+                    f"{'; '.join(self.pending)} (trickroom migrate runs them)")
+        return (f"{self.where}: migrated from schema version {found} to {self.latest}: "
+                f"{'; '.join(self.pending)}")
+
+
+def pending(where: str, found: int | None, chain: Sequence[Migration[C]]) -> list[Migration[C]]:
+    """The migrations a database at version ``found`` lacks, in order. Raises
+    :class:`SchemaTooNew` for a version past the chain's last."""
+    latest = chain[-1].version
+    if found is not None and found > latest:
+        raise SchemaTooNew(
+            f"the database {where} is at schema version {found}, newer than this trickroom "
+            f"knows (up to {latest}): a later release migrated it; run that release or a "
+            f"later one (or restore the backup made before the upgrade)")
+    return [m for m in chain if found is None or m.version > found]
+
+
+async def upgrade(where: str, found: int | None, chain: Sequence[Migration[C]],
+                  apply: Callable[[Migration[C]], Awaitable[None]] | None) -> Upgrade:
+    """Bring a database at version ``found`` to the chain's last, one migration at a time
+    (``apply`` runs one in its transaction, with its row); without ``apply``, only say
+    what that would run."""
+    todo = pending(where, found, chain)
+    report = Upgrade(where, found, chain[-1].version,
+                     tuple(f"{m.version} ({m.name})" for m in todo), checked=apply is None)
+    if apply is None:
+        return report
+    at = found
+    for migration in todo:
+        log.info("schema of %s: migrating from version %s to %d (%s)", where,
+                 "none" if at is None else at, migration.version, migration.name)
+        try:
+            await apply(migration)
+        except Exception:
+            log.error("schema of %s: migration %d failed; the database stays at version %s",
+                      where, migration.version, "none" if at is None else at)
+            raise
+        at = migration.version
+    return report
+
+
+async def run_steps(conn: C, migration: Migration[C], where: str) -> None:
+    """A migration's steps, in order, each logged (inside its transaction)."""
+    for number, step in enumerate(migration.steps, 1):
+        done = await step.run(conn)
+        log.log(logging.DEBUG if done is None else logging.INFO,
+                "schema of %s: version %d, step %d of %d, %s: %s", where, migration.version,
+                number, len(migration.steps), step.name, done or "nothing to do")
