@@ -168,6 +168,35 @@ def ratings_refit(args: argparse.Namespace, console: Console | None = None) -> i
     return 0
 
 
+def migrate(args: argparse.Namespace) -> int:
+    """``trickroom migrate``: bring a database to this trickroom's schema version, saying
+    from which version to which (``--check``: only where it stands and what would run).
+    0; or 1, with one line on standard error when the database cannot be migrated (newer
+    than this trickroom, or not reached), or, checked, when it lacks migrations."""
+    import sqlite3
+    from pathlib import Path
+
+    from trickroom.server.app import default_db_path
+    from trickroom.server.store import StoreError, is_postgres, open_store
+
+    target = args.store or args.db or default_db_path()
+    failed = None
+    if args.store and not is_postgres(args.store):
+        failed = "--store is a PostgreSQL URL, postgresql://user@host/db (a file: --db PATH)"
+    elif not is_postgres(target) and not Path(target).exists():
+        failed = f"no database at {target} (trickroom serve makes a new one)"
+    else:
+        try:
+            done = asyncio.run(open_store(target).migrate(check=args.check))
+        except (StoreError, OSError, sqlite3.Error) as exc:
+            failed = str(exc)
+    if failed is not None:
+        print(f"trickroom: {masked(failed)}", file=sys.stderr)
+        return 1
+    print(masked(str(done)))
+    return 1 if args.check and done.pending else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="trickroom", description="trickroom: a real-time Spades and Hearts server "
@@ -228,6 +257,14 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--store", help="the store as a URL: postgresql://user@host/db, or "
                                        "sqlite:PATH")
     p.add_argument("--config", help="room config TOML (default: trickroom/server/rooms.toml)")
+    p = sub.add_parser("migrate", help="bring a database to this trickroom's schema version "
+                                       "(a server does it as it starts)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--db", help="SQLite file (default: under the user's data directory)")
+    where.add_argument("--store", help="a PostgreSQL database, as postgresql://user@host/db "
+                                       "(with ?schema=name where the nodes use one)")
+    p.add_argument("--check", action="store_true", help="change nothing: say the database's "
+                   "schema version and the migrations it lacks (exit 1 if any)")
     return parser
 
 
@@ -249,6 +286,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(drain(args.pid, args.wait))
     elif args.command == "ratings":
         code = ratings_refit(args)
+        if code:
+            sys.exit(code)
+    elif args.command == "migrate":
+        code = migrate(args)
         if code:
             sys.exit(code)
     elif args.command == "demo":
