@@ -96,3 +96,16 @@ def test_a_missing_file_is_named_not_made(tmp_path: Path):
     line = said(migrate("--db", str(path)))
     assert f"no database at {path}" in line
     assert not path.exists()
+
+
+def test_the_hosting_doc_shows_what_migrate_says(tmp_path: Path):
+    """docs/hosting.md's example lines are this command's, for a database from before
+    versions: checked, migrated, and migrated again."""
+    doc = (ROOT / "docs" / "hosting.md").read_text()
+    section = doc[doc.index("## Upgrading: migrations"):]
+    shown = [line for line in section.splitlines()
+             if line.startswith("/srv/trickroom/trickroom.sqlite3: ")][:3]
+    path = restore_sqlite("f4b8ed6", tmp_path)
+    ran = [migrate("--db", str(path), *args).stdout.strip() for args in (["--check"], [], [])]
+    assert ran == [line.replace("/srv/trickroom/trickroom.sqlite3", str(path))
+                   for line in shown]
