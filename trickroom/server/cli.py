@@ -175,8 +175,8 @@ def setup_logging(level: str) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="trickroom", description="trickroom: a real-time Spades and Hearts server "
-        "(serve) and the settings it would run with (config), its protocol schema (schema), a terminal demo (demo), a socket bot (bot) "
-        "and rating tools (ratings refit).")
+        "(serve) and the settings it would run with (config), its protocol schema (schema), "
+        "a terminal demo (demo), a socket bot (bot) and rating tools (ratings refit).")
     parser.add_argument("--log-level", help="debug, info, warning or error (default: "
                         "TRICKROOM_LOG_LEVEL, else info)")
     sub = parser.add_subparsers(dest="command", required=True)
