@@ -133,6 +133,15 @@ def test_a_redis_that_refuses_the_password_is_one_line(schema):
         asyncio.run(drop_keys(prefix))
 
 
+def test_an_sqlite_file_that_cannot_be_opened_is_one_line(tmp_path):
+    """A TRICKROOM_DB (or --db) that names a directory, say: said, not a traceback."""
+    taken = tmp_path / "trickroom.sqlite3"
+    taken.mkdir()
+    line = said(trickroom("--db", str(taken)))
+    assert line == (f"trickroom: cannot open the SQLite file {taken}: unable to open "
+                    "database file")
+
+
 # -- no secret in any output --------------------------------------------------------------------
 
 

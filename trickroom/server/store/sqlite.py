@@ -42,7 +42,7 @@ import aiosqlite
 
 from trickroom.server.store.base import Store
 from trickroom.server.store.statements import INDEX_PLAYER, players_of
-from trickroom.server.store.values import Conflict, Row, Statement
+from trickroom.server.store.values import Conflict, Row, Statement, StoreError
 
 log = logging.getLogger("trickroom.store")
 
@@ -188,6 +188,10 @@ class SqliteStore(Store):
     async def open(self) -> None:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:  # here, not in aiosqlite's thread, which would outlive a failed connect
+            sqlite3.connect(self.path).close()
+        except sqlite3.Error as exc:  # a directory, or a file that may not be written
+            raise StoreError(f"cannot open the SQLite file {self.path}: {exc}") from None
         self._db = await aiosqlite.connect(self.path)
         self._db.row_factory = aiosqlite.Row
         await self._db.execute("PRAGMA journal_mode=WAL")
