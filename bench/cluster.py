@@ -328,7 +328,9 @@ async def main(args: argparse.Namespace) -> int:
           f"errors_without_id={fault['errors_without_id']} "
           f"nodes2_cpu_ratio_node_share={paced_ratio(2, share)} "
           f"nodes3_cpu_ratio_node_share={paced_ratio(3, share)} "
-          f"watcher_hop_p50_ms={hop.watch_hop:.2f}", flush=True)
+          f"watcher_hop_p50_ms={hop.watch_hop:.2f} "
+          f"rolling_restart_errors={of('rolling', 'errors_total', 'd')} "
+          f"rolling_restart_max_pause_s={of('rolling', 'pause_max')}", flush=True)
     return 0 if fault["acked_lost"] == 0 else 1
 
 
@@ -349,6 +351,7 @@ async def faults(args: argparse.Namespace, config: Path, console: Console) -> di
                 services, config, args.fault_tables, args.kills, args.gap, args.seed, console,
                 redis=redis, redis_restarts=args.redis_restarts, redis_down=args.redis_down,
                 sigstops=args.sigstops, sigstop_s=args.sigstop_seconds, postgres=postgres,
+                rolling_restarts=args.rolling_restarts,
                 pg_outages=args.pg_outages, pg_down=args.pg_down)
         finally:
             if not postgres.running:
@@ -387,6 +390,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--fault-tables", type=int, default=12)
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--gap", type=float, default=4.0, help="seconds between faults")
+    parser.add_argument("--rolling-restarts", type=int, default=2,
+                        help="deploys: every node restarted in turn, each draining first")
     parser.add_argument("--redis-restarts", type=int, default=3)
     parser.add_argument("--redis-down", type=float, default=2.0,
                         help="seconds Redis stays down at a restart (default: 2)")
@@ -410,7 +415,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.quick:
         args.nodes, args.tables, args.duration = [2, 3], 6, 3.0
         args.fault_tables, args.kills, args.gap = 4, 2, 2.5
-        args.redis_restarts = args.sigstops = args.pg_outages = 1
+        args.redis_restarts = args.sigstops = args.pg_outages = args.rolling_restarts = 1
         args.pg_down = 5.0
     return args
 

@@ -360,11 +360,13 @@ class Phase:
         self.runners: list[asyncio.Task[None]] = []
         self.figures: dict[str, FaultFigures] = {}
         self.open: list[tuple[FaultFigures, Window]] = []  # windows still being watched
+        # Nodes told to stop, draining: a proxy checking /readyz sends no one there.
+        self.draining: set[str] = set()
 
     def any_node(self) -> str:
         """A node for a (re)connecting player, as a load balancer would pick one: any that
         runs, except one the player saw fail a moment ago."""
-        alive = [n for n in self.nodes if n.alive] or self.nodes
+        alive = [n for n in self.nodes if n.alive and n.url not in self.draining] or self.nodes
         trusted = [n for n in alive if not self.run.avoided(n.url)] or alive
         return self.rng.choice(trusted).url
 
@@ -417,6 +419,29 @@ class Phase:
         self.console.print(f"  kill {i + 1}: node {dead} owned {count} unfinished table(s); "
                            f"all running again after {took:.2f} s")
         return took, count
+
+    async def rolling_restart(self) -> None:
+        """Restart every node in turn as a deploy does: SIGTERM (the node drains: it hands
+        its tables to the others between moves), wait for it to be gone, start it again,
+        wait ``gap``; the longest pause of any table over the whole deploy, and what the
+        players saw."""
+        figures = self.fault("rolling restart (SIGTERM, start, each node)")
+        window = Window(time.monotonic(), 0.0)
+        self.began(figures, window)
+        tables = playing(self.run, window.start)
+        for node in self.nodes:
+            self.draining.add(node.url)
+            await asyncio.to_thread(node.stop)  # SIGTERM: it drains, then exits
+            await asyncio.to_thread(node.start)
+            self.draining.discard(node.url)
+            await asyncio.sleep(self.gap)
+        window.end = time.monotonic()
+        await asyncio.sleep(self.gap)  # watched a while after
+        window.until = min(window.until, time.monotonic())
+        pauses(figures, self.run, window, tables)
+        self.console.print(f"  rolling restart {figures.runs}: {len(self.nodes)} node(s) in "
+                           f"{window.end - window.start:.1f} s; longest pause of a table "
+                           f"{figures.pauses[-1]:.2f} s beyond its normal gap")
 
     async def restart_redis(self, redis: RedisServer, down: float) -> None:
         figures = self.fault(f"Redis restart (down {down:g} s)")
@@ -542,9 +567,10 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
                       redis: RedisServer | None = None, redis_restarts: int = 0,
                       redis_down: float = 2.0, sigstops: int = 0, sigstop_s: float = 2 * LEASE,
                       postgres: PostgresServer | None = None, pg_outages: int = 0,
-                      pg_down: float = 11.0) -> dict[str, Any]:
+                      pg_down: float = 11.0, rolling_restarts: int = 0) -> dict[str, Any]:
     """Kill the busiest node ``kills`` times under load (or, given ``restart_redis``, call it
-    that many times instead, to restart the cluster's Redis); then restart ``redis`` (the
+    that many times instead, to restart the cluster's Redis); then restart every node in
+    turn ``rolling_restarts`` times (a deploy: each drains at SIGTERM); restart ``redis`` (the
     cluster's own) ``redis_restarts`` times, SIGSTOP the busiest node ``sigstops`` times
     and stop ``postgres`` (the cluster's own) ``pg_outages`` times; see the module's
     docstring. Returns the figures, with each kind of fault's under ``faults``."""
@@ -564,6 +590,9 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
             moved += count
             if count:
                 failovers.append(took)
+        for _ in range(rolling_restarts):
+            await asyncio.sleep(gap)
+            await phase.rolling_restart()
         if redis is not None:
             for _ in range(redis_restarts):
                 await asyncio.sleep(gap)

@@ -114,3 +114,13 @@ async def http_get(app: App, path: str) -> tuple[int, dict[str, str], bytes]:
     status = int(lines[0].split()[1])
     headers = dict(line.split(": ", 1) for line in lines[1:])
     return status, headers, body
+
+
+@pytest.fixture
+async def schema():
+    """A PostgreSQL schema of the test's own on the machine's server, dropped after."""
+    from tests.services import drop_schema, fresh_name, need
+    need("postgresql")
+    name = fresh_name("t_app")
+    yield name
+    await drop_schema(name)

@@ -12,20 +12,12 @@ import pytest
 
 from tests.server.conftest import FAST, play_until_over, seat_four, url, wait_for
 from tests.server.test_seats import solo_table
-from tests.services import POSTGRES, Outage, drop_schema, fresh_name, need
+from tests.services import POSTGRES, Outage
 from trickroom.game.spades import SpadesGame
 from trickroom.server.app import App
 from trickroom.server.client import ServerError, TrickroomClient
 from trickroom.server.config import load_config
 from trickroom.server.store import open_store
-
-
-@pytest.fixture
-async def schema():
-    need("postgresql")
-    name = fresh_name("t_app")
-    yield name
-    await drop_schema(name)
 
 
 async def test_a_game_on_postgresql_is_stored_and_resumes_after_a_restart(schema):

@@ -3,6 +3,7 @@
 :class:`App` only wires the parts, each a module named after its job:
 
 * :mod:`.routes`: HTTP on the socket's port (the client, the API, health, metrics);
+* :mod:`.readiness`: whether the node should be sent players now (``/readyz``);
 * :mod:`.sessions`: each socket's life, its limits, and where its messages go;
 * :mod:`.accounts`: registering, logging in, guests;
 * :mod:`.requests`: what a logged-in client may ask, one handler each;
@@ -13,6 +14,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable, Iterable, MutableMapping
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from websockets.asyncio.server import Server, serve
 
+from trickroom.server import logs
 from trickroom.server.accounts import Accounts
 from trickroom.server.collector import Collector
 from trickroom.server.config import Config
@@ -31,11 +34,13 @@ from trickroom.server.protocol import ClientMessage, TableInfo
 from trickroom.server.proxies import networks
 from trickroom.server.queues import Queues
 from trickroom.server.ranked import Ranked
+from trickroom.server.readiness import Readiness
 from trickroom.server.requests import Requests
 from trickroom.server.routes import Routes
 from trickroom.server.sessions import Sessions, log
 from trickroom.server.store import StoredGame, open_store
 from trickroom.server.tables.commands import ClientId, Disconnect
+from trickroom.server.tables.state import Phase
 
 
 def default_db_path() -> Path:
@@ -68,7 +73,9 @@ class App:
         proxies = networks(settings.trusted_proxies)
         self.sessions = Sessions(settings, self.hub, self.lobby, self.queues, self.accounts,
                                  self.requests, proxies, self.clients)
-        self.routes = Routes(config, self.store, self.lobby, self.sessions.admits, proxies)
+        self.readiness = Readiness(self.store.ping, self.hub.unready)
+        self.routes = Routes(config, self.store, self.lobby, self.sessions.admits, proxies,
+                             self.readiness.problems)
         self.passwords, self.guests = self.accounts.passwords, self.accounts.guests
         self.server: Server | None = None
 
@@ -80,6 +87,7 @@ class App:
     async def start(self, host: str = "127.0.0.1", port: int = 8765) -> None:
         await self.store.open()
         await self.hub.start(_Node(self))
+        logs.NODE["id"] = self.hub.node_name()
         self.sessions.number_from(self.hub.first_client_id())
         resumed = await self.hub.resume_tables()
         METRICS.tables.set(len(self.lobby.tables))
@@ -96,6 +104,40 @@ class App:
     def port(self) -> int:
         assert self.server is not None
         return int(self.server.sockets[0].getsockname()[1])
+
+    async def drain(self) -> int:
+        """Take no new players and no new table, and hand every table to the other nodes
+        between two moves (a cluster's rolling deploy drops no one); at most
+        ``drain_seconds``. How many tables went (0 on a server of one process: its tables
+        stop with it, flushed, and resume at its next start)."""
+        self.readiness.draining = self.lobby.draining = True
+        METRICS.draining.set(1)
+        bound = self.config.settings.drain_seconds
+        tables, handed = len(self.lobby.tables), 0
+        try:
+            async with asyncio.timeout(bound):
+                while True:
+                    # A game in play goes at once (between two moves); a table between
+                    # games goes once its next game starts: another node takes a table
+                    # over from its game in the store.
+                    playing = [t for t, runner in self.lobby.tables.items()
+                               if runner.machine.state.phase is Phase.PLAYING]
+                    if playing:
+                        given = await self.hub.hand_over(playing)
+                        if not given:
+                            break  # no other node: the tables stop with this one
+                        handed += given
+                    if not any(seat.kind == "human"
+                               for runner in self.lobby.tables.values()
+                               for seat in runner.machine.state.seats):
+                        break  # nobody waits at what is left
+                    await asyncio.sleep(0.05)
+        except TimeoutError:
+            log.warning("drain: %d table(s) were not handed over within %g s (no game "
+                        "started at them); they close here", len(self.lobby.tables), bound)
+        if handed:
+            log.info("drain: handed %d of %d table(s) to other nodes", handed, tables)
+        return handed
 
     async def stop(self) -> None:
         """Stop the tables' timers and robots, close sockets, flush every pending write.

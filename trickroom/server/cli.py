@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import json
-import logging
+import os
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -22,6 +22,7 @@ from rich.table import Table
 from trickroom.game.cards import CARD_TEXT, SEAT_NAMES
 from trickroom.game.robots import ROBOTS, make_robot
 from trickroom.game.spades import SpadesGame, SpadesHandResult, SpadesRules
+from trickroom.server.logs import setup_logging
 from trickroom.server.urls import masked
 
 if TYPE_CHECKING:
@@ -127,13 +128,40 @@ def serve(effective: Effective) -> None:
               f"database {masked(db)}, {app.hub.description()}, event loop {loop_name}",
               flush=True)
         await stop.wait()
-        print("shutting down: flushing writes", flush=True)
+        print("shutting down: handing tables over, flushing writes", flush=True)
+        await app.drain()
         await app.stop()
         return None
 
     failed = run_on(run(), config.settings.event_loop)
     if failed is not None:
         raise SystemExit(f"trickroom: {failed}")
+
+
+def drain(pid: int, wait: float) -> int:
+    """``trickroom drain PID``: SIGTERM the node (it hands its tables over between moves,
+    flushes and stops) and wait until it is gone; 0, or 1 with the reason."""
+    import time
+
+    err = Console(stderr=True)
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError as exc:
+        err.print(f"trickroom: cannot signal process {pid}: {exc.strerror}", markup=False)
+        return 1
+    deadline = time.monotonic() + wait
+    with err.status(f"draining process {pid}"):
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                err.print(f"process {pid} handed its tables over and stopped", markup=False)
+                return 0
+            except PermissionError:
+                pass
+            time.sleep(0.1)
+    err.print(f"trickroom: process {pid} is still running after {wait:g} s", markup=False)
+    return 1
 
 
 def ratings_refit(args: argparse.Namespace, console: Console | None = None) -> int:
@@ -152,24 +180,6 @@ def ratings_refit(args: argparse.Namespace, console: Console | None = None) -> i
                                    highlight=False, soft_wrap=True)
         return 1
     return 0
-
-
-def setup_logging(level: str) -> None:
-    """Structured logs: one JSON object a line on stderr, every URL in it masked (ours
-    are masked where they are written; this catches a library's message that quotes
-    one)."""
-
-    class JsonFormatter(logging.Formatter):
-        def format(self, record: logging.LogRecord) -> str:
-            out = {"ts": round(record.created, 3), "level": record.levelname.lower(),
-                   "logger": record.name, "msg": masked(record.getMessage())}
-            if record.exc_info:
-                out["exc"] = masked(self.formatException(record.exc_info))
-            return json.dumps(out)
-
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
-    logging.basicConfig(level=level.upper(), handlers=[handler])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -206,6 +216,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1, help="games to play (default: 1)")
     p.add_argument("--fill", action="store_true",
                    help="fill the table's empty seats with robots instead of waiting")
+    p = sub.add_parser("drain", help="hand a running node's tables to the other nodes, then "
+                                     "stop it (as SIGTERM does): a deploy drops no one")
+    p.add_argument("pid", type=int, help="the node's process id")
+    p.add_argument("--wait", type=float, default=60.0,
+                   help="seconds to wait for it to be gone (default: 60)")
     p = sub.add_parser("ratings", help="rating tools for a host")
     ratings = p.add_subparsers(dest="ratings_command", required=True,
                                help="refit: fit a room's rating constants on its games")
@@ -263,6 +278,8 @@ def main(argv: list[str] | None = None) -> None:
                 fh.write(text + "\n")
         else:
             print(text)
+    elif args.command == "drain":
+        sys.exit(drain(args.pid, args.wait))
     elif args.command == "ratings":
         code = ratings_refit(args)
         if code:

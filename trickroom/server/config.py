@@ -60,6 +60,12 @@ class ServerSettings:
     # table of this node from another is told to come here (``moved``); unset, their
     # requests are forwarded over Redis. Usually given per node: ``--node-url``.
     node_url: str | None = None
+    # A stopping cluster node (SIGTERM, ``trickroom drain``) hands its tables to the other
+    # nodes between moves for at most this long, then stops as it is.
+    drain_seconds: float = 10.0
+    # How often a cluster node holding more than its share of the tables (a node joined,
+    # or came back) hands some to the nodes holding the fewest, between moves.
+    balance_seconds: float = 10.0
     gc_freeze_seconds: float = 0.25  # server/collector.py; 0: Python's own collection only
     gc_full_seconds: float = 600.0
     gc_freeze_above_ms: float = 20.0  # freeze only once a full collection took this long

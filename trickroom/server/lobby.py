@@ -50,6 +50,7 @@ class Lobby:
         self.rng = rng  # each table's randomness (seeds, tokens, seat draws)
         self.wall_clock = wall_clock  # the tables' "now" (bans end by it)
         self.tables: dict[str, TableRunner] = {}
+        self.draining = False  # the node is handing its tables over: it opens no new one
         self.subscribers: dict[str, set[Member]] = defaultdict(set)
         self.created_by: dict[str, tuple[str, str]] = {}  # open table -> (creator, address)
         self._reloads: set[asyncio.Task[None]] = set()  # tables run again from the store
@@ -95,6 +96,9 @@ class Lobby:
                         table_id: str | None = None,
                         creator: Member | None = None) -> TableRunner:
         room = self.room(room_name)
+        if self.draining:
+            raise ProtocolError("unavailable", "this server is restarting and opens no "
+                                "table: reconnect, and you will reach another", retry_after=1.0)
         table_id = table_id or secrets.token_urlsafe(6)
         try:
             if creator is not None:

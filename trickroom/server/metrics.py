@@ -36,6 +36,26 @@ class Metrics:
         self.logins_throttled = Counter("trickroom_logins_throttled",
                                         "logins refused by the back-off, unchecked", registry=r)
 
+        # What a cluster node does for the others (all zero on a server of one process).
+        self.leases = Gauge("trickroom_cluster_leases", "tables this node holds the lease of",
+                            registry=r)
+        self.takeovers = Counter("trickroom_cluster_takeovers", "tables this node took over "
+                                 "(a failover, or handed to it)", registry=r)
+        self.handed_over = Counter("trickroom_cluster_handed_over", "tables this node handed "
+                                   "to another between two moves (a drain)", registry=r)
+        self.tables_lost = Counter("trickroom_cluster_tables_lost", "tables this node found "
+                                   "another had taken (it was paused or cut off)", registry=r)
+        self.forwards = Counter("trickroom_cluster_forwards", "requests forwarded to the "
+                                "node of their table over Redis", registry=r)
+        self.renew_seconds = Histogram(
+            "trickroom_cluster_renew_seconds", "one renewal of every lease: a round trip to "
+            "Redis", registry=r, buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.05, 0.25, 1.0))
+        self.draining = Gauge("trickroom_draining", "1 while this node hands its tables over "
+                              "before it stops", registry=r)
+        self.commit_seconds = Histogram(
+            "trickroom_store_commit_seconds", "one group commit of the store", registry=r,
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 2.0))
+
     def render(self) -> bytes:
         return generate_latest(self.registry)
 

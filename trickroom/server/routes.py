@@ -5,8 +5,8 @@ everything shares one port and one event loop. ``/ws`` passes on to the
 socket's handshake once its origin and its address's count allow it. The API
 (``/api/...``) is open to anyone, so each address (the client behind a trusted
 proxy, as the socket counts it) has a budget of requests, past which it is
-answered 429 with ``Retry-After``; static files, ``/healthz`` and ``/metrics``
-are not counted (a monitor behind one address is never starved).
+answered 429 with ``Retry-After``; static files, ``/healthz``, ``/readyz`` and
+``/metrics`` are not counted (a monitor behind one address is never starved).
 """
 
 from __future__ import annotations
@@ -59,8 +59,10 @@ class Routes:
 
     def __init__(self, config: Config, store: Store, lobby: Lobby,
                  admits: Callable[[str], Awaitable[bool]],
-                 trusted_proxies: tuple[Network, ...]) -> None:
+                 trusted_proxies: tuple[Network, ...],
+                 unready: Callable[[], Awaitable[list[str]]] | None = None) -> None:
         self.config = config
+        self.unready = unready  # why the node should not be sent players now
         self.store = store
         self.lobby = lobby
         self.admits = admits  # whether an address may open one more socket
@@ -79,6 +81,8 @@ class Routes:
             return await self._socket(connection, request)
         if path == "/healthz":
             return _response(HTTPStatus.OK, b"ok\n", "text/plain")
+        if path == "/readyz":
+            return await self._readyz()
         if path == "/metrics":
             return _response(HTTPStatus.OK, METRICS.render(), "text/plain; version=0.0.4")
         if path.startswith("/api/"):
@@ -88,6 +92,13 @@ class Routes:
                 return _rate_limited(wait)
             return await self.api(path, query)
         return self.static(path)
+
+    async def _readyz(self) -> Response:
+        """200 while this node should be sent players; 503 with the reasons when not."""
+        problems = await self.unready() if self.unready is not None else []
+        body = json.dumps({"ready": not problems, "problems": problems}).encode() + b"\n"
+        return _response(HTTPStatus.SERVICE_UNAVAILABLE if problems else HTTPStatus.OK,
+                         body, "application/json")
 
     async def _socket(self, connection: ServerConnection, request: Request) -> Response | None:
         """A socket's handshake goes on (None) from an allowed origin, within its

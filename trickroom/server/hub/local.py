@@ -65,6 +65,9 @@ class LocalHub:
     def description(self) -> str:
         return "one process"
 
+    def node_name(self) -> str:
+        return "single"
+
     async def resume_tables(self) -> int:
         """Every unfinished game of the store is this process's (DESIGN section 9)."""
         stored_games = await self.store.unfinished_games()
@@ -74,6 +77,12 @@ class LocalHub:
 
     async def stop(self) -> None:
         pass
+
+    async def hand_over(self, tables: Sequence[str]) -> int:
+        return 0  # no other node: the tables stop with this one, flushed, and resume at start
+
+    async def unready(self) -> str | None:
+        return None  # nothing is shared: the store is the only other party
 
     # -- tables: every one is here ----------------------------------------------------------
 

@@ -137,12 +137,25 @@ class Hub(Protocol):
     def description(self) -> str:
         """What this node is, as the host reads it at start (no secret in it)."""
 
+    def node_name(self) -> str:
+        """This node in every log line it writes (a cluster's logs are read together)."""
+
     async def resume_tables(self) -> int:
         """Run the unfinished games this node is to run (a restart's, or those no node
         holds); how many were resumed at once."""
 
     async def stop(self) -> None:
         """Leave: the tables (stopped and flushed before) are free for other nodes."""
+
+    async def hand_over(self, tables: Sequence[str]) -> int:
+        """Give these tables of this node to other nodes between two moves (a drain): each
+        stops once its move in hand is stored, another node takes it over from the store
+        at once, and its players here are told to rejoin. How many went (0: there is no
+        other node; they stay, and stop with the node)."""
+
+    async def unready(self) -> str | None:
+        """Why this node cannot serve its share of the tables now (what is shared does
+        not answer, or this node cannot prove its tables its own); None: it can."""
 
     # -- tables: ownership and routing ------------------------------------------------------
 

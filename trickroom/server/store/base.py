@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from trickroom.ratings import Standing
+from trickroom.server.metrics import METRICS
 from trickroom.server.store.statements import ban, fenced, standing, statements
 from trickroom.server.store.values import (
     Conflict,
@@ -103,8 +104,10 @@ class Store(ABC):
                     stopping = True
                     break
                 batch.append(nxt)
+            started = time.perf_counter()
             try:
                 await self._commit_batches([s for s, _ in batch])
+                METRICS.commit_seconds.observe(time.perf_counter() - started)
             except StoreUnavailable as exc:  # nothing landed; every write of it is refused
                 for _, fut in batch:
                     if not fut.done():
@@ -212,6 +215,10 @@ class Store(ABC):
             taken.append(int(row["epoch"]))
         await self._write_all([take])
         return taken[0]
+
+    async def ping(self) -> None:
+        """Answer one query (readiness): raises if the database does not."""
+        await self._fetchone("SELECT 1 AS one")
 
     async def epochs(self, table_ids: Sequence[str]) -> dict[str, int]:
         """Each table's newest epoch of ownership (a node proving it still owns its tables

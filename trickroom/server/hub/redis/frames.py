@@ -134,8 +134,19 @@ class Closed(Frame):
     table: str
 
 
+@dataclass(frozen=True, slots=True)
+class Take(Frame):
+    """On a node's channel: take over ``table``, which node ``sender`` (draining, or
+    holding more than its share) stopped between two moves and let go of."""
+
+    kind = "take"
+    table: str
+    sender: int
+
+
 FRAMES: dict[str, type[Frame]] = {cls.kind: cls for cls in (
-    Relay, Deliver, Call, Done, Elsewhere, Follow, Gone, Listed, RoomChat, Moved, Closed)}
+    Relay, Deliver, Call, Done, Elsewhere, Follow, Gone, Listed, RoomChat, Moved, Closed,
+    Take)}
 
 Handlers = Mapping[type[Frame], Callable[[Any, bytes], None]]
 """What a node does with each kind of frame: the frame and its body."""

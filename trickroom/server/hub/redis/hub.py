@@ -16,7 +16,9 @@ kind handed to its part by one table (:attr:`RedisHub.handlers`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import math
 import time
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -35,11 +37,15 @@ from trickroom.server.hub.redis.queues import Queues
 from trickroom.server.hub.redis.rooms import Rooms
 from trickroom.server.hub.redis.routing import Routing
 from trickroom.server.hub.redis.wire import database
+from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ClientMessage, ProtocolError, TableInfo
-from trickroom.server.store import Fence, Store
+from trickroom.server.store import Fence, Store, StoreUnavailable
 from trickroom.server.tables.log import Shared
 from trickroom.server.throttle import Logins
 from trickroom.server.urls import masked
+
+BALANCE_OVER = 1.25  # a node holding more than this times the mean hands tables over
+BALANCE_AT_ONCE = 20  # tables one node hands over in one round of balancing
 
 
 class RedisHub:
@@ -57,6 +63,7 @@ class RedisHub:
         self.routing = Routing(self.node, self.leases)
         self.rooms = Rooms(self.node, self.leases)
         self.queues = Queues(self.node)
+        self.balance_seconds = settings.balance_seconds
         self.logins = Logins(settings.login_free_failures,
                              settings.login_free_failures_per_address,
                              settings.login_backoff_seconds, settings.login_backoff_max_seconds)
@@ -68,6 +75,7 @@ class RedisHub:
             frames.Call: routing.on_call, frames.Follow: routing.on_follow,
             frames.Gone: routing.on_gone, frames.Moved: routing.on_moved,
             frames.Closed: routing.on_closed, frames.Listed: rooms.on_listed,
+            frames.Take: self.leases.on_take,
             frames.RoomChat: rooms.on_room_chat,
         }
 
@@ -111,10 +119,15 @@ class RedisHub:
             await self.bus.stop()  # its connections, if any were made
             raise
         self.leases.start(renewed=self.limits.renewed)
+        self.node.spawn(self._balance_loop())
+        METRICS.leases.set_function(lambda: len(self.leases.epochs))
         log.info("node %d joined the cluster at %s", number, masked(self.url))
 
     def first_client_id(self) -> int:
         return self.node.first_client_id()
+
+    def node_name(self) -> str:
+        return str(self.node.number)
 
     def description(self) -> str:
         return f"cluster node {self.node.number} via {masked(self.url)}"
@@ -136,6 +149,75 @@ class RedisHub:
                                             self.keys.tallies(self.node.number))
                 await self.bus.redis.srem(self.keys.nodes, self.node.number)
         await self.bus.stop()
+
+    async def hand_over(self, tables: Sequence[str]) -> int:
+        self.leases.draining = True  # no node picks this one from now on
+        return await self._give(tables)
+
+    async def balance(self) -> int:
+        """Hand tables in play to the live nodes holding the fewest while this node holds
+        more than its share (the mean over live nodes, and a quarter more, and two tables
+        more): a node that joins, or comes back from a restart, fills up without any
+        being killed. Only nodes over their share give, and only to nodes under it, so
+        two nodes never hand tables back and forth. How many went."""
+        if self.leases.draining:
+            return 0
+        loads = await self.leases.loads()
+        if len(loads) < 2:
+            return 0
+        mean = sum(loads.values()) / len(loads)
+        mine = loads[self.node.number]
+        if mine <= max(BALANCE_OVER * mean, mean + 2):
+            return 0
+        playing = [info.id for info in self.node.host.listed()
+                   if info.state == "playing" and info.id in self.leases.epochs]
+        excess = min(mine - math.ceil(mean), BALANCE_AT_ONCE)
+        given = await self._give(playing[:excess], loads)
+        if given:
+            log.info("node %d handed %d table(s) to other nodes: it held %d of a mean %.1f",
+                     self.node.number, given, mine, mean)
+        return given
+
+    async def _balance_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.balance_seconds)
+            try:
+                await self.balance()
+            except (*UNREACHABLE, RedisError, OSError, StoreUnavailable) as exc:
+                log.warning("node %d: balancing failed: %s", self.node.number, exc)
+
+    async def _give(self, tables: Sequence[str], loads: dict[int, int] | None = None) -> int:
+        """Each table to the live node holding the fewest, counting those given so far;
+        eight at a time (each waits for its move in hand to be stored)."""
+        loads = {n: c for n, c in (loads or await self.leases.loads()).items()
+                 if n != self.node.number}
+        if not loads:
+            return 0
+        plan = []
+        for table_id in tables:
+            to = min(loads, key=lambda n: (loads[n], n))
+            loads[to] += 1
+            plan.append((table_id, to))
+        room = asyncio.Semaphore(8)
+
+        async def give(table_id: str, to: int) -> bool:
+            async with room:
+                return await self.leases.hand_over(table_id, to)
+
+        given = await asyncio.gather(*(give(t, to) for t, to in plan), return_exceptions=True)
+        for failed in (g for g in given if isinstance(g, BaseException)):
+            log.warning("node %d: a table could not be handed over: %r (a scan takes it)",
+                        self.node.number, failed)
+        return sum(g is True for g in given)
+
+    async def unready(self) -> str | None:
+        try:
+            await self.bus.redis.ping()
+        except (*UNREACHABLE, RedisError) as exc:
+            return f"Redis does not answer ({type(exc).__name__})"
+        if not self.leases.proved:
+            return "this node cannot prove its tables' leases its own yet"
+        return None
 
     # -- tables -----------------------------------------------------------------------------
 

@@ -36,8 +36,9 @@ import time
 from collections.abc import Callable
 
 from trickroom.server.hub.redis.bus import UNREACHABLE
-from trickroom.server.hub.redis.frames import Moved
+from trickroom.server.hub.redis.frames import Moved, Take
 from trickroom.server.hub.redis.node import Node, log
+from trickroom.server.metrics import METRICS
 from trickroom.server.store import Fence, StaleOwner, StoreUnavailable
 
 # Renew a lease only while this node holds it: 1 renewed, 0 gone (take it again), -1 lost.
@@ -73,6 +74,8 @@ class Leases:
         self.taking: set[str] = set()  # tables being taken over this moment
         self.renewed_at = time.monotonic()  # the last time every lease was renewed
         self.takeovers = 0
+        self.handed = 0  # tables handed to other nodes
+        self.draining = False  # handing every table over: no node is to pick this one
         self._owners: dict[str, int] = {}  # other nodes' tables, by owner as last read
         self._unfinished: list[str] = []  # the store's games in play, as last read
         self._unfinished_at = -math.inf
@@ -112,6 +115,7 @@ class Leases:
             for table_id in list(self.epochs):
                 await release(keys=[self.node.keys.lease(table_id)], args=[self.node.number])
             await self.node.bus.redis.delete(self._url_key(self.node.number))
+            await self.node.bus.redis.hdel(self._load_key, str(self.node.number))
         self.epochs.clear()
 
     # -- this node's tables --------------------------------------------------------------------
@@ -150,6 +154,7 @@ class Leases:
         if self.epochs.pop(table_id, None) is None:
             return
         log.warning("node %d lost table %s: %s", self.node.number, table_id, why)
+        METRICS.tables_lost.inc()
         self.node.spawn(self._let_go(table_id))
 
     async def _let_go(self, table_id: str) -> None:
@@ -211,6 +216,10 @@ class Leases:
         redis = node.bus.redis
         started = time.monotonic()
         await redis.set(node.keys.alive(node.number), os.getpid(), px=self._ms)
+        if self.draining:
+            await redis.hdel(self._load_key, str(node.number))
+        else:
+            await redis.hset(self._load_key, str(node.number), str(len(self.epochs)))
         if (url := node.host.url()) is not None:
             await redis.set(self._url_key(node.number), url, px=self._ms)
         tables = list(self.epochs)
@@ -227,6 +236,7 @@ class Leases:
             elif result == -1:
                 self.lost(table_id, "its lease went to another node")
         self.renewed_at = max(self.renewed_at, started)
+        METRICS.renew_seconds.observe(time.monotonic() - started)
 
     async def _renew_loop(self, renewed: Callable[[], None]) -> None:
         node = self.node
@@ -239,6 +249,53 @@ class Leases:
                     renewed()
             except Exception:
                 log.exception("node %d: lease renewal failed", node.number)
+
+    # -- handing tables over -----------------------------------------------------------------
+
+    @property
+    def _load_key(self) -> str:
+        return self.node.keys.key("load")
+
+    async def loads(self) -> dict[int, int]:
+        """How many tables each live node holds, as each said at its last renewal (this
+        node's as it is now)."""
+        redis = self.node.bus.redis
+        said = {int(n): int(c) for n, c in (await redis.hgetall(self._load_key)).items()}
+        numbers = sorted(said)
+        alive = await redis.mget([self.node.keys.alive(n) for n in numbers]) if numbers else []
+        live = {n: said[n] for n, up in zip(numbers, alive, strict=True) if up is not None}
+        if not self.draining:
+            live[self.node.number] = len(self.epochs)
+        return live
+
+    async def hand_over(self, table_id: str, to: int) -> bool:
+        """Give a table of this node to node ``to`` between two moves: the table stops once
+        the move in hand is stored (nothing of it is lost: a move is acknowledged only
+        once stored), its lease goes at once, and ``to`` takes it over from the store as
+        after a failover, without waiting out a lease. Its players here are told to
+        rejoin: wherever they reconnect, they are sent to ``to`` (``moved``). If ``to``
+        does not take it, any node's scan does within a lease."""
+        node = self.node
+        if self.epochs.pop(table_id, None) is None:
+            return False
+        await node.host.let_go(table_id)
+        await self._release(table_id)
+        node.publish(node.keys.node_channel(to), Take(table_id, node.number))
+        self.on_moved(table_id, MOVED)
+        self.handed += 1
+        METRICS.handed_over.inc()
+        return True
+
+    def on_take(self, frame: Take, body: bytes) -> None:
+        """Another node handed this node a table: take it over now."""
+        self.node.spawn(self._take(frame.table))
+
+    async def _take(self, table_id: str) -> None:
+        try:
+            await self.take_over(table_id)
+        except (*UNREACHABLE, OSError, StoreUnavailable) as exc:
+            log.warning("node %d: could not take table %s handed over: %s (a scan will)",
+                        self.node.number, table_id, exc)
 
     # -- where nodes are -----------------------------------------------------------------------
 
@@ -359,6 +416,7 @@ class Leases:
                 self.closed(table_id)
                 raise
             self.takeovers += 1
+            METRICS.takeovers.inc()
             log.info("node %d took over table %s (epoch %d) in %.0f ms", node.number, table_id,
                      self.epochs[table_id], 1000 * (time.monotonic() - started))
             # Clients still bound to the old owner through other nodes: rejoin here.

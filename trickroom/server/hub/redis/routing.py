@@ -178,6 +178,7 @@ class Routing:
                     client.address, table_id)
         body = message.model_dump_json(exclude_none=True)
         self.forwarded += 1
+        METRICS.forwards.inc()
         try:
             # Pub/sub delivers at most once (a Redis restart drops what is in flight): the
             # same call goes again, under the same id, until answered; the owner runs it
