@@ -56,12 +56,18 @@ def answers(host: str, port: int) -> bool:
 
 def missing(service: str) -> str | None:
     """Why ``service`` cannot be had here (None: it can): ``postgresql`` and ``redis``
-    (the machine's, answering), ``nginx``, ``postgres-server`` and ``redis-server`` (the
-    programs, to start instances of a test's own)."""
+    (the machine's, answering), ``nginx``, ``postgresql-client`` (pg_dump and
+    pg_restore), ``postgres-server`` and ``redis-server`` (the programs, to start
+    instances of a test's own)."""
     if service == "nginx":
         if shutil.which("nginx", path=f"{os.environ.get('PATH', '')}:/usr/sbin"):
             return None
         return "nginx is not installed (apt-get install nginx-light)"
+    if service == "postgresql-client":
+        tools = [t for t in ("pg_dump", "pg_restore") if shutil.which(t) is None]
+        if not tools:
+            return None
+        return f"{' and '.join(tools)} not installed (apt-get install postgresql-client)"
     if service == "postgres-server":
         return PostgresServer.unavailable()
     if service == "redis-server":

@@ -133,6 +133,15 @@ def test_a_redis_that_refuses_the_password_is_one_line(schema):
         asyncio.run(drop_keys(prefix))
 
 
+def test_an_sqlite_file_that_cannot_be_opened_is_one_line(tmp_path):
+    """A TRICKROOM_DB (or --db) that names a directory, say: said, not a traceback."""
+    taken = tmp_path / "trickroom.sqlite3"
+    taken.mkdir()
+    line = said(trickroom("--db", str(taken)))
+    assert line == (f"trickroom: cannot open the SQLite file {taken}: unable to open "
+                    "database file")
+
+
 # -- no secret in any output --------------------------------------------------------------------
 
 
@@ -176,3 +185,38 @@ def test_a_node_s_own_log_records_hold_no_password(schema, redis_with_password, 
     for record in caplog.records:
         assert SECRET not in record.getMessage()
         assert SECRET not in (record.exc_text or "")
+
+
+# -- secrets from the environment and files, never the command line -----------------------------
+
+
+def test_a_node_takes_its_passwords_from_files_with_none_on_its_command_line(
+        schema, redis_with_password, tmp_path):
+    """The store's password from a ``_FILE`` (a container's secret), the cluster's from
+    the secrets directory (a systemd credential): the node joins a Redis that asks for
+    it, with neither password in its argv nor in any line it writes."""
+    (tmp_path / "store_password").write_text(SECRET + "\n")
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    (credentials / "trickroom_cluster_password").write_text(SECRET)
+    redis_url = redis_with_password.replace(f":{SECRET}@", "")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1",
+           "TRICKROOM_STORE": f"postgresql://{PG_USER}@{PG_HOST}/{PG_DB}?schema={schema}",
+           "TRICKROOM_STORE_PASSWORD_FILE": str(tmp_path / "store_password"),
+           "TRICKROOM_CLUSTER": redis_url, "TRICKROOM_SECRETS_DIR": str(credentials),
+           "TRICKROOM_PORT": "0", "TRICKROOM_LOG_LEVEL": "debug"}
+    argv = [sys.executable, "-m", "trickroom.server.cli", "serve"]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("trickroom serving http://"), line + proc.stderr.read()
+        assert f"database postgresql://{PG_USER}:***@{PG_HOST}/{PG_DB}" in line
+        assert "via redis://:***@127.0.0.1:" in line  # it joined: Redis took the password
+        assert SECRET not in Path(f"/proc/{proc.pid}/cmdline").read_text()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "joined the cluster at redis://:***@" in err
+    assert SECRET not in line + out + err

@@ -1,4 +1,5 @@
-"""The ``trickroom`` command: ``serve``, ``bot``, ``schema``, ``demo`` and ``ratings refit``.
+"""The ``trickroom`` command: ``serve``, ``config``, ``bot``, ``schema``, ``demo`` and
+``ratings refit``.
 
 ``make run`` is ``trickroom serve``: one port for the web client, the API and
 the WebSocket, on an SQLite file under the user's data directory.
@@ -9,11 +10,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import dataclasses
 import json
 import os
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -23,6 +24,9 @@ from trickroom.game.robots import ROBOTS, make_robot
 from trickroom.game.spades import SpadesGame, SpadesHandResult, SpadesRules
 from trickroom.server.logs import setup_logging
 from trickroom.server.urls import masked
+
+if TYPE_CHECKING:
+    from trickroom.server.effective import Effective
 
 
 def play_demo(seed: int, robot: str, console: Console) -> SpadesGame:
@@ -68,38 +72,48 @@ def _print_hand(console: Console, result: SpadesHandResult) -> None:
                       f"-> {side.score}")
 
 
-def serve(args: argparse.Namespace) -> None:
+def node_settings(args: argparse.Namespace) -> Effective:
+    """The settings ``serve`` and ``config`` run with: the command line's options over
+    the environment's ``TRICKROOM_*`` over the room file's over the defaults (see
+    trickroom/server/effective.py). One that cannot be used ends the command with one
+    line naming it by where it came from."""
+    from trickroom.server.config import ConfigError
+    from trickroom.server.effective import resolve
+
+    try:
+        return resolve(vars(args))
+    except ConfigError as exc:
+        raise SystemExit(f"trickroom: {masked(str(exc))}") from None
+
+
+def show_config(effective: Effective, as_json: bool) -> None:
+    """``trickroom config``: every setting, its value and where it came from; no
+    password is shown."""
+    from trickroom.server import effective as settings
+
+    if as_json:
+        print(json.dumps(settings.as_json(effective), indent=2))
+    else:
+        print(settings.describe(effective))
+
+
+def serve(effective: Effective) -> None:
     """``trickroom serve``. What stops a start (a missing database role, Redis not
     answering, a port in use...) ends the command with one line on standard error that
     says what to do, never a traceback; no URL is shown with its password."""
-    from trickroom.server.app import App, default_db_path
-    from trickroom.server.config import ConfigError, load_config
+    from trickroom.server.app import App
     from trickroom.server.loops import loop_factory
     from trickroom.server.loops import run as run_on
     from trickroom.server.store import StoreError
 
-    try:
-        config = load_config(args.config)
-    except ConfigError as exc:
-        raise SystemExit(f"trickroom: {exc}") from None
-    if args.store and args.db:
-        raise SystemExit("trickroom: give --db (an SQLite file) or --store (PostgreSQL), "
-                         "not both")
-    if args.cluster and not (args.store or "").startswith(("postgresql://", "postgres://")):
-        raise SystemExit("trickroom: a cluster's nodes share one PostgreSQL store: add "
-                         "--store postgresql://user@host/db")
-    db = args.store or args.db or default_db_path()
-    if args.node_url:
-        config = dataclasses.replace(config, settings=dataclasses.replace(
-            config.settings, node_url=args.node_url))
-
+    config, options, db = effective.config, effective.serve, effective.database
     loop_name, _ = loop_factory(config.settings.event_loop)
 
     async def run() -> str | None:
         """Serve until a stop signal; or the reason the server could not start."""
-        app = App(config, db, cluster=args.cluster, cluster_prefix=args.cluster_prefix)
+        app = App(config, db, cluster=options.cluster, cluster_prefix=options.cluster_prefix)
         try:
-            await app.start(args.host, args.port)
+            await app.start(options.host, options.port)
         except (StoreError, OSError) as exc:  # OSError: the port, or Redis (ConnectionError)
             for step in (app.stop, app.store.close):  # whatever had started, stopped
                 with contextlib.suppress(Exception):
@@ -110,7 +124,7 @@ def serve(args: argparse.Namespace) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         # Said once a stop signal would be handled: a host's SIGTERM from now on flushes.
-        print(f"trickroom serving http://{args.host}:{app.port}/ (socket at /ws), "
+        print(f"trickroom serving http://{options.host}:{app.port}/ (socket at /ws), "
               f"database {masked(db)}, {app.hub.description()}, event loop {loop_name}",
               flush=True)
         await stop.wait()
@@ -200,27 +214,18 @@ def migrate(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="trickroom", description="trickroom: a real-time Spades and Hearts server "
-        "(serve), its protocol schema (schema), a terminal demo (demo), a socket bot (bot) "
-        "and rating tools (ratings refit).")
-    parser.add_argument("--log-level", default="info",
-                        help="debug, info, warning or error (default: info)")
+        "(serve) and the settings it would run with (config), its protocol schema (schema), "
+        "a terminal demo (demo), a socket bot (bot) and rating tools (ratings refit).")
+    parser.add_argument("--log-level", help="debug, info, warning or error (default: "
+                        "TRICKROOM_LOG_LEVEL, else info)")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("serve", help="run the server")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    p.add_argument("--port", type=int, default=8765, help="port for HTTP and the socket")
-    p.add_argument("--db", help="SQLite file (default: under the user's data directory)")
-    p.add_argument("--store", help="a PostgreSQL database instead of the SQLite file, as "
-                   "postgresql://user@host/db (a cluster's nodes share one)")
-    p.add_argument("--cluster", help="join a cluster of nodes through this Redis, as "
-                   "redis://host:6379/0 (needs --store postgresql://...)")
-    p.add_argument("--cluster-prefix", default="trickroom",
-                   help="the cluster's Redis keys and channels start with this "
-                   "(default: trickroom)")
-    p.add_argument("--node-url", help="where players reach this node of a cluster "
-                   "directly: a path the proxy routes to it (/node/1/ws) or a ws:// URL; "
-                   "'{port}' is the port it serves on. Players of its tables are sent "
-                   "here (the server setting node_url)")
-    p.add_argument("--config", help="room config TOML (default: trickroom/server/rooms.toml)")
+    add_serve_options(sub.add_parser(
+        "serve", help="run the server (every option may also be a TRICKROOM_* variable: "
+        "see trickroom config)"))
+    p = add_serve_options(sub.add_parser(
+        "config", help="print every setting serve would run with, its value and where it "
+        "came from (option, environment, room file or default); passwords masked"))
+    p.add_argument("--json", action="store_true", help="print it as JSON")
     p = sub.add_parser("schema", help="write the protocol's JSON Schema")
     p.add_argument("--out", help="file to write (default: standard output)")
     p = sub.add_parser("demo", help="four robots play one Spades game, printed hand by hand")
@@ -268,12 +273,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_serve_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The options of ``serve`` (and ``config``). None is a default: an option not given
+    leaves the setting to the environment, the room file or its default."""
+    p.add_argument("--host", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port for HTTP and the socket (default: 8765)")
+    p.add_argument("--db", help="SQLite file (default: under the user's data directory)")
+    p.add_argument("--store", help="a PostgreSQL database instead of the SQLite file, as "
+                   "postgresql://user@host/db (a cluster's nodes share one); its password "
+                   "is best kept in TRICKROOM_STORE_PASSWORD_FILE")
+    p.add_argument("--cluster", help="join a cluster of nodes through this Redis, as "
+                   "redis://host:6379/0 (needs a PostgreSQL store); its password is best "
+                   "kept in TRICKROOM_CLUSTER_PASSWORD_FILE")
+    p.add_argument("--cluster-prefix", help="the cluster's Redis keys and channels start "
+                   "with this (default: trickroom)")
+    p.add_argument("--node-url", help="where players reach this node of a cluster "
+                   "directly: a path the proxy routes to it (/node/1/ws) or a ws:// URL; "
+                   "'{port}' is the port it serves on. Players of its tables are sent "
+                   "here (the server setting node_url)")
+    p.add_argument("--config", help="room config TOML (default: trickroom/server/rooms.toml)")
+    return p
+
+
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
-    setup_logging(args.log_level)
-    if args.command == "serve":
-        serve(args)
-    elif args.command == "schema":
+    if args.command in ("serve", "config"):
+        effective = node_settings(args)
+        setup_logging(effective.serve.log_level)
+        if args.command == "serve":
+            serve(effective)
+        else:
+            show_config(effective, args.json)
+        return
+    setup_logging(args.log_level or "info")
+    if args.command == "schema":
         from trickroom.server.protocol import json_schema
 
         text = json.dumps(json_schema(), indent=2)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
 
 from trickroom.game.hearts import HeartsRules
 from trickroom.game.spades import SpadesRules
@@ -22,7 +24,8 @@ RULES_TYPES: dict[str, type] = {"spades": SpadesRules, "hearts": HeartsRules}
 
 
 class ConfigError(ValueError):
-    """A room file that cannot be used, naming the room and the field."""
+    """A room file or a setting that cannot be used, naming the room and the field (or
+    the variable or option the setting came from)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,9 @@ class ServerSettings:
     http_burst_per_address: int = 60
 
 
+_SETTINGS = TypeAdapter(ServerSettings)
+
+
 @dataclass(frozen=True)
 class Room:
     name: str
@@ -144,32 +150,31 @@ class Config:
         return system_named(system)
 
 
-def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
-    """Read a room file; ``overrides`` replace server settings (tests use short timers)."""
+def read_room_file(path: str | Path | None = None) -> tuple[Path, dict[str, Any]]:
+    """A room file's path (the default one when none is given) and its TOML."""
     source = Path(path) if path else DEFAULT_CONFIG
     try:
-        data = tomllib.loads(source.read_text())
+        return source, tomllib.loads(source.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read room config {source}: {exc}") from None
+
+
+def load_config(path: str | Path | None = None, *, origins: Mapping[str, str] | None = None,
+                **overrides: Any) -> Config:
+    """Read a room file; ``overrides`` replace its server settings (the environment's and
+    the command line's, or a test's short timers). ``origins`` names where an override
+    came from (``TRICKROOM_TURN_SECONDS``, ``--node-url``), so that an error about its
+    value names what the host wrote, not the room file."""
+    source, data = read_room_file(path)
+
+    def where(name: str) -> str:
+        return (origins or {}).get(name) or f"[server] {name}"
+
     server = {**data.get("server", {}), **overrides}
     known = {f.name for f in fields(ServerSettings)}
     if set(server) - known:
         raise ConfigError(f"unknown [server] setting(s): {', '.join(sorted(set(server) - known))}")
-    for listed in ("allowed_origins", "trusted_proxies"):
-        if listed in server:
-            server[listed] = tuple(server[listed])
-    try:
-        networks(server.get("trusted_proxies", ()))
-    except ValueError as exc:
-        raise ConfigError(f"[server] {exc}") from None
-    if server.get("password_profile", "owasp") not in PROFILES:
-        raise ConfigError(f"[server] password_profile must be one of {', '.join(PROFILES)}")
-    if server.get("event_loop", "uvloop") not in LOOPS:
-        raise ConfigError(f"[server] event_loop must be one of {', '.join(LOOPS)}, "
-                          f"not {server['event_loop']!r}")
-    if server.get("durability", "server_crash") not in DURABILITY:
-        raise ConfigError(f"[server] durability must be one of {', '.join(DURABILITY)}, "
-                          f"not {server['durability']!r}")
+    settings = server_settings(server, where)
     rooms: dict[str, Room] = {}
     for entry in data.get("rooms", []):
         try:
@@ -190,7 +195,35 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
     if not rooms:
         raise ConfigError(f"{source} defines no rooms")
     shared_ratings_agree(rooms.values())
-    return Config(ServerSettings(**server), rooms)
+    return Config(settings, rooms)
+
+
+def server_settings(values: Mapping[str, Any],
+                    where: Callable[[str], str] = lambda name: f"[server] {name}",
+                    ) -> ServerSettings:
+    """The server settings from ``values`` (a room file's ``[server]`` table with what
+    overrides it), each of its declared type (a number given as ``"30"`` is read as
+    one, a word where a number belongs is refused) and each choice one of its choices.
+    An error names the setting by ``where`` it came from."""
+    try:
+        settings = _SETTINGS.validate_python(dict(values))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = str(error["loc"][0]) if error["loc"] else "?"
+        message = error["msg"][:1].lower() + error["msg"][1:]
+        raise ConfigError(f"{where(name)}: {message}, not {error['input']!r}") from None
+    try:
+        networks(settings.trusted_proxies)
+    except ValueError as exc:
+        reason = str(exc).removeprefix("trusted_proxies: ")
+        raise ConfigError(f"{where('trusted_proxies')}: {reason}") from None
+    choices = {"password_profile": PROFILES, "event_loop": LOOPS, "durability": DURABILITY}
+    for name, allowed in choices.items():
+        value = getattr(settings, name)
+        if value not in allowed:
+            raise ConfigError(f"{where(name)} must be one of {', '.join(allowed)}, "
+                              f"not {value!r}")
+    return settings
 
 
 def adopted_constants(room: Room, constants: Any) -> dict[str, float]:

@@ -51,7 +51,7 @@ from trickroom.server.store.migrations import (
     run_steps,
     upgrade,
 )
-from trickroom.server.store.values import Conflict, Row, Statement
+from trickroom.server.store.values import Conflict, Row, Statement, StoreError
 
 log = logging.getLogger("trickroom.store")
 
@@ -146,6 +146,12 @@ class SqliteStore(Store):
         await db.execute("COMMIT")
 
     async def open(self) -> None:
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:  # here, not in aiosqlite's thread, which would outlive a failed connect
+            sqlite3.connect(self.path).close()
+        except sqlite3.Error as exc:  # a directory, or a file that may not be written
+            raise StoreError(f"cannot open the SQLite file {self.path}: {exc}") from None
         await self.migrate()
         self._db = await aiosqlite.connect(self.path)
         self._db.row_factory = aiosqlite.Row

@@ -1,18 +1,26 @@
-"""The repository's nginx configuration (docs/nginx.conf), run as it is in front of three
-live nodes: players who know only the proxy's port reach the web client, the API and the
-socket, are spread over the nodes, play one table to the end, are counted by their own
-addresses (not the proxy's), and still get in when a node has gone."""
+"""The repository's nginx configuration (docs/nginx.conf), run as it is (by an unprivileged
+user, with a self-signed certificate) in front of live nodes: players who know only the
+proxy's address reach the web client, the API and the socket, over plain HTTP or TLS,
+are spread over the nodes, follow their table to its own node, play it to the end, are
+counted by their own addresses (not the proxy's), and still get in when a node has
+gone."""
 
 from __future__ import annotations
 
 import asyncio
+import grp
+import os
+import pwd
 import random
 import re
 import shutil
 import socket
+import ssl
 import subprocess
+import tempfile
 import urllib.request
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,6 +30,15 @@ from tests.services import need
 from trickroom.server.client import TrickroomClient
 
 CONF = Path(__file__).resolve().parents[4] / "docs" / "nginx.conf"
+# nginx refuses to run as root only in spirit: here it runs as this user, as a host's would.
+UNPRIVILEGED = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+
+@dataclass
+class Proxy:
+    port: int  # plain HTTP
+    tls_port: int  # HTTPS and wss://
+    ssl: ssl.SSLContext  # a client's, trusting the proxy's self-signed certificate
 
 
 def free_port() -> int:
@@ -30,9 +47,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def render(ports: list[int], listen: int, prefix: Path) -> str:
-    """docs/nginx.conf with this test's ports; the rest as shipped (logs kept in
-    ``prefix``, as a host's would be in /var/log/nginx)."""
+def render(ports: list[int], listen: int, tls_listen: int, tls: Path) -> str:
+    """docs/nginx.conf with this test's ports and certificate; the rest as shipped."""
     text = CONF.read_text()
     shipped = sorted(set(re.findall(r"127\.0\.0\.1:(80\d\d)\b", text)))
     assert len(shipped) == len(ports) == 3
@@ -40,43 +56,76 @@ def render(ports: list[int], listen: int, prefix: Path) -> str:
         text = text.replace(f"127.0.0.1:{old};", f"127.0.0.1:{port};")
         text = text.replace(f"127.0.0.1:{old} ", f"127.0.0.1:{port} ")
         text = text.replace(f"127.0.0.1:{old}/", f"127.0.0.1:{port}/")
-    text = text.replace("listen 8080;", f"listen 127.0.0.1:{listen};")
-    assert f"listen 127.0.0.1:{listen};" in text
-    return text.replace("http {", f"http {{\n    access_log {prefix}/access.log;", 1)
+    for old, new in (("listen 8080;", f"listen 127.0.0.1:{listen};"),
+                     ("listen 8443 ssl;", f"listen 127.0.0.1:{tls_listen} ssl;"),
+                     ("/etc/trickroom/tls/fullchain.pem", str(tls / "fullchain.pem")),
+                     ("/etc/trickroom/tls/privkey.pem", str(tls / "privkey.pem"))):
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+def self_signed(directory: Path) -> None:
+    """A certificate for 127.0.0.1, as docs/hosting.md makes one for a test host."""
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+                    "-keyout", str(directory / "privkey.pem"),
+                    "-out", str(directory / "fullchain.pem"),
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
 
 
 @pytest.fixture
-def nginx(tmp_path):
+def nginx():
+    """``nginx(ports)`` runs docs/nginx.conf in front of the nodes at ``ports``, from a
+    prefix directory of its own, as ``nobody`` when the tests run as root."""
     need("nginx")
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed (apt-get install openssl)")
+    prefix = Path(tempfile.mkdtemp(prefix="trickroom-nginx-"))
+    prefix.chmod(0o755)
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        as_user = UNPRIVILEGED
+        os.chown(prefix, pwd.getpwnam("nobody").pw_uid, grp.getgrnam("nogroup").gr_gid)
     started: list[subprocess.Popen] = []
 
-    def start(ports: list[int]) -> int:
-        listen = free_port()
-        conf = tmp_path / "nginx.conf"
-        conf.write_text(render(ports, listen, tmp_path))
+    def start(ports: list[int]) -> Proxy:
+        tls = prefix / "tls"
+        if not tls.exists():
+            tls.mkdir()
+            self_signed(tls)
+            for made in (tls, *tls.iterdir()):  # the key readable by nginx's user alone
+                shutil.chown(made, *(("nobody", "nogroup") if as_user else (None, None)))
+        listen, tls_listen = free_port(), free_port()
+        conf = prefix / "nginx.conf"
+        conf.write_text(render(ports, listen, tls_listen, tls))
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
-        directives = f"daemon off; pid {tmp_path}/nginx.pid; error_log {tmp_path}/error.log;"
-        subprocess.run([binary, "-t", "-q", "-p", str(tmp_path), "-c", str(conf),
-                        "-g", directives], check=True)
-        started.append(subprocess.Popen([binary, "-p", str(tmp_path), "-c", str(conf),
-                                         "-g", directives]))
-        return listen
+        run = [*as_user, binary, "-p", str(prefix), "-c", str(conf)]
+        checked = subprocess.run([*run, "-t", "-q"], capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
+        started.append(subprocess.Popen([*run, "-g", "daemon off;"]))
+        context = ssl.create_default_context(cafile=str(tls / "fullchain.pem"))
+        return Proxy(listen, tls_listen, context)
 
     yield start
     for process in started:
         process.terminate()
         process.wait(10)
+    shutil.rmtree(prefix, ignore_errors=True)
 
 
-def get(port: int, path: str) -> tuple[int, bytes]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+def get(port: int, path: str, context: ssl.SSLContext | None = None) -> tuple[int, bytes]:
+    scheme = "https" if context else "http"
+    with urllib.request.urlopen(f"{scheme}://127.0.0.1:{port}{path}", timeout=5,
+                                context=context) as response:
         return response.status, response.read()
 
 
-async def reachable(port: int) -> None:
+async def reachable(port: int, context: ssl.SSLContext | None = None) -> None:
     for _ in range(200):
         try:
-            await asyncio.to_thread(get, port, "/healthz")
+            await asyncio.to_thread(get, port, "/healthz", context)
             return
         except OSError:
             await asyncio.sleep(0.05)
@@ -86,7 +135,7 @@ async def reachable(port: int) -> None:
 async def test_three_nodes_behind_the_shipped_nginx_config(cluster, nginx):
     nodes = [await cluster.node(trusted_proxies=["127.0.0.1"], node_url=f"/node/{n}/ws")
              for n in (1, 2, 3)]
-    port = nginx([node.port for node in nodes])
+    port = nginx([node.port for node in nodes]).port
     await reachable(port)
     status, page = await asyncio.to_thread(get, port, "/")
     assert status == 200 and b"<html" in page.lower()
@@ -136,3 +185,45 @@ async def test_three_nodes_behind_the_shipped_nginx_config(cluster, nginx):
         async with TrickroomClient.connect(ws_url) as late:
             welcome = await late.request({"type": "guest"})
             assert welcome["type"] == "welcome"
+
+
+async def test_players_over_wss_follow_their_table_to_its_node_through_nginx_tls(
+        cluster, nginx):
+    """wss:// through nginx's TLS, from a page of the proxy's own origin: a player whose
+    socket landed on another node than the table's is moved to the table's node, on the
+    proxy's TLS port still, and both play the game out."""
+    nodes = [await cluster.node(trusted_proxies=["127.0.0.1"], node_url=f"/node/{n}/ws")
+             for n in (1, 2, 3)]
+    proxy = nginx([node.port for node in nodes])
+    await reachable(proxy.tls_port, proxy.ssl)
+    status, page = await asyncio.to_thread(get, proxy.tls_port, "/", proxy.ssl)
+    assert status == 200 and b"<html" in page.lower()
+    origin = f"https://127.0.0.1:{proxy.tls_port}"  # a browser's, on the proxy's page
+    wss = f"wss://127.0.0.1:{proxy.tls_port}/ws"
+    async with AsyncExitStack() as stack:
+        host = await stack.enter_async_context(TrickroomClient.connect(
+            wss, ssl=proxy.ssl, origin=origin))
+        await host.request({"type": "guest", "name": "host"})
+        table = await host.request({"type": "create_table", "room": "spades",
+                                    "rules": {"target": 100, "mercy": 100}})
+        table_id = table["table"]["id"]
+        owner = next(n for n, node in enumerate(nodes, 1) if table_id in node.lobby.tables)
+        for node in nodes:  # each node knows where the owner is (a lease renewal)
+            while await node.hub.leases.url_of(nodes[owner - 1].hub.node.number) is None:
+                node.hub.leases._urls.clear()
+                await asyncio.sleep(0.05)
+        # least_conn sends the next sockets to the nodes without one: another node's.
+        guest = await stack.enter_async_context(TrickroomClient.connect(
+            wss, ssl=proxy.ssl, origin=origin))
+        await guest.request({"type": "guest", "name": "guest"})
+        await wait_for(lambda: sum(1 for n in nodes if n.sessions.per_ip) == 2)
+        await host.request({"type": "sit", "table": table_id, "seat": 0})
+        await guest.request({"type": "sit", "table": table_id, "seat": 2})
+        assert guest.url == f"wss://127.0.0.1:{proxy.tls_port}/node/{owner}/ws"
+        await wait_for(lambda: set(nodes[owner - 1].sessions.per_ip) == {"127.0.0.1"}
+                       and sum(nodes[owner - 1].sessions.per_ip.values()) == 2)
+        await host.request({"type": "fill_robots", "table": table_id})
+        ends = await asyncio.wait_for(asyncio.gather(
+            *(play_until_over(c, table_id, random.Random(i))
+              for i, c in enumerate((host, guest)))), 120)
+        assert len({str(e["event"]) for e in ends}) == 1
