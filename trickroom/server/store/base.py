@@ -31,6 +31,7 @@ from typing import Any
 
 from trickroom.ratings import Standing
 from trickroom.server.metrics import METRICS
+from trickroom.server.store.archive import unpack
 from trickroom.server.store.migrations import Upgrade
 from trickroom.server.store.statements import ban, fenced, standing, statements
 from trickroom.server.store.values import (
@@ -288,7 +289,7 @@ class Store(ABC):
             "started": row["started"],
             "finished": row["finished"],
             "result": json.loads(row["result"]),
-            "record": json.loads(row["record"]),
+            "record": unpack(row["record"]),
             "ratings": json.loads(row["ratings"]) if row["ratings"] else [],
         }
 

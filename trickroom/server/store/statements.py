@@ -16,6 +16,7 @@ from typing import Any
 
 from trickroom.ratings import PlayerStats, Rating, Standing
 from trickroom.server.names import account_name_refusal
+from trickroom.server.store.archive import pack
 from trickroom.server.store.values import Fence, StaleOwner, Statement, Tx
 from trickroom.server.tables.records import (
     ActionTaken,
@@ -82,7 +83,7 @@ def statements(record: Record) -> list[Statement]:
     if isinstance(record, GameEnded):
         ratings = json.dumps(list(record.ratings)) if record.ratings is not None else None
         return [("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ? "
-                 "WHERE id = ?", (now, json.dumps(record.result), json.dumps(record.record),
+                 "WHERE id = ?", (now, json.dumps(record.result), pack(record.record),
                                   ratings, record.game_id)),
                 lambda tx: _index_players(tx, record.game_id, now),
                 *(("UPDATE users SET casual_games = casual_games + 1 WHERE name = ?", (name,))
