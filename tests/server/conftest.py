@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.services import POSTGRES, drop_schema, fresh_name, need
 from trickroom.server.app import App
 from trickroom.server.client import ServerError, TrickroomClient
 from trickroom.server.config import load_config
@@ -21,6 +22,19 @@ async def app(tmp_path):
     await server.start("127.0.0.1", 0)
     yield server
     await server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def db(request, tmp_path):
+    """Where a server's store lives, each engine in turn: an SQLite file, or a PostgreSQL
+    schema of its own."""
+    if request.param == "sqlite":
+        yield tmp_path / "trickroom.sqlite3"
+        return
+    need("postgresql")
+    schema = fresh_name("t_app")
+    yield f"{POSTGRES}?schema={schema}"
+    await drop_schema(schema)
 
 
 @pytest.fixture

@@ -50,6 +50,24 @@ async def test_a_finished_games_record_is_served_and_replays(app):
         assert any(t["id"] == table_id for t in json.loads(body)["tables"])
 
 
+async def test_a_malformed_or_unknown_game_id_gets_its_clear_error(db):
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    try:
+        async with TrickroomClient.connect(url(app)) as client:
+            table_id, _ = await solo_table(client)
+            machine = app.lobby.tables[table_id].machine
+            await wait_for(lambda: machine.state.game_id is not None)
+            playing = machine.state.game_id
+        for wrong in ("nope", playing, "%00", "a%00b", "%ff%fe", "x" * 2000, "..%2F..%2Fetc",
+                      "'%3B%20DROP%20TABLE%20games%3B--", "%F0%9F%82%A1", "%20"):
+            status, _, body = await http_get(app, f"/api/games/{wrong}")
+            assert (status, json.loads(body)) == (404, {"error": "no finished game with that "
+                                                                  "id"}), wrong
+    finally:
+        await app.stop()
+
+
 async def test_a_human_who_does_not_act_in_time_gets_one_robot_move(tmp_path):
     app = App(load_config(**{**FAST, "turn_seconds": 0.3}), tmp_path / "db.sqlite3")
     await app.start("127.0.0.1", 0)

@@ -16,6 +16,7 @@ import json
 import logging
 import math
 import mimetypes
+import re
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
@@ -40,6 +41,9 @@ from trickroom.server.throttle import Buckets
 
 log = logging.getLogger("trickroom.server")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+# A game's id as the server makes them (a table's id, "-", eight hex digits): anything
+# else names no game, and never reaches the store (PostgreSQL's text holds no NUL).
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 # Every response: the page runs only its own scripts and styles (no inline script, so
 # an injected one does not run), talks only to this server, and is framed by no one.
@@ -160,7 +164,7 @@ class Routes:
         return _response(HTTPStatus.OK, listed[2], "application/json")
 
     async def _game(self, game_id: str) -> Response:
-        record = await self.store.game(game_id)
+        record = await self.store.game(game_id) if GAME_ID.fullmatch(game_id) else None
         if record is None:
             return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
         # Replaying a long game takes tens of ms: off the loop, so no table waits for it.
