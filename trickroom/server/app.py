@@ -36,6 +36,7 @@ from trickroom.server.queues import Queues
 from trickroom.server.ranked import Ranked
 from trickroom.server.readiness import Readiness
 from trickroom.server.requests import Requests
+from trickroom.server.retention import Retention
 from trickroom.server.routes import Routes
 from trickroom.server.sessions import Sessions, log
 from trickroom.server.store import StoredGame, open_store
@@ -59,6 +60,7 @@ class App:
         self.config = config
         self.store = open_store(db_path, durability=settings.durability)
         self.hub = open_hub(cluster, cluster_prefix, self.store, settings)
+        self.retention = Retention(self.store, settings.keep_moves_seconds)
         self.collector = Collector(settings.gc_freeze_seconds, settings.gc_full_seconds,
                                    freeze_above_ms=settings.gc_freeze_above_ms)
         self.ranked = Ranked(self.store, settings.min_games, wall_clock)
@@ -96,6 +98,7 @@ class App:
             max_size=self.config.settings.max_frame_bytes, compression=None,
             ping_interval=20, ping_timeout=20)
         self.collector.start()
+        self.retention.start()
         METRICS.logged_events.set_function(
             lambda: sum(len(t.machine.log) for t in self.lobby.tables.values()))
         log.info("serving on %s:%d, %d game(s) resumed", host, self.port, resumed)
@@ -145,6 +148,7 @@ class App:
         Tables stop first: as sockets close, the robots that take over dropped seats
         would otherwise play on, and be cut off mid-action when the tables stopped.
         """
+        await self.retention.stop()
         await self.lobby.stop()
         if self.server is not None:
             self.server.close()

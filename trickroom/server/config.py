@@ -52,6 +52,9 @@ class ServerSettings:
     min_games: int = 5
     leaderboard_min_games: int = 1
     durability: str = "server_crash"  # or "power_loss": fsync every commit (server/store.py)
+    # How long a finished game's moves stay in the store beside its packed record (which
+    # the review reads), in seconds; 0: dropped at the next pass (server/retention.py).
+    keep_moves_seconds: float = 86400.0
     event_loop: str = "uvloop"  # or "asyncio" (server/loops.py); uvloop where installed
     lease_seconds: float = 3.0  # a cluster node's hold on a table (server/cluster/node.py)
     forward_seconds: float = 5.0  # a request forwarded to a table's node: its deadline
@@ -223,6 +226,9 @@ def server_settings(values: Mapping[str, Any],
         if value not in allowed:
             raise ConfigError(f"{where(name)} must be one of {', '.join(allowed)}, "
                               f"not {value!r}")
+    if settings.keep_moves_seconds < 0:
+        raise ConfigError(f"{where('keep_moves_seconds')} must be 0 seconds or more, "
+                          f"not {settings.keep_moves_seconds!r}")
     return settings
 
 

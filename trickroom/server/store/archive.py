@@ -26,8 +26,11 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import zlib
 from typing import Any
+
+log = logging.getLogger("trickroom.store")
 
 PACKED = "z1:"  # what starts a packed record (a record kept whole starts with "{")
 PLAY_CHARS = 3  # a play in a run: its seat, then its card's two characters
@@ -59,6 +62,22 @@ def unpack(stored: str) -> dict[str, Any]:
 
 def is_packed(stored: str) -> bool:
     return stored.startswith(PACKED)
+
+
+def archivable(games: list[tuple[str, str, int]]) -> list[tuple[str, str | None]]:
+    """Of ``(game id, stored record, moves stored)``, the games whose moves may go, each
+    with its record packed if it was kept whole (None: already packed). A record that
+    holds fewer actions than its game's moves keeps them (never seen: a warning)."""
+    out: list[tuple[str, str | None]] = []
+    for game_id, stored, moves in games:
+        record = unpack(stored)
+        held = len(record.get("actions", ()))
+        if held < moves:
+            log.warning("game %s keeps its %d moves: its record holds only %d actions",
+                        game_id, moves, held)
+            continue
+        out.append((game_id, None if is_packed(stored) else pack(record)))
+    return out
 
 
 def _runs(actions: list[Any]) -> list[Any]:

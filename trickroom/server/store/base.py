@@ -31,7 +31,7 @@ from typing import Any
 
 from trickroom.ratings import Standing
 from trickroom.server.metrics import METRICS
-from trickroom.server.store.archive import unpack
+from trickroom.server.store.archive import archivable, unpack
 from trickroom.server.store.migrations import Upgrade
 from trickroom.server.store.statements import ban, fenced, standing, statements
 from trickroom.server.store.values import (
@@ -47,6 +47,24 @@ from trickroom.server.store.values import (
 from trickroom.server.tables.records import GameCreated, Record
 
 RECENT_GAMES = 20  # how many ended games a profile lists
+
+# The next ``limit`` games with moves after a given id, and when each ended: a loose scan
+# of the moves' key (one seek a game), which both engines run the same way.
+WALK_SQL = """
+WITH RECURSIVE walk (game_id, n) AS (
+    SELECT (SELECT game_id FROM actions WHERE game_id > ? ORDER BY game_id LIMIT 1), 1
+    UNION ALL
+    SELECT (SELECT game_id FROM actions WHERE game_id > walk.game_id ORDER BY game_id
+            LIMIT 1), n + 1
+    FROM walk WHERE walk.game_id IS NOT NULL AND n < ?)
+SELECT walk.game_id AS game_id, games.finished AS finished
+FROM walk LEFT JOIN games ON games.id = walk.game_id WHERE walk.game_id IS NOT NULL
+ORDER BY walk.game_id
+"""
+
+# A game's moves go only once it has ended, whatever the caller read before.
+DROP_MOVES_SQL = ("DELETE FROM actions WHERE game_id = ? AND EXISTS (SELECT 1 FROM games "
+                  "WHERE id = ? AND finished IS NOT NULL)")
 
 
 class Store(ABC):
@@ -334,6 +352,43 @@ class Store(ABC):
                                    (game_id,))
         return int(row["n"]) if row else 0
 
+    # -- retention: a finished game's moves go, its packed record stays (server/retention.py)
+
+    async def games_with_moves(self, after: str, limit: int) -> list[tuple[str, float | None]]:
+        """Up to ``limit`` games that still have moves in ``actions``, in the order of their
+        ids after ``after``, each with when it ended (None: in play). A walk of the moves'
+        key, a seek a game: a pass over every game costs what the moves kept are, not
+        every game ever played (no index on when games ended is needed)."""
+        rows = await self._fetchall(WALK_SQL, (after, limit))
+        return [(row["game_id"], row["finished"]) for row in rows]
+
+    async def drop_moves(self, game_ids: Sequence[str]) -> int:
+        """Keep each ended game of ``game_ids`` as its packed record alone: a record kept
+        whole is packed, and the game's moves are dropped, all in one write. A game in
+        play is never touched, nor one whose record holds fewer actions than its moves
+        (it keeps them, and a warning says so). Returns the moves dropped."""
+        if not game_ids:
+            return 0
+        marks = ", ".join("?" * len(game_ids))
+        records = await self._fetchall(f"SELECT id, record FROM games WHERE id IN ({marks}) "
+                                       "AND finished IS NOT NULL AND record IS NOT NULL",
+                                       list(game_ids))
+        counted = await self._fetchall(f"SELECT game_id, COUNT(*) AS n FROM actions WHERE "
+                                       f"game_id IN ({marks}) GROUP BY game_id", list(game_ids))
+        moves = {row["game_id"]: int(row["n"]) for row in counted}
+        kept = await asyncio.to_thread(archivable, [(row["id"], row["record"],
+                                                          moves.get(row["id"], 0))
+                                                         for row in records])
+        written: list[Statement] = []
+        for game_id, record in kept:
+            if record is not None:
+                written.append(("UPDATE games SET record = ? WHERE id = ? AND finished IS NOT "
+                                "NULL", (record, game_id)))
+            written.append((DROP_MOVES_SQL, (game_id, game_id)))
+        if written:
+            await self._write_all(written)
+        return sum(moves.get(game_id, 0) for game_id, _ in kept)
+
     # -- accounts for ranked play ---------------------------------------------------------------
 
     async def account(self, name: str) -> dict[str, Any] | None:
@@ -409,3 +464,4 @@ class Store(ABC):
                 "banned_until": account["banned_until"] or None,
                 "casual_games": account["casual_games"], "ratings": ratings,
                 "recent_games": await self.recent_games(account["name"])}
+
