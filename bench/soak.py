@@ -12,10 +12,18 @@ After the games, the sockets stop opening tables and let those in play finish;
 then the server's open tables are read once more. Memory growth is the slope of
 RSS against games played after a warm-up (the first fifth of the games, at
 least 200), per 1,000 games. Targets 127.0.0.1 only; stops by itself at
-``--games`` games or ``--seconds`` seconds. Ends with::
+``--games`` games or ``--seconds`` seconds.
+
+Once the server has stopped, its database is read for what a finished game costs it
+(``bench/stored.py``): bytes per game with every move kept and each record whole, as
+every version before retention kept them, and after a pass of retention has dropped the
+moves and packed the records, and the second as a share of the first. ``--store`` plays
+on PostgreSQL (a schema made for the run, dropped after) instead of an SQLite file.
+Ends with::
 
     soak games=<n> rss_growth_kib_per_1000_games=<x> open_tables_end=<k>
-        playing_end=<p> max_logged_events=<e> max_lobby=<l>        (one line)
+        playing_end=<p> max_logged_events=<e> max_lobby=<l>
+        bytes_per_game_before=<b> bytes_per_game_after=<a> stored_ratio=<r>   (one line)
 
 ``make bench`` runs ``python -m bench.soak --games 1000``; the issue's figure is
 ``--games 5000`` (about five minutes on a 2-core machine).
@@ -24,8 +32,10 @@ least 200), per 1,000 games. Targets 127.0.0.1 only; stops by itself at
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
+import secrets
 import sys
 import tempfile
 import time
@@ -33,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 from rich.progress import Progress
 from websockets.asyncio.client import connect
 
@@ -47,6 +58,7 @@ from bench.harness import (
     room_file,
     rss_kib,
 )
+from bench.stored import game_bytes
 
 SOAK_CONFIG = LOAD_CONFIG + '\n[[rooms]]\nname = "hearts"\ngame = "hearts"\n'  # and Spades
 GAMES = (("spades", {"target": 100, "mercy": 100}), ("hearts", {"target": 50}))
@@ -115,13 +127,32 @@ def growth_per_1000(samples: list[Sample], warmup: int) -> float:
 
 async def soak_run(games: int, tables: int, seconds: float, workdir: Path,
                    quiet: bool = False, settings: list[str] | None = None,
-                   every: float = 0.5) -> dict[str, Any]:
+                   every: float = 0.5, store: str | None = None) -> dict[str, Any]:
     """Play ``games`` games (or for ``seconds``), ``tables`` at once, sampling the server
-    every ``every`` seconds; returns the figures (the test calls this too)."""
+    every ``every`` seconds; returns the figures (the test calls this too). ``store``: a
+    PostgreSQL database to play on, in a schema of the run's own, instead of SQLite."""
+    if store is None:
+        return await _soak_run(games, tables, seconds, workdir, quiet, settings, every,
+                               str(workdir / "soak.sqlite3"))
+    schema = f"bench_soak_{secrets.token_hex(4)}"
+    try:
+        return await _soak_run(games, tables, seconds, workdir, quiet, settings, every,
+                               f"{store}?schema={schema}")
+    finally:
+        with contextlib.suppress(OSError, asyncpg.PostgresError):
+            conn = await asyncpg.connect(store, timeout=10)
+            try:
+                await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            finally:
+                await conn.close()
+
+
+async def _soak_run(games: int, tables: int, seconds: float, workdir: Path, quiet: bool,
+                    settings: list[str] | None, every: float, db: str) -> dict[str, Any]:
     config = room_file(workdir, "soak", SOAK_CONFIG, settings)
     soak, stop = Soak(), asyncio.Event()
     started = time.monotonic()
-    with Server(workdir / "soak.sqlite3", config) as server:
+    with Server(db, config) as server:
         players = [asyncio.create_task(player(server.url, i, soak, stop))
                    for i in range(tables)]
         with Progress(disable=quiet, transient=True) as progress:
@@ -139,10 +170,13 @@ async def soak_run(games: int, tables: int, seconds: float, workdir: Path,
         for p in pending:
             p.cancel()
         end = await sample(server, soak)
+    seconds = round(time.monotonic() - started, 1)
+    stored = await game_bytes(db)
     warmup = max(200, soak.games // 5)
     return {
+        "stored": stored,
         "games": soak.games,
-        "seconds": round(time.monotonic() - started, 1),
+        "seconds": seconds,
         "rss_growth_kib_per_1000_games": round(growth_per_1000(soak.samples, warmup), 1),
         "rss_start_kib": next((s.rss_kib for s in soak.samples if s.games >= warmup), None),
         "rss_end_kib": end.rss_kib,
@@ -160,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--tables", type=int, default=8, help="tables in play at once")
     parser.add_argument("--seconds", type=float, default=900, help="stop after this long")
+    parser.add_argument("--store", metavar="URL",
+                        help="play on this PostgreSQL database (in a schema made for the "
+                             "run), e.g. postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
                         help="a [server] setting for the soaked server, in TOML "
                              "(e.g. gc_freeze_seconds=0); repeatable")
@@ -167,16 +204,25 @@ def main(argv: list[str] | None = None) -> int:
     raise_fd_limit()
     with tempfile.TemporaryDirectory(prefix="trickroom-soak-") as tmp:
         out = asyncio.run(soak_run(args.games, args.tables, args.seconds, Path(tmp),
-                                     settings=args.setting))
+                                     settings=args.setting, store=args.store))
     for s in out["samples"][:: max(1, len(out["samples"]) // 10)]:
         print(f"  games {s.games:6d}  rss {s.rss_kib:7d} KiB  tables {s.tables:3d}  "
               f"logged events {s.logged_events:6d}  lobby {s.lobby:3d}")
     print(f"{out['games']} games in {out['seconds']} s; RSS {out['rss_start_kib']} KiB after "
           f"warm-up, {out['rss_end_kib']} KiB at the end")
+    stored = out["stored"]
+    print(f"{'PostgreSQL' if args.store else 'SQLite'}, tables games and actions with their "
+          f"indexes: {stored['games']} finished games, {stored['moves']} moves; "
+          f"{stored['bytes_per_game_before']} bytes a game with every move kept "
+          f"({stored['bytes_per_move_before']} a move), {stored['bytes_per_game_after']} "
+          f"after retention")
     print(f"soak games={out['games']} "
           f"rss_growth_kib_per_1000_games={out['rss_growth_kib_per_1000_games']} "
           f"open_tables_end={out['open_tables_end']} playing_end={out['playing_end']} "
-          f"max_logged_events={out['max_logged_events']} max_lobby={out['max_lobby']}")
+          f"max_logged_events={out['max_logged_events']} max_lobby={out['max_lobby']} "
+          f"bytes_per_game_before={stored['bytes_per_game_before']} "
+          f"bytes_per_game_after={stored['bytes_per_game_after']} "
+          f"stored_ratio={stored['ratio']}")
     return 0
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench import soak
+from tests.services import POSTGRES, need
 
 
 async def test_a_short_soak_closes_every_table_and_keeps_the_lobby_and_logs_bounded(tmp_path):
@@ -13,6 +16,20 @@ async def test_a_short_soak_closes_every_table_and_keeps_the_lobby_and_logs_boun
     assert out["lobby_end"] == 0
     assert out["max_lobby"] <= 2  # never more listed than in play
     assert 0 < out["max_logged_events"] <= 2 * 1000  # each table's log is bounded
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+async def test_a_soak_reports_a_finished_game_s_bytes_with_every_move_and_after_retention(
+        tmp_path, engine):
+    """Thirty games: enough that the tables' last pages, part filled (4 or 8 KiB each, a
+    few a table), weigh little in a game's share."""
+    if engine == "postgresql":
+        need(engine)
+    out = await soak.soak_run(games=30, tables=4, seconds=120, workdir=tmp_path, quiet=True,
+                              every=0.1, store=POSTGRES if engine == "postgresql" else None)
+    stored = out["stored"]
+    assert stored["games"] >= 30 and stored["moves"] >= 100 * stored["games"]
+    assert stored["bytes_per_game_after"] <= 0.25 * stored["bytes_per_game_before"]
 
 
 def test_memory_growth_is_the_slope_after_the_warm_up():
