@@ -11,6 +11,7 @@ from tests.server.conftest import play_until_over
 from tests.web.conftest import start_app, ws_url
 from tests.web.play import create_table, guest_signs_in
 from trickroom.server.client import TrickroomClient
+from trickroom.server.retention import Retention
 
 HOSTILE = "<script>window.pwned = 1</script><img src=x onerror='window.pwned = 2'>"
 
@@ -110,6 +111,9 @@ async def finished_game(app, room: str, rules: dict) -> str:
 
 async def test_review_steps_through_every_trick_of_every_hand(review_app, open_page):
     game_id = await finished_game(review_app, "hearts", {"target": 30})
+    # The review reads the game's packed record alone: its moves are dropped first.
+    assert await Retention(review_app.store, 0).sweep() > 0
+    assert await review_app.store.action_count(game_id) == 0
     record = await review_app.store.game(game_id)
     hands = record["result"]["hands_played"]
     page = await open_page(review_app)
