@@ -6,6 +6,7 @@ Migrating it again changes nothing."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from tests.services import POSTGRES, drop_schema, fresh_name, need
 from trickroom.game.spades import SpadesGame
 from trickroom.server.app import App
 from trickroom.server.config import load_config
+from trickroom.server.retention import Retention
 from trickroom.server.store import open_store
 from trickroom.server.store.migrations import Upgrade
 from trickroom.server.store.sqlite_schema import CHAIN
@@ -155,3 +157,22 @@ async def test_its_game_in_play_resumes_on_a_server_of_this_version(restored: Re
             == stored.actions
     finally:
         await app.stop()
+
+
+async def test_retention_packs_its_finished_game_and_drops_that_game_s_moves_alone(
+        restored: Restored):
+    """Its finished game's record was kept whole and its moves all kept: a pass packs the
+    one and drops the other, and the game reads the same; the game in play keeps all."""
+    finished, in_play = restored.said["finished"], restored.said["in_play"]
+    store = open_store(restored.target)
+    await store.open()
+    try:
+        answer = json.dumps(await store.game(finished["id"]))
+        moves = await store.action_count(finished["id"])
+        assert moves > 0
+        assert await Retention(store, 0, pause=0).sweep() == moves
+        assert await store.action_count(finished["id"]) == 0
+        assert json.dumps(await store.game(finished["id"])) == answer
+        assert await store.action_count(in_play["id"]) == in_play["actions"]
+    finally:
+        await store.close()
