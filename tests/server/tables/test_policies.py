@@ -384,3 +384,17 @@ def test_wocg_a_substitute_may_not_hold_two_seats():
     table.drop(5)  # away, but the seat is still theirs
     table.do(Stand(table.who(3), None))
     assert table.refused(Sit(table.who(5), None, 2)).code == "seat_taken"
+
+
+def test_wocg_a_substitute_who_sits_at_the_seat_whose_turn_it_is_is_prompted():
+    # Found by the table's property test: the turn had been prompted to the quitter, and
+    # "once per turn" kept it from the substitute, who waited with no prompt.
+    table = four("spades-wocg")
+    index = min(table.machine.state.game.awaiting)
+    quitter = index + 1  # four(): the player at seat i is client i + 1
+    assert any(m["type"] == "prompt" for m in table.inbox[quitter])
+    table.do(Stand(table.who(quitter), None))
+    table.sit(7, index)  # before the seat's robot moves
+    assert table.inbox[7][0]["type"] == "snapshot"
+    prompts = [m for m in table.inbox[7] if m["type"] == "prompt"]
+    assert len(prompts) == 1 and prompts[0]["seat"] == index and prompts[0]["legal"]

@@ -131,6 +131,8 @@ def _substitute(table: Table, cmd: Sit) -> None:
     table.send((cmd.who.client,), Shared(table.snapshot(index).encode()))
     table.publish(Substituted(seat=index, name=cmd.who.name))
     table.changed()
+    # The seat's turn was prompted to whoever held it before: prompted again, to them.
+    state.prompted.pop(index, None)
     table.advance()
     table.reply(cmd.who, Seated(id=cmd.rid, table=table.id, seat=index, seat_token=token))
 

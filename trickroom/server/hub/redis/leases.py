@@ -394,7 +394,7 @@ class Leases:
 
     async def take_over(self, table_id: str) -> bool:
         """Claim a table left without an owner and resume its game from the store."""
-        if table_id in self.taking:
+        if table_id in self.taking or self.draining:  # a draining node takes nothing on
             return False
         self.taking.add(table_id)
         node = self.node
