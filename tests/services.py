@@ -101,7 +101,12 @@ async def drop_schema(schema: str) -> None:
     import asyncpg
     conn = await asyncpg.connect(POSTGRES)
     try:
-        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE', timeout=60)
+    except TimeoutError:  # another session holds a lock on it: say which, do not hang
+        raise AssertionError(f"dropping schema {schema} waited 60 s on: " + "; ".join(
+            f"{r['pid']} {r['state']} {r['query'][:120]!r}" for r in await conn.fetch(
+                "SELECT pid, state, query FROM pg_stat_activity WHERE pid <> "
+                "pg_backend_pid() AND datname = current_database()"))) from None
     finally:
         await conn.close()
 

@@ -4,7 +4,7 @@ key prefix made for the test and removed after it (tests/services.py)."""
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -47,8 +47,14 @@ class Cluster:
 
     async def stop(self) -> None:
         for app in self.nodes:
-            with contextlib.suppress(Exception):
-                await app.stop()
+            try:
+                await asyncio.wait_for(app.stop(), 60)
+            except TimeoutError:  # a node that does not stop: say where each task waits
+                stacks = "\n".join(f"{t.get_name()}: {t.get_stack(limit=8)}"
+                                    for t in asyncio.all_tasks())
+                raise AssertionError(f"a node did not stop within 60 s; tasks:\n{stacks}") from None
+            except Exception:
+                pass
 
 
 @pytest.fixture
