@@ -184,7 +184,7 @@ def ratings_refit(args: argparse.Namespace, console: Console | None = None) -> i
 
 def migrate(args: argparse.Namespace) -> int:
     """``trickroom migrate``: bring a database to this trickroom's schema version, saying
-    from which version to which (``--check``: only where it stands and what would run).
+    what version it was at and is now at (``--check``: only where it stands and what would run).
     0; or 1, with one line on standard error when the database cannot be migrated (newer
     than this trickroom, or not reached), or, checked, when it lacks migrations."""
     import sqlite3

@@ -43,6 +43,13 @@ async def stored_actions(cluster, game_id: str) -> list[tuple[int, int]]:
         await conn.close()
 
 
+async def a_node_behind_a_redis_proxy_and_another(cluster, fault_proxy):
+    """A node that reaches Redis through a fault proxy (to cut it off), and one that does
+    not: the proxy and the two nodes."""
+    redis = await fault_proxy(6379)
+    return redis, await cluster.node(redis=through(redis, "redis")), await cluster.node()
+
+
 async def test_a_node_cut_off_from_redis_alone_plays_on(cluster, fault_proxy):
     redis = await fault_proxy(6379)
     node = await cluster.node(redis=through(redis, "redis"))
@@ -76,9 +83,7 @@ async def test_a_node_cut_off_from_redis_alone_plays_on(cluster, fault_proxy):
 
 async def test_a_table_taken_over_from_a_node_cut_off_from_redis_is_stored_once(
         cluster, fault_proxy):
-    redis = await fault_proxy(6379)
-    cut_off = await cluster.node(redis=through(redis, "redis"))
-    other = await cluster.node()
+    redis, cut_off, other = await a_node_behind_a_redis_proxy_and_another(cluster, fault_proxy)
     async with TrickroomClient.connect(url(cut_off)) as player:
         table, token = await solo_table(player, rules={"target": 500, "mercy": None},
                                         level="heuristic", name="p")
@@ -145,9 +150,7 @@ async def test_a_node_that_finds_a_table_lost_proves_its_leases_while_that_table
     # the proof, by the store (Redis being away), finds that another node took the table.
     # Letting the table go must not wait for that move: the node would never prove its
     # leases again, and answer nothing for any of its tables (a woken node hung for good).
-    redis = await fault_proxy(6379)
-    cut_off = await cluster.node(redis=through(redis, "redis"))
-    other = await cluster.node()
+    redis, cut_off, other = await a_node_behind_a_redis_proxy_and_another(cluster, fault_proxy)
     async with TrickroomClient.connect(url(cut_off)) as player:
         table, _ = await solo_table(player, rules={"target": 500, "mercy": None},
                                     level="heuristic", name="p")
