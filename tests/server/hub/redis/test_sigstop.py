@@ -90,3 +90,44 @@ async def test_a_node_woken_after_losing_its_table_answers_nothing_for_it(servic
     finally:
         paused.stop()
         other.stop()
+
+
+async def test_a_player_rejoining_while_their_tables_node_is_paused_is_not_sent_there(
+        services, tmp_path):
+    """Found by the bench (issue 31): a player whose table's node stopped reconnected
+    through another node before the lease ran out and was told ``moved`` to the stopped
+    node, whose socket never opened; every such round cost a connect timeout, and the
+    table waited 7-8 s at a 3 s lease. A lease that missed its renewal is not a place to
+    send anyone: the player's rejoin waits for it to expire and is answered by the node
+    that takes the table over."""
+    conf = config(tmp_path)
+    paused = Server(services.store, conf, extra=services.node_args())
+    other = Server(services.store, conf, extra=services.node_args())
+    paused.start()
+    try:
+        other.start()
+        async with TrickroomClient.connect(paused.url) as player:
+            await player.request({"type": "guest", "name": "p"})
+            created = await player.request({"type": "create_table", "room": "spades",
+                                            "rules": {"target": 500, "mercy": None}})
+            table = created["table"]["id"]
+            seated = await player.request({"type": "sit", "table": table, "seat": 0})
+            await player.request({"type": "fill_robots", "table": table,
+                                  "level": "heuristic"})
+            epoch = await owner_epoch(services, table)
+            os.kill(paused.pid, signal.SIGSTOP)
+            try:
+                await asyncio.sleep(LEASE / 2)  # a renewal missed, the lease still held
+                async with TrickroomClient.connect(other.url, open_timeout=2) as back:
+                    await back.request({"type": "resume", "token": player.session})
+                    rejoin = {"type": "rejoin", "table": table,
+                              "seat_token": seated["seat_token"]}
+                    snapshot = await back.request(rejoin, timeout=4 * LEASE)
+                    assert snapshot["type"] == "snapshot", snapshot
+                    assert back.url == other.url  # never sent to the stopped node
+                    assert await owner_epoch(services, table) > epoch  # taken over
+            finally:
+                os.kill(paused.pid, signal.SIGCONT)
+    finally:
+        paused.stop()
+        other.stop()

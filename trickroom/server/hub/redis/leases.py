@@ -336,6 +336,37 @@ class Leases:
         self._owners[table_id] = int(holder)
         return int(holder)
 
+    async def live_owner(self, table_id: str, owner: int) -> int | None:
+        """The table's owner once it is surely alive, before a player is sent to it.
+
+        A live owner renews its leases every third of a lease, so a lease with less
+        than two thirds of it left has missed a renewal: its node may be paused or dead,
+        and a player sent there would wait on a socket that never opens. Such a lease is
+        watched until it is renewed (the owner was only late: it is returned) or expires,
+        and then this node takes the table over itself, at once (it was seen unrenewed
+        for a whole lease; the store's fence settles any race). None: the table's owner
+        is to be looked up again."""
+        node = self.node
+        key = node.keys.lease(table_id)
+        healthy = self._ms * 2 // 3 - 50
+        deadline = time.monotonic() + node.lease_seconds + 1
+        while time.monotonic() < deadline:
+            async with node.bus.redis.pipeline(transaction=False) as pipe:
+                pipe.get(key)
+                pipe.pttl(key)
+                holder, left = await pipe.execute()
+            if holder is None:
+                self.forget_owner(table_id)
+                await self.take_over(table_id)
+                return None
+            if int(holder) != owner:
+                self.forget_owner(table_id)
+                return None
+            if left >= healthy or left < 0:  # renewed (or set without expiry: not a lease)
+                return owner
+            await asyncio.sleep(min(0.05, left / 1000))
+        return None
+
     def forget_owner(self, table_id: str | None = None) -> None:
         """The table moved or closed (None: any table may have; moves may have been
         missed): its owner is looked up again."""

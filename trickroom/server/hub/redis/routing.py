@@ -131,7 +131,12 @@ class Routing:
             if owner is None:
                 return False
             if message.type in MOVES and (url := await self.leases.url_of(owner)):
-                # A player's socket lives on its table's node: no hop on any move.
+                # A player's socket lives on its table's node: no hop on any move. Not to
+                # a node that missed a renewal (paused, or dead): the player waits here
+                # for its lease to be renewed, or to expire and the table to come here.
+                if await self.leases.live_owner(table_id, owner) != owner:
+                    fresh = True
+                    continue
                 raise TableMoved(table_id, url, message.id)
             if message.type in ("sit", "rejoin", "watch"):
                 client.joined(table_id)
