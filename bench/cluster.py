@@ -229,6 +229,8 @@ async def main(args: argparse.Namespace) -> int:
     clusters: dict[int, Figures] = {}  # by node count
     paced: dict[int, Figures] = {}  # one process at that cluster's rate
     share: dict[int, Figures] = {}  # one process carrying one node's tables at its rate
+    if args.faults_only:
+        return await faults_only(args, console)
     with tempfile.TemporaryDirectory(prefix="trickroom-cluster-") as tmp:
         config = room_file(Path(tmp), "cluster", settings=CLUSTER_SETTINGS)
         console.print(f"cluster: {args.tables} Spades tables of 4 instant bots, "
@@ -334,6 +336,31 @@ async def main(args: argparse.Namespace) -> int:
     return 0 if fault["acked_lost"] == 0 else 1
 
 
+async def faults_only(args: argparse.Namespace, console: Console) -> int:
+    """The fault phase alone (``--faults-only``): its table and a last line of its keys."""
+    with tempfile.TemporaryDirectory(prefix="trickroom-cluster-") as tmp:
+        config = room_file(Path(tmp), "cluster", settings=CLUSTER_SETTINGS)
+        fault = await faults(args, config, console)
+    console.print(fault_table(fault))
+    by_kind = {name.split(" ", 1)[0]: f for name, f in fault["faults"].items()}
+
+    def of(kind: str, key: str, form: str = ".2f") -> str:
+        return format(by_kind[kind][key], form) if kind in by_kind else "nan"
+
+    print(f"faults lease_s={LEASE:g} failover_s={fault['failover_max']:.2f} "
+          f"acked_lost={fault['acked_lost']} "
+          f"redis_restart_errors={of('Redis', 'errors_total', 'd')} "
+          f"redis_restart_max_pause_s={of('Redis', 'pause_max')} "
+          f"pg_outage_stuck_tables={of('PostgreSQL', 'stuck', 'd')} "
+          f"pg_outage_max_wait_s={of('PostgreSQL', 'after_back_max')} "
+          f"sigstop_answers_after_cont={of('SIGSTOP', 'answers_after_cont', 'd')} "
+          f"sigstop_recovery_s={of('SIGSTOP', 'recovery_max')} "
+          f"errors_without_id={fault['errors_without_id']} "
+          f"rolling_restart_errors={of('rolling', 'errors_total', 'd')} "
+          f"rolling_restart_max_pause_s={of('rolling', 'pause_max')}", flush=True)
+    return 0 if fault["acked_lost"] == 0 else 1
+
+
 async def faults(args: argparse.Namespace, config: Path, console: Console) -> dict[str, Any]:
     """The fault phase, on a PostgreSQL and a Redis of its own (to stop and start),
     removed after however it ends."""
@@ -407,6 +434,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--hop-think", type=float, default=0.05,
                         help="seconds its players think (default: 0.05)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--faults-only", action="store_true",
+                        help="the fault phase alone (TRICKROOM_BENCH_LEASE=3 runs it at the "
+                             "default lease)")
     parser.add_argument("--quick", action="store_true",
                         help="a short run: 2 and 3 nodes, 6 tables, 3 s; faults on 4 tables: "
                              "2 kills, one of each other fault, PostgreSQL down 5 s")
