@@ -469,8 +469,10 @@ async def silence(seats: list[Seat]) -> str:
     progress = run.progress[seats[0].group]
     while True:
         await asyncio.sleep(0.25)
-        if all(s.game_over() for s in seats):
-            continue
+        if run.stopping and all(s.game_over() for s in seats):
+            continue  # done: no next game is coming
+        # (Between two games the seats wait for the next to start, and a paused node
+        # would keep them waiting as it would in play: they ping, and rejoin, alike.)
         now = time.monotonic()
         # A table whose acts are refused (and sent again) is not missing events: it waits.
         last = max(since, progress[-1] if progress else since, *(s.refused_at for s in seats))

@@ -322,11 +322,13 @@ def seen(figures: FaultFigures, run: Run, window: Window) -> None:
 
 
 def pauses(figures: FaultFigures, run: Run, window: Window, tables: list[int],
-           floor: float = 0.25) -> None:
+           floor: float = 0.25, at_start: bool = False) -> None:
     """Each table's longest stretch without an action spanning the fault: the longest,
     less that table's normal gap, as the run's pause; and when the last table that paused
     (longer than ``floor`` and five normal gaps) moved again, from the fault's start, as its
-    recovery (0 when none paused)."""
+    recovery (0 when none paused). ``at_start``: the recovery is that of the stretch the
+    fault began in alone (a node woken from SIGSTOP is handed back its share of tables
+    later, a short pause of its own, counted in the longest pause but not as recovery)."""
     longest, recovered = 0.0, 0.0
     for group in tables:
         times = moves(run, group)
@@ -337,8 +339,17 @@ def pauses(figures: FaultFigures, run: Run, window: Window, tables: list[int],
             figures.unrecovered += 1
         pause = ended - begun
         longest = max(longest, pause - normal)
+        if at_start:
+            begun, ended = longest_gap(times, window.start, window.start)
+            ended = min(ended, window.until)
+            pause = ended - begun
         if pause > max(floor, 5 * normal):
             recovered = max(recovered, ended - window.start)
+            if os.environ.get("TRICKROOM_BENCH_DEBUG") and ended - window.start > 3.5:
+                print("SLOW", group, f"begun={begun - window.start:+.2f}",
+                      f"ended={ended - window.start:+.2f}",
+                      [(round(at - window.start, 2), why) for at, why, g in run.reconnects
+                       if g == group and window.start - 1 < at < ended + 1], flush=True)
     figures.pauses.append(longest)
     figures.recovery.append(recovered)
     figures.tables += len(tables)
@@ -514,7 +525,7 @@ class Phase:
                       f"taken={taken[a.table] - window.start:+.3f}", flush=True)
         figures.answers_after_cont += len(stale)
         figures.late_acks += len(late)
-        pauses(figures, self.run, window, tables)
+        pauses(figures, self.run, window, tables, at_start=True)
         kinds = Counter(f"{a.request}: {a.kind}" for a in stale)
         self.console.print(f"  sigstop {figures.runs}: node {number} held {len(held)} table(s),"
                            f" {len(taken)} taken by other nodes"
