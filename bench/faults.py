@@ -452,6 +452,11 @@ class Phase:
         await asyncio.sleep(self.gap)  # watched a while after
         window.until = min(window.until, time.monotonic())
         pauses(figures, self.run, window, tables)
+        if os.environ.get("TRICKROOM_BENCH_DEBUG"):
+            for e in self.run.errors_seen:
+                if window.start <= e.at < window.until:
+                    print("ERR", f"{e.at - window.start:+.2f}", port_of(e.url), e.code,
+                          e.request, e.message, flush=True)
         self.console.print(f"  rolling restart {figures.runs}: {len(self.nodes)} node(s) in "
                            f"{window.end - window.start:.1f} s; longest pause of a table "
                            f"{figures.pauses[-1]:.2f} s beyond its normal gap")

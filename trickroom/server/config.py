@@ -33,6 +33,9 @@ class ServerSettings:
     turn_seconds: float = 30.0
     reconnect_seconds: float = 180.0
     robot_delay: float = 0.6
+    # A game resumed on another server (a restart, a fail-over, a deploy's hand-over): its
+    # away players' robots wait this long before playing for them, while they reconnect.
+    resume_grace_seconds: float = 5.0
     hand_pause: float = 3.0
     max_frame_bytes: int = 16384
     messages_per_second: float = 50.0

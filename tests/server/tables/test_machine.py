@@ -470,3 +470,38 @@ def test_a_failed_action_leaves_no_turn_behind_and_the_next_event_tells_the_true
     t.answer(1)
     mine = [msg for msg in t.inbox[1] if msg["type"] == "event" and msg["seq"] == seq + 1]
     assert mine and mine[0]["turn"]["to_act"] == 1
+
+
+# -- a game resumed on another server ----------------------------------------------------------
+
+
+def test_a_resumed_games_robots_wait_for_the_away_players_before_playing_for_them():
+    """A deploy or a fail-over moves a game to another server, and every player is away
+    for the moment it takes to reconnect. They did not leave: their robots wait
+    ``resume_grace_seconds`` for them (at a robot delay of 0, a bench's robots had played
+    out whole games meanwhile, and their players' rejoins were refused)."""
+    from trickroom.server.tables.commands import Resume
+    from trickroom.server.tables.effects import SetTimer
+
+    t = bench("spades", resume_grace_seconds=5.0)
+    t.seat_four()
+    t.run_timers(keys=("deal",))
+    m = t.machine
+    assert m.state.game.phase == "bid"
+    again = bench("spades", resume_grace_seconds=5.0)
+    again.tokens = t.tokens
+    again.do(Resume(m.state.game, m.state.game_id, tuple(s.stored() for s in m.state.seats)))
+    to_act = again.machine.state.game.to_act
+    [robot] = [e for e in again.effects if isinstance(e, SetTimer) and e.key.startswith("robot-")]
+    assert robot.delay == 5.0  # not the robot's own delay (0 here): the grace
+    # The player is back within it: prompted, and the robot's timer gone.
+    again.rejoin(to_act + 1)
+    assert again.prompts(to_act + 1)[-1]["seq"] > 0
+    assert robot.key not in again.timers
+    # Another who never comes back: once the grace is over, the robot plays for them.
+    again.act(to_act + 1, {"type": "bid", "value": 3})
+    nxt = again.machine.state.game.to_act
+    assert nxt != to_act
+    again.now += 5.0
+    again.fire(f"robot-{nxt}")
+    assert again.machine.state.game.bids[nxt] is not None

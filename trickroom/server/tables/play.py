@@ -166,7 +166,10 @@ def advance(table: Table) -> None:
         seat = state.seats[index]
         turn = _turn(table, index)
         if seat.robot_plays:
-            table.set_timer(table.settings.robot_delay, RobotTurn(index, turn))
+            delay = table.settings.robot_delay
+            if seat.kind == "human":  # away: after a resume, given the time to come back
+                delay = max(delay, state.back_by - table.now)
+            table.set_timer(delay, RobotTurn(index, turn))
         else:
             _prompt(table, seat, turn)
             table.set_timer(table.turn_seconds, TurnOver(index, turn))
@@ -350,6 +353,8 @@ def on_resume(table: Table, cmd: Resume) -> None:
     game = cmd.game
     state.game, state.game_id, state.phase = game, cmd.game_id, Phase.PLAYING
     state.games += 1
+    # The players did not leave: their server did. Their robots wait a moment for them.
+    state.back_by = table.now + table.settings.resume_grace_seconds
     state.acted = [sum(1 for s, _ in game.actions if s == i) for i in range(4)]
     for stored in cmd.seats:
         seat = state.seats[stored["seat"]]

@@ -78,6 +78,7 @@ class TableState:
     prompted: dict[int, Turn] = field(default_factory=dict)  # seat -> turn last prompted
     whys: dict[int, str] = field(default_factory=dict)  # a robot's reason, by action index
     resuming: bool = False  # a restored game waits for its standings before going on
+    back_by: float = 0.0  # a resumed game's away players' robots wait until then
     # -- pauses and votes (drops) ------------------------------------------------------------
     paused: str | None = None  # why the game waits (a vote, a drop), or None
     pauses: int = 0  # pauses ended: a turn refused during one is prompted again

@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from tests.server.conftest import http_get, play_until_over, url, wait_for
+from tests.server.conftest import choose, http_get, play_until_over, url, wait_for
 from tests.server.hub.redis.test_moved import NODE_URL, known_to
 from tests.server.hub.redis.test_partitions import stored_actions
 from tests.server.test_readiness import until_status
@@ -98,3 +98,45 @@ async def test_a_node_that_joins_takes_a_fair_share_without_a_kill(cluster):
         assert len(full.lobby.tables) + len(joined.lobby.tables) == 6
         assert max(len(full.lobby.tables), len(joined.lobby.tables)) <= 4
         assert full.hub.leases.handed == len(joined.lobby.tables)
+
+
+async def test_an_act_sent_while_its_table_is_handed_over_is_played_where_the_table_went(
+        cluster):
+    """Found by the bench (issue 34): an act that reached the draining node while it was
+    letting its table go was answered ``no_such_table``, an error a player saw at every
+    deploy. It now waits for the hand-over and is played by the node that took the table."""
+    leaving, staying = await cluster.node(**NODE_URL), await cluster.node(**NODE_URL)
+    await known_to(leaving, staying)
+    async with TrickroomClient.connect(url(leaving)) as player:
+        table, _ = await solo_table(player, rules={"target": 200, "mercy": 100},
+                                    level="heuristic", name="p")
+        prompt = None
+        while prompt is None:
+            message = await player.next_message()
+            assert message is not None, "no prompt came"
+            if message["type"] == "prompt" and message["table"] == table:
+                prompt = message
+        # The hand-over is held just as the table stops: the act arrives in that moment.
+        host = leaving.hub.node.host
+        gate = asyncio.Event()
+        real_let_go = host.let_go
+
+        async def held_let_go(table_id: str) -> None:
+            await gate.wait()
+            await real_let_go(table_id)
+
+        host.let_go = held_let_go
+        handing = asyncio.create_task(
+            leaving.hub.leases.hand_over(table, staying.hub.node.number))
+        await asyncio.sleep(0.05)
+        acting = asyncio.create_task(player.act(table, choose(prompt, random.Random(1))))
+        await asyncio.sleep(0.2)
+        gate.set()
+        assert await handing
+        # Its answer: ok, or the socket closing (1012: rejoin where the table is now)
+        # before the ok could come back. Never an error.
+        with contextlib.suppress(ConnectionError):
+            answer = await asyncio.wait_for(acting, 10)
+            assert answer["type"] == "ok", answer
+        await wait_for(lambda: table in staying.lobby.tables, 5)
+        assert staying.lobby.tables[table].machine.state.game is not None

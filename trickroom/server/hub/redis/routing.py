@@ -155,6 +155,15 @@ class Routing:
         it, or has just taken it over, or no node runs it)."""
         leases = self.leases
         owner = await leases.owner(table_id, fresh)
+        if (owner == self.node.number and table_id not in leases.epochs
+                and table_id not in leases.taking):
+            # This node is letting the table go (handed over, lost, or closed): its lease
+            # goes once the table has stopped. A request for it (an act from a socket here)
+            # waits for that, and then goes where the table is now.
+            deadline = time.monotonic() + self.node.lease_seconds
+            while owner == self.node.number and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+                owner = await leases.owner(table_id, fresh=True)
         if owner is None and await self.node.store.unfinished_game(table_id) is not None:
             # A game in play with no lease this moment: Redis may have restarted and its
             # owner not yet taken it again (it does within a renewal); or its node died.
