@@ -86,6 +86,7 @@ class ErrorSeen(NamedTuple):
     has_id: bool  # False: an error without its request's id
     rid: Any  # the id it named
     message: str
+    table: str = ""  # the seat's table when it came
 
 
 def action_key(seat: int, kind: str, data: dict[str, Any], where: int) -> Key | None:
@@ -343,7 +344,7 @@ class Seat:
         if kind == "error":
             self.run.errors_seen.append(ErrorSeen(now, url, str(msg.get("code")), request,
                                                   rid is not None, rid,
-                                                  str(msg.get("message", ""))))
+                                                  str(msg.get("message", "")), self.table))
         if rid == self.rejoin_id and kind == "ok" and self.seq_gen != self.conn_gen:
             # The reply to a rejoin after a restart: this process has never sent this seat
             # anything, so it cannot know what the seat missed since last_seq, issued by the

@@ -456,7 +456,7 @@ class Phase:
             for e in self.run.errors_seen:
                 if window.start <= e.at < window.until:
                     print("ERR", f"{e.at - window.start:+.2f}", port_of(e.url), e.code,
-                          e.request, e.message, flush=True)
+                          e.request, e.table, e.message, flush=True)
         self.console.print(f"  rolling restart {figures.runs}: {len(self.nodes)} node(s) in "
                            f"{window.end - window.start:.1f} s; longest pause of a table "
                            f"{figures.pauses[-1]:.2f} s beyond its normal gap")

@@ -107,13 +107,16 @@ class Server:
     def start(self) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         where = "--store" if str(self.db).startswith("postgresql://") else "--db"
-        argv = ["--log-level", "error", "serve", "--port", str(self.port), where, str(self.db),
-                "--config", str(self.config), *self.extra]
+        logs = os.environ.get("TRICKROOM_BENCH_LOGS")  # a folder: each node logs there, at info
+        argv = ["--log-level", "info" if logs else "error", "serve", "--port", str(self.port),
+                where, str(self.db), "--config", str(self.config), *self.extra]
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "import resource as r; s, h = r.getrlimit(r.RLIMIT_NOFILE); "
              "r.setrlimit(r.RLIMIT_NOFILE, (h, h)); from trickroom.server.cli import main; "
              f"main({argv!r})"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+            stderr=open(Path(logs) / f"node-{self.port}.log", "ab") if logs  # noqa: SIM115
+            else subprocess.PIPE)
         if self.cpus:
             os.sched_setaffinity(self.proc.pid, self.cpus)
         try:

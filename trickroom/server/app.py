@@ -190,6 +190,9 @@ class _Node:
     async def let_go(self, table_id: str) -> None:
         await self.app.lobby.let_go(table_id)
 
+    async def hand_off(self, table_id: str) -> bool:
+        return await self.app.lobby.hand_off(table_id)
+
     async def disconnect(self, table_id: str, client: ClientId) -> None:
         table = self.app.lobby.tables.get(table_id)
         if table is not None:

@@ -217,6 +217,19 @@ class Lobby:
             await runner.stop()
             self.seats_taken(runner, ())
 
+    async def hand_off(self, table_id: str) -> bool:
+        """Stop running a table to hand it over, if its game is still in play once the
+        command in hand is done (False: it ended, and the table stays, between games)."""
+        runner = self.tables.get(table_id)
+        if runner is None or not await runner.stop_if_playing():
+            return False
+        if self.tables.get(table_id) is runner:
+            del self.tables[table_id]
+        self.forget_creator(table_id)
+        METRICS.tables.set(len(self.tables))
+        self.seats_taken(runner, ())
+        return True
+
     def _push(self, info: TableInfo, removed: bool) -> None:
         """A table changed: list it now; tell the room at once if the lobby has been quiet
         for ``lobby_push_seconds``, else with everything else that changed meanwhile, each

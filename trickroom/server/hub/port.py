@@ -88,6 +88,11 @@ class Host(Protocol):
     async def let_go(self, table_id: str) -> None:
         """Stop running a table another node now owns; its players are the new owner's."""
 
+    async def hand_off(self, table_id: str) -> bool:
+        """Stop running a table to hand it to another node, once the command in hand is
+        done, if its game is still in play (another node resumes a table from its game in
+        the store); False, and the table runs on here, if the game just ended."""
+
     async def disconnect(self, table_id: str, client: ClientId) -> None:
         """Another node's client at a table here has closed."""
 

@@ -148,6 +148,20 @@ class TableRunner:
                 with contextlib.suppress(asyncio.CancelledError):
                     await self._task
 
+    async def stop_if_playing(self) -> bool:
+        """Stop as :meth:`stop` does, if the game is still in play once the command in
+        hand is done; else (it just ended) run on, and False."""
+        async with self.lock:
+            if self.stopped or self.machine.state.phase is not Phase.PLAYING:
+                return False
+            self.stopped = True
+            self._cancel_timers()
+            if self._task:
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
+        return True
+
     async def call(self, command: Command) -> None:
         """Run one command as the table's only one, in the caller's task; a refusal raises
         ``ProtocolError`` (and changed nothing)."""

@@ -119,13 +119,13 @@ async def test_an_act_sent_while_its_table_is_handed_over_is_played_where_the_ta
         # The hand-over is held just as the table stops: the act arrives in that moment.
         host = leaving.hub.node.host
         gate = asyncio.Event()
-        real_let_go = host.let_go
+        real_hand_off = host.hand_off
 
-        async def held_let_go(table_id: str) -> None:
+        async def held_hand_off(table_id: str) -> bool:
             await gate.wait()
-            await real_let_go(table_id)
+            return await real_hand_off(table_id)
 
-        host.let_go = held_let_go
+        host.hand_off = held_hand_off
         handing = asyncio.create_task(
             leaving.hub.leases.hand_over(table, staying.hub.node.number))
         await asyncio.sleep(0.05)
@@ -140,3 +140,24 @@ async def test_an_act_sent_while_its_table_is_handed_over_is_played_where_the_ta
             assert answer["type"] == "ok", answer
         await wait_for(lambda: table in staying.lobby.tables, 5)
         assert staying.lobby.tables[table].machine.state.game is not None
+
+
+async def test_a_table_whose_game_just_ended_is_not_handed_over_but_stays_with_its_players(
+        cluster):
+    """Found by the bench (issue 34): a table handed over the moment its game ended was
+    taken by a node that found no game in play to resume, and closed; its players' rejoins
+    were refused ``no_such_table``. A table between games stays where it is (a drain hands
+    it over once its next game starts)."""
+    leaving, staying = await cluster.node(**NODE_URL), await cluster.node(**NODE_URL)
+    await known_to(leaving, staying)
+    async with TrickroomClient.connect(url(leaving)) as player:
+        table, _ = await solo_table(player, rules={"target": 50, "mercy": 50},
+                                    level="heuristic", name="p")
+        over = await asyncio.wait_for(play_until_over(player, table, random.Random(5)), 60)
+        assert over["event"]["type"] == "game_over"
+        assert not await leaving.hub.leases.hand_over(table, staying.hub.node.number)
+        assert table in leaving.lobby.tables and table in leaving.hub.leases.epochs
+        assert await leaving.hub.leases.owner(table) == leaving.hub.node.number
+        # Its player plays again there: the table was never gone.
+        again = await player.request({"type": "play_again", "table": table})
+        assert again["type"] == "ok", again

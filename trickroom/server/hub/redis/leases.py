@@ -276,9 +276,14 @@ class Leases:
         rejoin: wherever they reconnect, they are sent to ``to`` (``moved``). If ``to``
         does not take it, any node's scan does within a lease."""
         node = self.node
-        if self.epochs.pop(table_id, None) is None:
+        epoch = self.epochs.pop(table_id, None)
+        if epoch is None:
             return False
-        await node.host.let_go(table_id)
+        if not await node.host.hand_off(table_id):
+            # Its game ended as it stopped: it stays here, between games (a drain hands
+            # it over once the next game starts), rather than vanish with its players.
+            self.epochs[table_id] = epoch
+            return False
         await self._release(table_id)
         node.publish(node.keys.node_channel(to), Take(table_id, node.number))
         self.on_moved(table_id, MOVED)
