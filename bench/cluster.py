@@ -332,7 +332,8 @@ async def main(args: argparse.Namespace) -> int:
           f"nodes3_cpu_ratio_node_share={paced_ratio(3, share)} "
           f"watcher_hop_p50_ms={hop.watch_hop:.2f} "
           f"rolling_restart_errors={of('rolling', 'errors_total', 'd')} "
-          f"rolling_restart_max_pause_s={of('rolling', 'pause_max')}", flush=True)
+          f"rolling_restart_max_pause_s={of('rolling', 'pause_max')} "
+          f"scale_out_balanced_s={of('scale', 'recovery_max')}", flush=True)
     return 0 if fault["acked_lost"] == 0 else 1
 
 
@@ -357,7 +358,8 @@ async def faults_only(args: argparse.Namespace, console: Console) -> int:
           f"sigstop_recovery_s={of('SIGSTOP', 'recovery_max')} "
           f"errors_without_id={fault['errors_without_id']} "
           f"rolling_restart_errors={of('rolling', 'errors_total', 'd')} "
-          f"rolling_restart_max_pause_s={of('rolling', 'pause_max')}", flush=True)
+          f"rolling_restart_max_pause_s={of('rolling', 'pause_max')} "
+          f"scale_out_balanced_s={of('scale', 'recovery_max')}", flush=True)
     return 0 if fault["acked_lost"] == 0 else 1
 
 
@@ -378,7 +380,7 @@ async def faults(args: argparse.Namespace, config: Path, console: Console) -> di
                 services, config, args.fault_tables, args.kills, args.gap, args.seed, console,
                 redis=redis, redis_restarts=args.redis_restarts, redis_down=args.redis_down,
                 sigstops=args.sigstops, sigstop_s=args.sigstop_seconds, postgres=postgres,
-                rolling_restarts=args.rolling_restarts,
+                rolling_restarts=args.rolling_restarts, scale_outs=args.scale_outs,
                 pg_outages=args.pg_outages, pg_down=args.pg_down)
         finally:
             if not postgres.running:
@@ -419,6 +421,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--gap", type=float, default=4.0, help="seconds between faults")
     parser.add_argument("--rolling-restarts", type=int, default=2,
                         help="deploys: every node restarted in turn, each draining first")
+    parser.add_argument("--scale-outs", type=int, default=1,
+                        help="a node leaves, then joins under load: seconds until balanced")
     parser.add_argument("--redis-restarts", type=int, default=3)
     parser.add_argument("--redis-down", type=float, default=2.0,
                         help="seconds Redis stays down at a restart (default: 2)")
@@ -446,6 +450,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.nodes, args.tables, args.duration = [2, 3], 6, 3.0
         args.fault_tables, args.kills, args.gap = 4, 2, 2.5
         args.redis_restarts = args.sigstops = args.pg_outages = args.rolling_restarts = 1
+        args.scale_outs = 1
         args.pg_down = 5.0
     return args
 

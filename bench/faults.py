@@ -401,6 +401,11 @@ class Phase:
         self.open = [(figures, window)]
         figures.windows.append(window)
 
+    async def numbers(self) -> list[int]:
+        """The live nodes' numbers."""
+        found = [await node_of_pid(self.services, n.pid) for n in self.nodes]
+        return [n for n in found if n is not None]
+
     async def busiest(self) -> tuple[Server, int | None]:
         """The node owning the most tables, and its number."""
         held = Counter((await owners(self.services)).values())
@@ -460,6 +465,45 @@ class Phase:
         self.console.print(f"  rolling restart {figures.runs}: {len(self.nodes)} node(s) in "
                            f"{window.end - window.start:.1f} s; longest pause of a table "
                            f"{figures.pauses[-1]:.2f} s beyond its normal gap")
+
+    async def scale_out(self, within: float = 90.0) -> None:
+        """Scale in, then out, under load: the busiest node leaves (SIGTERM: it drains to
+        the others), and after ``gap`` a new node joins on its port. Its recovery is the time
+        from the join until no node holds more than 1.5 times the mean share of the tables
+        and the newcomer at least half of it (the others hand it tables between moves: no
+        kill, no lease waited out)."""
+        figures = self.fault("scale out (a node joins under load)")
+        victim, _ = await self.busiest()
+        self.draining.add(victim.url)
+        await asyncio.to_thread(victim.stop)
+        self.draining.discard(victim.url)
+        await asyncio.sleep(self.gap)
+        window = Window(time.monotonic(), 0.0)
+        self.began(figures, window)
+        tables = playing(self.run, window.start)
+        await asyncio.to_thread(victim.start)
+        balanced, spread = math.inf, ""
+        while time.monotonic() - window.start < within:
+            with contextlib.suppress(OSError, aioredis.RedisError):
+                held = Counter((await owners(self.services)).values())
+                counts = [held.get(n, 0) for n in await self.numbers()]
+                mean = sum(counts) / len(counts) if counts else 0.0
+                spread = "/".join(map(str, sorted(counts, reverse=True)))
+                # (1.5x alone holds the moment a third node joins empty: 15/15/0. The
+                # newcomer must hold half its share too.)
+                if (len(counts) == len(self.nodes) and mean and max(counts) <= 1.5 * mean
+                        and min(counts) >= 0.5 * mean):
+                    balanced = time.monotonic() - window.start
+                    break
+            await asyncio.sleep(0.25)
+        window.end = time.monotonic()
+        await asyncio.sleep(self.gap)
+        window.until = min(window.until, time.monotonic())
+        pauses(figures, self.run, window, tables)
+        figures.recovery[-1] = balanced
+        self.console.print(f"  scale out {figures.runs}: a node joined; no node over 1.5x the "
+                           f"mean, none under half, after {balanced:.2f} s (tables {spread}); longest pause "
+                           f"of a table {figures.pauses[-1]:.2f} s beyond its normal gap")
 
     async def restart_redis(self, redis: RedisServer, down: float) -> None:
         figures = self.fault(f"Redis restart (down {down:g} s)")
@@ -598,7 +642,8 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
                       redis: RedisServer | None = None, redis_restarts: int = 0,
                       redis_down: float = 2.0, sigstops: int = 0, sigstop_s: float = 2 * LEASE,
                       postgres: PostgresServer | None = None, pg_outages: int = 0,
-                      pg_down: float = 11.0, rolling_restarts: int = 0) -> dict[str, Any]:
+                      pg_down: float = 11.0, rolling_restarts: int = 0,
+                      scale_outs: int = 0) -> dict[str, Any]:
     """Kill the busiest node ``kills`` times under load (or, given ``restart_redis``, call it
     that many times instead, to restart the cluster's Redis); then restart every node in
     turn ``rolling_restarts`` times (a deploy: each drains at SIGTERM); restart ``redis`` (the
@@ -624,6 +669,9 @@ async def fault_phase(services: Services, config: Path, tables: int, kills: int,
         for _ in range(rolling_restarts):
             await asyncio.sleep(gap)
             await phase.rolling_restart()
+        for _ in range(scale_outs):
+            await asyncio.sleep(gap)
+            await phase.scale_out()
         if redis is not None:
             for _ in range(redis_restarts):
                 await asyncio.sleep(gap)
