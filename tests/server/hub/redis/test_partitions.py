@@ -166,3 +166,26 @@ async def test_a_node_that_finds_a_table_lost_proves_its_leases_while_that_table
             assert await asyncio.wait_for(leases.prove(), 5)  # and proved again meanwhile
         await wait_for(lambda: table not in cut_off.lobby.tables)  # the move done, it stops
         redis.restore()
+
+
+async def test_a_player_rejoining_through_a_node_while_redis_restarts_waits_for_it(
+        cluster, fault_proxy):
+    """Found by the bench (issue 31): a rejoin that reached a node while Redis restarted
+    was refused ``unavailable``, an error a seated player saw. A player coming back to a
+    table changes nothing twice, so the node waits for Redis (a few seconds at most) and
+    answers then."""
+    redis, front, owner = await a_node_behind_a_redis_proxy_and_another(cluster, fault_proxy)
+    async with TrickroomClient.connect(url(owner)) as player:
+        table, token = await solo_table(player, rules={"target": 500, "mercy": None},
+                                        level="heuristic", name="p")
+        session = player.session
+    async with TrickroomClient.connect(url(front)) as back:
+        await back.request({"type": "resume", "token": session})
+        redis.cut()  # Redis restarting, as this node sees it
+        rejoin = asyncio.create_task(back.request(
+            {"type": "rejoin", "table": table, "seat_token": token}, timeout=15))
+        await asyncio.sleep(1.0)
+        assert not rejoin.done()  # waiting, not refused
+        redis.restore()
+        snapshot = await rejoin
+        assert snapshot["type"] == "snapshot" and snapshot["table"] == table

@@ -45,6 +45,8 @@ from trickroom.server.throttle import Logins
 from trickroom.server.urls import masked
 
 BALANCE_OVER = 1.25  # a node holding more than this times the mean hands tables over
+REDIS_WAIT = 5.0  # seconds a rejoin, sit or watch waits for Redis to come back
+WAITS_FOR_REDIS = frozenset({"sit", "rejoin", "watch"})
 BALANCE_AT_ONCE = 20  # tables one node hands over in one round of balancing
 
 
@@ -249,7 +251,18 @@ class RedisHub:
             # Lost during the proof: its fence is gone at once, its runner a moment later.
             if self.node.host.has_table(table_id) and table_id in self.leases.epochs:
                 return False
-        return await self.routing.forward(client, message, table_id)
+        if message.type not in WAITS_FOR_REDIS:
+            return await self.routing.forward(client, message, table_id)
+        # A player coming (back) to a table waits out a Redis restart, rather than be
+        # refused: what it asks changes nothing twice.
+        deadline = time.monotonic() + REDIS_WAIT
+        while True:
+            try:
+                return await self.routing.forward(client, message, table_id)
+            except self.away:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
 
     def watching(self, table_id: str) -> bool:
         return self.routing.watching(table_id)

@@ -82,6 +82,7 @@ class Leases:
         self._run_id = ""  # Redis's, at the last scan: a new one, Redis restarted
         self._restarted_at = -math.inf
         self._tasks: list[asyncio.Task[None]] = []
+        self._watches: dict[tuple[str, int], asyncio.Future[int | None]] = {}  # live_owner's
 
     @property
     def _ms(self) -> int:
@@ -350,7 +351,16 @@ class Leases:
         watched until it is renewed (the owner was only late: it is returned) or expires,
         and then this node takes the table over itself, at once (it was seen unrenewed
         for a whole lease; the store's fence settles any race). None: the table's owner
-        is to be looked up again."""
+        is to be looked up again. One watch a table, shared by every request waiting on it
+        (a dead node's players all rejoin at once)."""
+        watch = self._watches.get((table_id, owner))
+        if watch is None or watch.done():
+            watch = self._watches[(table_id, owner)] = asyncio.ensure_future(
+                self._watch(table_id, owner))
+            watch.add_done_callback(lambda _: self._watches.pop((table_id, owner), None))
+        return await asyncio.shield(watch)
+
+    async def _watch(self, table_id: str, owner: int) -> int | None:
         node = self.node
         key = node.keys.lease(table_id)
         healthy = self._ms * 2 // 3 - 50
