@@ -161,6 +161,34 @@ def test_play_again_starts_a_new_game_once_every_player_asked():
     assert table.machine.state.phase == "playing" and table.machine.state.game_id != first
 
 
+@pytest.mark.parametrize("comes_back", [True, False])
+def test_a_player_who_drops_as_the_game_ends_keeps_their_seat_for_a_moment(comes_back):
+    """The others' instant *play again* used to start the next game at once, with a robot
+    in the seat of a player whose connection had dropped a moment before (a deploy moves
+    every player at once): their rejoin was then refused. They are waited for the grace;
+    back in it, they play the next game; not back, a robot takes the seat after it."""
+    table = bench(rules={"target": 100, "mercy": 100}, resume_grace_seconds=5.0)
+    table.seat_four()
+    play_out(table, until=lambda: len(table.machine.state.game.actions) > 40)
+    table.drop(4)
+    play_out(table, clients=(1, 2, 3))  # the others finish the game, a robot for 4
+    assert table.machine.state.phase == "over"
+    for client in (1, 2, 3):
+        table.do(PlayAgain(table.who(client), None))
+    assert table.machine.state.phase == "over"  # the away player is waited for
+    if comes_back:
+        table.now += 4.0
+        table.rejoin(4)
+        table.do(PlayAgain(table.who(4), None))
+        assert table.machine.state.phase == "playing"
+        assert table.machine.state.seats[3].connected
+    else:
+        table.now += 5.0
+        table.fire("again")
+        assert table.machine.state.phase == "playing"
+        assert table.machine.state.seats[3].kind == "robot"
+
+
 # -- prompts and turns ---------------------------------------------------------------------
 
 

@@ -253,6 +253,14 @@ class IdleOver(TimerCommand):
 
 
 @dataclass(frozen=True, slots=True)
+class AgainOver(TimerCommand):
+    """The players who went away just before the game ended had their moment to come back
+    for the next one: the others' *play again* goes on without them."""
+
+    timer = "again"
+
+
+@dataclass(frozen=True, slots=True)
 class Retry(TimerCommand):
     """Try again what a store failure undid when no request was waiting for it."""
 

@@ -44,6 +44,7 @@ from trickroom.server.protocol import (
 from trickroom.server.tables import chat, drops, life, play, seating
 from trickroom.server.tables.commands import (
     Act,
+    AgainOver,
     CastVote,
     Chat,
     ClientId,
@@ -359,6 +360,7 @@ HANDLERS: dict[type[Command], Callable[[TableMachine, Any], None]] = {
     Fill: seating.on_fill,
     Start: seating.on_start,
     PlayAgain: seating.on_play_again,
+    AgainOver: seating.on_again_over,
     Rejoin: seating.on_rejoin,
     Disconnect: seating.on_disconnect,
     Chat: chat.on_chat,

@@ -364,6 +364,7 @@ def on_resume(table: Table, cmd: Resume) -> None:
         seat.token_hash, seat.robot_level = stored.get("token_hash"), stored["robot_level"]
         seat.starter, seat.substitute = stored.get("starter"), stored.get("substitute", False)
         if seat.kind == "human":
+            seat.away_since = table.now
             table.set_timer(table.settings.reconnect_seconds, WindowOver(seat.index))
     # Past any seq issued before the restart. A table's seq runs on across its games and
     # counts unstored events (deals, drops, rejoins), so this game's actions alone are no

@@ -15,6 +15,7 @@ from trickroom.server.auth import token_hash, token_matches
 from trickroom.server.protocol import Ok, ProtocolError, Seated, Substituted, TakenOver
 from trickroom.server.tables import drops, play
 from trickroom.server.tables.commands import (
+    AgainOver,
     Disconnect,
     Fill,
     IdleOver,
@@ -204,18 +205,39 @@ def on_play_again(table: Table, cmd: PlayAgain) -> None:
         raise ProtocolError("wrong_phase", "a ranked game starts with four players; "
                                            "a seat is empty")
     seat.again = True
-    if all(s.again for s in state.seats if s.connected):
-        for s in state.seats:
-            s.again = False
-            if s.away:  # gone since the game: a robot plays the seat
-                s.kind, s.name, s.account, s.token_hash = (
-                    "robot", f"{s.name} (robot)", None, None)
-            elif s.kind == "empty":
-                s.kind, s.name = "robot", robot_name(s.index, s.robot_level)
-        table.cancel(IdleOver)
-        state.phase = Phase.WAITING
-        play.maybe_start(table)
+    _maybe_again(table)
     table.reply(cmd.who, Ok(id=cmd.rid))
+
+
+def on_again_over(table: Table, cmd: AgainOver) -> None:
+    if table.state.phase is Phase.OVER:
+        _maybe_again(table)
+
+
+def _maybe_again(table: Table) -> None:
+    """The next game starts once every player here said *play again*. A player who went
+    away only a moment ago (a dropped connection, their server moving them) is waited
+    for, ``resume_grace_seconds`` from then, before a robot takes their seat for good:
+    the others' instant *play again* does not take it from them as they reconnect."""
+    state = table.state
+    if not all(s.again for s in state.seats if s.connected):
+        return
+    grace = table.settings.resume_grace_seconds
+    back_by = max((s.away_since + grace for s in state.seats if s.away), default=0.0)
+    if back_by > table.now:
+        table.set_timer(back_by - table.now, AgainOver())
+        return
+    table.cancel(AgainOver)
+    for s in state.seats:
+        s.again = False
+        if s.away:  # gone since the game: a robot plays the seat
+            s.kind, s.name, s.account, s.token_hash = (
+                "robot", f"{s.name} (robot)", None, None)
+        elif s.kind == "empty":
+            s.kind, s.name = "robot", robot_name(s.index, s.robot_level)
+    table.cancel(IdleOver)
+    state.phase = Phase.WAITING
+    play.maybe_start(table)
 
 
 def on_disconnect(table: Table, cmd: Disconnect) -> None:
@@ -231,7 +253,7 @@ def on_disconnect(table: Table, cmd: Disconnect) -> None:
         table.changed()
         table.tidy()
         return
-    seat.client = None
+    seat.client, seat.away_since = None, table.now
     table.note("away", f"{seat.name} is away; the seat's robot plays until they rejoin", seat)
     table.changed()
     table.cancel(TurnOver, seat.index)

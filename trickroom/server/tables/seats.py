@@ -43,6 +43,7 @@ class Seat:
     starter: str | None = None  # who sat here when the game started
     substitute: bool = False  # a human in a quitter's seat, unrated
     guest: bool = False  # the account is a guest session (counts toward no eligibility)
+    away_since: float = 0.0  # when its player went away (a drop, or their server moved)
 
     @property
     def away(self) -> bool:
