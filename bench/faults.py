@@ -502,8 +502,9 @@ class Phase:
         pauses(figures, self.run, window, tables)
         figures.recovery[-1] = balanced
         self.console.print(f"  scale out {figures.runs}: a node joined; no node over 1.5x the "
-                           f"mean, none under half, after {balanced:.2f} s (tables {spread}); longest pause "
-                           f"of a table {figures.pauses[-1]:.2f} s beyond its normal gap")
+                           f"mean, none under half, after {balanced:.2f} s (tables {spread}); "
+                           f"longest pause of a table {figures.pauses[-1]:.2f} s beyond its "
+                           "normal gap")
 
     async def restart_redis(self, redis: RedisServer, down: float) -> None:
         figures = self.fault(f"Redis restart (down {down:g} s)")
