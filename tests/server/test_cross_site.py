@@ -113,8 +113,9 @@ async def test_malformed_requests_are_refused_4xx_never_500(app, caplog):
 
 
 async def test_every_answer_carries_the_security_headers_errors_included(make_app):
-    """The web client's pages, the API's answers and refusals, health, and the handshake's
-    own refusals (a GET of /ws that is no WebSocket upgrade: 426)."""
+    """The web client's pages, the API's answers and refusals, health, and the refusals
+    websockets makes itself: a GET of /ws that is no WebSocket upgrade (426), a handshake
+    of an unknown version (400), a request line or headers too long (414, 431)."""
     app = await make_app(http_per_second_per_address=0.01, http_burst_per_address=1)
     port = app.port
     plain = f"GET {{}} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
@@ -129,7 +130,12 @@ async def test_every_answer_carries_the_security_headers_errors_included(make_ap
         app, upgrade(f"127.0.0.1:{port}").replace("Sec-WebSocket-Version: 13",
                                                   "Sec-WebSocket-Version: 99"))
     answers[status] = headers
-    assert {200, 403, 404, 426, 429}.issubset(answers) and 400 in answers, sorted(answers)
+    status, headers, _ = await raw_http(app, plain.format("/" + "a" * 9000))  # too long a line
+    answers[status] = headers
+    status, headers, _ = await raw_http(
+        app, upgrade("x", *(f"X-Filler-{i}: 1" for i in range(200))))  # too many headers
+    answers[status] = headers
+    assert {200, 400, 403, 404, 414, 426, 429, 431} <= set(answers), sorted(answers)
     for status, headers in answers.items():
         assert "frame-ancestors 'none'" in headers["Content-Security-Policy"], status
         assert headers["X-Content-Type-Options"] == "nosniff", status
