@@ -2,12 +2,12 @@
 
 Every path is answered in the WebSocket server's ``process_request`` hook, so
 everything shares one port and one event loop. ``/ws`` passes on to the
-socket's handshake once its origin (:mod:`.origins`) and its address's count allow
-it. The API
-(``/api/...``) is open to anyone, so each address (the client behind a trusted
-proxy, as the socket counts it) has a budget of requests, past which it is
-answered 429 with ``Retry-After``; static files, ``/healthz``, ``/readyz`` and
-``/metrics`` are not counted (a monitor behind one address is never starved).
+socket's handshake once its origin (:mod:`.origins`) and its address's count
+allow it. The API (``/api/...``) is open to anyone, so each address (the client
+behind a trusted proxy, as the socket counts it) has a budget of requests, past
+which it is answered 429 with ``Retry-After``; static files, ``/healthz``,
+``/readyz`` and ``/metrics`` are not counted (a monitor behind one address is
+never starved).
 
 Every answer of the port carries the security headers, websockets' own refusals of a
 handshake too (:class:`SecuredConnection`), and no request is answered 500 for what
@@ -52,8 +52,8 @@ WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
 # A game's id as the server makes them (a table's id, "-", eight hex digits): anything
 # else names no game, and never reaches the store (PostgreSQL's text holds no NUL).
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
-CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # in a request's path: no client's honest request
-
+# A control character (a NUL, an escape) in a path: no browser's request, and no file's.
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 # Every response: the page runs only its own scripts and styles (no inline script, so
 # an injected one does not run), talks only to this server, and is framed by no one.
