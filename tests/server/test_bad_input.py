@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from contextlib import AsyncExitStack
 from types import SimpleNamespace
 
@@ -260,3 +261,43 @@ async def test_a_message_for_many_clients_is_framed_once_and_closing_ones_are_sk
     frame = writes[0][0]
     assert frame[0] == 0x81 and frame[1] == len(frame) - 2  # one final text frame, unmasked
     assert json.loads(frame[2:]) == {"type": "event", "seq": 7, "event": {"type": "played"}}
+
+
+@pytest.mark.parametrize("depth", [40, 1000, 1500])
+async def test_json_nested_too_deep_is_refused_with_its_id_and_logs_nothing(app, caplog,
+                                                                           depth):
+    """A value nested a thousand deep (in a table's rules, or in an action) is refused
+    like any malformed message, naming its request, and nothing is logged as a failure of
+    the server's. Past the parser's own bound (1,024) the request's id cannot be read."""
+    nested = "[" * depth + "]" * depth
+    internal = METRICS.errors.labels("internal")._value.get()
+    async with connect(url(app)) as ws:
+        await raw_reply(ws, '{"type": "guest", "name": "deep"}')
+        table = await raw_reply(ws, '{"type": "create_table", "room": "spades"}')
+        table_id = table["table"]["id"]
+        with caplog.at_level(logging.WARNING, logger="trickroom"):
+            for rid, head, field in (
+                    (11, '{"type": "create_table", "room": "spades", "id": 11, ',
+                     '"rules": {"target": '),
+                    (12, f'{{"type": "act", "table": "{table_id}", "id": 12, ',
+                     '"action": {"type": "play", "card": ')):
+                text = head + field + nested + "}}"
+                reply = await raw_reply(ws, text)
+                assert reply["type"] == "error" and reply["code"] == "bad_json", reply
+                assert "deep" in reply["message"], reply
+                assert reply["id"] == (rid if depth <= 1000 else None)
+        assert (await raw_reply(ws, '{"type": "ping", "id": "after"}'))["type"] == "pong"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert METRICS.errors.labels("internal")._value.get() == internal
+    assert len(app.lobby.tables) == 1
+
+
+async def test_json_nested_as_deep_as_a_real_message_is_read(app):
+    """A pass's cards in an action, lists in a table's rules: a few levels, well inside the
+    bound."""
+    async with connect(url(app)) as ws:
+        await raw_reply(ws, '{"type": "guest", "name": "shallow"}')
+        reply = await raw_reply(ws, json.dumps(
+            {"type": "create_table", "room": "hearts", "id": 3,
+             "rules": {"target": 100, "unknown": [[[[1]]]]}}))
+        assert reply["code"] == "invalid_field" and reply["id"] == 3

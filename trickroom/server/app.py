@@ -37,7 +37,7 @@ from trickroom.server.ranked import Ranked
 from trickroom.server.readiness import Readiness
 from trickroom.server.requests import Requests
 from trickroom.server.retention import Retention
-from trickroom.server.routes import Routes
+from trickroom.server.routes import Routes, SecuredConnection
 from trickroom.server.sessions import Sessions, log
 from trickroom.server.store import StoredGame, open_store
 from trickroom.server.tables.commands import ClientId, Disconnect
@@ -96,7 +96,8 @@ class App:
         self.server = await serve(
             self.sessions.handler, host, port, process_request=self.routes.process_request,
             max_size=self.config.settings.max_frame_bytes, compression=None,
-            ping_interval=20, ping_timeout=20)
+            ping_interval=20, ping_timeout=20, create_connection=SecuredConnection)
+        self.routes.origins.listening(host, self.port)
         self.collector.start()
         self.retention.start()
         METRICS.logged_events.set_function(

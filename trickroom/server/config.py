@@ -15,6 +15,7 @@ from trickroom.game.spades import SpadesRules
 from trickroom.ratings import SYSTEMS, RatingError, RatingSystem, system_named
 from trickroom.ratings.registry import with_constants
 from trickroom.server.loops import LOOPS
+from trickroom.server.origins import invalid
 from trickroom.server.passwords import PROFILES
 from trickroom.server.proxies import networks
 from trickroom.server.store.sqlite import DURABILITY
@@ -92,8 +93,10 @@ class ServerSettings:
     guests_per_address: int = 20  # guest names held at once by one address's connections
     tables_per_account: int = 3  # open tables one player created
     tables_per_address: int = 10
-    # Origins a browser may open the socket from, besides the server's own (a client
-    # that sends no Origin, such as a bot, is always let in).
+    # The public origins of the pages that may open the socket, besides the server's own
+    # (http:// with its port and its loopback names, the address it listens on, the
+    # address a socket reached): behind a proxy, the site's (server/origins.py). Never the
+    # Host header. A client that sends no Origin, such as a bot, is always let in.
     allowed_origins: tuple[str, ...] = ()
     # The host's own proxies (addresses or CIDR blocks), whose X-Forwarded-For names the
     # client every per-address limit counts (server/proxies.py). Empty: no header is read.
@@ -223,6 +226,11 @@ def server_settings(values: Mapping[str, Any],
     except ValueError as exc:
         reason = str(exc).removeprefix("trusted_proxies: ")
         raise ConfigError(f"{where('trusted_proxies')}: {reason}") from None
+    wrong = invalid(settings.allowed_origins)
+    if wrong:
+        raise ConfigError(f"{where('allowed_origins')}: {wrong[0]!r} is not an origin "
+                          "(a scheme, http or https, and a host, with a port if not the "
+                          "scheme's own: https://cards.example)")
     choices = {"password_profile": PROFILES, "event_loop": LOOPS, "durability": DURABILITY}
     for name, allowed in choices.items():
         value = getattr(settings, name)

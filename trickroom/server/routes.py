@@ -2,11 +2,17 @@
 
 Every path is answered in the WebSocket server's ``process_request`` hook, so
 everything shares one port and one event loop. ``/ws`` passes on to the
-socket's handshake once its origin and its address's count allow it. The API
-(``/api/...``) is open to anyone, so each address (the client behind a trusted
-proxy, as the socket counts it) has a budget of requests, past which it is
-answered 429 with ``Retry-After``; static files, ``/healthz``, ``/readyz`` and
-``/metrics`` are not counted (a monitor behind one address is never starved).
+socket's handshake once its origin (:mod:`.origins`) and its address's count
+allow it. The API (``/api/...``) is open to anyone, so each address (the client
+behind a trusted proxy, as the socket counts it) has a budget of requests, past
+which it is answered 429 with ``Retry-After``; static files, ``/healthz``,
+``/readyz`` and ``/metrics`` are not counted (a monitor behind one address is
+never starved).
+
+Every answer of the port carries the security headers, websockets' own refusals of a
+handshake too (:class:`SecuredConnection`), and no request is answered 500 for what
+it holds: a control character in the path, a path no file system takes, or two
+``Origin`` headers are the client's error (400 or 404).
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+from websockets.server import ServerProtocol
 
 from trickroom.game.engine import rules_catalogue
 from trickroom.game.review import review
@@ -34,6 +41,7 @@ from trickroom.server import names
 from trickroom.server.config import Config
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
+from trickroom.server.origins import Origins
 from trickroom.server.protocol import TableInfo
 from trickroom.server.proxies import Network, address_of
 from trickroom.server.store import Store
@@ -44,6 +52,8 @@ WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
 # A game's id as the server makes them (a table's id, "-", eight hex digits): anything
 # else names no game, and never reaches the store (PostgreSQL's text holds no NUL).
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+# A control character (a NUL, an escape) in a path: no browser's request, and no file's.
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 # Every response: the page runs only its own scripts and styles (no inline script, so
 # an injected one does not run), talks only to this server, and is framed by no one.
@@ -55,6 +65,7 @@ SECURITY_HEADERS = (
     ("X-Content-Type-Options", "nosniff"),
     ("X-Frame-Options", "DENY"),
     ("Referrer-Policy", "same-origin"),
+    ("Cache-Control", "no-store"),
 )
 
 
@@ -72,6 +83,7 @@ class Routes:
         self.admits = admits  # whether an address may open one more socket
         self.trusted_proxies = trusted_proxies
         settings = config.settings
+        self.origins = Origins(settings.allowed_origins)
         self.api_budgets = Buckets(settings.http_per_second_per_address,
                                    settings.http_burst_per_address)
         # Each room's list as last sent, kept with the listings it was made of (so none of
@@ -81,6 +93,9 @@ class Routes:
     async def process_request(self, connection: ServerConnection,
                               request: Request) -> Response | None:
         path, _, query = request.path.partition("?")
+        if CONTROL.search(request.path):
+            return _response(HTTPStatus.BAD_REQUEST, b"the path holds a control character\n",
+                             "text/plain")
         if path == "/ws":
             return await self._socket(connection, request)
         if path == "/healthz":
@@ -107,23 +122,19 @@ class Routes:
     async def _socket(self, connection: ServerConnection, request: Request) -> Response | None:
         """A socket's handshake goes on (None) from an allowed origin, within its
         address's count of sockets."""
-        origin = request.headers.get("Origin")
-        if origin is not None and not self._origin_allowed(origin, request.headers.get("Host")):
-            log.warning("refused a socket from origin %s", origin)
-            return _response(HTTPStatus.FORBIDDEN, f"origin {origin} may not open this "
+        origins = request.headers.get_all("Origin")
+        if len(origins) > 1:
+            return _response(HTTPStatus.BAD_REQUEST, b"one Origin header, not several\n",
+                             "text/plain")
+        reached = connection.transport.get_extra_info("sockname")
+        if origins and not self.origins.allow(origins[0], reached and reached[:2]):
+            log.warning("refused a socket from origin %r", origins[0])
+            return _response(HTTPStatus.FORBIDDEN, f"origin {origins[0]} may not open this "
                              "server's socket\n".encode(), "text/plain")
         if not await self.admits(address_of(connection, request, self.trusted_proxies)):
             return _response(HTTPStatus.TOO_MANY_REQUESTS, b"too many connections\n",
                              "text/plain")
         return None
-
-    def _origin_allowed(self, origin: str, host: str | None) -> bool:
-        """A browser page may open the socket from the server's own origin or one the host
-        allows (``allowed_origins``); a client without an Origin header (a bot) always may."""
-        if origin in self.config.settings.allowed_origins:
-            return True
-        parsed = urlsplit(origin)
-        return parsed.scheme in ("http", "https") and host is not None and parsed.netloc == host
 
     def shown(self, game: str, system: str, value: float, sigma: float | None) -> float:
         """A rating as players read it, by the system as this server's rooms use it (with
@@ -197,8 +208,12 @@ class Routes:
 
     def static(self, path: str) -> Response:
         relative = "index.html" if path in ("", "/") else path.lstrip("/")
-        target = (WEB_ROOT / relative).resolve()
-        if WEB_ROOT not in target.parents or not target.is_file():
+        try:
+            target = (WEB_ROOT / relative).resolve()
+            found = WEB_ROOT in target.parents and target.is_file()
+        except OSError:  # a name too long for the file system: no file of ours
+            found = False
+        if not found:
             return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
         kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         return _response(HTTPStatus.OK, target.read_bytes(), kind)
@@ -206,7 +221,7 @@ class Routes:
 
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
     headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
-                       ("Cache-Control", "no-store"), *SECURITY_HEADERS])
+                       *SECURITY_HEADERS])
     return Response(status.value, status.phrase, headers, body)
 
 
@@ -222,3 +237,26 @@ def _rate_limited(wait: float) -> Response:
                                  f"{seconds} s"}, HTTPStatus.TOO_MANY_REQUESTS)
     response.headers["Retry-After"] = str(seconds)
     return response
+
+
+class SecuredConnection(ServerConnection):
+    """A socket whose handshake's refusals carry the security headers.
+
+    websockets answers some requests itself, without the hooks: a GET of ``/ws`` that is
+    no upgrade (426), a malformed handshake (400), a request line or headers too long
+    (414, 431), a failed hook (500), a server shutting down (503). Each is made by its
+    protocol's ``reject``, which websockets builds itself: so each connection's is
+    wrapped here (``serve(create_connection=...)``).
+    """
+
+    def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
+        reject = protocol.reject
+
+        def secured(status: Any, text: str) -> Response:
+            response = reject(status, text)
+            for name, value in SECURITY_HEADERS:
+                response.headers[name] = value
+            return response
+
+        protocol.reject = secured  # type: ignore[method-assign]
+        super().__init__(protocol, *args, **kwargs)

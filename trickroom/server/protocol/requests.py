@@ -201,17 +201,36 @@ CLIENT_TYPES = tuple(
 client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
+# How deep a message's arrays and objects may nest, the message itself being level 1: a
+# real one nests three (a table's rules, a rule's list; an action, a pass's cards).
+MAX_DEPTH = 16
+TOO_DEEP = (f"the message nests too deep: at most {MAX_DEPTH} levels of arrays and "
+            "objects")
+
+
 def parse_client_message(text: str | bytes) -> ClientMessage:
-    """Parse one frame into a request, or raise :class:`ProtocolError` naming the problem."""
+    """Parse one frame into a request, or raise :class:`ProtocolError` naming the problem.
+
+    A value nested deeper than ``MAX_DEPTH`` is refused (``bad_json``) before any Python
+    code walks it: validating, repr-ing or copying a value a thousand deep recurses past
+    the interpreter's limit. orjson parses in C with its own bound of 1,024 levels (past
+    it the message is refused unread, so without its id); the frame's size bounds what
+    is parsed at all (``max_frame_bytes``). Below orjson's bound the message is read and
+    its depth checked, so that the refusal names the request's id.
+    """
     try:
         data = orjson.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
+        if "depth limit" in str(exc):
+            raise ProtocolError("bad_json", TOO_DEEP) from None
         raise ProtocolError("bad_json", f"the message is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a message must be a JSON object with a 'type'")
     request_id = data.get("id")
     if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
         request_id = None
+    if _openers(text) > MAX_DEPTH and _nests_deeper(data, MAX_DEPTH):
+        raise ProtocolError("bad_json", TOO_DEEP, request_id)
     kind = data.get("type")
     if kind not in CLIENT_TYPES:
         raise ProtocolError(
@@ -228,3 +247,25 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
             why = NAME_RULE
         raise ProtocolError("invalid_field", f"field {where!r}: {why}",
                             request_id) from None
+
+
+def _openers(text: str | bytes) -> int:
+    """How many arrays and objects a frame could open at most (a bound on its depth, in C:
+    almost every message has a few and is not walked)."""
+    if isinstance(text, str):
+        return text.count("[") + text.count("{")
+    return text.count(b"[") + text.count(b"{")
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest deeper than ``limit`` in ``value`` (level 1), walked
+    without recursion."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, (dict, list)))
+    return False

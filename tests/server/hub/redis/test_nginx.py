@@ -90,14 +90,14 @@ def nginx():
         os.chown(prefix, pwd.getpwnam("nobody").pw_uid, grp.getgrnam("nogroup").gr_gid)
     started: list[subprocess.Popen] = []
 
-    def start(ports: list[int]) -> Proxy:
+    def start(ports: list[int], tls_listen: int | None = None) -> Proxy:
         tls = prefix / "tls"
         if not tls.exists():
             tls.mkdir()
             self_signed(tls)
             for made in (tls, *tls.iterdir()):  # the key readable by nginx's user alone
                 shutil.chown(made, *(("nobody", "nogroup") if as_user else (None, None)))
-        listen, tls_listen = free_port(), free_port()
+        listen, tls_listen = free_port(), tls_listen or free_port()
         conf = prefix / "nginx.conf"
         conf.write_text(render(ports, listen, tls_listen, tls))
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -189,16 +189,19 @@ async def test_three_nodes_behind_the_shipped_nginx_config(cluster, nginx):
 
 async def test_players_over_wss_follow_their_table_to_its_node_through_nginx_tls(
         cluster, nginx):
-    """wss:// through nginx's TLS, from a page of the proxy's own origin: a player whose
-    socket landed on another node than the table's is moved to the table's node, on the
-    proxy's TLS port still, and both play the game out."""
-    nodes = [await cluster.node(trusted_proxies=["127.0.0.1"], node_url=f"/node/{n}/ws")
+    """wss:// through nginx's TLS, from a page of the proxy's own origin (the site's public
+    origin, as the host lists it): a player whose socket landed on another node than the
+    table's is moved to the table's node, on the proxy's TLS port still, and both play
+    the game out."""
+    tls_port = free_port()
+    origin = f"https://127.0.0.1:{tls_port}"  # a browser's, on the proxy's page
+    nodes = [await cluster.node(trusted_proxies=["127.0.0.1"], node_url=f"/node/{n}/ws",
+                                allowed_origins=[origin])
              for n in (1, 2, 3)]
-    proxy = nginx([node.port for node in nodes])
+    proxy = nginx([node.port for node in nodes], tls_port)
     await reachable(proxy.tls_port, proxy.ssl)
     status, page = await asyncio.to_thread(get, proxy.tls_port, "/", proxy.ssl)
     assert status == 200 and b"<html" in page.lower()
-    origin = f"https://127.0.0.1:{proxy.tls_port}"  # a browser's, on the proxy's page
     wss = f"wss://127.0.0.1:{proxy.tls_port}/ws"
     async with AsyncExitStack() as stack:
         host = await stack.enter_async_context(TrickroomClient.connect(
