@@ -93,10 +93,11 @@ class Requests:
 
     async def sit(self, client: Member, msg: wire.Sit) -> None:
         table = self.lobby.table(msg.table)
-        refusal = None
+        refusal = ban = None
         if table.machine.room.rated:
             refusal = await self.ranked.refusal(client.name, client.guest)
-        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal))
+            ban = await self.ranked.ban(client.name, client.guest)
+        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal, ban))
         client.joined(table.id)
 
     async def rejoin(self, client: Member, msg: wire.Rejoin) -> None:
