@@ -283,7 +283,8 @@ class RobotChose(Command):
     turn: Turn
     action: Action
     timeout: bool = False
-    why: str = ""  # the robot's own reason for a bid (the machine keeps it only if safe)
+    why: str = ""  # the robot's own reason for a bid, for the review after the game
+    told: str = ""  # what the table may hear of it meanwhile: no fact of the hand
 
 
 @dataclass(frozen=True, slots=True)
