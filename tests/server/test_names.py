@@ -9,10 +9,12 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from tests.server.conftest import http_get, url, wait_for
+from tests.server.conftest import FAST, http_get, url, wait_for
 from tests.server.refusals import refused
 from tests.server.test_seats import solo_table
+from trickroom.server.app import App
 from trickroom.server.client import TrickroomClient
+from trickroom.server.config import load_config
 from trickroom.server.tables.commands import WindowOver
 
 
@@ -90,3 +92,44 @@ async def test_the_room_knows_whose_seats_are_taken_as_seats_change_hands(make_a
     await wait_for(lambda: not app.lobby.seated)
     async with TrickroomClient.connect(url(app)) as third:
         assert (await third.request({"type": "guest", "name": "mae"}))["name"] == "guest-mae"
+
+
+async def _guest(app, wanted: str) -> tuple[str, str]:
+    """A guest who asked for ``wanted`` comes and goes: their name, and their session."""
+    async with TrickroomClient.connect(url(app)) as client:
+        name = (await client.request({"type": "guest", "name": wanted}))["name"]
+        return name, client.session
+
+
+@pytest.mark.parametrize("again", ["gn7c9c", "GN7C9C", "gN7c9C"])
+async def test_a_look_alike_of_a_resumable_guest_name_is_not_given_out(app, again):
+    """Issue 32, item 6: while ``guest-Gn7c9c`` is away and may resume, no guest gets a name
+    that differs from it only in case; both may then be online at once under names that
+    do not pass for each other."""
+    first, session = await _guest(app, "Gn7c9c")
+    assert first == "guest-Gn7c9c"
+    await wait_for(lambda: not app.guests.held(first))  # nobody online uses it
+    async with TrickroomClient.connect(url(app)) as back, \
+            TrickroomClient.connect(url(app)) as other:
+        name = (await other.request({"type": "guest", "name": again}))["name"]
+        assert name.lower() != first.lower()
+        welcome = await back.request({"type": "resume", "token": session})
+        assert welcome["name"] == first
+
+
+async def test_guest_names_stay_case_insensitively_unique_after_a_restart(tmp_path):
+    """The names that may resume are known to a restarted server too."""
+    db = tmp_path / "trickroom.sqlite3"
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    try:
+        first, _ = await _guest(app, "Gn7c9c")
+    finally:
+        await app.stop()
+    again = App(load_config(**FAST), db)
+    await again.start("127.0.0.1", 0)
+    try:
+        name, _ = await _guest(again, "gn7c9c")
+        assert name.lower() != first.lower()
+    finally:
+        await again.stop()

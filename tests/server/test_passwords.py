@@ -38,3 +38,33 @@ async def test_password_hashing_waits_in_a_bounded_queue(make_app):
     busy = [r for r in replies if isinstance(r, ServerError)]
     assert busy and all(r.code == "rate_limited" and "busy" in str(r) for r in busy)
     assert any(isinstance(r, dict) and r["type"] == "welcome" for r in replies)
+
+
+async def test_a_password_registered_in_nfc_logs_in_typed_in_nfd(app):
+    """One password, however the keyboard composes it (issue 32, item 5): "é" typed as one
+    character (NFC) or as "e" and a combining acute (NFD) is the same password."""
+    nfc, nfd = "caf\u00e9-\u00c5ngstr\u00f6m", "cafe\u0301-A\u030angstro\u0308m"
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "register", "name": "zoe", "password": nfc})
+    async with TrickroomClient.connect(url(app)) as client:
+        welcome = await client.request({"type": "login", "name": "zoe", "password": nfd})
+        assert welcome["name"] == "zoe"
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "register", "name": "yan", "password": nfd})
+    async with TrickroomClient.connect(url(app)) as client:
+        welcome = await client.request({"type": "login", "name": "yan", "password": nfc})
+        assert welcome["name"] == "yan"
+        await refused(client, {"type": "login", "name": "yan", "password": "cafe-Angstrom"})
+
+
+async def test_an_account_hashed_before_normalisation_logs_in_either_way(app):
+    """A hash made of the password as typed (NFD, before passwords were normalised) still
+    matches it, and is made again of the normalised form: NFC then logs in too."""
+    nfd = "cre\u0300me bru\u0302le\u0301e"
+    await app.store.create_user("old", app.accounts.passwords.ph.hash(nfd))
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "login", "name": "old", "password": nfd})
+    async with TrickroomClient.connect(url(app)) as client:
+        welcome = await client.request({"type": "login", "name": "old",
+                                        "password": "cr\u00e8me br\u00fbl\u00e9e"})
+        assert welcome["name"] == "old"

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.server.conftest import FAST, choose, http_get, url, wait_for
+from tests.server.refusals import refused
 from trickroom.game.outcome import NilStats, Outcome
 from trickroom.ratings import Rating, rate, system_named
 from trickroom.server.app import App
@@ -369,6 +370,40 @@ async def test_wocg_quit_is_rated_at_once_banned_and_a_substitute_plays_unrated(
         assert err.value.code == "not_eligible" and "quit a ranked game" in str(err.value)
         clock.now += 3601
         await clients[3].request({"type": "sit", "table": created["table"]["id"]})
+
+
+async def quit_mid_game(app, clients, table, who: int):
+    """Everyone plays; ``who`` stands up mid-game (a WoCG quit: rated at once, banned).
+    The others' tasks, which play on."""
+    tasks = await playing(app, clients, table, {"invite_robot": "no"})
+    tasks[who].cancel()
+    await clients[who].request({"type": "stand", "table": table})
+    await wait_for(lambda: who in app.lobby.tables[table].machine.state.ranked.open_seats)
+    return tasks
+
+
+async def test_wocg_a_player_banned_for_quitting_may_not_substitute_in_another_game(
+        ranked_app, clock):
+    """Issue 32, item 9: the quitter's ban holds for a substitute's seat too, refused with
+    the ban's reason and end; when it is over, they may substitute."""
+    async with AsyncExitStack() as stack:
+        first = await players(ranked_app, stack, ["mary", "john", "sue", "peter"])
+        second = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
+        table_a = await seat(first, "spades-wocg-long")
+        tasks = await quit_mid_game(ranked_app, first, table_a, who=3)
+        table_b = await seat(second, "spades-wocg-long")
+        tasks += await quit_mid_game(ranked_app, second, table_b, who=1)
+        error = await refused(first[3], {"type": "sit", "table": table_b})
+        assert error["code"] == "not_eligible"
+        assert "banned from ranked play until" in error["message"]
+        assert "quit a ranked game" in error["message"]
+        t = ranked_app.lobby.tables[table_b].machine
+        assert t.state.seats[1].name != "peter" and 1 in t.state.ranked.open_seats
+        clock.now += 3601
+        reply = await first[3].request({"type": "sit", "table": table_b})
+        assert reply["seat"] == 1 and t.state.seats[1].substitute
+        for task in tasks:
+            task.cancel()
 
 
 async def test_wocg_players_may_invite_a_robot_into_a_quitters_seat(ranked_app):

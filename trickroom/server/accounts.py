@@ -18,7 +18,7 @@ from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Hub, Member
 from trickroom.server.metrics import METRICS
 from trickroom.server.names import GuestNames
-from trickroom.server.passwords import Passwords
+from trickroom.server.passwords import Passwords, Verdict
 from trickroom.server.protocol import Guest, Login, ProtocolError, Register, Resume, Welcome
 from trickroom.server.store import NameTaken, Store
 
@@ -111,11 +111,12 @@ class Accounts:
         await self._throttled(conn, msg.name)
         found = await self.store.user_hash(msg.name)
         stored = found[1] if found else None
-        if not await self.passwords.verify(msg.password, stored) or found is None:
+        verdict = await self.passwords.verify(msg.password, stored)
+        if not verdict or found is None:
             await self.hub.login_failed(msg.name, conn.address)
             raise ProtocolError("bad_credentials", "wrong name or password")
         await self.hub.login_succeeded(msg.name)
-        if self.passwords.needs_rehash(found[1]):
+        if verdict is Verdict.STALE or self.passwords.needs_rehash(found[1]):
             await self.store.set_password(found[0], await self.passwords.hash(msg.password))
         return found[0]
 

@@ -10,6 +10,13 @@ instead of queueing work that would delay every later login.
 Hashes made before Argon2 (``scrypt$n$r$p$salt$digest``) still verify; the
 caller re-hashes the password with Argon2 after a good login
 (:func:`needs_rehash`).
+
+A password is normalised to Unicode NFC before it is hashed or checked (RFC
+8265's OpaqueString profile; NFC and not NFKC, so that no two distinct
+characters a user typed are folded into one): "é" is one password whether a
+keyboard sends it composed or as "e" and a combining accent. A hash made
+before normalisation of a password typed in another form still matches that
+form (:data:`Verdict.STALE`), and the caller makes it again of the normal one.
 """
 
 from __future__ import annotations
@@ -17,8 +24,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from enum import IntEnum
 from typing import Any, TypeVar
 
 from argon2 import Parameters, PasswordHasher, Type, profiles
@@ -56,14 +65,36 @@ def _scrypt_matches(password: str, stored: str) -> bool:
     return hmac.compare_digest(got.hex(), digest)
 
 
-def verify(ph: PasswordHasher, password: str, stored: str) -> bool:
-    """Whether ``password`` matches ``stored`` (Argon2 or a legacy scrypt hash)."""
+class Verdict(IntEnum):
+    """A password check's outcome: false only when it does not match."""
+
+    WRONG = 0
+    RIGHT = 1
+    STALE = 2  # right, but the hash is of a password not normalised: make it again
+
+
+def normalized(password: str) -> str:
+    return unicodedata.normalize("NFC", password)
+
+
+def _matches(ph: PasswordHasher, password: str, stored: str) -> bool:
     if stored.startswith("scrypt$"):
         return _scrypt_matches(password, stored)
     try:
         return ph.verify(stored, password)
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
+
+
+def verify(ph: PasswordHasher, password: str, stored: str) -> Verdict:
+    """Whether ``password`` matches ``stored`` (Argon2 or a legacy scrypt hash),
+    normalised or, for a hash made before normalisation, as typed."""
+    normal = normalized(password)
+    if _matches(ph, normal, stored):
+        return Verdict.RIGHT
+    if normal != password and _matches(ph, password, stored):
+        return Verdict.STALE
+    return Verdict.WRONG
 
 
 def needs_rehash(ph: PasswordHasher, stored: str) -> bool:
@@ -99,14 +130,15 @@ class Passwords:
             self.pending -= 1
 
     async def hash(self, password: str) -> str:
-        return await self._run(self.ph.hash, password)
+        """The hash of ``password``, normalised."""
+        return await self._run(self.ph.hash, normalized(password))
 
-    async def verify(self, password: str, stored: str | None) -> bool:
+    async def verify(self, password: str, stored: str | None) -> Verdict:
         """Check ``password``; ``stored`` None (no such account) checks a decoy, and fails."""
         self.checked += 1
         METRICS.passwords_checked.inc()
-        ok = await self._run(verify, self.ph, password, stored or self._decoy)
-        return ok and stored is not None
+        verdict = await self._run(verify, self.ph, password, stored or self._decoy)
+        return verdict if stored is not None else Verdict.WRONG
 
     def needs_rehash(self, stored: str) -> bool:
         return needs_rehash(self.ph, stored)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from trickroom.ratings import Standing
 from trickroom.server.protocol import ProtocolError
@@ -41,6 +42,16 @@ class Ranked:
                     f"({account['casual_games']} so far)")
         if not account["rank_me"]:
             return "\"rank me\" is off in your settings"
+        return self._ban(account)
+
+    async def ban(self, name: str, guest: bool) -> str | None:
+        """Why a player may not take a seat in a ranked game, even as an unrated substitute
+        (a ban: for quitting, or for turning "rank me" off), or None. A substitute need
+        not be experienced, but a ban from ranked play holds for every ranked seat."""
+        account = None if guest else await self.store.account(name)
+        return self._ban(account) if account is not None else None
+
+    def _ban(self, account: dict[str, Any]) -> str | None:
         if account["banned_until"] and account["banned_until"] > self.clock():
             reason = account["ban_reason"] or "a ban"
             return f"banned from ranked play until {when(account['banned_until'])} ({reason})"

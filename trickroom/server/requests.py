@@ -8,12 +8,12 @@ client of another node, with a stand-in for its socket (the hub's routing).
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from trickroom.server import protocol as wire
+from trickroom.server.chat_text import chat_line
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Hub, Member
 from trickroom.server.lobby import Lobby
@@ -21,10 +21,6 @@ from trickroom.server.protocol import ClientMessage, ProtocolError
 from trickroom.server.queues import Queues
 from trickroom.server.ranked import Ranked
 from trickroom.server.tables import commands as command
-
-# Unicode's explicit direction overrides and isolates: they make chat text read as
-# something else (a name or a score turned around).
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 @dataclass
@@ -63,12 +59,7 @@ class Requests:
         await self.queues.leave(client, msg.room, msg.id)
 
     async def chat(self, client: Member, msg: wire.Chat) -> None:
-        text = msg.text.strip()
-        if not text or not any(c.isprintable() and not c.isspace() for c in text):
-            raise ProtocolError("invalid_field", "a chat message needs some visible text")
-        if any(unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS for c in text):
-            raise ProtocolError("invalid_field", "a chat message may not hold control "
-                                "characters (line breaks, escapes, direction overrides)")
+        text = chat_line(msg.text)
         if len(text) > self.settings.chat_max_chars:
             raise ProtocolError("too_long", f"chat messages are at most "
                                             f"{self.settings.chat_max_chars} characters")
@@ -102,10 +93,11 @@ class Requests:
 
     async def sit(self, client: Member, msg: wire.Sit) -> None:
         table = self.lobby.table(msg.table)
-        refusal = None
+        refusal = ban = None
         if table.machine.room.rated:
             refusal = await self.ranked.refusal(client.name, client.guest)
-        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal))
+            ban = await self.ranked.ban(client.name, client.guest)
+        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal, ban))
         client.joined(table.id)
 
     async def rejoin(self, client: Member, msg: wire.Rejoin) -> None:

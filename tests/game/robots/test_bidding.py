@@ -28,6 +28,13 @@ VARIANTS = [
 ]
 
 
+# What the table may hear of a bid while it is played (issue 32, item 10): the bid and how
+# it was chosen, nothing more; in particular no count, tricks expected or chance of a nil.
+TOLD = re.compile(r"((\d+|nil|blind nil|look at the cards): (the best in play-outs of "
+                  r"sampled deals|the rule-of-thumb bid( \(no time to search\))?|blind nil is "
+                  r"not offered)|the only bid left|the rule of thumb \(no time to search\))")
+
+
 def bid_turn(game, cut, seed):
     """Bid ``cut`` times (at most three) with the heuristic; return the seat to bid next."""
     robot = make_robot("heuristic", seed)
@@ -79,6 +86,7 @@ def test_a_searched_bid_is_legal_in_every_variant(turn):
     action = robot.choose(view)
     assert action in view.legal
     assert robot.explain()
+    assert TOLD.fullmatch(robot.tell()), robot.tell()
     if action != LOOK:
         game.apply(action, seat)
 
@@ -153,6 +161,7 @@ def test_a_hand_of_low_cards_is_searched_for_nil_and_a_strong_one_says_why_not()
     bid = robot.choose(game.view(0))
     assert bid.value >= 6
     assert robot.explain().endswith("nil too risky: 5 spades")
+    assert robot.tell() == f"{bid.value}: the best in play-outs of sampled deals"
 
 
 def test_blind_nil_is_weighed_only_where_offered():

@@ -215,6 +215,19 @@ async def test_two_guests_asking_for_one_name_on_two_nodes_get_two_names(server)
         assert names[0] == "guest-ann" and names[1].startswith("guest-ann-")
 
 
+async def test_a_look_alike_of_a_resumable_guest_is_not_given_out_on_any_node(server):
+    """A guest away from ``guest-Gn7c9c`` may resume it: no node gives out ``guest-gn7c9c``
+    (issue 32, item 6)."""
+    a, b = await server.nodes()
+    async with TrickroomClient.connect(url(a)) as first:
+        assert (await first.request({"type": "guest", "name": "Gn7c9c"}))["name"] == \
+            "guest-Gn7c9c"
+    for node in (a, b):
+        async with TrickroomClient.connect(url(node)) as other:
+            name = (await other.request({"type": "guest", "name": "gn7c9c"}))["name"]
+            assert name.lower() != "guest-gn7c9c"
+
+
 async def test_an_address_s_sockets_are_capped_over_every_node(server):
     a, b = await server.nodes(connections_per_ip=4)
     sockets = [await connect(url(node)) for node in (a, a, b, b)]

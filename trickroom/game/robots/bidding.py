@@ -212,12 +212,24 @@ def _value(rules: SpadesRules, bids: tuple[int, ...], blind: tuple[bool, ...],
     return value
 
 
+SEARCHED = "the best in play-outs of sampled deals"
+
+
 class BidSearch(DecisionSearch):
     """Chooses a Spades bid (or blind nil, or a look) by play-outs on sampled deals
-    (arguments as :class:`DecisionSearch`'s); ``explanation`` says why, in one line, and
-    ``forecast`` gives, for each bid searched, the seat's and its side's tricks expected."""
+    (arguments as :class:`DecisionSearch`'s); ``forecast`` gives, for each bid searched,
+    the seat's and its side's tricks expected.
+
+    Two reasons, each one line that names no card. ``explanation`` says why from the
+    hand: the tricks it is expected to take, a suit's length, how often a nil was made.
+    That is for the review of the finished game: told at the table during play it would
+    be table talk no player may give (a partner learns the hand's strength and shape).
+    ``told`` is what the table hears meanwhile: the bid and how it was chosen, with no
+    fact of the hand (as a card site's robots bid: the bid is the message).
+    """
 
     explanation = ""
+    told = ""
     forecast: dict[Bid, tuple[float, float]]
 
     def choose(self, view: TrickView, deal: Sequence[int] | None = None) -> Action:
@@ -232,7 +244,7 @@ class BidSearch(DecisionSearch):
         legal = view.legal
         if LOOK in legal:
             if BLIND_NIL not in legal:
-                self.explanation = "look at the cards: blind nil is not offered"
+                self.explanation = self.told = "look at the cards: blind nil is not offered"
                 return LOOK
             return self._blind_or_look(view, seat, deal)
         return self._bid(view, seat, deal)
@@ -260,10 +272,11 @@ class BidSearch(DecisionSearch):
             nil_note = "no nil beside partner's nil"
         cands = [v for v in cands if BIDS[v] in view.legal]
         if not cands:
-            self.explanation = "the only bid left"
+            self.explanation = self.told = "the only bid left"
             return view.legal[0]
         if len(cands) == 1:
             self.explanation = f"{bid_text(BIDS[cands[0]])}: the only bid worth making"
+            self.told = f"{bid_text(BIDS[cands[0]])}: the rule-of-thumb bid"
             return BIDS[cands[0]]
 
         pos = Position.from_view(view)
@@ -307,8 +320,8 @@ class BidSearch(DecisionSearch):
         best, stats = self._search(cands, deals, weigh, outcome, seat, doubt,
                                    once=deal is not None)
         if stats is None:
-            self.explanation = (f"{bid_text(BIDS[preferred])}: the rule-of-thumb bid "
-                                "(no time to search)")
+            self.explanation = self.told = (f"{bid_text(BIDS[preferred])}: the rule-of-thumb "
+                                            "bid (no time to search)")
             return BIDS[preferred]
         self.forecast = {BIDS[v]: stats[i][:2] for i, v in enumerate(cands)}
         chosen = cands[best]
@@ -324,6 +337,7 @@ class BidSearch(DecisionSearch):
             elif nil_note:
                 text += "; " + nil_note
         self.explanation = text
+        self.told = f"{bid_text(BIDS[chosen])}: {SEARCHED}"
         return BIDS[chosen]
 
     # -- blind nil or look ------------------------------------------------------------------
@@ -367,14 +381,16 @@ class BidSearch(DecisionSearch):
         best, stats = self._search(cands, deals, weigh, outcome, seat, doubt,
                                    once=deal is not None)
         if stats is None:
-            self.explanation = "the rule of thumb (no time to search)"
+            self.explanation = self.told = "the rule of thumb (no time to search)"
             return BLIND_NIL if heuristic else LOOK
         blind_made = stats[cands.index(0)][2]
         if cands[best] == 0:
             self.explanation = f"blind nil: made in {100 * blind_made:.0f}% of the deals tried"
+            self.told = f"blind nil: {SEARCHED}"
             return BLIND_NIL
         self.explanation = (f"look at the cards: blind nil made in only "
                             f"{100 * blind_made:.0f}% of the deals tried")
+        self.told = f"look at the cards: {SEARCHED}"
         return LOOK
 
     # -- the search ------------------------------------------------------------------------

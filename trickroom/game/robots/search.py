@@ -102,14 +102,22 @@ class SearchRobot:
         self.search_cards = search_cards
         self.last_playouts = 0
         self.last_explanation = ""
+        self.last_told = ""
 
     def explain(self) -> str:
         """One line on the last choice if it was a searched bid (Spades), else empty.
 
         E.g. "4: about 3.6 tricks expected, 6.1 with partner; nil too risky: a high
-        spade". It is meant for the other players too, so it names no card.
+        spade". It names no card, but it tells facts of the hand: it is for the review
+        of the finished game, not for the table while the hand is played (:meth:`tell`).
         """
         return self.last_explanation
+
+    def tell(self) -> str:
+        """What the table may hear of the last choice while the game is played: the bid
+        and how it was chosen, with no fact of the hand (e.g. "4: the best in play-outs
+        of sampled deals"); empty when :meth:`explain` is."""
+        return self.last_told
 
     def choose(self, view: TrickView) -> Action:
         return self._choose(view, None)
@@ -125,7 +133,7 @@ class SearchRobot:
 
     def _choose(self, view: TrickView, deal: Sequence[int] | None) -> Action:
         self.last_playouts = 0
-        self.last_explanation = ""
+        self.last_explanation = self.last_told = ""
         if view.seat is None or not view.legal:
             return heuristic_action(view)
         if view.phase == "play" and self.search_cards:
@@ -156,6 +164,7 @@ class SearchRobot:
         action = search.choose(view, deal)
         self.last_playouts = search.playouts
         self.last_explanation = search.explanation
+        self.last_told = search.told
         return action
 
     def choose_card(self, view: TrickView, deal: Sequence[int] | None = None) -> int:

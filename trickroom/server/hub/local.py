@@ -48,6 +48,10 @@ class LocalHub:
         self.joins: dict[str, list[float]] = defaultdict(list)  # room -> last join times
         self._matching: set[str] = set()
         self._host: Host | None = None
+        self._guest_seconds = settings.guest_session_seconds
+        # Guest names held, case-folded, until when (monotonic): Redis's SET NX PX here.
+        self._guests: dict[str, float] = {}
+        self._guests_pruned = 0  # how many held names the last pruning left
 
     @property
     def host(self) -> Host:
@@ -57,7 +61,12 @@ class LocalHub:
     # -- life -------------------------------------------------------------------------------
 
     async def start(self, host: Host) -> None:
+        """Start; the guest names whose sessions may still resume are held again (a
+        look-alike of one is not given out after a restart either)."""
         self._host = host
+        wall, now = time.time(), time.monotonic()
+        for name, made in await self.store.guest_names_since(wall - self._guest_seconds):
+            self._guests[name.lower()] = now + made + self._guest_seconds - wall
 
     def first_client_id(self) -> int:
         return 1
@@ -187,6 +196,16 @@ class LocalHub:
     # -- names and limits -------------------------------------------------------------------
 
     async def hold_guest(self, name: str, seconds: float, renew: bool = False) -> bool:
+        """Held case-insensitively, as the cluster's Redis key is: ``guest-gn7c9c`` is not
+        given out while ``guest-Gn7c9c`` may resume. (Names are ASCII, so Unicode's case
+        folding is lower-casing.)"""
+        key, now = name.lower(), time.monotonic()
+        if not renew and self._guests.get(key, 0.0) > now:
+            return False
+        self._guests[key] = now + seconds
+        if len(self._guests) > 2 * self._guests_pruned + 1000:
+            self._guests = {k: until for k, until in self._guests.items() if until > now}
+            self._guests_pruned = len(self._guests)
         return True
 
     def share_count(self, kind: str, key: str, count: int) -> None:

@@ -139,7 +139,8 @@ class LookedEvent(ServerMessage):
 
 class BidEvent(ServerMessage):
     """A Spades bid: 0 is nil; ``blind`` is present (true) for blind nil; ``why`` is
-    present when a robot bid: its reason in one line, which names no card."""
+    present when a robot bid: in one line, how it chose the bid, which names no card and
+    tells no fact of its hand (its whole reason waits for the review of the game)."""
 
     type: Literal["bid"] = "bid"
     seat: SeatNo

@@ -216,6 +216,13 @@ class Store(ABC):
                                     "guest = 1 AND created > ? LIMIT 1",
                                     (name, since)) is not None
 
+    async def guest_names_since(self, since: float) -> list[tuple[str, float]]:
+        """Each guest name with a session made after ``since``, and its last session's time
+        (the names that may still resume, for a hub that starts)."""
+        rows = await self._fetchall("SELECT name, max(created) AS created FROM sessions "
+                                    "WHERE guest = 1 AND created > ? GROUP BY name", (since,))
+        return [(row["name"], row["created"]) for row in rows]
+
     # -- games -------------------------------------------------------------------------------------
 
     async def persist(self, records: Sequence[Record], fence: Fence | None = None) -> None:

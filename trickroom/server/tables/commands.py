@@ -66,10 +66,12 @@ class Request(Command):
 @dataclass(frozen=True, slots=True)
 class Sit(Request):
     """Take ``seat`` (or any free one). ``refusal``: why this player may not sit at a
-    ranked table (eligibility, looked up by the runner), or None."""
+    ranked table (eligibility, looked up by the runner), or None; ``ban``: why they may
+    not even substitute in a ranked game (a ban), or None."""
 
     seat: int | None = None
     refusal: str | None = None
+    ban: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +283,8 @@ class RobotChose(Command):
     turn: Turn
     action: Action
     timeout: bool = False
-    why: str = ""  # the robot's own reason for a bid (the machine keeps it only if safe)
+    why: str = ""  # the robot's own reason for a bid, for the review after the game
+    told: str = ""  # what the table may hear of it meanwhile: no fact of the hand
 
 
 @dataclass(frozen=True, slots=True)

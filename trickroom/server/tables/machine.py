@@ -250,7 +250,7 @@ class TableMachine:
 
     def publish_game(self, events: list[Event], why: str = "") -> None:
         """Publish one action's (or deal's) game events, each with the turn they lead to
-        (a bid with the robot's ``why``)."""
+        (a bid with the robot's ``why`` as the table may hear it: no fact of its hand)."""
         turn = play.turn_info(self)
         for event in events:
             wire = event.to_wire()

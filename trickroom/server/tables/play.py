@@ -116,10 +116,13 @@ def on_act(table: Table, cmd: Act) -> None:
     table.reply(cmd.who, Ok(id=cmd.rid))
 
 
-def _apply(table: Table, index: int, action: Action, why: str = "") -> None:
+def _apply(table: Table, index: int, action: Action, why: str = "", told: str = "") -> None:
     """Apply one action: it is stored with everything it causes, or refused.
 
-    ``why``: a robot's reason for a bid, told with the bid and kept in the record.
+    ``why``: a robot's reason for a bid, from its hand: stored, and shown in the review
+    once the game is over. ``told``: the reason the table gets with the bid meanwhile,
+    which tells no fact of the hand (the whole reason would be table talk: a partner
+    learning a suit's length or the tricks expected, and the opponents too).
     """
     state = table.state
     game, game_id = state.game, state.game_id
@@ -132,7 +135,7 @@ def _apply(table: Table, index: int, action: Action, why: str = "") -> None:
     state.acted[index] += 1
     wire = done.to_wire()
     idx = len(game.actions) - 1
-    why = why if wire["type"] == "bid" else ""
+    why, told = (why, told) if wire["type"] == "bid" else ("", "")
     if why:
         wire["why"] = state.whys[idx] = why
     else:
@@ -141,7 +144,7 @@ def _apply(table: Table, index: int, action: Action, why: str = "") -> None:
     if game.phase == "game_over":
         end_game(table, events)
     else:
-        table.publish_game(events, why)
+        table.publish_game(events, told)
         advance(table)
 
 
@@ -259,7 +262,7 @@ def on_robot_chose(table: Table, cmd: RobotChose) -> None:
     if isinstance(action, Pass) and action not in game.legal_actions(cmd.seat):
         return
     try:
-        _apply(table, cmd.seat, action, _robot_reason(cmd))
+        _apply(table, cmd.seat, action, _robot_reason(cmd.why), _robot_reason(cmd.told))
     except ProtocolError as exc:  # a robot's mistake must not stall the table
         table.note("robot_illegal", f"robot chose {action}: {exc.message}", seat)
         _apply(table, cmd.seat, game.legal_actions(cmd.seat)[0])
@@ -270,11 +273,11 @@ CARD_WORDS = re.compile(r"[♣♦♥♠]|\b(10|[2-9TJQKA])[CDHS]\b|\b(ace|king|q
 """What could name a card in a robot's reason: a code, a suit symbol, "ace of ..."."""
 
 
-def _robot_reason(cmd: RobotChose) -> str:
-    """The robot's reason for its action as the table may tell it: one line, at most
+def _robot_reason(reason: str) -> str:
+    """A robot's reason for its action as the table may tell it: one line, at most
     ``WHY_LENGTH`` characters, and none at all if it could name a card (the others at the
     table may not see the robot's hand; the robots' own reasons never do)."""
-    why = " ".join(cmd.why.split())
+    why = " ".join(reason.split())
     if not why or len(why) > WHY_LENGTH or CARD_WORDS.search(why):
         return ""
     return why

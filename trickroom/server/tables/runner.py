@@ -345,9 +345,11 @@ class TableRunner:
             action: Action = await asyncio.to_thread(robot.choose, effect.view)
         else:
             action = robot.choose(effect.view)
-        explain = getattr(robot, "explain", None)
+        explain, tell = getattr(robot, "explain", None), getattr(robot, "tell", None)
         why = explain() if explain is not None else ""
-        await self._handle(RobotChose(effect.seat, effect.turn, action, effect.timeout, why))
+        told = tell() if tell is not None else ""
+        await self._handle(RobotChose(effect.seat, effect.turn, action, effect.timeout, why,
+                                      told))
 
     def _robot(self, seat: int, level: str) -> Robot:
         """The seat's robot for this game (a new game deals new robots, freshly seeded)."""

@@ -111,7 +111,9 @@ def on_sit_reserved(table: Table, cmd: SitReserved) -> None:
 
 
 def _substitute(table: Table, cmd: Sit) -> None:
-    """A human takes a quitter's open seat, unrated (rooms whose policy allows it)."""
+    """A human takes a quitter's open seat, unrated (rooms whose policy allows it): one
+    not experienced enough to sit at a ranked table may, one banned from ranked play
+    may not (a quitter's ban would otherwise end at the next game's open seat)."""
     state = table.state
     open_seats = state.ranked.open_seats
     if not table.policy.substitutes or not open_seats:
@@ -123,6 +125,8 @@ def _substitute(table: Table, cmd: Sit) -> None:
     if cmd.who.name in {s.starter for s in state.seats}:
         raise ProtocolError("not_eligible", "a player who left this game may not come back "
                                             "as a substitute")
+    if table.room.rated and cmd.ban:
+        raise ProtocolError("not_eligible", cmd.ban)
     seat = state.seats[index]
     token = _take(table, seat, cmd.who)
     seat.substitute = True

@@ -24,7 +24,7 @@ export function handsOf(data) {
   return (data.hands || []).map((raw, i) => {
     const no = raw.hand ?? i;
     const bids = [null, null, null, null], blind = [false, false, false, false];
-    const whys = [null, null, null, null]; // a robot's reason for its bid, as the table told it
+    const whys = [null, null, null, null]; // a robot's whole reason for its bid (the table heard only how it chose)
     const passes = [null, null, null, null];
     for (const a of raw.actions || []) {
       if (a.type === "bid") { bids[a.seat] = a.value; blind[a.seat] = !!a.blind; whys[a.seat] = a.why || null; }
