@@ -25,6 +25,7 @@ run: $(VENV)/.installed-test
 	$(VENV)/bin/trickroom serve $(ARGS)
 
 # Two workers (pytest-xdist); the timing-sensitive tests run alone (tests/conftest.py).
+# ARGS="-n 0" runs it in one process.
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -n 2 $(ARGS)
 
