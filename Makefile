@@ -24,8 +24,10 @@ $(VENV)/.installed-bench: pyproject.toml | $(PY)
 run: $(VENV)/.installed-test
 	$(VENV)/bin/trickroom serve $(ARGS)
 
+# Two workers (pytest-xdist); the timing-sensitive tests run alone (tests/conftest.py).
+# ARGS="-n 0" runs it in one process.
 test: $(VENV)/.installed-test
-	$(PY) -m pytest $(ARGS)
+	$(PY) -m pytest -n 2 $(ARGS)
 
 bench: $(VENV)/.installed-bench
 	@for b in engine rating_systems robots load soak abuse lobby rejoin fuzz; do \

@@ -10,8 +10,11 @@ author who validates against that file never sees a message it rejects.
 
 from __future__ import annotations
 
+import fcntl
 import json
-from collections.abc import AsyncIterator, Iterator
+import os
+from collections.abc import AsyncIterator, Generator, Iterator
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -157,3 +160,39 @@ async def fault_proxy() -> AsyncIterator[Any]:
     yield make
     for proxy in made:
         await proxy.stop()
+
+
+# -- several workers at once (pytest-xdist: `make test` runs -n 2) ------------------------
+
+# Tests that measure time, race leases or stop processes (the cluster's faults, SIGSTOP,
+# the benches' short runs): they run alone, no other test of the run beside them.
+SERIAL = ("tests/server/hub/redis/", "tests/load/", "tests/server/test_postgres.py")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if Path(item.path).relative_to(ROOT).as_posix().startswith(SERIAL):
+            item.add_marker(pytest.mark.serial)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    """Under xdist, a ``serial`` test holds the run's lock alone (set-up to teardown) and
+    every other test shares it, so a serial test waits for the tests in progress and no
+    test starts beside it. The serial test takes a gate first, which the others pass
+    through on their way in: tests that keep coming cannot starve it."""
+    base = getattr(item.config.option, "basetemp", None)
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not base:
+        return (yield)
+    run = Path(base).parent  # the run's own directory (pytest-of-<user>/pytest-<n>)
+    serial = item.get_closest_marker("serial") is not None
+    with open(run / "trickroom-gate.lock", "a+") as gate, \
+            open(run / "trickroom-run.lock", "a+") as lock:
+        fcntl.flock(gate, fcntl.LOCK_EX if serial else fcntl.LOCK_SH)
+        fcntl.flock(lock, fcntl.LOCK_EX if serial else fcntl.LOCK_SH)
+        fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            return (yield)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

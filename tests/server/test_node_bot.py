@@ -4,7 +4,9 @@ ajv): it plays whole games and every message it receives passes the published sc
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,9 +22,15 @@ NODE_BOT = Path(__file__).resolve().parents[1] / "node"
 def node_bot() -> Path:
     node, npm = shutil.which("node"), shutil.which("npm")
     assert node and npm, "Node.js is needed: sudo apt-get install nodejs npm (.ci/run does)"
-    if not (NODE_BOT / "node_modules" / "ajv").exists():
-        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent"], cwd=NODE_BOT,
-                       check=True, timeout=300)
+    # One install at a time (xdist's workers each have this fixture): the folder is the lock.
+    folder = os.open(NODE_BOT, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        if not (NODE_BOT / "node_modules" / "ajv").exists():
+            subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent"],
+                           cwd=NODE_BOT, check=True, timeout=300)
+    finally:
+        os.close(folder)  # and the lock with it
     return NODE_BOT / "bot.mjs"
 
 

@@ -83,6 +83,10 @@ class Leases:
         self._restarted_at = -math.inf
         self._tasks: list[asyncio.Task[None]] = []
         self._watches: dict[tuple[str, int], asyncio.Future[int | None]] = {}  # live_owner's
+        # Set at stop: a loop ends at its next turn even if its cancellation was lost (a
+        # redis-py call cancelled mid-command may swallow it and return as if nothing
+        # happened; the loop would then run on, and stop wait for it for ever).
+        self._stopping = False
 
     @property
     def _ms(self) -> int:
@@ -107,6 +111,7 @@ class Leases:
     async def stop(self) -> None:
         """Let every lease go at once, so other nodes take the tables without waiting for
         them to expire (the tables were stopped and flushed before)."""
+        self._stopping = True
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -241,7 +246,7 @@ class Leases:
 
     async def _renew_loop(self, renewed: Callable[[], None]) -> None:
         node = self.node
-        while True:
+        while not self._stopping:
             await asyncio.sleep(node.lease_seconds / 3)
             try:
                 if self._proving is None or self._proving.done():
@@ -402,7 +407,7 @@ class Leases:
 
     async def _scan_loop(self) -> None:
         """Take over the tables whose node is gone: a game in play whose lease expired."""
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self.node.lease_seconds / SCANS_A_LEASE)
             try:
                 await self.scan()
