@@ -51,6 +51,9 @@ class ServerSettings:
     chat_burst: int = 5
     chat_per_second_per_address: float = 5.0
     chat_burst_per_address: int = 20
+    # The players one player may ignore at once: more are refused (a guest's list ends with
+    # its connection; a registered player's stays with the account).
+    ignores_per_player: int = 200
     outbox_bytes: int = 1_048_576
     vote_seconds: float = 30.0
     min_games: int = 5

@@ -86,7 +86,10 @@ class Requests:
                                    banned_until=until or None))
 
     async def ignore(self, client: Member, msg: wire.Ignore) -> None:
-        await self.hub.ignore(client.name, msg.name, msg.on)
+        most = self.settings.ignores_per_player
+        if not await self.hub.ignore(client.name, msg.name, msg.on, most):
+            raise ProtocolError("invalid_field", f"you ignore {most} players, the most one "
+                                "may: stop ignoring one (\"on\": false) first")
         client.reply(wire.Ok(id=msg.id))
 
     # -- a table's requests: each becomes one command for its machine --------------------------

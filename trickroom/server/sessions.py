@@ -270,6 +270,8 @@ class Sessions:
         self.lobby.unsubscribe(conn)
         with contextlib.suppress(*self.hub.away):  # Redis away: the socket's close goes on
             await self.queues.closed(conn)
+            if conn.guest and conn.name:  # a guest's ignore list is its connection's
+                await self.hub.ignores_dropped(conn.name)
         self.accounts.logout(conn)
         elsewhere = []
         for table_id in list(conn.tables):

@@ -150,6 +150,54 @@ async def test_an_ignore_set_on_one_node_holds_at_a_table_run_by_another(server)
         await heard(reader, lambda m: m.get("type") == "chat" and m["text"] == "sorry")
 
 
+async def test_an_ignore_list_is_bounded_on_every_node(server):
+    """One player ignores at most ``ignores_per_player`` others (issue 32, item E: 157,900
+    ignores from 10 addresses grew the server by 33 MB): past it, a typed refusal; ignoring
+    one already ignored, or showing one again, still works."""
+    a = (await server.nodes(ignores_per_player=3))[0]
+    async with AsyncExitStack() as stack:
+        (reader,) = await guests(stack, (a, "reader"))
+        for i in range(3):
+            await reader.request({"type": "ignore", "name": f"guest-pest{i}"})
+        error = await refused(reader, {"type": "ignore", "name": "guest-pest3"})
+        assert error["code"] == "invalid_field" and "3" in error["message"]
+        await reader.request({"type": "ignore", "name": "guest-pest0"})  # already: no change
+        await reader.request({"type": "ignore", "name": "guest-pest0", "on": False})
+        await reader.request({"type": "ignore", "name": "guest-pest3"})
+
+
+async def test_a_guest_s_ignores_end_with_its_connection(server):
+    """A guest's ignore list is its connection's: it does not outlive it on any node (the
+    guest resuming its session starts with none)."""
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        (pest,) = await in_room(stack, "spades", (b, "pest"))
+        async with TrickroomClient.connect(url(a)) as reader:
+            welcome = await reader.request({"type": "guest", "name": "reader"})
+            await reader.request({"type": "ignore", "name": "guest-pest"})
+        back = await stack.enter_async_context(TrickroomClient.connect(url(a)))
+        await back.request({"type": "resume", "token": welcome["session"]})
+        await back.request({"type": "list_tables", "room": "spades"})
+        await pest.request({"type": "chat", "room": "spades", "text": "hello again"})
+        await heard(back, lambda m: m.get("type") == "chat" and m["text"] == "hello again")
+
+
+async def test_a_registered_player_s_ignores_outlive_its_connection(server):
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        (pest, friend) = await in_room(stack, "spades", (b, "pest"), (b, "friend"))
+        async with TrickroomClient.connect(url(a)) as reader:
+            await reader.request({"type": "register", "name": "reader", "password": "secret1"})
+            await reader.request({"type": "ignore", "name": "guest-pest"})
+        back = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        await back.request({"type": "login", "name": "reader", "password": "secret1"})
+        await back.request({"type": "list_tables", "room": "spades"})
+        await pest.request({"type": "chat", "room": "spades", "text": "buy my coins"})
+        await friend.request({"type": "chat", "room": "spades", "text": "hello all"})
+        await heard(back, lambda m: m.get("type") == "chat" and m["text"] == "hello all")
+        assert not said(back, "buy my coins")
+
+
 # -- the ranked queue ------------------------------------------------------------------------
 
 

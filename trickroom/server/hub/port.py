@@ -213,11 +213,16 @@ class Hub(Protocol):
         """A chat line this node's subscribers of ``room`` got: other nodes' get it too,
         except those whose accounts are in ``ignored_by``."""
 
-    async def ignore(self, name: str, other: str, on: bool) -> None:
-        """``name`` ignores (or stops ignoring) ``other``'s chat, on every node."""
+    async def ignore(self, name: str, other: str, on: bool, most: int) -> bool:
+        """``name`` ignores (or stops ignoring) ``other``'s chat, on every node; False
+        (and nothing changed) if ``name`` ignores ``most`` others already."""
+
+    async def ignores_dropped(self, name: str) -> None:
+        """Forget whom ``name`` ignores (a guest's list ends with its connection)."""
 
     async def ignored_by(self, name: str) -> frozenset[str]:
-        """The accounts that ignore ``name``."""
+        """The accounts that ignore ``name`` (read from an index by the ignored name, in
+        the time of that set, never of every list)."""
 
     # -- the ranked queues ------------------------------------------------------------------
 

@@ -288,8 +288,11 @@ class RedisHub:
     def room_chat(self, room: str, message: Shared, ignored_by: frozenset[str]) -> None:
         self.rooms.room_chat(room, message, ignored_by)
 
-    async def ignore(self, name: str, other: str, on: bool) -> None:
-        await self.rooms.ignore(name, other, on)
+    async def ignore(self, name: str, other: str, on: bool, most: int) -> bool:
+        return await self.rooms.ignore(name, other, on, most)
+
+    async def ignores_dropped(self, name: str) -> None:
+        await self.rooms.ignores_dropped(name)
 
     async def ignored_by(self, name: str) -> frozenset[str]:
         return await self.rooms.ignored_by(name)
