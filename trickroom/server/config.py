@@ -96,6 +96,9 @@ class ServerSettings:
     guests_per_address: int = 20  # guest names held at once by one address's connections
     tables_per_account: int = 3  # open tables one player created
     tables_per_address: int = 10
+    # Tables opened from one address that wait for players in one room (over every node):
+    # a room's list is not to be filled by a few addresses' empty tables.
+    waiting_tables_per_address: int = 3
     # The public origins of the pages that may open the socket, besides the server's own
     # (http:// with its port and its loopback names, the address it listens on, the
     # address a socket reached): behind a proxy, the site's (server/origins.py). Never the

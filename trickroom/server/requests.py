@@ -45,7 +45,7 @@ class Requests:
     async def list_tables(self, client: Member, msg: wire.ListTables) -> None:
         self.lobby.room(msg.room)
         self.lobby.subscribers[msg.room].add(client)
-        tables, total = await self.lobby.tables_info(msg.room)
+        tables, total = await self.lobby.tables_info(msg.room, client)
         client.reply(wire.Tables(id=msg.id, room=msg.room, tables=tables, total=total))
 
     async def create_table(self, client: Member, msg: wire.CreateTable) -> None:

@@ -62,7 +62,8 @@ class TableInfo(ServerMessage):
 
 class Tables(Reply):
     """A room's open tables: at most the server's ``tables_listed`` of them, those waiting
-    for players first, then those playing, then finished ones; ``total`` counts them all."""
+    for players first, then those playing, then finished ones, and after them the asker's
+    own tables of the room past that cut; ``total`` counts them all."""
 
     type: Literal["tables"] = "tables"
     room: str
