@@ -51,6 +51,12 @@ class ServerSettings:
     chat_burst: int = 5
     chat_per_second_per_address: float = 5.0
     chat_burst_per_address: int = 20
+    # One account's connections together (a registered player with many sockets), and all
+    # the spectators of one table together (rotating guests and addresses): more refused.
+    chat_per_second_per_account: float = 1.0
+    chat_burst_per_account: int = 5
+    spectator_chat_per_second: float = 0.5
+    spectator_chat_burst: int = 5
     # The players one player may ignore at once: more are refused (a guest's list ends with
     # its connection; a registered player's stays with the account).
     ignores_per_player: int = 200

@@ -108,8 +108,8 @@ class Lobby:
         return [runner.machine.info() for runner in self.tables.values()]
 
     async def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
-                        table_id: str | None = None,
-                        creator: Member | None = None) -> TableRunner:
+                        table_id: str | None = None, creator: Member | None = None,
+                        spectator_chat: bool = False) -> TableRunner:
         room = self.room(room_name)
         if self.draining:
             raise ProtocolError("unavailable", "this server is restarting and opens no "
@@ -123,7 +123,8 @@ class Lobby:
             except ConfigError as exc:
                 raise ProtocolError("invalid_field", f"rules: {exc}") from None
             machine = TableMachine(table_id, room, self.settings, made, seating, self.rng(),
-                                   creator=creator.name if creator else None)
+                                   creator=creator.name if creator else None,
+                                   spectator_chat=spectator_chat)
             runner = self._runner(machine)
             if not await self.hub.claim(runner.id):
                 raise ProtocolError("internal", "could not open the table; try again")

@@ -49,7 +49,8 @@ class Requests:
         client.reply(wire.Tables(id=msg.id, room=msg.room, tables=tables, total=total))
 
     async def create_table(self, client: Member, msg: wire.CreateTable) -> None:
-        table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=client)
+        table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=client,
+                                           spectator_chat=msg.spectator_chat)
         client.reply(wire.TableCreated(id=msg.id, table=table.machine.info()))
 
     async def queue(self, client: Member, msg: wire.Queue) -> None:
@@ -124,6 +125,10 @@ class Requests:
     async def fill_robots(self, client: Member, msg: wire.FillRobots) -> None:
         await self.lobby.table(msg.table).call(command.Fill(client.who, msg.id, msg.level))
 
+    async def table_options(self, client: Member, msg: wire.TableOptions) -> None:
+        await self.lobby.table(msg.table).call(
+            command.Options(client.who, msg.id, msg.spectator_chat))
+
     async def start_game(self, client: Member, msg: wire.Start) -> None:
         await self.lobby.table(msg.table).call(command.Start(client.who, msg.id))
 
@@ -149,6 +154,7 @@ REQUESTS: dict[type, Handler] = {
     wire.Stand: Requests.stand,
     wire.FillRobots: Requests.fill_robots,
     wire.Start: Requests.start_game,
+    wire.TableOptions: Requests.table_options,
     wire.PlayAgain: Requests.play_again,
     wire.Act: Requests.act,
     wire.Chat: Requests.chat,
@@ -162,5 +168,5 @@ REQUESTS: dict[type, Handler] = {
 
 TABLE_REQUESTS = frozenset({wire.Sit, wire.Rejoin, wire.Watch, wire.Unwatch, wire.Stand,
                             wire.FillRobots, wire.Start, wire.PlayAgain, wire.Act,
-                            wire.CastVote, wire.Chat})
+                            wire.CastVote, wire.Chat, wire.TableOptions})
 """The requests for one table: run by the node that runs the table."""

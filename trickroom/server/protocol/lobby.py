@@ -58,6 +58,9 @@ class TableInfo(ServerMessage):
     # room's rating system saw the players' ratings when it started (Spades: North-South,
     # East-West; Hearts: per seat). Null at casual tables and between games.
     chances: list[float] | None = None
+    # Whether spectators may chat to the players while a game with a human player is in
+    # play (a table option, off unless its players turn it on).
+    spectator_chat: bool = False
 
 
 class Tables(Reply):
