@@ -198,6 +198,42 @@ async def test_a_registered_player_s_ignores_outlive_its_connection(server):
         assert not said(back, "buy my coins")
 
 
+async def test_spectator_chat_at_a_game_in_play_is_the_table_s_choice_on_every_node(server):
+    """A spectator on another node than the table's is held to the table's setting, and
+    a player there changes it (issue 32, items 15 and 20)."""
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        host, rail = await guests(stack, (a, "host"), (b, "rail"))
+        table = (await host.request({"type": "create_table", "room": "hearts"}))["table"]["id"]
+        await host.request({"type": "sit", "table": table, "seat": 0})
+        await host.request({"type": "fill_robots", "table": table})
+        await heard(host, lambda m: m.get("type") == "event"
+                              and m["event"]["type"] == "game_started")
+        await rail.request({"type": "watch", "table": table})
+        error = await refused(rail, {"type": "chat", "table": table, "text": "psst"})
+        assert error["code"] == "not_seated"
+        await host.request({"type": "table_options", "table": table, "spectator_chat": True})
+        await rail.request({"type": "chat", "table": table, "text": "well played"})
+        await heard(host, lambda m: m.get("type") == "chat" and m["text"] == "well played")
+        assert not said(host, "psst")
+
+
+async def test_an_address_s_waiting_tables_in_a_room_are_counted_over_every_node(server):
+    a, b = await server.nodes(waiting_tables_per_address=2)
+    async with AsyncExitStack() as stack:
+        here, there = await guests(stack, (a, "here"), (b, "there"))
+        await here.request({"type": "create_table", "room": "spades"})
+        await there.request({"type": "create_table", "room": "spades"})
+        for node in (a, b):
+            async def both(node: App = node) -> bool:
+                return (node.lobby._waiting("spades", "127.0.0.1") + await
+                        node.hub.count_elsewhere("waiting-address", "spades 127.0.0.1")) == 2
+            await eventually(both)
+        for client in (here, there):
+            error = await refused(client, {"type": "create_table", "room": "spades"})
+            assert error["code"] == "rate_limited" and "waiting" in error["message"]
+
+
 # -- the ranked queue ------------------------------------------------------------------------
 
 
