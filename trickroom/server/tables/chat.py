@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from trickroom.server.protocol import ChatMessage, Ok, ProtocolError
 from trickroom.server.tables.commands import Chat, Options
-from trickroom.server.tables.effects import Changed
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.state import Phase
 from trickroom.server.tables.table import Table
@@ -67,4 +66,4 @@ def on_options(table: Table, cmd: Options) -> None:
                             "opened it may change its options")
     table.state.spectator_chat = cmd.spectator_chat
     table.reply(cmd.who, Ok(id=cmd.rid))
-    table.emit(Changed(table.info()))
+    table.changed()  # the table (a ``table`` event) and the lobby see it
