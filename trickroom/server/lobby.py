@@ -96,11 +96,9 @@ class Lobby:
         tables, total = await self.hub.room_tables(room, self.settings.tables_listed)
         if asker is not None:
             shown = {info.id for info in tables}
-            for table_id in sorted(asker.tables | self.opened.get(asker.name, set())):
-                runner = self.tables.get(table_id)
-                if (runner is not None and table_id not in shown
-                        and runner.machine.room.name == room):
-                    tables.append(runner.machine.info())
+            own = sorted((asker.tables | self.opened.get(asker.name, set())) - shown)
+            if own:
+                tables = tables + await self.hub.room_listings(room, own)
         return tables, total
 
     def listed(self) -> Iterable[TableInfo]:

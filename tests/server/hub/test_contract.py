@@ -109,6 +109,26 @@ async def test_a_table_opened_on_one_node_is_listed_counted_and_pushed_on_every_
         assert next(r for r in rooms["rooms"] if r["name"] == "hearts")["tables"] == 1
 
 
+async def test_a_player_s_own_tables_are_in_its_list_on_every_node(server):
+    """However many tables wait before it, the table a player opened or sits at is in the
+    list it is given, on whichever node it is connected (issue 32, item 16)."""
+    a, b = await server.nodes(tables_listed=2, waiting_tables_per_address=10)
+    async with AsyncExitStack() as stack:
+        squatter, host, far = await guests(stack, (a, "squatter"), (a, "host"), (b, "far"))
+        for _ in range(3):
+            await squatter.request({"type": "create_table", "room": "spades"})
+        table = (await host.request({"type": "create_table", "room": "spades"}))["table"]["id"]
+        await far.request({"type": "sit", "table": table, "seat": 1})
+
+        async def listed(client: TrickroomClient) -> bool:
+            reply = await client.request({"type": "list_tables", "room": "spades"})
+            return table in [t["id"] for t in reply["tables"]] and reply["total"] == 4
+        await eventually(lambda: listed(far))
+        assert await listed(host)
+        reply = await squatter.request({"type": "list_tables", "room": "spades"})
+        assert table not in [t["id"] for t in reply["tables"]]  # not the squatter's
+
+
 async def test_room_chat_reaches_the_room_s_players_on_every_node(server):
     a, b = await server.nodes()
     async with AsyncExitStack() as stack:

@@ -141,6 +141,13 @@ class LocalHub:
     async def room_tables(self, room: str, limit: int) -> tuple[list[TableInfo], int]:
         return listed_first(self.listed[room].values(), limit)
 
+    async def room_listings(self, room: str, tables: Iterable[str]) -> list[TableInfo]:
+        states = self.listed.get(room)
+        if states is None:
+            return []
+        return [info for table_id in tables for state in states.values()
+                if (info := state.get(table_id)) is not None]
+
     async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
         return {room: sum(map(len, self.listed[room].values())) if room in self.listed else 0
                 for room in rooms}

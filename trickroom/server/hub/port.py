@@ -206,6 +206,11 @@ class Hub(Protocol):
         """At most ``limit`` of a room's open tables (every node's), waiting ones first,
         then playing, then over; and how many there are in all."""
 
+    async def room_listings(self, room: str, tables: Iterable[str]) -> list[TableInfo]:
+        """These tables' listings in a room, wherever they run (those not open in the
+        room are left out): what a player is shown of its own tables however far down
+        the room's list they are."""
+
     async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
         """How many tables each room has open over every node."""
 

@@ -282,6 +282,9 @@ class RedisHub:
     async def room_tables(self, room: str, limit: int) -> tuple[list[TableInfo], int]:
         return await self.rooms.room_tables(room, limit)
 
+    async def room_listings(self, room: str, tables: Iterable[str]) -> list[TableInfo]:
+        return await self.rooms.room_listings(room, tables)
+
     async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
         return await self.rooms.room_counts(rooms)
 

@@ -247,6 +247,14 @@ class Rooms:
         if not task.cancelled():
             task.exception()  # a read Redis did not answer: its askers were told
 
+    async def room_listings(self, room: str, tables: Iterable[str]) -> list[TableInfo]:
+        """These tables' listings, as their nodes last wrote them (one HMGET)."""
+        ids = list(tables)
+        if not ids:
+            return []
+        found = await self.node.bus.redis.hmget(self.node.keys.room(room), ids)
+        return [TableInfo.model_validate_json(listing) for listing in found if listing]
+
     async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
         rooms = list(rooms)
         async with self.node.bus.redis.pipeline(transaction=False) as pipe:
