@@ -42,6 +42,7 @@ messages_per_second_per_address = 1000000
 message_burst_per_address = 1000000
 guests_per_address = 1000000
 tables_per_address = 1000000
+waiting_tables_per_address = 1000000
 connections_per_ip = 1000000
 
 [[rooms]]

@@ -21,7 +21,7 @@ async def test_one_player_opens_a_bounded_number_of_tables(app):
 
 
 async def test_one_address_opens_a_bounded_number_of_tables(make_app):
-    app = await make_app(tables_per_address=4)
+    app = await make_app(tables_per_address=4, waiting_tables_per_address=10)
     async with AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
                    for _ in range(3)]

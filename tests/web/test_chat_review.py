@@ -74,6 +74,16 @@ async def test_chat_shows_names_and_text_as_text_and_ignore_hides_a_player(web_a
         assert await p.evaluate("window.pwned") is None
         await page.shot("table-chat")
 
+        # A seated player lets spectators chat during the game (off by default).
+        option = p.get_by_label("Spectators may chat during the game")
+        assert not await option.is_checked()
+        await option.check()
+        for _ in range(200):
+            if web_app.lobby.tables[table].machine.state.spectator_chat:
+                break
+            await asyncio.sleep(0.05)
+        assert web_app.lobby.tables[table].machine.state.spectator_chat
+
 
 async def _next_chat(client: TrickroomClient) -> dict:
     async for message in client.messages():

@@ -66,13 +66,20 @@ def view_from_wire(data: dict[str, Any]) -> TrickView:
                       hearts_broken=data["hearts_broken"])
 
 
-async def find_or_create_table(client: TrickroomClient, room: str) -> str:
-    """A waiting table of the room with a free seat, or a new one."""
+async def find_or_create_table(client: TrickroomClient, room: str) -> str | None:
+    """A waiting table of the room with a free seat, or a new one; None: none may be opened
+    now (the address's waiting tables are at the server's cap: look again soon)."""
     listing = await client.request({"type": "list_tables", "room": room})
     for table in listing["tables"]:
         if table["state"] == "waiting" and any(s["kind"] == "empty" for s in table["seats"]):
             return str(table["id"])
-    created = await client.request({"type": "create_table", "room": room})
+    try:
+        created = await client.request({"type": "create_table", "room": room})
+    except ServerError as exc:
+        if exc.code == "rate_limited":
+            await asyncio.sleep(exc.reply.get("retry_after") or 0.5)
+            return None
+        raise
     return str(created["table"]["id"])
 
 
@@ -143,6 +150,8 @@ async def take_a_seat(client: TrickroomClient, room: str, fill: bool) -> tuple[s
     may take the seat or start the table first: then try another (a few times)."""
     for _ in range(5):
         table = await find_or_create_table(client, room)
+        if table is None:
+            continue
         try:
             seated = await client.request({"type": "sit", "table": table})
         except ServerError as exc:

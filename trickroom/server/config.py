@@ -51,6 +51,15 @@ class ServerSettings:
     chat_burst: int = 5
     chat_per_second_per_address: float = 5.0
     chat_burst_per_address: int = 20
+    # One account's connections together (a registered player with many sockets), and all
+    # the spectators of one table together (rotating guests and addresses): more refused.
+    chat_per_second_per_account: float = 1.0
+    chat_burst_per_account: int = 5
+    spectator_chat_per_second: float = 0.5
+    spectator_chat_burst: int = 5
+    # The players one player may ignore at once: more are refused (a guest's list ends with
+    # its connection; a registered player's stays with the account).
+    ignores_per_player: int = 200
     outbox_bytes: int = 1_048_576
     vote_seconds: float = 30.0
     min_games: int = 5
@@ -93,6 +102,9 @@ class ServerSettings:
     guests_per_address: int = 20  # guest names held at once by one address's connections
     tables_per_account: int = 3  # open tables one player created
     tables_per_address: int = 10
+    # Tables opened from one address that wait for players in one room (over every node):
+    # a room's list is not to be filled by a few addresses' empty tables.
+    waiting_tables_per_address: int = 3
     # The public origins of the pages that may open the socket, besides the server's own
     # (http:// with its port and its loopback names, the address it listens on, the
     # address a socket reached): behind a proxy, the site's (server/origins.py). Never the

@@ -53,6 +53,9 @@ class Lobby:
         self.draining = False  # the node is handing its tables over: it opens no new one
         self.subscribers: dict[str, set[Member]] = defaultdict(set)
         self.created_by: dict[str, tuple[str, str]] = {}  # open table -> (creator, address)
+        self.opened: dict[str, set[str]] = defaultdict(set)  # creator -> its open tables
+        # A table a player opened, while it waits for its game: its (room, address).
+        self.waiting_from: dict[str, tuple[str, str]] = {}
         self._reloads: set[asyncio.Task[None]] = set()  # tables run again from the store
         # Every account a seat belongs to, with how many seats: what a guest name's "does a
         # seat wait for it" asks at each guest's logout. Kept from each table's seats after
@@ -82,19 +85,29 @@ class Lobby:
                          rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0))
                 for r in self.rooms.values()]
 
-    async def tables_info(self, room: str) -> tuple[list[TableInfo], int]:
+    async def tables_info(self, room: str,
+                          asker: Member | None = None) -> tuple[list[TableInfo], int]:
         """At most ``tables_listed`` of a room's open tables, those waiting for players
         first (in the order they opened), then those playing (in the order they began),
-        then finished ones; and how many are open in all."""
-        return await self.hub.room_tables(room, self.settings.tables_listed)
+        then finished ones; and how many are open in all. The asker's own tables of the
+        room (those it opened, sits at or watches) are listed too, after them, wherever
+        they stand in the room's order: however many tables wait before it, a player
+        finds the one it opened (issue 32, item 16)."""
+        tables, total = await self.hub.room_tables(room, self.settings.tables_listed)
+        if asker is not None:
+            shown = {info.id for info in tables}
+            own = sorted((asker.tables | self.opened.get(asker.name, set())) - shown)
+            if own:
+                tables = tables + await self.hub.room_listings(room, own)
+        return tables, total
 
     def listed(self) -> Iterable[TableInfo]:
         """This node's tables as the rooms list them."""
         return [runner.machine.info() for runner in self.tables.values()]
 
     async def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
-                        table_id: str | None = None,
-                        creator: Member | None = None) -> TableRunner:
+                        table_id: str | None = None, creator: Member | None = None,
+                        spectator_chat: bool = False) -> TableRunner:
         room = self.room(room_name)
         if self.draining:
             raise ProtocolError("unavailable", "this server is restarting and opens no "
@@ -108,7 +121,8 @@ class Lobby:
             except ConfigError as exc:
                 raise ProtocolError("invalid_field", f"rules: {exc}") from None
             machine = TableMachine(table_id, room, self.settings, made, seating, self.rng(),
-                                   creator=creator.name if creator else None)
+                                   creator=creator.name if creator else None,
+                                   spectator_chat=spectator_chat)
             runner = self._runner(machine)
             if not await self.hub.claim(runner.id):
                 raise ProtocolError("internal", "could not open the table; try again")
@@ -138,32 +152,63 @@ class Lobby:
             raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: it plays the "
                                 "host's rules; create the table without 'rules'")
         mine, here = self._created(creator.name, creator.address)
-        self._within_caps(mine, here)
+        waiting_key = f"{room.name} {creator.address}"
+        waiting = self._waiting(room.name, creator.address)
+        self._within_caps(mine, here, waiting, room.name)
         self.created_by[table_id] = (creator.name, creator.address)  # new_table undoes it
+        self.opened[creator.name].add(table_id)
+        self.waiting_from[table_id] = (room.name, creator.address)
         hub = self.hub
         self._within_caps(mine + await hub.count_elsewhere("tables-account", creator.name),
-                          here + await hub.count_elsewhere("tables-address", creator.address))
+                          here + await hub.count_elsewhere("tables-address", creator.address),
+                          waiting + await hub.count_elsewhere("waiting-address", waiting_key),
+                          room.name)
         self._share_created(creator.name, creator.address)
+        self._share_waiting(room.name, creator.address)
 
-    def _within_caps(self, mine: int, here: int) -> None:
+    def _within_caps(self, mine: int, here: int, waiting: int, room: str) -> None:
         if mine >= self.settings.tables_per_account:
             raise ProtocolError("rate_limited", f"you have {mine} open tables, the most "
                                 "one player may open; play at or leave one of them first")
         if here >= self.settings.tables_per_address:
             raise ProtocolError("rate_limited", f"{here} tables are open from your "
                                 "address, the most it may open; wait for one to close")
+        if waiting >= self.settings.waiting_tables_per_address:
+            raise ProtocolError("rate_limited", f"{waiting} tables opened from your address "
+                                f"are waiting for players in room {room!r}, the most it may "
+                                "have: start one of them, or wait for one to close")
 
     def forget_creator(self, table_id: str) -> None:
         """A table closed, failed to open or went to another node: its creator may open
         another (on every node)."""
         creator = self.created_by.pop(table_id, None)
         if creator is not None:
+            opened = self.opened[creator[0]]
+            opened.discard(table_id)
+            if not opened:
+                del self.opened[creator[0]]
             self._share_created(*creator)
+        self._not_waiting(table_id)
+
+    def _not_waiting(self, table_id: str) -> None:
+        """A table a player opened waits for its game no more (it began, or the table
+        closed): its address may open another in the room."""
+        waiting = self.waiting_from.pop(table_id, None)
+        if waiting is not None:
+            self._share_waiting(*waiting)
 
     def _created(self, name: str, address: str) -> tuple[int, int]:
         """The open tables ``name`` created here, and those created from ``address``."""
         who = self.created_by.values()
         return sum(n == name for n, _ in who), sum(a == address for _, a in who)
+
+    def _waiting(self, room: str, address: str) -> int:
+        """The tables opened here from ``address`` that wait for their game in ``room``."""
+        return sum(w == (room, address) for w in self.waiting_from.values())
+
+    def _share_waiting(self, room: str, address: str) -> None:
+        self.hub.share_count("waiting-address", f"{room} {address}",
+                             self._waiting(room, address))
 
     def _share_created(self, name: str, address: str) -> None:
         mine, here = self._created(name, address)
@@ -189,6 +234,8 @@ class Lobby:
 
     def on_change(self, info: TableInfo) -> None:
         """Push a table's new state to everyone subscribed to its room."""
+        if info.state != "waiting":
+            self._not_waiting(info.id)
         self._push(info, removed=False)
 
     def on_close(self, runner: TableRunner, info: TableInfo,

@@ -45,11 +45,12 @@ class Requests:
     async def list_tables(self, client: Member, msg: wire.ListTables) -> None:
         self.lobby.room(msg.room)
         self.lobby.subscribers[msg.room].add(client)
-        tables, total = await self.lobby.tables_info(msg.room)
+        tables, total = await self.lobby.tables_info(msg.room, client)
         client.reply(wire.Tables(id=msg.id, room=msg.room, tables=tables, total=total))
 
     async def create_table(self, client: Member, msg: wire.CreateTable) -> None:
-        table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=client)
+        table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=client,
+                                           spectator_chat=msg.spectator_chat)
         client.reply(wire.TableCreated(id=msg.id, table=table.machine.info()))
 
     async def queue(self, client: Member, msg: wire.Queue) -> None:
@@ -86,7 +87,10 @@ class Requests:
                                    banned_until=until or None))
 
     async def ignore(self, client: Member, msg: wire.Ignore) -> None:
-        await self.hub.ignore(client.name, msg.name, msg.on)
+        most = self.settings.ignores_per_player
+        if not await self.hub.ignore(client.name, msg.name, msg.on, most):
+            raise ProtocolError("invalid_field", f"you ignore {most} players, the most one "
+                                "may: stop ignoring one (\"on\": false) first")
         client.reply(wire.Ok(id=msg.id))
 
     # -- a table's requests: each becomes one command for its machine --------------------------
@@ -121,6 +125,10 @@ class Requests:
     async def fill_robots(self, client: Member, msg: wire.FillRobots) -> None:
         await self.lobby.table(msg.table).call(command.Fill(client.who, msg.id, msg.level))
 
+    async def table_options(self, client: Member, msg: wire.TableOptions) -> None:
+        await self.lobby.table(msg.table).call(
+            command.Options(client.who, msg.id, msg.spectator_chat))
+
     async def start_game(self, client: Member, msg: wire.Start) -> None:
         await self.lobby.table(msg.table).call(command.Start(client.who, msg.id))
 
@@ -146,6 +154,7 @@ REQUESTS: dict[type, Handler] = {
     wire.Stand: Requests.stand,
     wire.FillRobots: Requests.fill_robots,
     wire.Start: Requests.start_game,
+    wire.TableOptions: Requests.table_options,
     wire.PlayAgain: Requests.play_again,
     wire.Act: Requests.act,
     wire.Chat: Requests.chat,
@@ -159,5 +168,5 @@ REQUESTS: dict[type, Handler] = {
 
 TABLE_REQUESTS = frozenset({wire.Sit, wire.Rejoin, wire.Watch, wire.Unwatch, wire.Stand,
                             wire.FillRobots, wire.Start, wire.PlayAgain, wire.Act,
-                            wire.CastVote, wire.Chat})
+                            wire.CastVote, wire.Chat, wire.TableOptions})
 """The requests for one table: run by the node that runs the table."""

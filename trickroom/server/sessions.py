@@ -49,7 +49,7 @@ from trickroom.server.requests import REQUESTS, TABLE_REQUESTS, Requests
 from trickroom.server.store import StoreUnavailable
 from trickroom.server.tables.commands import ClientId, Disconnect, Who
 from trickroom.server.tables.log import Shared
-from trickroom.server.throttle import TokenBucket
+from trickroom.server.throttle import Buckets, TokenBucket
 
 log = logging.getLogger("trickroom.server")
 
@@ -158,6 +158,8 @@ class Sessions:
         # sockets does not buy a flood more messages.
         self.address_budgets: dict[str, Budget] = {}
         self.chat_buckets: dict[str, TokenBucket] = {}  # by address, while it has sockets
+        self.chat_accounts = Buckets(settings.chat_per_second_per_account,
+                                     settings.chat_burst_per_account)
         self._here = self._open_here  # one bound method for every connection's use
 
     def number_from(self, first: int) -> None:
@@ -270,6 +272,8 @@ class Sessions:
         self.lobby.unsubscribe(conn)
         with contextlib.suppress(*self.hub.away):  # Redis away: the socket's close goes on
             await self.queues.closed(conn)
+            if conn.guest and conn.name:  # a guest's ignore list is its connection's
+                await self.hub.ignores_dropped(conn.name)
         self.accounts.logout(conn)
         elsewhere = []
         for table_id in list(conn.tables):
@@ -328,6 +332,12 @@ class Sessions:
         if wait:
             raise ProtocolError("rate_limited", f"too many chat messages; wait {wait:.1f} s "
                                 "before the next", retry_after=round(wait, 2))
+        wait = self.chat_accounts.take(conn.name.lower())
+        if wait:
+            conn.chat_bucket.give_back()
+            by_address.give_back()
+            raise ProtocolError("rate_limited", f"too many chat messages from your account; "
+                                f"wait {wait:.1f} s before the next", retry_after=round(wait, 2))
 
 
 def _frame_of(text: str | Shared) -> bytes:

@@ -109,6 +109,26 @@ async def test_a_table_opened_on_one_node_is_listed_counted_and_pushed_on_every_
         assert next(r for r in rooms["rooms"] if r["name"] == "hearts")["tables"] == 1
 
 
+async def test_a_player_s_own_tables_are_in_its_list_on_every_node(server):
+    """However many tables wait before it, the table a player opened or sits at is in the
+    list it is given, on whichever node it is connected (issue 32, item 16)."""
+    a, b = await server.nodes(tables_listed=2, waiting_tables_per_address=10)
+    async with AsyncExitStack() as stack:
+        squatter, host, far = await guests(stack, (a, "squatter"), (a, "host"), (b, "far"))
+        for _ in range(3):
+            await squatter.request({"type": "create_table", "room": "spades"})
+        table = (await host.request({"type": "create_table", "room": "spades"}))["table"]["id"]
+        await far.request({"type": "sit", "table": table, "seat": 1})
+
+        async def listed(client: TrickroomClient) -> bool:
+            reply = await client.request({"type": "list_tables", "room": "spades"})
+            return table in [t["id"] for t in reply["tables"]] and reply["total"] == 4
+        await eventually(lambda: listed(far))
+        assert await listed(host)
+        reply = await squatter.request({"type": "list_tables", "room": "spades"})
+        assert table not in [t["id"] for t in reply["tables"]]  # not the squatter's
+
+
 async def test_room_chat_reaches_the_room_s_players_on_every_node(server):
     a, b = await server.nodes()
     async with AsyncExitStack() as stack:
@@ -148,6 +168,90 @@ async def test_an_ignore_set_on_one_node_holds_at_a_table_run_by_another(server)
         await reader.request({"type": "ignore", "name": "guest-pest", "on": False})
         await pest.request({"type": "chat", "table": table, "text": "sorry"})
         await heard(reader, lambda m: m.get("type") == "chat" and m["text"] == "sorry")
+
+
+async def test_an_ignore_list_is_bounded_on_every_node(server):
+    """One player ignores at most ``ignores_per_player`` others (issue 32, item E: 157,900
+    ignores from 10 addresses grew the server by 33 MB): past it, a typed refusal; ignoring
+    one already ignored, or showing one again, still works."""
+    a = (await server.nodes(ignores_per_player=3))[0]
+    async with AsyncExitStack() as stack:
+        (reader,) = await guests(stack, (a, "reader"))
+        for i in range(3):
+            await reader.request({"type": "ignore", "name": f"guest-pest{i}"})
+        error = await refused(reader, {"type": "ignore", "name": "guest-pest3"})
+        assert error["code"] == "invalid_field" and "3" in error["message"]
+        await reader.request({"type": "ignore", "name": "guest-pest0"})  # already: no change
+        await reader.request({"type": "ignore", "name": "guest-pest0", "on": False})
+        await reader.request({"type": "ignore", "name": "guest-pest3"})
+
+
+async def test_a_guest_s_ignores_end_with_its_connection(server):
+    """A guest's ignore list is its connection's: it does not outlive it on any node (the
+    guest resuming its session starts with none)."""
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        (pest,) = await in_room(stack, "spades", (b, "pest"))
+        async with TrickroomClient.connect(url(a)) as reader:
+            welcome = await reader.request({"type": "guest", "name": "reader"})
+            await reader.request({"type": "ignore", "name": "guest-pest"})
+        back = await stack.enter_async_context(TrickroomClient.connect(url(a)))
+        await back.request({"type": "resume", "token": welcome["session"]})
+        await back.request({"type": "list_tables", "room": "spades"})
+        await pest.request({"type": "chat", "room": "spades", "text": "hello again"})
+        await heard(back, lambda m: m.get("type") == "chat" and m["text"] == "hello again")
+
+
+async def test_a_registered_player_s_ignores_outlive_its_connection(server):
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        (pest, friend) = await in_room(stack, "spades", (b, "pest"), (b, "friend"))
+        async with TrickroomClient.connect(url(a)) as reader:
+            await reader.request({"type": "register", "name": "reader", "password": "secret1"})
+            await reader.request({"type": "ignore", "name": "guest-pest"})
+        back = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        await back.request({"type": "login", "name": "reader", "password": "secret1"})
+        await back.request({"type": "list_tables", "room": "spades"})
+        await pest.request({"type": "chat", "room": "spades", "text": "buy my coins"})
+        await friend.request({"type": "chat", "room": "spades", "text": "hello all"})
+        await heard(back, lambda m: m.get("type") == "chat" and m["text"] == "hello all")
+        assert not said(back, "buy my coins")
+
+
+async def test_spectator_chat_at_a_game_in_play_is_the_table_s_choice_on_every_node(server):
+    """A spectator on another node than the table's is held to the table's setting, and
+    a player there changes it (issue 32, items 15 and 20)."""
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        host, rail = await guests(stack, (a, "host"), (b, "rail"))
+        table = (await host.request({"type": "create_table", "room": "hearts"}))["table"]["id"]
+        await host.request({"type": "sit", "table": table, "seat": 0})
+        await host.request({"type": "fill_robots", "table": table})
+        await heard(host, lambda m: m.get("type") == "event"
+                              and m["event"]["type"] == "game_started")
+        await rail.request({"type": "watch", "table": table})
+        error = await refused(rail, {"type": "chat", "table": table, "text": "psst"})
+        assert error["code"] == "not_seated"
+        await host.request({"type": "table_options", "table": table, "spectator_chat": True})
+        await rail.request({"type": "chat", "table": table, "text": "well played"})
+        await heard(host, lambda m: m.get("type") == "chat" and m["text"] == "well played")
+        assert not said(host, "psst")
+
+
+async def test_an_address_s_waiting_tables_in_a_room_are_counted_over_every_node(server):
+    a, b = await server.nodes(waiting_tables_per_address=2)
+    async with AsyncExitStack() as stack:
+        here, there = await guests(stack, (a, "here"), (b, "there"))
+        await here.request({"type": "create_table", "room": "spades"})
+        await there.request({"type": "create_table", "room": "spades"})
+        for node in (a, b):
+            async def both(node: App = node) -> bool:
+                return (node.lobby._waiting("spades", "127.0.0.1") + await
+                        node.hub.count_elsewhere("waiting-address", "spades 127.0.0.1")) == 2
+            await eventually(both)
+        for client in (here, there):
+            error = await refused(client, {"type": "create_table", "room": "spades"})
+            assert error["code"] == "rate_limited" and "waiting" in error["message"]
 
 
 # -- the ranked queue ------------------------------------------------------------------------

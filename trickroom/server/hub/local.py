@@ -44,6 +44,7 @@ class LocalHub:
         self.listed: dict[str, dict[str, dict[str, TableInfo]]] = defaultdict(
             lambda: {state: {} for state in LISTED_STATES})
         self.ignores: dict[str, set[str]] = defaultdict(set)  # who -> the names it ignores
+        self.ignorers: dict[str, set[str]] = defaultdict(set)  # name -> who ignores it
         self.queues: dict[str, dict[str, Queued]] = defaultdict(dict)  # room -> name -> entry
         self.joins: dict[str, list[float]] = defaultdict(list)  # room -> last join times
         self._matching: set[str] = set()
@@ -140,6 +141,13 @@ class LocalHub:
     async def room_tables(self, room: str, limit: int) -> tuple[list[TableInfo], int]:
         return listed_first(self.listed[room].values(), limit)
 
+    async def room_listings(self, room: str, tables: Iterable[str]) -> list[TableInfo]:
+        states = self.listed.get(room)
+        if states is None:
+            return []
+        return [info for table_id in tables for state in states.values()
+                if (info := state.get(table_id)) is not None]
+
     async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
         return {room: sum(map(len, self.listed[room].values())) if room in self.listed else 0
                 for room in rooms}
@@ -147,14 +155,24 @@ class LocalHub:
     def room_chat(self, room: str, message: Shared, ignored_by: frozenset[str]) -> None:
         pass
 
-    async def ignore(self, name: str, other: str, on: bool) -> None:
+    async def ignore(self, name: str, other: str, on: bool, most: int) -> bool:
         if on:
-            self.ignores[name].add(other)
-        else:
-            self.ignores[name].discard(other)
+            ignored = self.ignores[name]
+            if other not in ignored and len(ignored) >= most:
+                return False
+            ignored.add(other)
+            self.ignorers[other].add(name)
+            return True
+        _discard(self.ignores, name, other)
+        _discard(self.ignorers, other, name)
+        return True
+
+    async def ignores_dropped(self, name: str) -> None:
+        for other in self.ignores.pop(name, ()):
+            _discard(self.ignorers, other, name)
 
     async def ignored_by(self, name: str) -> frozenset[str]:
-        return frozenset(who for who, ignored in self.ignores.items() if name in ignored)
+        return frozenset(self.ignorers.get(name, ()))
 
     # -- the ranked queues ------------------------------------------------------------------
 
@@ -225,3 +243,12 @@ class LocalHub:
 
     async def login_succeeded(self, account: str) -> None:
         self.logins.succeeded(account)
+
+
+def _discard(sets: dict[str, set[str]], key: str, value: str) -> None:
+    """Take ``value`` from the set at ``key``, and the set once empty."""
+    values = sets.get(key)
+    if values is not None:
+        values.discard(value)
+        if not values:
+            del sets[key]

@@ -206,6 +206,11 @@ class Hub(Protocol):
         """At most ``limit`` of a room's open tables (every node's), waiting ones first,
         then playing, then over; and how many there are in all."""
 
+    async def room_listings(self, room: str, tables: Iterable[str]) -> list[TableInfo]:
+        """These tables' listings in a room, wherever they run (those not open in the
+        room are left out): what a player is shown of its own tables however far down
+        the room's list they are."""
+
     async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
         """How many tables each room has open over every node."""
 
@@ -213,11 +218,16 @@ class Hub(Protocol):
         """A chat line this node's subscribers of ``room`` got: other nodes' get it too,
         except those whose accounts are in ``ignored_by``."""
 
-    async def ignore(self, name: str, other: str, on: bool) -> None:
-        """``name`` ignores (or stops ignoring) ``other``'s chat, on every node."""
+    async def ignore(self, name: str, other: str, on: bool, most: int) -> bool:
+        """``name`` ignores (or stops ignoring) ``other``'s chat, on every node; False
+        (and nothing changed) if ``name`` ignores ``most`` others already."""
+
+    async def ignores_dropped(self, name: str) -> None:
+        """Forget whom ``name`` ignores (a guest's list ends with its connection)."""
 
     async def ignored_by(self, name: str) -> frozenset[str]:
-        """The accounts that ignore ``name``."""
+        """The accounts that ignore ``name`` (read from an index by the ignored name, in
+        the time of that set, never of every list)."""
 
     # -- the ranked queues ------------------------------------------------------------------
 

@@ -58,11 +58,15 @@ class TableInfo(ServerMessage):
     # room's rating system saw the players' ratings when it started (Spades: North-South,
     # East-West; Hearts: per seat). Null at casual tables and between games.
     chances: list[float] | None = None
+    # Whether spectators may chat to the players while a game with a human player is in
+    # play (a table option, off unless its players turn it on).
+    spectator_chat: bool = False
 
 
 class Tables(Reply):
     """A room's open tables: at most the server's ``tables_listed`` of them, those waiting
-    for players first, then those playing, then finished ones; ``total`` counts them all."""
+    for players first, then those playing, then finished ones, and after them the asker's
+    own tables of the room past that cut; ``total`` counts them all."""
 
     type: Literal["tables"] = "tables"
     room: str

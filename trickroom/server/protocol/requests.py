@@ -66,6 +66,9 @@ class CreateTable(Request):
     room: Name
     rules: dict[str, Any] = Field(default_factory=dict)
     seating: Literal["random_seating", "fixed_seating"] = "fixed_seating"
+    # Spectators may chat to the players while a game with a human player is in play: off
+    # unless asked (the table's players may change it: ``table_options``).
+    spectator_chat: bool = False
 
 
 class Sit(Request):
@@ -106,6 +109,14 @@ class FillRobots(Request):
 class Start(Request):
     type: Literal["start"]
     table: TableId
+
+
+class TableOptions(Request):
+    """Change a table's options (its players, or the player who opened it)."""
+
+    type: Literal["table_options"]
+    table: TableId
+    spectator_chat: bool
 
 
 class PlayAgain(Request):
@@ -189,14 +200,14 @@ class Settings(Request):
 ClientMessage = Annotated[
     Register | Login | Guest | Resume | ListRooms | ListTables | CreateTable | Sit | Stand
     | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
-    | Unqueue | CastVote | Settings,
+    | Unqueue | CastVote | Settings | TableOptions,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = tuple(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in (Register, Login, Guest, Resume, ListRooms, ListTables, CreateTable, Sit, Stand,
               Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
-              Unqueue, CastVote, Settings)
+              Unqueue, CastVote, Settings, TableOptions)
 )
 client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

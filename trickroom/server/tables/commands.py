@@ -143,6 +143,13 @@ class Chat(Request):
 
 
 @dataclass(frozen=True, slots=True)
+class Options(Request):
+    """Change the table's options: whether spectators chat to the players of a game."""
+
+    spectator_chat: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Disconnect(Command):
     """A connection closed: its seat (if any) is away, its watching ends."""
 

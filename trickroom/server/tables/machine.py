@@ -54,6 +54,7 @@ from trickroom.server.tables.commands import (
     IdleOver,
     NextHand,
     Open,
+    Options,
     PlayAgain,
     Rejoin,
     Request,
@@ -120,7 +121,7 @@ class TableMachine:
 
     def __init__(self, table_id: str, room: Room, settings: ServerSettings, rules: Any,
                  seating: str, rng: random.Random, seq: int = 0,
-                 creator: str | None = None) -> None:
+                 creator: str | None = None, spectator_chat: bool = False) -> None:
         self.id = table_id
         self.creator = creator  # who opened the table: may fill and start it unseated
         self.room = room
@@ -132,7 +133,7 @@ class TableMachine:
         self.system = room.system or "zone"
         self.rating_system = room.rating_system()  # with the constants the room adopted
         self.turn_seconds = room.turn_seconds or settings.turn_seconds
-        self.state = TableState()
+        self.state = TableState(spectator_chat=spectator_chat)
         self.log = EventLog(table_id, settings.event_log_size, seq)
         self.now = 0.0
         self._out: list[Effect] = []
@@ -324,7 +325,8 @@ class TableMachine:
                             robot_level=s.robot_level if s.robot_plays else None)
                    for s in state.seats],
             watchers=len(state.watchers), game_id=state.game_id,
-            chances=state.chances if state.phase in (Phase.PLAYING, Phase.OVER) else None)
+            chances=state.chances if state.phase in (Phase.PLAYING, Phase.OVER) else None,
+            spectator_chat=state.spectator_chat)
 
     def snapshot(self, seat: int | None, rid: RequestId = None) -> Snapshot:
         state = self.state
@@ -364,6 +366,7 @@ HANDLERS: dict[type[Command], Callable[[TableMachine, Any], None]] = {
     Rejoin: seating.on_rejoin,
     Disconnect: seating.on_disconnect,
     Chat: chat.on_chat,
+    Options: chat.on_options,
     Act: play.on_act,
     Resume: play.on_resume,
     WindowOver: play.on_window_over,

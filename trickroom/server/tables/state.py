@@ -86,6 +86,12 @@ class TableState:
     # -- a ranked game (rating) ----------------------------------------------------------------
     ranked: RankedState = field(default_factory=RankedState, metadata=SEATING)
     chances: list[float] | None = None  # the sides' chances at the start
+    # -- chat ----------------------------------------------------------------------------------
+    spectator_chat: bool = False  # spectators chat to the players of a game in play
+    # The spectators' chat credit, all of them together (a token bucket) as of
+    # ``spectator_credit_at`` (the table's clock); None: full.
+    spectator_credit: float | None = None
+    spectator_credit_at: float = 0.0
     # -- what the runner has scheduled, by key (timers) --------------------------------------
     timers: dict[str, TimerCommand] = field(default_factory=dict)
 

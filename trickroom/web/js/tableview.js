@@ -72,7 +72,17 @@ export function mount(main, ctx, params) {
 
   const chat = chatPanel(ctx, { key: `table:${id}`, title: "Table chat",
     send: (text) => ctx.conn.request({ type: "chat", table: id, text }) });
-  chatBox.append(chat.el);
+  // Spectators' chat during a game is the table's choice (off unless its players allow it).
+  const spectatorBox = h("input", { type: "checkbox", onchange: async () => {
+    try {
+      await ctx.conn.request({ type: "table_options", table: id, spectator_chat: spectatorBox.checked });
+    } catch (err) { toast(err.message, "bad"); }
+  } });
+  const spectatorOption = h("label", { class: "hint spectator-chat" }, spectatorBox,
+    " Spectators may chat during the game");
+  const spectatorNote = h("p", { class: "hint spectator-chat" },
+    "Spectators cannot chat while this game is in play.");
+  chatBox.append(chat.el, spectatorOption, spectatorNote);
 
   // -- the state ------------------------------------------------------------------------------
 
@@ -200,6 +210,13 @@ export function mount(main, ctx, params) {
     drawVote(voteEl, state, now, intents);
   }
 
+  function drawSpectatorChat() {
+    const allowed = !!state.info?.spectator_chat;
+    spectatorOption.hidden = state.seat == null;
+    spectatorBox.checked = allowed;
+    spectatorNote.hidden = state.seat != null || allowed || state.info?.state !== "playing";
+  }
+
   function render() {
     const now = Date.now();
     const v = state.view;
@@ -212,6 +229,7 @@ export function mount(main, ctx, params) {
     middle.draw(state, now);
     hand.draw(state);
     drawSheet();
+    drawSpectatorChat();
     gameOver.draw(state);
     // A won trick lingers, then slides away: draw the felt again once it has gone.
     if (trickShowing(state, now, trickEnds())) setTimeout(schedule, trickEnds() - (now - state.justWon.at) + 10);

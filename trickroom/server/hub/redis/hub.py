@@ -282,14 +282,20 @@ class RedisHub:
     async def room_tables(self, room: str, limit: int) -> tuple[list[TableInfo], int]:
         return await self.rooms.room_tables(room, limit)
 
+    async def room_listings(self, room: str, tables: Iterable[str]) -> list[TableInfo]:
+        return await self.rooms.room_listings(room, tables)
+
     async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
         return await self.rooms.room_counts(rooms)
 
     def room_chat(self, room: str, message: Shared, ignored_by: frozenset[str]) -> None:
         self.rooms.room_chat(room, message, ignored_by)
 
-    async def ignore(self, name: str, other: str, on: bool) -> None:
-        await self.rooms.ignore(name, other, on)
+    async def ignore(self, name: str, other: str, on: bool, most: int) -> bool:
+        return await self.rooms.ignore(name, other, on, most)
+
+    async def ignores_dropped(self, name: str) -> None:
+        await self.rooms.ignores_dropped(name)
 
     async def ignored_by(self, name: str) -> frozenset[str]:
         return await self.rooms.ignored_by(name)

@@ -22,7 +22,7 @@
   subscribers but those.
 * **Ignores** are two Redis sets an account: whom it ignores, and who ignores
   it (what a chat line asks), so a table's chat on any node honours an ignore
-  set on any other.
+  set on any other; a set holds at most the server's `ignores_per_player`.
 """
 
 from __future__ import annotations
@@ -116,6 +116,18 @@ out[1] = total
 return out
 """
 
+# One player ignores another, within its bound: KEYS whom it ignores, who ignores the
+# other; ARGV the player, the other, the bound. 0 (nothing changed) at the bound.
+IGNORE = """
+if redis.call('SISMEMBER', KEYS[1], ARGV[2]) == 0
+    and redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 0
+end
+redis.call('SADD', KEYS[1], ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1
+"""
+
 
 @dataclass(frozen=True, slots=True)
 class Page:
@@ -143,6 +155,7 @@ class Rooms:
         self._reading: dict[str, tuple[Page, asyncio.Task[Page]]] = {}  # room -> its read
         self._decoded: dict[str, dict[bytes, TableInfo]] = {}  # room -> its last page's
         self._page_script: AsyncScript | None = None
+        self._ignore_script: AsyncScript | None = None
 
     # -- listings ------------------------------------------------------------------------------
 
@@ -234,6 +247,14 @@ class Rooms:
         if not task.cancelled():
             task.exception()  # a read Redis did not answer: its askers were told
 
+    async def room_listings(self, room: str, tables: Iterable[str]) -> list[TableInfo]:
+        """These tables' listings, as their nodes last wrote them (one HMGET)."""
+        ids = list(tables)
+        if not ids:
+            return []
+        found = await self.node.bus.redis.hmget(self.node.keys.room(room), ids)
+        return [TableInfo.model_validate_json(listing) for listing in found if listing]
+
     async def room_counts(self, rooms: Iterable[str]) -> dict[str, int]:
         rooms = list(rooms)
         async with self.node.bus.redis.pipeline(transaction=False) as pipe:
@@ -260,15 +281,26 @@ class Rooms:
                 if member.name not in ignored_by:
                     member.send_text(message)
 
-    async def ignore(self, name: str, other: str, on: bool) -> None:
+    async def ignore(self, name: str, other: str, on: bool, most: int) -> bool:
         keys, redis = self.node.keys, self.node.bus.redis
+        if on:
+            if self._ignore_script is None:
+                self._ignore_script = redis.register_script(IGNORE)
+            return bool(await self._ignore_script(
+                keys=[keys.ignores(name), keys.ignored_by(other)], args=[name, other, most]))
         async with redis.pipeline(transaction=True) as pipe:
-            if on:
-                pipe.sadd(keys.ignores(name), other)
-                pipe.sadd(keys.ignored_by(other), name)
-            else:
-                pipe.srem(keys.ignores(name), other)
-                pipe.srem(keys.ignored_by(other), name)
+            pipe.srem(keys.ignores(name), other)
+            pipe.srem(keys.ignored_by(other), name)
+            await pipe.execute()
+        return True
+
+    async def ignores_dropped(self, name: str) -> None:
+        keys, redis = self.node.keys, self.node.bus.redis
+        ignored = await redis.smembers(keys.ignores(name))
+        async with redis.pipeline(transaction=True) as pipe:
+            for other in ignored:
+                pipe.srem(keys.ignored_by(_text(other)), name)
+            pipe.delete(keys.ignores(name))
             await pipe.execute()
 
     async def ignored_by(self, name: str) -> frozenset[str]:
