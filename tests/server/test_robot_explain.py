@@ -103,3 +103,36 @@ async def test_no_message_during_play_tells_a_fact_of_a_robots_hand_the_review_d
         assert why and not CARD_TEXT.search(why), action
     # The review tells the whole reason of every searched number bid (the game is over).
     assert any("tricks expected" in (a.get("why") or "") for a in reviewed)
+
+
+async def test_a_table_of_searching_robots_left_by_its_players_plays_on_at_the_heuristic(app):
+    """Issue 32, A: ten tables filled with searching robots (a fifth of a second of a worker
+    a move each) and left by their creator made every other table of the server 35-55
+    times slower, for hours. Robots think at their level only while a player sits at the
+    table connected; left to themselves they play on at the heuristic, which costs
+    nothing measurable (its bids come with no searched reason)."""
+    async with TrickroomClient.connect(url(app)) as creator, \
+            TrickroomClient.connect(url(app)) as spectator:
+        table, _ = await solo_table(creator, rules={"target": 500, "mercy": 500},
+                                    level="search", name="leaver")
+        await spectator.request({"type": "guest", "name": "onlooker"})
+        await spectator.request({"type": "watch", "table": table})
+        await creator.request({"type": "stand", "table": table})  # the creator leaves
+
+        async def bids_of_the_next_hands() -> list[dict]:
+            bids, hands = [], 0
+            async for message in spectator.messages():
+                if message["type"] != "event":
+                    continue
+                event = message["event"]
+                if event["type"] == "hand_started":
+                    hands += 1
+                    if hands == 3:
+                        return bids
+                elif event["type"] == "bid" and hands >= 1:
+                    bids.append(event)
+            raise AssertionError("the connection closed")
+
+        bids = await asyncio.wait_for(bids_of_the_next_hands(), 60)
+    assert len(bids) >= 4
+    assert not any("play-outs" in (bid.get("why") or "") for bid in bids), bids

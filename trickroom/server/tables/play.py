@@ -245,10 +245,19 @@ def _current(table: Table, index: int, turn: Turn) -> bool:
 
 
 def _ask_robot(table: Table, index: int, turn: Turn, timeout: bool) -> None:
-    game = table.state.game
+    """Ask the seat's robot for its action. A robot thinks at its level only while a
+    player sits here connected: searching robots cost a worker a fifth of a second a
+    move, and a table its creator filled with them and left (or whose players all
+    dropped) would spend that on nobody, for hours: the table's others are robots, who
+    do not mind, so it plays on at the heuristic (issue 32, A)."""
+    state = table.state
+    game = state.game
     assert game is not None
-    seat = table.state.seats[index]
-    table.emit(AskRobot(index, seat.robot_level, game.view(index), turn, timeout))
+    seat = state.seats[index]
+    level = seat.robot_level
+    if level == "search" and not any(s.connected for s in state.seats):
+        level = "heuristic"
+    table.emit(AskRobot(index, level, game.view(index), turn, timeout))
 
 
 def on_robot_chose(table: Table, cmd: RobotChose) -> None:
