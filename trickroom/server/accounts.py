@@ -4,14 +4,22 @@ Passwords are hashed and checked off the event loop (:mod:`.passwords`), behind
 a back-off per account and per address counted over every node (the hub); a
 guest gets a free name (:mod:`.names`) held over every node for as long as its
 session may resume, and an address holds few guests at once.
+
+A registered session (issue 32, item D) lives in the store: it ends when unused for
+``session_idle_seconds`` (30 days, as card sites keep a "remember me" login), when its
+connection sends ``logout``, when any of the account's sends ``logout_all`` ("sign out
+everywhere"), and, but for the one that asked, at a password change; the account's
+other sockets on this node are closed then. A resume keeps its token (a token changed
+at each resume would be lost with a reply that never arrived) and records when and
+from where it was used, which ``sessions`` lists.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from trickroom.server import auth, names
 from trickroom.server.config import ServerSettings
@@ -19,24 +27,44 @@ from trickroom.server.hub.port import Hub, Member
 from trickroom.server.metrics import METRICS
 from trickroom.server.names import GuestNames
 from trickroom.server.passwords import Passwords, Verdict
-from trickroom.server.protocol import Guest, Login, ProtocolError, Register, Resume, Welcome
+from trickroom.server.protocol import (
+    ChangePassword,
+    Guest,
+    ListSessions,
+    Login,
+    Logout,
+    LogoutAll,
+    Ok,
+    ProtocolError,
+    Register,
+    Resume,
+    SessionInfo,
+    SessionList,
+    SignedOut,
+    Welcome,
+)
 from trickroom.server.store import NameTaken, Store
 
 Authenticate = Register | Login | Guest | Resume
+Manage = Logout | LogoutAll | ChangePassword | ListSessions
+SIGNED_OUT = "signed out: the account's sessions were ended"  # the close reason
 
 
 class Caller(Member, Protocol):
     """A connection logging in: a socket of this node, which counts its logins."""
 
     logins: int
+    session: str  # the hash of its session's token ("" while no one)
 
 
 class Accounts:
     """Logging connections in and out."""
 
     def __init__(self, settings: ServerSettings, store: Store, hub: Hub,
-                 seated: Callable[[str], bool], in_game: Callable[[Member], bool]) -> None:
+                 seated: Callable[[str], bool], in_game: Callable[[Member], bool],
+                 clients: Mapping[Any, Member] | None = None) -> None:
         self.settings = settings
+        self.clients = clients if clients is not None else {}  # this node's, to sign out
         self.store = store
         self.hub = hub
         self.seated = seated  # whether a seat at some table belongs to a name
@@ -55,20 +83,26 @@ class Accounts:
         if conn.logins >= self.settings.logins_per_connection:
             raise ProtocolError("rate_limited", f"at most {self.settings.logins_per_connection}"
                                 " logins on one connection; open a new one", rid)
+        token = device = None
         if isinstance(msg, Register):
             name, guest = await self._register(conn, msg), False
+            device = await self._device(name, None)
         elif isinstance(msg, Login):
             name, guest = await self._check_login(conn, msg), False
+            device = await self._device(name, msg.device)
         elif isinstance(msg, Guest):
             name, guest = await self._new_guest(conn, msg.name), True
         else:
             name, guest = await self._resume(conn, msg)
-        token = auth.new_token()
-        await self.store.create_session(auth.token_hash(token), name, guest)
+            token = None if guest else msg.token
+        if token is None:
+            token = auth.new_token()
+            await self.store.create_session(auth.token_hash(token), name, guest, conn.address,
+                                            keep=self.settings.sessions_per_account)
         self.logout(conn)
-        conn.name, conn.guest = name, guest
+        conn.name, conn.guest, conn.session = name, guest, auth.token_hash(token)
         conn.logins += 1
-        conn.reply(Welcome(id=rid, name=name, guest=guest, session=token))
+        conn.reply(Welcome(id=rid, name=name, guest=guest, session=token, device=device))
 
     async def _register(self, conn: Member, msg: Register) -> str:
         refusal = names.account_name_refusal(msg.name)
@@ -86,7 +120,15 @@ class Accounts:
         session = await self.store.session(auth.token_hash(msg.token))
         if session is None:
             raise ProtocolError("not_authorized", "that session token is not valid", msg.id)
-        name, guest, made = session
+        name, guest, made, used = session
+        if not guest:
+            if used < time.time() - self.settings.session_idle_seconds:
+                await self.store.end_session(auth.token_hash(msg.token))
+                raise ProtocolError("not_authorized", "that session has expired (unused for "
+                                    f"{self.settings.session_idle_seconds / 86400:g} days); "
+                                    "log in again", msg.id)
+            await self.store.session_used(auth.token_hash(msg.token), conn.address)
+            return name, guest
         seconds = self.settings.guest_session_seconds
         if guest and made < time.time() - seconds:
             raise ProtocolError("not_authorized", "that guest session has expired (guest "
@@ -151,6 +193,80 @@ class Accounts:
             await self.store.end_guest_sessions(name)
             return name
         raise ProtocolError("name_taken", "no guest name is free; ask for another name")
+
+    async def _device(self, name: str, given: str | None) -> str:
+        """The device token of a login that proved its password: the one it came with,
+        if it is this account's, else a new one, remembered."""
+        if given is not None and await self._known_device(name, given):
+            return given
+        token = auth.new_token()
+        await self.store.add_device(auth.token_hash(token), name)
+        return token
+
+    async def _known_device(self, name: str, token: str | None) -> bool:
+        """Whether ``token`` is a device token given to the account ``name``."""
+        if token is None:
+            return False
+        owner = await self.store.device_of(auth.token_hash(token))
+        return owner is not None and owner.lower() == name.lower()
+
+    # -- a logged-in account's sessions ---------------------------------------------------
+
+    async def manage(self, conn: Caller, msg: Manage) -> None:
+        """Log out, sign out everywhere, change the password, or list the sessions."""
+        if not conn.name:
+            raise ProtocolError("not_authorized", "log in first", msg.id)
+        if isinstance(msg, Logout):
+            await self._sign_out(conn)
+            conn.reply(Ok(id=msg.id))
+            return
+        if conn.guest:
+            raise ProtocolError("not_authorized", "guests have no account to manage; "
+                                "register first", msg.id)
+        if isinstance(msg, LogoutAll):
+            ended = await self.store.end_sessions(conn.name)
+            self._close_others(conn)
+            await self._sign_out(conn)
+            conn.reply(SignedOut(id=msg.id, sessions=ended))
+        elif isinstance(msg, ChangePassword):
+            await self._change_password(conn, msg)
+        else:
+            since = time.time() - self.settings.session_idle_seconds
+            conn.reply(SessionList(id=msg.id, sessions=[
+                SessionInfo(created=row["created"], last_used=row["last_used"],
+                            address=row["address"], current=row["token_hash"] == conn.session)
+                for row in await self.store.sessions_of(conn.name, since)]))
+
+    async def _change_password(self, conn: Caller, msg: ChangePassword) -> None:
+        """A new password, checked against the old one as a login is (the same back-off:
+        a stolen socket cannot guess the password through this), and the account's other
+        sessions end."""
+        await self._throttled(conn, conn.name)
+        found = await self.store.user_hash(conn.name)
+        if found is None or not await self.passwords.verify(msg.old_password, found[1]):
+            await self.hub.login_failed(conn.name, conn.address)
+            raise ProtocolError("bad_credentials", "the old password is wrong", msg.id)
+        await self.store.set_password(found[0], await self.passwords.hash(msg.new_password))
+        ended = await self.store.end_sessions(found[0], keep=conn.session)
+        self._close_others(conn)
+        conn.reply(SignedOut(id=msg.id, sessions=ended))
+
+    async def _sign_out(self, conn: Caller) -> None:
+        """End this connection's session; the connection is no one now (or, seated at a
+        table, closes: a seat is not left to no one)."""
+        if conn.session:
+            await self.store.end_session(conn.session)
+        if self.in_game(conn):
+            conn.close(1000, SIGNED_OUT)
+        self.logout(conn)
+        conn.session = ""
+
+    def _close_others(self, conn: Member) -> None:
+        """Close the account's other sockets on this node: their sessions have ended."""
+        for other in list(self.clients.values()):
+            if (other is not conn and not other.remote and not other.guest
+                    and other.name.lower() == conn.name.lower()):
+                other.close(1008, SIGNED_OUT)
 
     def logout(self, conn: Member) -> None:
         """The connection stops being who it was (it closed, or logged in anew)."""

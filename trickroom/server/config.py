@@ -90,6 +90,10 @@ class ServerSettings:
     login_backoff_max_seconds: float = 900.0
     logins_per_connection: int = 5  # register, login, guest or resume on one socket
     guest_session_seconds: float = 3600.0  # a guest may resume for this long; then the name is free
+    # A registered session not used (logged in, resumed) for this long ends; an account
+    # keeps its most lately used sessions, the older ones ending as new ones begin.
+    session_idle_seconds: float = 2_592_000.0  # 30 days
+    sessions_per_account: int = 20
     guests_per_address: int = 20  # guest names held at once by one address's connections
     tables_per_account: int = 3  # open tables one player created
     tables_per_address: int = 10
