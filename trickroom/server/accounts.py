@@ -17,6 +17,9 @@ from where it was used, which ``sessions`` lists.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -26,7 +29,7 @@ from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Hub, Member
 from trickroom.server.metrics import METRICS
 from trickroom.server.names import GuestNames
-from trickroom.server.passwords import Passwords, Verdict
+from trickroom.server.passwords import Passwords, Verdict, normalized
 from trickroom.server.protocol import (
     ChangePassword,
     Guest,
@@ -44,6 +47,7 @@ from trickroom.server.protocol import (
     Welcome,
 )
 from trickroom.server.store import NameTaken, Store
+from trickroom.server.throttle import Window
 
 Authenticate = Register | Login | Guest | Resume
 Manage = Logout | LogoutAll | ChangePassword | ListSessions
@@ -70,7 +74,9 @@ class Accounts:
         self.seated = seated  # whether a seat at some table belongs to a name
         self.in_game = in_game  # whether a connection sits at a table here
         self.passwords = Passwords(settings.password_profile, settings.password_workers,
-                                   settings.password_queue)
+                                   settings.password_queue, settings.password_queue_per_address)
+        self.registrations = Window(settings.registrations_per_hour_per_address, 3600.0)
+        self._guess_key = secrets.token_bytes(32)
         self.guests = GuestNames()
         self.guests.on_count = lambda address, count: hub.share_count("guests", address, count)
 
@@ -108,12 +114,22 @@ class Accounts:
         refusal = names.account_name_refusal(msg.name)
         if refusal:
             raise ProtocolError("invalid_field", refusal, msg.id)
-        await self._throttled(conn, None)  # an address that is guessing may not register
+        await self._throttled(conn.address)  # an address that is guessing may not register
+        taken = ProtocolError("name_taken", f"the name {msg.name!r} is taken", msg.id)
+        if await self.store.user_hash(msg.name) is not None:
+            raise taken  # at no cost, and not counted
+        now, per_hour = time.monotonic(), self.settings.registrations_per_hour_per_address
+        wait = self.registrations.wait(conn.address, now)
+        if wait > 0:
+            raise ProtocolError("rate_limited", f"at most {per_hour} new accounts an hour "
+                                f"from one address; try again in {wait / 60:.0f} min",
+                                msg.id, retry_after=round(wait, 1))
+        self.registrations.add(conn.address, now)  # counted before the hash: no race past it
         try:
-            await self.store.create_user(msg.name, await self.passwords.hash(msg.password))
+            await self.store.create_user(
+                msg.name, await self.passwords.hash(msg.password, conn.address))
         except NameTaken:
-            raise ProtocolError("name_taken", f"the name {msg.name!r} is taken",
-                                msg.id) from None
+            raise taken from None
         return msg.name
 
     async def _resume(self, conn: Member, msg: Resume) -> tuple[str, bool]:
@@ -140,27 +156,45 @@ class Accounts:
                 await self.hub.hold_guest(name, seconds, renew=True)
         return name, guest
 
-    async def _throttled(self, conn: Member, account: str | None) -> None:
-        """Refuse, without checking anything, while the account or address waits (by every
-        node's count: a second node is no way around it)."""
-        wait = await self.hub.login_wait(account, conn.address)
+    async def _throttled(self, address: str | None, account: str | None = None,
+                         guess: str | None = None) -> None:
+        """Refuse, without checking anything, while the account (or device), the address
+        or the guess waits, or everyone's failures have spent their budget (by every
+        node's count of accounts and addresses: a second node is no way around it)."""
+        wait = await self.hub.login_wait(account, address, guess)
         if wait > 0:
             METRICS.logins_throttled.inc()
             raise ProtocolError("rate_limited", f"too many failed logins; try again in "
                                 f"{wait:.0f} s", retry_after=round(wait, 1))
 
     async def _check_login(self, conn: Member, msg: Login) -> str:
-        await self._throttled(conn, msg.name)
+        """Check a password, unless a throttle holds the login. From a device the account
+        knows, only the device's own back-off does (a stranger's guesses close the account
+        to unknown devices, never to its owner's: OWASP's device cookies); else the
+        account's, the address's and the password's, and everyone's failure budget."""
+        if await self._known_device(msg.name, msg.device):
+            assert msg.device is not None
+            account, address, guess = f"device:{auth.token_hash(msg.device)}", None, None
+        else:
+            account, address, guess = msg.name, conn.address, self._guess(msg.password)
+        await self._throttled(address, account, guess)
         found = await self.store.user_hash(msg.name)
         stored = found[1] if found else None
-        verdict = await self.passwords.verify(msg.password, stored)
+        verdict = await self.passwords.verify(msg.password, stored, conn.address)
         if not verdict or found is None:
-            await self.hub.login_failed(msg.name, conn.address)
+            await self.hub.login_failed(account, address, guess)
             raise ProtocolError("bad_credentials", "wrong name or password")
-        await self.hub.login_succeeded(msg.name)
+        await self.hub.login_succeeded(account)
         if verdict is Verdict.STALE or self.passwords.needs_rehash(found[1]):
-            await self.store.set_password(found[0], await self.passwords.hash(msg.password))
+            await self.store.set_password(
+                found[0], await self.passwords.hash(msg.password, conn.address))
         return found[0]
+
+    def _guess(self, password: str) -> str:
+        """A password as the spray throttle counts it: keyed with this process's secret,
+        so that the table of guesses tells nothing of what was guessed."""
+        return hmac.new(self._guess_key, normalized(password).encode(),
+                        hashlib.sha256).hexdigest()[:32]
 
     async def _new_guest(self, conn: Member, wanted: str | None) -> str:
         settings = self.settings
@@ -241,12 +275,14 @@ class Accounts:
         """A new password, checked against the old one as a login is (the same back-off:
         a stolen socket cannot guess the password through this), and the account's other
         sessions end."""
-        await self._throttled(conn, conn.name)
+        await self._throttled(conn.address, conn.name)
         found = await self.store.user_hash(conn.name)
-        if found is None or not await self.passwords.verify(msg.old_password, found[1]):
+        if found is None or not await self.passwords.verify(msg.old_password, found[1],
+                                                            conn.address):
             await self.hub.login_failed(conn.name, conn.address)
             raise ProtocolError("bad_credentials", "the old password is wrong", msg.id)
-        await self.store.set_password(found[0], await self.passwords.hash(msg.new_password))
+        await self.store.set_password(found[0], await self.passwords.hash(msg.new_password,
+                                                                        conn.address))
         ended = await self.store.end_sessions(found[0], keep=conn.session)
         self._close_others(conn)
         conn.reply(SignedOut(id=msg.id, sessions=ended))

@@ -84,8 +84,17 @@ class ServerSettings:
     password_profile: str = "owasp"  # server/passwords.py PROFILES
     password_workers: int = 1  # threads hashing passwords
     password_queue: int = 8  # hashes waiting for them; more: rate_limited at once
+    password_queue_per_address: int = 2  # of those, one address's at most (a fair share)
+    registrations_per_hour_per_address: int = 20  # accounts one address makes in any hour
     login_free_failures: int = 5  # per account, before the back-off
     login_free_failures_per_address: int = 20
+    # One password failing this often (over any accounts and addresses) waits as an
+    # account does: a spray of one password is checked a few times, not once an account.
+    login_free_failures_per_guess: int = 5
+    # Everyone's failed logins together: this many, refilled at this rate; past it logins
+    # from devices an account does not know wait (known devices are not held).
+    login_failure_burst: int = 100
+    login_failures_per_second: float = 1.0
     login_backoff_seconds: float = 1.0  # the first wait; it doubles with each failure
     login_backoff_max_seconds: float = 900.0
     logins_per_connection: int = 5  # register, login, guest or resume on one socket

@@ -5,7 +5,10 @@ run on the event loop, a few wrong passwords a second stalled every
 table. So hashing runs in a small thread pool (``argon2-cffi`` and
 ``hashlib.scrypt`` release the GIL while they work), and at most ``queue``
 hashes wait for it: past that a login is refused as ``rate_limited`` at once,
-instead of queueing work that would delay every later login.
+instead of queueing work that would delay every later login. One address may have at
+most ``per_address`` of them waiting: a flood from one address is refused past its share
+and another address's login still finds room (the pool runs them in order, so it waits
+behind a few hashes at most).
 
 Hashes made before Argon2 (``scrypt$n$r$p$salt$digest``) still verify; the
 caller re-hashes the password with Argon2 after a good login
@@ -106,10 +109,12 @@ class Passwords:
     """Hashes and checks passwords in worker threads, with a bounded queue."""
 
     def __init__(self, profile: str = "owasp", workers: int = 1,
-                 queue: int = 8) -> None:
+                 queue: int = 8, per_address: int = 0) -> None:
         self.ph = hasher(profile)
         self.queue = queue
+        self.per_address = per_address  # one address's share of the queue (0: no share)
         self.pending = 0
+        self.pending_by: dict[str, int] = {}  # by address, while it has hashes waiting
         self.checked = 0  # passwords verified since start (the abuse bench reads it)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="passwords")
         # A login for a name nobody has is checked against this, so it takes as long as
@@ -119,25 +124,38 @@ class Passwords:
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+    async def _run(self, who: str, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn`` in the pool for the address ``who``, which may have at most its share
+        of the queue waiting (issue 32, item 3): a flood of logins or registrations from one
+        address is refused past its share, and another address's login finds room."""
+        mine = self.pending_by.get(who, 0)
+        if who and self.per_address and mine >= self.per_address:
+            raise ProtocolError("rate_limited", "your address has passwords being checked "
+                                "already; try again in a second", retry_after=1.0)
         if self.pending >= self.queue:
             raise ProtocolError("rate_limited", "the server is busy checking passwords; "
-                                                "try again in a second")
+                                                "try again in a second", retry_after=1.0)
         self.pending += 1
+        self.pending_by[who] = mine + 1
         try:
             return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
         finally:
             self.pending -= 1
+            left = self.pending_by[who] - 1
+            if left:
+                self.pending_by[who] = left
+            else:
+                del self.pending_by[who]
 
-    async def hash(self, password: str) -> str:
-        """The hash of ``password``, normalised."""
-        return await self._run(self.ph.hash, normalized(password))
+    async def hash(self, password: str, who: str = "") -> str:
+        """The hash of ``password``, normalised (for the address ``who``)."""
+        return await self._run(who, self.ph.hash, normalized(password))
 
-    async def verify(self, password: str, stored: str | None) -> Verdict:
+    async def verify(self, password: str, stored: str | None, who: str = "") -> Verdict:
         """Check ``password``; ``stored`` None (no such account) checks a decoy, and fails."""
         self.checked += 1
         METRICS.passwords_checked.inc()
-        verdict = await self._run(verify, self.ph, password, stored or self._decoy)
+        verdict = await self._run(who, verify, self.ph, password, stored or self._decoy)
         return verdict if stored is not None else Verdict.WRONG
 
     def needs_rehash(self, stored: str) -> bool:

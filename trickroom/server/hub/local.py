@@ -38,7 +38,9 @@ class LocalHub:
         self.store = store
         self.logins = Logins(settings.login_free_failures,
                              settings.login_free_failures_per_address,
-                             settings.login_backoff_seconds, settings.login_backoff_max_seconds)
+                             settings.login_backoff_seconds, settings.login_backoff_max_seconds,
+                             settings.login_free_failures_per_guess,
+                             settings.login_failures_per_second, settings.login_failure_burst)
         # Each room's open tables as last told, by state: a room's list and its count come
         # from here in the time of the tables listed, not of every table open.
         self.listed: dict[str, dict[str, dict[str, TableInfo]]] = defaultdict(
@@ -217,11 +219,13 @@ class LocalHub:
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return LocalBudget(rate, burst)
 
-    async def login_wait(self, account: str | None, address: str) -> float:
-        return self.logins.wait(account, address, time.monotonic())
+    async def login_wait(self, account: str | None, address: str | None,
+                         guess: str | None = None) -> float:
+        return self.logins.wait(account, address, time.monotonic(), guess)
 
-    async def login_failed(self, account: str, address: str) -> None:
-        self.logins.failed(account, address, time.monotonic())
+    async def login_failed(self, account: str, address: str | None,
+                           guess: str | None = None) -> None:
+        self.logins.failed(account, address, time.monotonic(), guess)
 
     async def login_succeeded(self, account: str) -> None:
         self.logins.succeeded(account)

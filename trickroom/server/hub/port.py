@@ -254,10 +254,14 @@ class Hub(Protocol):
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         """An address's message budget, one for all its sockets on every node."""
 
-    async def login_wait(self, account: str | None, address: str) -> float:
-        """Seconds until the account (if any) and the address may try a password again."""
+    async def login_wait(self, account: str | None, address: str | None,
+                         guess: str | None = None) -> float:
+        """Seconds until the account (or known device), the address and the password
+        guessed (each if any; a guess also waits for everyone's failure budget) may try a
+        password again (server/throttle.py ``Logins``)."""
 
-    async def login_failed(self, account: str, address: str) -> None: ...
+    async def login_failed(self, account: str, address: str | None,
+                           guess: str | None = None) -> None: ...
 
     async def login_succeeded(self, account: str) -> None: ...
 

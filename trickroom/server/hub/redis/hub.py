@@ -68,7 +68,9 @@ class RedisHub:
         self.balance_seconds = settings.balance_seconds
         self.logins = Logins(settings.login_free_failures,
                              settings.login_free_failures_per_address,
-                             settings.login_backoff_seconds, settings.login_backoff_max_seconds)
+                             settings.login_backoff_seconds, settings.login_backoff_max_seconds,
+                             settings.login_free_failures_per_guess,
+                             settings.login_failures_per_second, settings.login_failure_burst)
         self.limits: Limits  # made at start, once this node has its number
         routing, rooms = self.routing, self.rooms
         self.handlers: frames.Handlers = {
@@ -347,19 +349,24 @@ class RedisHub:
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return SharedBucket(self.limits, address, rate, burst)
 
-    async def login_wait(self, account: str | None, address: str) -> float:
-        """By every node's count (a second node is no way around it), and this node's own
-        (which still counts while Redis does not answer)."""
-        waits = [self.logins.wait(account, address, time.monotonic()),
-                 await self.limits.backoff_wait("address", address)]
+    async def login_wait(self, account: str | None, address: str | None,
+                         guess: str | None = None) -> float:
+        """By every node's count of the account and the address (a second node is no way
+        around it), and this node's own (which still counts while Redis does not answer;
+        the guesses and everyone's budget are counted by each node alone)."""
+        waits = [self.logins.wait(account, address, time.monotonic(), guess)]
+        if address is not None:
+            waits.append(await self.limits.backoff_wait("address", address))
         if account is not None:
             waits.append(await self.limits.backoff_wait("account", account))
         return max(waits)
 
-    async def login_failed(self, account: str, address: str) -> None:
-        self.logins.failed(account, address, time.monotonic())
+    async def login_failed(self, account: str, address: str | None,
+                           guess: str | None = None) -> None:
+        self.logins.failed(account, address, time.monotonic(), guess)
         await self.limits.backoff_failed("account", account, self.logins.account)
-        await self.limits.backoff_failed("address", address, self.logins.address)
+        if address is not None:
+            await self.limits.backoff_failed("address", address, self.logins.address)
 
     async def login_succeeded(self, account: str) -> None:
         self.logins.succeeded(account)
