@@ -53,6 +53,22 @@ async def test_a_stranger_s_guesses_never_keep_the_owner_s_device_out(app):
         assert welcome["name"] == "bob" and welcome["device"] == device
 
 
+async def test_a_stranger_s_guesses_never_keep_a_signed_in_owner_from_changing_the_password(app):
+    async with at(app, "127.0.0.1") as owner:
+        await owner.request({"type": "register", "name": "bob", "password": "right-one"})
+        async with at(app, "127.0.0.2") as stranger:
+            for i in range(10):
+                await refused(stranger, {"type": "login", "name": "bob",
+                                         "password": f"guess{i}"})
+        change = {"type": "change_password", "old_password": "right-one",
+                  "new_password": "better-one"}
+        assert (await owner.request(change))["type"] == "signed_out"
+        # The session's own wrong guesses meet a back-off of their own.
+        codes = [(await refused(owner, {**change, "old_password": f"guess{i}"}))["code"]
+                 for i in range(8)]
+        assert codes[:5] == ["bad_credentials"] * 5 and codes[-1] == "rate_limited"
+
+
 async def test_a_known_device_has_a_back_off_of_its_own(app):
     async with at(app, "127.0.0.1") as owner:
         device = (await owner.request({"type": "register", "name": "bob",

@@ -272,14 +272,16 @@ class Accounts:
                 for row in await self.store.sessions_of(conn.name, since)]))
 
     async def _change_password(self, conn: Caller, msg: ChangePassword) -> None:
-        """A new password, checked against the old one as a login is (the same back-off:
-        a stolen socket cannot guess the password through this), and the account's other
-        sessions end."""
-        await self._throttled(conn.address, conn.name)
+        """A new password, checked against the old one, and the account's other sessions
+        end. The session has a back-off of its own, as a known device has (a stolen socket
+        cannot guess the password through this, and a stranger who closed the account to
+        logins does not keep its owner from changing the password)."""
+        key = f"session:{conn.session}"
+        await self._throttled(None, key)
         found = await self.store.user_hash(conn.name)
         if found is None or not await self.passwords.verify(msg.old_password, found[1],
                                                             conn.address):
-            await self.hub.login_failed(conn.name, conn.address)
+            await self.hub.login_failed(key, None)
             raise ProtocolError("bad_credentials", "the old password is wrong", msg.id)
         await self.store.set_password(found[0], await self.passwords.hash(msg.new_password,
                                                                         conn.address))
