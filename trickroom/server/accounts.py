@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import secrets
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -76,7 +75,6 @@ class Accounts:
         self.passwords = Passwords(settings.password_profile, settings.password_workers,
                                    settings.password_queue, settings.password_queue_per_address)
         self.registrations = Window(settings.registrations_per_hour_per_address, 3600.0)
-        self._guess_key = secrets.token_bytes(32)
         self.guests = GuestNames()
         self.guests.on_count = lambda address, count: hub.share_count("guests", address, count)
 
@@ -191,9 +189,9 @@ class Accounts:
         return found[0]
 
     def _guess(self, password: str) -> str:
-        """A password as the spray throttle counts it: keyed with this process's secret,
-        so that the table of guesses tells nothing of what was guessed."""
-        return hmac.new(self._guess_key, normalized(password).encode(),
+        """A password as the spray throttle counts it: keyed with the server's secret
+        (the cluster's), so that the table of guesses tells nothing of what was guessed."""
+        return hmac.new(self.hub.guess_key, normalized(password).encode(),
                         hashlib.sha256).hexdigest()[:32]
 
     async def _new_guest(self, conn: Member, wanted: str | None) -> str:

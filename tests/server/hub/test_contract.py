@@ -353,3 +353,20 @@ async def test_an_address_floods_two_nodes_at_its_one_rate(server):
     # budgets of 40 would have held back 80). A node may hold a few credits over.
     chunk = max(1, min(burst // 4, rate // 10))
     assert METRICS.messages_delayed._value.get() - delayed >= 2 * each - burst - 2 * chunk
+
+
+async def test_a_sprayed_password_is_counted_over_every_node(server):
+    """One password tried over many accounts, half of them on each node (issue 32, item
+    1): the nodes count its failures together, so it is checked a few times in all."""
+    a, b = await server.nodes(login_free_failures_per_guess=3, password_profile="cheapest")
+    stored = a.passwords.ph.hash("own-password")
+    for i in range(12):
+        await a.store.create_user(f"sprayed{i}", stored)
+    codes = []
+    async with TrickroomClient.connect(url(a), local_addr=("127.0.0.2", 0)) as on_a, \
+            TrickroomClient.connect(url(b), local_addr=("127.0.0.3", 0)) as on_b:
+        for i in range(12):
+            client = (on_a, on_b)[i % 2]
+            codes.append((await refused(client, {"type": "login", "name": f"sprayed{i}",
+                                                 "password": "123456"}))["code"])
+    assert codes.count("bad_credentials") <= 4 and codes[-4:] == ["rate_limited"] * 4

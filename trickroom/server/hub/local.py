@@ -9,6 +9,7 @@ another node, no write needs a fence, and a guest name held here is held.
 from __future__ import annotations
 
 import contextlib
+import secrets
 import time
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -36,6 +37,7 @@ class LocalHub:
 
     def __init__(self, store: Store, settings: ServerSettings) -> None:
         self.store = store
+        self.guess_key = secrets.token_bytes(32)
         self.logins = Logins(settings.login_free_failures,
                              settings.login_free_failures_per_address,
                              settings.login_backoff_seconds, settings.login_backoff_max_seconds,

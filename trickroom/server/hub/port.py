@@ -254,6 +254,10 @@ class Hub(Protocol):
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         """An address's message budget, one for all its sockets on every node."""
 
+    guess_key: bytes
+    """The key a password tried is hashed with for the spray count (``Logins``): the same
+    on every node, so that they count one password together, and never stored."""
+
     async def login_wait(self, account: str | None, address: str | None,
                          guess: str | None = None) -> float:
         """Seconds until the account (or known device), the address and the password

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import secrets
 import time
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -72,6 +73,7 @@ class RedisHub:
                              settings.login_free_failures_per_guess,
                              settings.login_failures_per_second, settings.login_failure_burst)
         self.limits: Limits  # made at start, once this node has its number
+        self.guess_key = secrets.token_bytes(32)  # the cluster's, read at start
         routing, rooms = self.routing, self.rooms
         self.handlers: frames.Handlers = {
             frames.Relay: routing.on_relay, frames.Deliver: routing.on_deliver,
@@ -116,6 +118,7 @@ class RedisHub:
                 number = self.node.number = await self.leases.join()
                 self.limits = Limits(self.bus, self.keys, number, self.node.lease_seconds)
                 self.limits.renewed()
+                self.guess_key = await self._guess_key()
                 await self.bus.start([self.keys.node_channel(number), self.keys.lobby_channel])
             except (*UNREACHABLE, RedisError) as exc:
                 raise ClusterUnavailable.of(self.url, exc) from exc
@@ -126,6 +129,14 @@ class RedisHub:
         self.node.spawn(self._balance_loop())
         METRICS.leases.set_function(lambda: len(self.leases.epochs))
         log.info("node %d joined the cluster at %s", number, masked(self.url))
+
+    async def _guess_key(self) -> bytes:
+        """The cluster's key for hashing guesses: the first node to start makes it (a
+        Redis that lost it gets a new one from the next node to start)."""
+        key = self.keys.key("guess-key")
+        await self.bus.redis.set(key, secrets.token_hex(32), nx=True)
+        found = await self.bus.redis.get(key)
+        return bytes.fromhex(found.decode() if isinstance(found, bytes) else str(found))
 
     def first_client_id(self) -> int:
         return self.node.first_client_id()
@@ -353,12 +364,14 @@ class RedisHub:
                          guess: str | None = None) -> float:
         """By every node's count of the account and the address (a second node is no way
         around it), and this node's own (which still counts while Redis does not answer;
-        the guesses and everyone's budget are counted by each node alone)."""
+        everyone's failure budget is each node's own)."""
         waits = [self.logins.wait(account, address, time.monotonic(), guess)]
         if address is not None:
             waits.append(await self.limits.backoff_wait("address", address))
         if account is not None:
             waits.append(await self.limits.backoff_wait("account", account))
+        if guess is not None:
+            waits.append(await self.limits.backoff_wait("guess", guess))
         return max(waits)
 
     async def login_failed(self, account: str, address: str | None,
@@ -367,6 +380,8 @@ class RedisHub:
         await self.limits.backoff_failed("account", account, self.logins.account)
         if address is not None:
             await self.limits.backoff_failed("address", address, self.logins.address)
+        if guess is not None:
+            await self.limits.backoff_failed("guess", guess, self.logins.guess)
 
     async def login_succeeded(self, account: str) -> None:
         self.logins.succeeded(account)
