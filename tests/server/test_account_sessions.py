@@ -75,6 +75,20 @@ async def test_logout_ends_this_session_and_no_other(app):
     assert await resumes(app, other)
 
 
+async def test_logout_closes_the_other_sockets_of_the_same_session(app):
+    token = await registered(app)
+    async with TrickroomClient.connect(url(app)) as one, \
+            TrickroomClient.connect(url(app)) as two, \
+            TrickroomClient.connect(url(app)) as other:
+        await one.request({"type": "resume", "token": token})
+        await two.request({"type": "resume", "token": token})
+        await other.request({"type": "login", "name": "ann", "password": "secret-1"})
+        await one.request({"type": "logout"})
+        await two.ws.wait_closed()
+        assert "signed out" in two.ws.close_reason
+        await other.request({"type": "create_table", "room": "spades"})  # another session
+
+
 async def test_sign_out_everywhere_ends_every_session_and_its_sockets(app):
     first = await registered(app)
     async with TrickroomClient.connect(url(app)) as phone, \

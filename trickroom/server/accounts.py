@@ -8,8 +8,8 @@ session may resume, and an address holds few guests at once.
 A registered session (issue 32, item D) lives in the store: it ends when unused for
 ``session_idle_seconds`` (30 days, as card sites keep a "remember me" login), when its
 connection sends ``logout``, when any of the account's sends ``logout_all`` ("sign out
-everywhere"), and, but for the one that asked, at a password change; the account's
-other sockets on this node are closed then. A resume keeps its token (a token changed
+everywhere"), and, but for the one that asked, at a password change; the sockets of the
+ended sessions are closed then, on every node (the hub). A resume keeps its token (a token changed
 at each resume would be lost with a reply that never arrived) and records when and
 from where it was used, which ``sessions`` lists.
 """
@@ -20,12 +20,12 @@ import contextlib
 import hashlib
 import hmac
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from trickroom.server import auth, names
 from trickroom.server.config import ServerSettings
-from trickroom.server.hub.port import Hub, Member
+from trickroom.server.hub.port import SIGNED_OUT, Hub, Member
 from trickroom.server.metrics import METRICS
 from trickroom.server.names import GuestNames
 from trickroom.server.passwords import Passwords, Verdict, normalized
@@ -50,7 +50,6 @@ from trickroom.server.throttle import Window
 
 Authenticate = Register | Login | Guest | Resume
 Manage = Logout | LogoutAll | ChangePassword | ListSessions
-SIGNED_OUT = "signed out: the account's sessions were ended"  # the close reason
 
 
 class Caller(Member, Protocol):
@@ -64,10 +63,8 @@ class Accounts:
     """Logging connections in and out."""
 
     def __init__(self, settings: ServerSettings, store: Store, hub: Hub,
-                 seated: Callable[[str], bool], in_game: Callable[[Member], bool],
-                 clients: Mapping[Any, Member] | None = None) -> None:
+                 seated: Callable[[str], bool], in_game: Callable[[Member], bool]) -> None:
         self.settings = settings
-        self.clients = clients if clients is not None else {}  # this node's, to sign out
         self.store = store
         self.hub = hub
         self.seated = seated  # whether a seat at some table belongs to a name
@@ -249,6 +246,7 @@ class Accounts:
         if not conn.name:
             raise ProtocolError("not_authorized", "log in first", msg.id)
         if isinstance(msg, Logout):
+            self.hub.signed_out(conn.name, conn.session, "", conn.id)  # its other sockets
             await self._sign_out(conn)
             conn.reply(Ok(id=msg.id))
             return
@@ -257,7 +255,7 @@ class Accounts:
                                 "register first", msg.id)
         if isinstance(msg, LogoutAll):
             ended = await self.store.end_sessions(conn.name)
-            self._close_others(conn)
+            self.hub.signed_out(conn.name, None, "", conn.id)
             await self._sign_out(conn)
             conn.reply(SignedOut(id=msg.id, sessions=ended))
         elif isinstance(msg, ChangePassword):
@@ -284,7 +282,7 @@ class Accounts:
         await self.store.set_password(found[0], await self.passwords.hash(msg.new_password,
                                                                         conn.address))
         ended = await self.store.end_sessions(found[0], keep=conn.session)
-        self._close_others(conn)
+        self.hub.signed_out(conn.name, None, conn.session, conn.id)
         conn.reply(SignedOut(id=msg.id, sessions=ended))
 
     async def _sign_out(self, conn: Caller) -> None:
@@ -296,13 +294,6 @@ class Accounts:
             conn.close(1000, SIGNED_OUT)
         self.logout(conn)
         conn.session = ""
-
-    def _close_others(self, conn: Member) -> None:
-        """Close the account's other sockets on this node: their sessions have ended."""
-        for other in list(self.clients.values()):
-            if (other is not conn and not other.remote and not other.guest
-                    and other.name.lower() == conn.name.lower()):
-                other.close(1008, SIGNED_OUT)
 
     def logout(self, conn: Member) -> None:
         """The connection stops being who it was (it closed, or logged in anew)."""

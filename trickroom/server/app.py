@@ -70,7 +70,7 @@ class App:
         self.queues = Queues(self.hub, self.lobby, self.ranked)
         self.accounts = Accounts(settings, self.store, self.hub,
                                  seated=lambda name: name in self.lobby.seated,
-                                 in_game=self._in_game, clients=self.clients)
+                                 in_game=self._in_game)
         self.requests = Requests(settings, self.hub, self.lobby, self.queues, self.ranked)
         proxies = networks(settings.trusted_proxies)
         self.sessions = Sessions(settings, self.hub, self.lobby, self.queues, self.accounts,

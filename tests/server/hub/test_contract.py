@@ -370,3 +370,22 @@ async def test_a_sprayed_password_is_counted_over_every_node(server):
             codes.append((await refused(client, {"type": "login", "name": f"sprayed{i}",
                                                  "password": "123456"}))["code"])
     assert codes.count("bad_credentials") <= 4 and codes[-4:] == ["rate_limited"] * 4
+
+
+async def test_signing_out_everywhere_closes_the_account_s_sockets_on_every_node(server):
+    """``logout_all`` on one node (issue 32, item D): the account's sockets on the other
+    node close too, and its sessions resume nowhere."""
+    a, b = await server.nodes(password_profile="cheapest")
+    async with TrickroomClient.connect(url(a)) as on_a, \
+            TrickroomClient.connect(url(b)) as on_b:
+        await on_a.request({"type": "register", "name": "ann", "password": "secret-1"})
+        await on_b.request({"type": "login", "name": "ann", "password": "secret-1"})
+        tokens = [on_a.session, on_b.session]
+        assert (await on_b.request({"type": "logout_all"}))["sessions"] == 2
+        await on_a.ws.wait_closed()
+        assert "signed out" in on_a.ws.close_reason
+    for node in (a, b):
+        for token in tokens:
+            async with TrickroomClient.connect(url(node)) as client:
+                error = await refused(client, {"type": "resume", "token": token})
+                assert error["code"] == "not_authorized"

@@ -15,10 +15,11 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Iterable, Sequence
 
 from trickroom.server.config import ServerSettings
-from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued
+from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued, close_signed_out
 from trickroom.server.listing import LISTED_STATES, listed_first
 from trickroom.server.protocol import ClientMessage, TableInfo
 from trickroom.server.store import Fence, Store
+from trickroom.server.tables.commands import ClientId
 from trickroom.server.tables.log import Shared
 from trickroom.server.throttle import Logins, TokenBucket
 
@@ -220,6 +221,9 @@ class LocalHub:
 
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return LocalBudget(rate, burst)
+
+    def signed_out(self, name: str, ended: str | None, keep: str, client: ClientId) -> None:
+        close_signed_out(self.host.clients.values(), name, ended, keep, client)
 
     async def login_wait(self, account: str | None, address: str | None,
                          guess: str | None = None) -> float:

@@ -254,6 +254,11 @@ class Hub(Protocol):
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         """An address's message budget, one for all its sockets on every node."""
 
+    def signed_out(self, name: str, ended: str | None, keep: str, client: ClientId) -> None:
+        """Sessions of the account ``name`` ended: close its sockets on every node but the
+        connection ``client`` that asked, those of the session ``ended`` if given, else of
+        any session but ``keep`` (a token's hash). See :func:`close_signed_out`."""
+
     guess_key: bytes
     """The key a password tried is hashed with for the spray count (``Logins``): the same
     on every node, so that they count one password together, and never stored."""
@@ -269,3 +274,19 @@ class Hub(Protocol):
 
     async def login_succeeded(self, account: str) -> None: ...
 
+
+
+SIGNED_OUT = "signed out: the account's sessions were ended"  # the sockets' close reason
+
+
+def close_signed_out(clients: Iterable[Member], name: str, ended: str | None, keep: str,
+                     client: ClientId) -> None:
+    """Close this node's sockets of ``name`` whose sessions ended (:meth:`Hub.signed_out`)."""
+    name = name.lower()
+    for member in list(clients):
+        session = getattr(member, "session", None)
+        if (member.remote or member.guest or member.id == client or session is None
+                or member.name.lower() != name):
+            continue
+        if session == ended if ended is not None else session != keep:
+            member.close(1008, SIGNED_OUT)

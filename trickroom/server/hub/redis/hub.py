@@ -27,7 +27,7 @@ from contextlib import AbstractAsyncContextManager
 from redis.exceptions import RedisError
 
 from trickroom.server.config import ServerSettings
-from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued
+from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued, close_signed_out
 from trickroom.server.hub.redis import frames
 from trickroom.server.hub.redis.bus import REDIS_AWAY, UNREACHABLE, Bus, ClusterUnavailable
 from trickroom.server.hub.redis.keys import Keys
@@ -41,6 +41,7 @@ from trickroom.server.hub.redis.wire import database
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ClientMessage, ProtocolError, TableInfo
 from trickroom.server.store import Fence, Store, StoreUnavailable
+from trickroom.server.tables.commands import ClientId
 from trickroom.server.tables.log import Shared
 from trickroom.server.throttle import Logins
 from trickroom.server.urls import masked
@@ -83,6 +84,7 @@ class RedisHub:
             frames.Closed: routing.on_closed, frames.Listed: rooms.on_listed,
             frames.Take: self.leases.on_take,
             frames.RoomChat: rooms.on_room_chat,
+            frames.SignedOut: self._on_signed_out,
         }
 
     def _on_message(self, channel: str, data: bytes) -> None:
@@ -359,6 +361,15 @@ class RedisHub:
 
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return SharedBucket(self.limits, address, rate, burst)
+
+    def signed_out(self, name: str, ended: str | None, keep: str, client: ClientId) -> None:
+        """Every node closes its sockets of the ended sessions (this one too, as the frame
+        comes back to it)."""
+        self.node.publish(self.keys.lobby_channel, frames.SignedOut(name, ended, keep, client))
+
+    def _on_signed_out(self, frame: frames.SignedOut, body: bytes) -> None:
+        close_signed_out(self.node.host.clients.values(), frame.name, frame.ended, frame.keep,
+                         frame.client)
 
     async def login_wait(self, account: str | None, address: str | None,
                          guess: str | None = None) -> float:
