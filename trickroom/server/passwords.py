@@ -6,9 +6,9 @@ table. So hashing runs in a small thread pool (``argon2-cffi`` and
 ``hashlib.scrypt`` release the GIL while they work), and at most ``queue``
 hashes wait for it: past that a login is refused as ``rate_limited`` at once,
 instead of queueing work that would delay every later login. One address may have at
-most ``per_address`` of them waiting: a flood from one address is refused past its share
-and another address's login still finds room (the pool runs them in order, so it waits
-behind a few hashes at most).
+most ``per_address`` of them waiting, and the pool's threads go to the addresses waiting
+in turn: a flood from one address is refused past its share, and another address's
+login finds room and waits for one hash of the flood's, not all of them.
 
 Hashes made before Argon2 (``scrypt$n$r$p$salt$digest``) still verify; the
 caller re-hashes the password with Argon2 after a good login
@@ -28,6 +28,7 @@ import asyncio
 import hashlib
 import hmac
 import unicodedata
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from enum import IntEnum
@@ -115,6 +116,9 @@ class Passwords:
         self.per_address = per_address  # one address's share of the queue (0: no share)
         self.pending = 0
         self.pending_by: dict[str, int] = {}  # by address, while it has hashes waiting
+        self.workers = workers
+        self._running = 0  # threads of the pool given a hash
+        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}  # addresses in turn
         self.checked = 0  # passwords verified since start (the abuse bench reads it)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="passwords")
         # A login for a name nobody has is checked against this, so it takes as long as
@@ -125,9 +129,11 @@ class Passwords:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     async def _run(self, who: str, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn`` in the pool for the address ``who``, which may have at most its share
-        of the queue waiting (issue 32, item 3): a flood of logins or registrations from one
-        address is refused past its share, and another address's login finds room."""
+        """Run ``fn`` in the pool for the address ``who`` (issue 32, item 3). An address
+        may have at most its share of the queue waiting, and the pool's threads go to the
+        addresses waiting in turn, one hash each: a flood of logins or registrations from
+        one address is refused past its share, and another address's login waits for at
+        most one hash of each address ahead of it, not for the whole flood."""
         mine = self.pending_by.get(who, 0)
         if who and self.per_address and mine >= self.per_address:
             raise ProtocolError("rate_limited", "your address has passwords being checked "
@@ -138,7 +144,11 @@ class Passwords:
         self.pending += 1
         self.pending_by[who] = mine + 1
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+            await self._turn(who)
+            try:
+                return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+            finally:
+                self._next()
         finally:
             self.pending -= 1
             left = self.pending_by[who] - 1
@@ -146,6 +156,35 @@ class Passwords:
                 self.pending_by[who] = left
             else:
                 del self.pending_by[who]
+
+    async def _turn(self, who: str) -> None:
+        """Wait for a thread of the pool, in ``who``'s turn among the addresses waiting."""
+        if self._running < self.workers:
+            self._running += 1
+            return
+        turn = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(who, deque()).append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self._next()  # given the thread as it was cancelled: pass it on
+            raise
+
+    def _next(self) -> None:
+        """A thread is free: to the first address in turn (which goes to the back of the
+        line if it has more waiting), or back to the pool."""
+        waiting = self._waiting
+        while waiting:
+            who = next(iter(waiting))
+            turns = waiting.pop(who)
+            turn = turns.popleft()
+            if turns:
+                waiting[who] = turns  # last now: the others go first
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._running -= 1
 
     async def hash(self, password: str, who: str = "") -> str:
         """The hash of ``password``, normalised (for the address ``who``)."""
