@@ -138,6 +138,30 @@ async def test_one_address_makes_a_bounded_number_of_accounts(make_app):
         await other.request({"type": "register", "name": "other", "password": "long-enough"})
 
 
+async def test_a_registration_refused_for_other_reasons_does_not_count(make_app):
+    """The limit counts accounts made: one refused while the address's passwords are
+    being checked, or for a taken name, leaves its place for another."""
+    app = await make_app(registrations_per_hour_per_address=3, password_queue_per_address=1)
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(at(app, "127.0.0.2")) for _ in range(6)]
+        burst = await asyncio.gather(
+            *(c.request({"type": "register", "name": f"burst{i}", "password": "long-enough"})
+              for i, c in enumerate(clients)), return_exceptions=True)
+    made = sum(isinstance(r, dict) for r in burst)
+    assert made < 3  # the others were refused: the address had a password being checked
+    for i in range(3 - made):
+        async with at(app, "127.0.0.2") as client:
+            await client.request({"type": "register", "name": f"later{i}",
+                                  "password": "long-enough"})
+            taken = await refused(client, {"type": "register", "name": f"later{i}",
+                                           "password": "long-enough"})
+            assert taken["code"] == "name_taken"  # at no cost, and not counted
+    async with at(app, "127.0.0.2") as client:
+        error = await refused(client, {"type": "register", "name": "one-more",
+                                       "password": "long-enough"})
+        assert error["code"] == "rate_limited" and "accounts" in error["message"]
+
+
 async def flood(app, address: str, stop: asyncio.Event) -> int:
     """Log in again and again with the right password from ``address``, eight at a
     time, until ``stop``: how many were answered."""

@@ -119,12 +119,18 @@ class Accounts:
             raise ProtocolError("rate_limited", f"at most {per_hour} new accounts an hour "
                                 f"from one address; try again in {wait / 60:.0f} min",
                                 msg.id, retry_after=round(wait, 1))
-        self.registrations.add(conn.address, now)  # counted before the hash: no race past it
+        # Counted before the hash (registrations at once do not race past the limit), and
+        # taken back if no account is made (refused, busy, or the name taken meanwhile).
+        self.registrations.add(conn.address, now)
         try:
             await self.store.create_user(
                 msg.name, await self.passwords.hash(msg.password, conn.address))
         except NameTaken:
+            self.registrations.discard(conn.address, now)
             raise taken from None
+        except BaseException:
+            self.registrations.discard(conn.address, now)
+            raise
         return msg.name
 
     async def _resume(self, conn: Member, msg: Resume) -> tuple[str, bool]:

@@ -227,3 +227,9 @@ class Window:
         self._times[key] = [*times, now]
         while len(self._times) > self.max_keys:
             del self._times[next(iter(self._times))]
+
+    def discard(self, key: str, when: float) -> None:
+        """Take back the event added at ``when`` (what it was for did not happen)."""
+        times = self._times.get(key)
+        if times and when in times:
+            times.remove(when)
