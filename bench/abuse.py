@@ -151,6 +151,28 @@ async def flood_process(url: str, sockets: int, seconds: float) -> None:
     print(counts[0])
 
 
+async def good_flood_process(url: str, sockets: int, seconds: float) -> None:
+    """Good logins into one account from 127.0.0.2 as fast as replies come, a new socket
+    every 5 (the attacker of ``others_run``, in a process of its own at a lower priority,
+    as ``flood_process``)."""
+    os.nice(10)
+
+    async def flooder() -> None:
+        while True:
+            with contextlib.suppress(ConnectionClosed, InvalidHandshake, OSError):
+                async with connect(url, compression=None, local_addr=("127.0.0.2", 0)) as ws:
+                    for _ in range(5):
+                        await ws.send(json.dumps({"type": "login", "id": 1, "name": "flooder",
+                                                  "password": "own-password"}))
+                        await ws.recv()
+
+    tasks = [asyncio.create_task(flooder()) for _ in range(sockets)]
+    await asyncio.sleep(seconds)
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 async def flood_run(sockets: int, rounds: int, seconds: float, workdir: Path, backoff: bool,
                     progress: Progress) -> list[Window]:
     config = workdir / f"abuse-{backoff}.toml"
@@ -284,9 +306,9 @@ async def registration_run(workdir: Path, seconds: float) -> int:
 
 
 async def others_run(workdir: Path) -> tuple[int, float]:
-    """Another address's 20 logins, quiet and then during a flood of good logins from one
-    address over 12 sockets: how many of the flood's 20 were welcomed, and their p99
-    over the quiet ones'."""
+    """Another address's 20 logins, quiet and then (a third address's) during a flood of
+    good logins from one address over 12 sockets: how many of those 20 were welcomed,
+    and their p99 over the quiet ones'."""
     config = workdir / "others.toml"
     config.write_text(CONFIG.format(extra=""))
     with Server(workdir / "others.sqlite3", config) as server:
@@ -295,33 +317,25 @@ async def others_run(workdir: Path) -> tuple[int, float]:
                                                "password": "own-password"})
         login = {"type": "login", "name": "victim", "password": "own-password"}
 
-        async def logins() -> tuple[int, list[float]]:
+        async def logins(address: str) -> tuple[int, list[float]]:
             welcomed, times = 0, []
             for _ in range(20):
                 started = time.perf_counter()
-                welcomed += (await answer(server.url, "127.0.0.3", login))["type"] == "welcome"
+                welcomed += (await answer(server.url, address, login))["type"] == "welcome"
                 times.append((time.perf_counter() - started) * 1e3)
             return welcomed, times
 
-        _, quiet = await logins()
+        _, quiet = await logins("127.0.0.3")
 
-        async def flooder() -> None:
-            while True:
-                with contextlib.suppress(ConnectionClosed, InvalidHandshake, OSError):
-                    async with connect(server.url, compression=None,
-                                       local_addr=("127.0.0.2", 0)) as ws:
-                        for _ in range(5):
-                            await ws.send(json.dumps({"type": "login", "id": 1,
-                                                      "name": "flooder",
-                                                      "password": "own-password"}))
-                            await ws.recv()
-
-        tasks = [asyncio.create_task(flooder()) for _ in range(12)]
-        await asyncio.sleep(0.5)  # the flood under way
-        welcomed, flood = await logins()
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        attacker = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bench.abuse", "--good-flood", server.url, "--sockets", "12",
+            "--window", "600", stdout=asyncio.subprocess.DEVNULL, cwd=ROOT)
+        try:
+            await asyncio.sleep(1.0)  # the flood under way
+            welcomed, flood = await logins("127.0.0.4")  # another player's 20
+        finally:
+            attacker.terminate()
+            await attacker.wait()
     return welcomed, ratio(pct(flood, 0.99), pct(quiet, 0.99))
 
 
@@ -354,9 +368,13 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=float, default=8.0, help="seconds a window")
     parser.add_argument("--guesses", type=int, default=1000)
     parser.add_argument("--flood", metavar="URL", help=argparse.SUPPRESS)  # the attacker
+    parser.add_argument("--good-flood", metavar="URL", help=argparse.SUPPRESS)  # others_run's
     args = parser.parse_args(argv)
     if args.flood:
         await flood_process(args.flood, args.sockets, args.window)
+        return 0
+    if args.good_flood:
+        await good_flood_process(args.good_flood, args.sockets, args.window)
         return 0
     raise_fd_limit()
     console = Console()

@@ -162,6 +162,28 @@ async def test_a_registration_refused_for_other_reasons_does_not_count(make_app)
         assert error["code"] == "rate_limited" and "accounts" in error["message"]
 
 
+async def test_an_address_has_a_budget_of_password_checks(make_app):
+    """Good passwords or not, an address's logins are hashed up to a budget; past it they
+    are refused unhashed (issue 32, item 3: a flood of good logins cost every other
+    player's login), and another address's are not held by it."""
+    app = await make_app(password_check_burst_per_address=3,
+                         password_checks_per_second_per_address=0.001)
+    await accounts(app, ["mine", "yours"])
+    login = {"type": "login", "name": "mine", "password": "own-password"}
+    async with at(app, "127.0.0.2") as client:
+        for _ in range(3):
+            await client.request(login)
+        checked = app.passwords.checked
+        error = await refused(client, login)
+        assert error["code"] == "rate_limited" and "passwords checked" in error["message"]
+        assert error["retry_after"] > 0
+    async with at(app, "127.0.0.2") as client:  # a new socket is no way around it
+        assert (await refused(client, login))["code"] == "rate_limited"
+    assert app.passwords.checked == checked  # refused unhashed
+    async with at(app, "127.0.0.3") as other:
+        await other.request({**login, "name": "yours"})
+
+
 async def flood(app, address: str, stop: asyncio.Event) -> int:
     """Log in again and again with the right password from ``address``, eight at a
     time, until ``stop``: how many were answered."""

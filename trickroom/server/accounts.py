@@ -70,7 +70,9 @@ class Accounts:
         self.seated = seated  # whether a seat at some table belongs to a name
         self.in_game = in_game  # whether a connection sits at a table here
         self.passwords = Passwords(settings.password_profile, settings.password_workers,
-                                   settings.password_queue, settings.password_queue_per_address)
+                                   settings.password_queue, settings.password_queue_per_address,
+                                   settings.password_checks_per_second_per_address,
+                                   settings.password_check_burst_per_address)
         self.registrations = Window(settings.registrations_per_hour_per_address, 3600.0)
         self.guests = GuestNames()
         self.guests.on_count = lambda address, count: hub.share_count("guests", address, count)

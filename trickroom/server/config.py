@@ -85,6 +85,10 @@ class ServerSettings:
     password_workers: int = 1  # threads hashing passwords
     password_queue: int = 8  # hashes waiting for them; more: rate_limited at once
     password_queue_per_address: int = 2  # of those, one address's at most (a fair share)
+    # Passwords hashed for one address (logins, registrations): this many, refilled at
+    # this rate; more are refused unhashed (0 a second: no budget).
+    password_check_burst_per_address: int = 30
+    password_checks_per_second_per_address: float = 1.0
     registrations_per_hour_per_address: int = 20  # accounts one address makes in any hour
     login_free_failures: int = 5  # per account, before the back-off
     login_free_failures_per_address: int = 20

@@ -5,7 +5,10 @@ run on the event loop, a few wrong passwords a second stalled every
 table. So hashing runs in a small thread pool (``argon2-cffi`` and
 ``hashlib.scrypt`` release the GIL while they work), and at most ``queue``
 hashes wait for it: past that a login is refused as ``rate_limited`` at once,
-instead of queueing work that would delay every later login. One address may have at
+instead of queueing work that would delay every later login. An address has a budget of
+hashes (``burst``, refilled at ``rate`` a second): past it, its logins and registrations
+are refused unhashed, so that a flood of them, good passwords or not, costs the server
+little and slows no one else. One address may have at
 most ``per_address`` of them waiting, and the pool's threads go to the addresses waiting
 in turn: a flood from one address is refused past its share, and another address's
 login finds room and waits for one hash of the flood's, not all of them.
@@ -39,6 +42,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ProtocolError
+from trickroom.server.throttle import Buckets
 
 T = TypeVar("T")
 # OWASP's Password Storage Cheat Sheet: Argon2id, 19 MiB, 2 passes, one lane (about 20 ms
@@ -110,8 +114,11 @@ class Passwords:
     """Hashes and checks passwords in worker threads, with a bounded queue."""
 
     def __init__(self, profile: str = "owasp", workers: int = 1,
-                 queue: int = 8, per_address: int = 0) -> None:
+                 queue: int = 8, per_address: int = 0, rate: float = 0.0,
+                 burst: int = 30) -> None:
         self.ph = hasher(profile)
+        # Each address's budget of hashes: ``burst``, refilled at ``rate`` a second (0: none).
+        self.budget = Buckets(rate, burst)
         self.queue = queue
         self.per_address = per_address  # one address's share of the queue (0: no share)
         self.pending = 0
@@ -141,6 +148,11 @@ class Passwords:
         if self.pending >= self.queue:
             raise ProtocolError("rate_limited", "the server is busy checking passwords; "
                                                 "try again in a second", retry_after=1.0)
+        wait = self.budget.take(who) if who else 0.0
+        if wait:
+            raise ProtocolError("rate_limited", "too many passwords checked for your "
+                                f"address; try again in {max(wait, 1):.0f} s",
+                                retry_after=round(wait, 1))
         self.pending += 1
         self.pending_by[who] = mine + 1
         try:
@@ -192,9 +204,9 @@ class Passwords:
 
     async def verify(self, password: str, stored: str | None, who: str = "") -> Verdict:
         """Check ``password``; ``stored`` None (no such account) checks a decoy, and fails."""
-        self.checked += 1
-        METRICS.passwords_checked.inc()
         verdict = await self._run(who, verify, self.ph, password, stored or self._decoy)
+        self.checked += 1  # checked: not refused before its hash
+        METRICS.passwords_checked.inc()
         return verdict if stored is not None else Verdict.WRONG
 
     def needs_rehash(self, stored: str) -> bool:
