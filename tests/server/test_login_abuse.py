@@ -184,6 +184,24 @@ async def test_an_address_has_a_budget_of_password_checks(make_app):
         await other.request({**login, "name": "yours"})
 
 
+
+async def test_a_known_device_is_not_held_by_its_address_s_spent_budget(make_app):
+    app = await make_app(password_check_burst_per_address=3,
+                         password_checks_per_second_per_address=0.001)
+    await accounts(app, ["owner", "stranger"])
+    async with at(app, "127.0.0.2") as owner:
+        device = (await owner.request({"type": "login", "name": "owner",
+                                       "password": "own-password"}))["device"]
+    async with at(app, "127.0.0.2") as stranger:  # behind the same address
+        login = {"type": "login", "name": "stranger", "password": "own-password"}
+        for _ in range(2):
+            await stranger.request(login)
+        assert (await refused(stranger, login))["code"] == "rate_limited"
+    async with at(app, "127.0.0.2") as owner:
+        await owner.request({"type": "login", "name": "owner", "password": "own-password",
+                             "device": device})
+
+
 async def flood(app, address: str, stop: asyncio.Event) -> int:
     """Log in again and again with the right password from ``address``, eight at a
     time, until ``stop``: how many were answered."""

@@ -183,14 +183,16 @@ class Accounts:
         await self._throttled(address, account, guess)
         found = await self.store.user_hash(msg.name)
         stored = found[1] if found else None
-        verdict = await self.passwords.verify(msg.password, stored, conn.address)
+        # A known device's checks come from its own budget and share of the queue, not
+        # its address's (which a stranger behind the same address may have spent).
+        verdict = await self.passwords.verify(msg.password, stored, address or account)
         if not verdict or found is None:
             await self.hub.login_failed(account, address, guess)
             raise ProtocolError("bad_credentials", "wrong name or password")
         await self.hub.login_succeeded(account)
         if verdict is Verdict.STALE or self.passwords.needs_rehash(found[1]):
             await self.store.set_password(
-                found[0], await self.passwords.hash(msg.password, conn.address))
+                found[0], await self.passwords.hash(msg.password, address or account))
         return found[0]
 
     def _guess(self, password: str) -> str:
