@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import math
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -119,7 +120,7 @@ class Accounts:
         wait = self.registrations.wait(conn.address, now)
         if wait > 0:
             raise ProtocolError("rate_limited", f"at most {per_hour} new accounts an hour "
-                                f"from one address; try again in {wait / 60:.0f} min",
+                                f"from one address; try again in {math.ceil(wait / 60)} min",
                                 msg.id, retry_after=round(wait, 1))
         # Counted before the hash (registrations at once do not race past the limit), and
         # taken back if no account is made (refused, busy, or the name taken meanwhile).
