@@ -248,10 +248,14 @@ class Store(ABC):
             "FROM sessions WHERE name = ? AND guest = 0 AND COALESCE(last_used, created) > ? "
             "ORDER BY COALESCE(last_used, created) DESC", (name, since))
 
-    async def add_device(self, token_hash: str, name: str) -> None:
-        """A device that logged in to ``name`` with its password (issue 32, item 4)."""
-        await self._write("INSERT INTO devices (token_hash, name, created) VALUES (?, ?, ?) "
-                          "ON CONFLICT (token_hash) DO NOTHING", (token_hash, name, time.time()))
+    async def add_device(self, token_hash: str, name: str, keep: int = 50) -> None:
+        """A device that logged in to ``name`` with its password (issue 32, item 4); the
+        account's devices past the ``keep`` newest are forgotten."""
+        await self._write_all([
+            ("INSERT INTO devices (token_hash, name, created) VALUES (?, ?, ?) "
+             "ON CONFLICT (token_hash) DO NOTHING", (token_hash, name, time.time())),
+            ("DELETE FROM devices WHERE name = ? AND token_hash NOT IN (SELECT token_hash "
+             "FROM devices WHERE name = ? ORDER BY created DESC LIMIT ?)", (name, name, keep))])
 
     async def device_of(self, token_hash: str) -> str | None:
         """The account a device token was given to, if any."""
