@@ -75,6 +75,18 @@ async def test_logout_ends_this_session_and_no_other(app):
     assert await resumes(app, other)
 
 
+async def test_logout_at_a_table_answers_then_closes_the_socket(app):
+    await registered(app)
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "login", "name": "ann", "password": "secret-1"})
+        table = (await client.request({"type": "create_table", "room": "spades"}))["table"]
+        await client.request({"type": "sit", "table": table["id"], "seat": 0})
+        assert (await client.request({"type": "logout"}))["type"] == "ok"
+        await client.ws.wait_closed()
+        assert "signed out" in client.ws.close_reason
+        assert not await resumes(app, client.session)
+
+
 async def test_logout_closes_the_other_sockets_of_the_same_session(app):
     token = await registered(app)
     async with TrickroomClient.connect(url(app)) as one, \

@@ -41,6 +41,7 @@ from trickroom.server.protocol import (
     ProtocolError,
     Register,
     Resume,
+    ServerMessage,
     SessionInfo,
     SessionList,
     SignedOut,
@@ -258,8 +259,7 @@ class Accounts:
             raise ProtocolError("not_authorized", "log in first", msg.id)
         if isinstance(msg, Logout):
             self.hub.signed_out(conn.name, conn.session, "", conn.id)  # its other sockets
-            await self._sign_out(conn)
-            conn.reply(Ok(id=msg.id))
+            await self._sign_out(conn, Ok(id=msg.id))
             return
         if conn.guest:
             raise ProtocolError("not_authorized", "guests have no account to manage; "
@@ -267,8 +267,7 @@ class Accounts:
         if isinstance(msg, LogoutAll):
             ended = await self.store.end_sessions(conn.name)
             self.hub.signed_out(conn.name, None, "", conn.id)
-            await self._sign_out(conn)
-            conn.reply(SignedOut(id=msg.id, sessions=ended))
+            await self._sign_out(conn, SignedOut(id=msg.id, sessions=ended))
         elif isinstance(msg, ChangePassword):
             await self._change_password(conn, msg)
         else:
@@ -296,12 +295,14 @@ class Accounts:
         self.hub.signed_out(conn.name, None, conn.session, conn.id)
         conn.reply(SignedOut(id=msg.id, sessions=ended))
 
-    async def _sign_out(self, conn: Caller) -> None:
-        """End this connection's session; the connection is no one now (or, seated at a
-        table, closes: a seat is not left to no one)."""
+    async def _sign_out(self, conn: Caller, reply: ServerMessage) -> None:
+        """End this connection's session and answer; the connection is no one now (or,
+        seated at a table, closes after the answer: a seat is not left to no one)."""
         if conn.session:
             await self.store.end_session(conn.session)
-        if self.in_game(conn):
+        seated = self.in_game(conn)
+        conn.reply(reply)
+        if seated:
             conn.close(1000, SIGNED_OUT)
         self.logout(conn)
         conn.session = ""
