@@ -9,6 +9,7 @@ import time
 
 from tests.server.conftest import FAST, url
 from tests.server.refusals import refused
+from trickroom.server import auth
 from trickroom.server.app import App
 from trickroom.server.client import TrickroomClient
 from trickroom.server.config import load_config
@@ -168,3 +169,19 @@ async def test_sessions_lists_the_account_s_active_sessions(app):
             await other.request({"type": "logout"})
         listed = (await client.request({"type": "sessions"}))["sessions"]
         assert len(listed) == 1 and listed[0]["current"]
+
+
+async def test_sessions_that_can_no_longer_resume_are_forgotten(make_app):
+    app = await make_app()
+    old, kept = await registered(app), await logged_in(app)
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "guest"})
+        guest = client.session
+    await app.store._write("UPDATE sessions SET last_used = ?, created = ? WHERE guest = 1 "
+                           "OR token_hash = ?", (time.time() - 31 * 86400,
+                                                 time.time() - 31 * 86400,
+                                                 auth.token_hash(old)))
+    assert await app.retention.forget_sessions() == 2
+    assert await app.store.session(auth.token_hash(old)) is None
+    assert await app.store.session(auth.token_hash(guest)) is None
+    assert await resumes(app, kept)

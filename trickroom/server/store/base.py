@@ -240,6 +240,16 @@ class Store(ABC):
                           "token_hash <> ?", (name, keep))
         return len(rows)
 
+    async def forget_sessions(self, registered_before: float, guest_before: float) -> int:
+        """Forget the registered sessions last used before ``registered_before`` and the
+        guest sessions made before ``guest_before`` (none of them resumes): how many."""
+        where = ("(guest = 0 AND COALESCE(last_used, created) < ?) OR "
+                 "(guest = 1 AND created < ?)")
+        params = (registered_before, guest_before)
+        row = await self._fetchone(f"SELECT count(*) AS n FROM sessions WHERE {where}", params)
+        await self._write(f"DELETE FROM sessions WHERE {where}", params)
+        return int(row["n"]) if row else 0
+
     async def sessions_of(self, name: str, since: float) -> list[Row]:
         """The registered sessions of ``name`` used after ``since``, most lately used
         first: token_hash, created, last_used, address."""
