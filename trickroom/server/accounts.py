@@ -48,7 +48,6 @@ from trickroom.server.protocol import (
     Welcome,
 )
 from trickroom.server.store import NameTaken, Store
-from trickroom.server.throttle import Window
 
 Authenticate = Register | Login | Guest | Resume
 Manage = Logout | LogoutAll | ChangePassword | ListSessions
@@ -75,7 +74,6 @@ class Accounts:
                                    settings.password_queue, settings.password_queue_per_address,
                                    settings.password_checks_per_second_per_address,
                                    settings.password_check_burst_per_address)
-        self.registrations = Window(settings.registrations_per_hour_per_address, 3600.0)
         self.guests = GuestNames()
         self.guests.on_count = lambda address, count: hub.share_count("guests", address, count)
 
@@ -117,23 +115,22 @@ class Accounts:
         taken = ProtocolError("name_taken", f"the name {msg.name!r} is taken", msg.id)
         if await self.store.user_hash(msg.name) is not None:
             raise taken  # at no cost, and not counted
-        now, per_hour = time.monotonic(), self.settings.registrations_per_hour_per_address
-        wait = self.registrations.wait(conn.address, now)
+        # Counted before the hash, over every node (registrations at once do not race
+        # past the limit), and given back if no account is made (refused, busy, or the
+        # name taken meanwhile).
+        per_hour = self.settings.registrations_per_hour_per_address
+        wait, mark = await self.hub.registration(conn.address, per_hour, 3600.0)
         if wait > 0:
             raise ProtocolError("rate_limited", f"at most {per_hour} new accounts an hour "
                                 f"from one address; try again in {math.ceil(wait / 60)} min",
                                 msg.id, retry_after=round(wait, 1))
-        # Counted before the hash (registrations at once do not race past the limit), and
-        # taken back if no account is made (refused, busy, or the name taken meanwhile).
-        self.registrations.add(conn.address, now)
         try:
             await self.store.create_user(
                 msg.name, await self.passwords.hash(msg.password, conn.address))
-        except NameTaken:
-            self.registrations.discard(conn.address, now)
-            raise taken from None
-        except BaseException:
-            self.registrations.discard(conn.address, now)
+        except BaseException as exc:
+            self.hub.registration_failed(conn.address, mark)
+            if isinstance(exc, NameTaken):
+                raise taken from None
             raise
         return msg.name
 

@@ -22,7 +22,7 @@ from websockets.exceptions import InvalidStatus
 from tests.server.conftest import url
 from tests.server.refusals import refused
 from trickroom.server.app import App
-from trickroom.server.client import TrickroomClient
+from trickroom.server.client import ServerError, TrickroomClient
 from trickroom.server.metrics import METRICS
 
 
@@ -389,3 +389,23 @@ async def test_signing_out_everywhere_closes_the_account_s_sockets_on_every_node
             async with TrickroomClient.connect(url(node)) as client:
                 error = await refused(client, {"type": "resume", "token": token})
                 assert error["code"] == "not_authorized"
+
+
+async def test_an_address_s_registrations_are_counted_over_every_node(server):
+    """20 accounts an hour from one address (issue 32, item 2), whichever node each is
+    made on; one refused for another reason (a taken name) is not counted."""
+    a, b = await server.nodes(registrations_per_hour_per_address=3,
+                              password_profile="cheapest")
+    replies = []
+    for i, node in enumerate((a, b, a, b, a)):
+        async with TrickroomClient.connect(url(node), local_addr=("127.0.0.2", 0)) as client:
+            if i == 1:
+                await refused(client, {"type": "register", "name": "new0",
+                                       "password": "long-enough"})  # name_taken
+            try:
+                replies.append(await client.request({"type": "register", "name": f"new{i}",
+                                                     "password": "long-enough"}))
+            except ServerError as exc:
+                replies.append(exc.reply)
+    assert [r["type"] for r in replies] == ["welcome"] * 3 + ["error"] * 2
+    assert {r["code"] for r in replies[3:]} == {"rate_limited"}

@@ -21,7 +21,7 @@ from trickroom.server.protocol import ClientMessage, TableInfo
 from trickroom.server.store import Fence, Store
 from trickroom.server.tables.commands import ClientId
 from trickroom.server.tables.log import Shared
-from trickroom.server.throttle import Logins, TokenBucket
+from trickroom.server.throttle import Logins, TokenBucket, Window
 
 
 class LocalBudget(TokenBucket):
@@ -39,6 +39,7 @@ class LocalHub:
     def __init__(self, store: Store, settings: ServerSettings) -> None:
         self.store = store
         self.guess_key = secrets.token_bytes(32)
+        self.registrations: Window | None = None  # made at the first registration
         self.logins = Logins(settings.login_free_failures,
                              settings.login_free_failures_per_address,
                              settings.login_backoff_seconds, settings.login_backoff_max_seconds,
@@ -221,6 +222,24 @@ class LocalHub:
 
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return LocalBudget(rate, burst)
+
+    async def registration(self, address: str, limit: int, seconds: float) -> tuple[float, str]:
+        now = time.monotonic()
+        window = self._registrations(limit, seconds)
+        wait = window.wait(address, now)
+        if wait > 0:
+            return wait, ""
+        window.add(address, now)
+        return 0.0, repr(now)
+
+    def registration_failed(self, address: str, mark: str) -> None:
+        if self.registrations is not None and mark:
+            self.registrations.discard(address, float(mark))
+
+    def _registrations(self, limit: int, seconds: float) -> Window:
+        if self.registrations is None:
+            self.registrations = Window(limit, seconds)
+        return self.registrations
 
     def signed_out(self, name: str, ended: str | None, keep: str, client: ClientId) -> None:
         close_signed_out(self.host.clients.values(), name, ended, keep, client)

@@ -259,6 +259,14 @@ class Hub(Protocol):
         connection ``client`` that asked, those of the session ``ended`` if given, else of
         any session but ``keep`` (a token's hash). See :func:`close_signed_out`."""
 
+    async def registration(self, address: str, limit: int, seconds: float) -> tuple[float, str]:
+        """Count one more account made by ``address``, over every node, unless it made
+        ``limit`` in the last ``seconds``: (0.0, a mark to give it back with), or (the
+        seconds until it may, "")."""
+
+    def registration_failed(self, address: str, mark: str) -> None:
+        """Give back a registration counted (no account was made)."""
+
     guess_key: bytes
     """The key a password tried is hashed with for the spray count (``Logins``): the same
     on every node, so that they count one password together, and never stored."""

@@ -43,7 +43,7 @@ from trickroom.server.protocol import ClientMessage, ProtocolError, TableInfo
 from trickroom.server.store import Fence, Store, StoreUnavailable
 from trickroom.server.tables.commands import ClientId
 from trickroom.server.tables.log import Shared
-from trickroom.server.throttle import Logins
+from trickroom.server.throttle import Logins, Window
 from trickroom.server.urls import masked
 
 BALANCE_OVER = 1.25  # a node holding more than this times the mean hands tables over
@@ -75,6 +75,7 @@ class RedisHub:
                              settings.login_failures_per_second, settings.login_failure_burst)
         self.limits: Limits  # made at start, once this node has its number
         self.guess_key = secrets.token_bytes(32)  # the cluster's, read at start
+        self.registrations: Window | None = None  # this node's own count, made when first used
         routing, rooms = self.routing, self.rooms
         self.handlers: frames.Handlers = {
             frames.Relay: routing.on_relay, frames.Deliver: routing.on_deliver,
@@ -361,6 +362,21 @@ class RedisHub:
 
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return SharedBucket(self.limits, address, rate, burst)
+
+    async def registration(self, address: str, limit: int, seconds: float) -> tuple[float, str]:
+        if self.registrations is None:
+            self.registrations = Window(limit, seconds)
+        now = time.monotonic()
+        mark = f"{now!r}/{secrets.token_hex(4)}"  # this node's time (its own count's key)
+        wait = await self.limits.window_take("registrations", address, limit, seconds, mark,
+                                             self.registrations, now)
+        return (0.0, mark) if wait == 0 else (wait, "")
+
+    def registration_failed(self, address: str, mark: str) -> None:
+        if mark:
+            if self.registrations is not None:
+                self.registrations.discard(address, float(mark.split("/")[0]))
+            self.limits.window_give_back("registrations", address, mark)
 
     def signed_out(self, name: str, ended: str | None, keep: str, client: ClientId) -> None:
         """Every node closes its sockets of the ended sessions (this one too, as the frame
