@@ -10,11 +10,17 @@ as fast as their replies come. Run twice: with the login back-off as shipped,
 and with it turned off (every guess hashed: what moving the hash off the event
 loop alone buys). Then, on a fresh server, one socket sends ``--guesses`` wrong
 passwords to one account, 40 a second (under the message rate: none waits),
-and the server's own counter says how many it checked. Targets 127.0.0.1 only;
-bounded in time. Ends with::
+and the server's own counter says how many it checked. Then the attacks of issue 32
+on accounts, each on a fresh server: a spray of one password over 40 accounts from two
+addresses (how many checked, how many broken), a registration flood from one address
+over 12 sockets for ``--window`` seconds (accounts made), and another address's 20
+logins during a flood of good logins from one address (how many welcomed, p99 against
+20 quiet ones). Targets 127.0.0.x only; bounded in time. Ends with::
 
     abuse flood_act_p99_ratio=<r> flood_ping_p99_ratio=<p> checked=<n>/<guesses>
-        no_backoff_act_p99_ratio=<q>   (one line; ratios: flood over quiet)
+        no_backoff_act_p99_ratio=<q> spray_checked=<s>/40 spray_broken=<b>
+        registered=<a> others_welcomed=<w>/20 others_p99_ratio=<o>
+        (one line; ratios: flood over quiet)
 """
 
 from __future__ import annotations
@@ -56,7 +62,8 @@ name = "spades"
 game = "spades"
 rules = {{ mercy = 200 }}
 """
-NO_BACKOFF = "login_free_failures = 1000000000\nlogin_free_failures_per_address = 1000000000\n"
+NO_BACKOFF = ("login_free_failures = 1000000000\nlogin_free_failures_per_address = 1000000000\n"
+              "login_free_failures_per_guess = 1000000000\nlogin_failures_per_second = 0\n")
 
 
 @dataclass
@@ -144,6 +151,28 @@ async def flood_process(url: str, sockets: int, seconds: float) -> None:
     print(counts[0])
 
 
+async def good_flood_process(url: str, sockets: int, seconds: float) -> None:
+    """Good logins into one account from 127.0.0.2 as fast as replies come, a new socket
+    every 5 (the attacker of ``others_run``, in a process of its own at a lower priority,
+    as ``flood_process``)."""
+    os.nice(10)
+
+    async def flooder() -> None:
+        while True:
+            with contextlib.suppress(ConnectionClosed, InvalidHandshake, OSError):
+                async with connect(url, compression=None, local_addr=("127.0.0.2", 0)) as ws:
+                    for _ in range(5):
+                        await ws.send(json.dumps({"type": "login", "id": 1, "name": "flooder",
+                                                  "password": "own-password"}))
+                        await ws.recv()
+
+    tasks = [asyncio.create_task(flooder()) for _ in range(sockets)]
+    await asyncio.sleep(seconds)
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 async def flood_run(sockets: int, rounds: int, seconds: float, workdir: Path, backoff: bool,
                     progress: Progress) -> list[Window]:
     config = workdir / f"abuse-{backoff}.toml"
@@ -213,6 +242,103 @@ async def guess_run(guesses: int, workdir: Path) -> tuple[int, float, dict[str, 
     return checked, elapsed, codes
 
 
+async def answer(url: str, address: str, message: dict[str, Any]) -> dict[str, Any]:
+    """One request on a socket of its own from ``address``: its reply, error or not."""
+    async with connect(url, compression=None, local_addr=(address, 0)) as ws:
+        await ws.send(json.dumps({**message, "id": 1}))
+        reply: dict[str, Any] = json.loads(await ws.recv())
+        return reply
+
+
+async def spray_run(workdir: Path) -> tuple[int, int]:
+    """40 accounts, one of them with the password "123456", sprayed with it from two
+    addresses: how many guesses were checked, and how many accounts broken."""
+    config = workdir / "spray.toml"
+    config.write_text(CONFIG.format(extra=""))
+    with Server(workdir / "spray.sqlite3", config) as server:
+        for i in range(40):  # each from an address of its own (20 accounts an hour each)
+            await answer(server.url, f"127.0.1.{i + 1}", {
+                "type": "register", "name": f"player{i}",
+                "password": "123456" if i == 30 else secrets.token_hex(8)})
+        before = await checked_count(server.port)
+        broken = 0
+        async with connect(server.url, compression=None, local_addr=("127.0.0.2", 0)) as one, \
+                connect(server.url, compression=None, local_addr=("127.0.0.3", 0)) as two:
+            for i in range(40):
+                ws = (one, two)[i % 2]
+                await ws.send(json.dumps({"type": "login", "id": i, "name": f"player{i}",
+                                          "password": "123456"}))
+                broken += json.loads(await ws.recv())["type"] == "welcome"
+                if i % 2:
+                    await asyncio.sleep(0.05)  # under the message rate, past the login cap
+        return await checked_count(server.port) - before, broken
+
+
+async def registration_run(workdir: Path, seconds: float) -> int:
+    """One address registering as fast as replies come over 12 sockets, a new socket
+    every 5 registrations: how many accounts it made."""
+    config = workdir / "register.toml"
+    config.write_text(CONFIG.format(extra=""))
+    names = itertools.count()
+    made = [0]
+
+    async def registrar() -> None:
+        while True:
+            with contextlib.suppress(ConnectionClosed, InvalidHandshake, OSError):
+                async with connect(server.url, compression=None,
+                                   local_addr=("127.0.0.2", 0)) as ws:
+                    for _ in range(5):
+                        await ws.send(json.dumps({"type": "register", "id": 1,
+                                                  "name": f"bulk{next(names)}",
+                                                  "password": "long-enough"}))
+                        reply = json.loads(await ws.recv())
+                        made[0] += reply["type"] == "welcome"
+                        if reply["type"] != "welcome":
+                            await asyncio.sleep(0.05)
+
+    with Server(workdir / "register.sqlite3", config) as server:
+        tasks = [asyncio.create_task(registrar()) for _ in range(12)]
+        await asyncio.sleep(seconds)
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return made[0]
+
+
+async def others_run(workdir: Path) -> tuple[int, float]:
+    """Another address's 20 logins, quiet and then (a third address's) during a flood of
+    good logins from one address over 12 sockets: how many of those 20 were welcomed,
+    and their p99 over the quiet ones'."""
+    config = workdir / "others.toml"
+    config.write_text(CONFIG.format(extra=""))
+    with Server(workdir / "others.sqlite3", config) as server:
+        for name, address in (("flooder", "127.0.0.2"), ("victim", "127.0.0.3")):
+            await answer(server.url, address, {"type": "register", "name": name,
+                                               "password": "own-password"})
+        login = {"type": "login", "name": "victim", "password": "own-password"}
+
+        async def logins(address: str) -> tuple[int, list[float]]:
+            welcomed, times = 0, []
+            for _ in range(20):
+                started = time.perf_counter()
+                welcomed += (await answer(server.url, address, login))["type"] == "welcome"
+                times.append((time.perf_counter() - started) * 1e3)
+            return welcomed, times
+
+        _, quiet = await logins("127.0.0.3")
+
+        attacker = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bench.abuse", "--good-flood", server.url, "--sockets", "12",
+            "--window", "600", stdout=asyncio.subprocess.DEVNULL, cwd=ROOT)
+        try:
+            await asyncio.sleep(1.0)  # the flood under way
+            welcomed, flood = await logins("127.0.0.4")  # another player's 20
+        finally:
+            attacker.terminate()
+            await attacker.wait()
+    return welcomed, ratio(pct(flood, 0.99), pct(quiet, 0.99))
+
+
 def summary(windows: list[Window]) -> dict[str, float]:
     quiet = [w for w in windows if not w.flood]
     flood = [w for w in windows if w.flood]
@@ -242,9 +368,13 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=float, default=8.0, help="seconds a window")
     parser.add_argument("--guesses", type=int, default=1000)
     parser.add_argument("--flood", metavar="URL", help=argparse.SUPPRESS)  # the attacker
+    parser.add_argument("--good-flood", metavar="URL", help=argparse.SUPPRESS)  # others_run's
     args = parser.parse_args(argv)
     if args.flood:
         await flood_process(args.flood, args.sockets, args.window)
+        return 0
+    if args.good_flood:
+        await good_flood_process(args.good_flood, args.sockets, args.window)
         return 0
     raise_fd_limit()
     console = Console()
@@ -255,6 +385,9 @@ async def main(argv: list[str] | None = None) -> int:
             results[backoff] = summary(await flood_run(args.sockets, args.rounds, args.window,
                                                        Path(tmp), backoff, progress))
         checked, elapsed, codes = await guess_run(args.guesses, Path(tmp))
+        spray_checked, spray_broken = await spray_run(Path(tmp))
+        registered = await registration_run(Path(tmp), args.window)
+        welcomed, others_ratio = await others_run(Path(tmp))
     for backoff, r in results.items():
         console.print(
             f"back-off {'on ' if backoff else 'off'}: act p50/p99 quiet "
@@ -265,11 +398,17 @@ async def main(argv: list[str] | None = None) -> int:
             f"{r['quiet_acts']:.0f}/{r['flood_acts']:.0f} acts timed")
     console.print(f"guesser: {args.guesses} wrong passwords in {elapsed:.1f} s, {checked} "
                   f"checked; replies {codes}")
+    console.print(f"spray: 1 password over 40 accounts from 2 addresses: {spray_checked} "
+                  f"checked, {spray_broken} broken; registration flood: {registered} "
+                  f"accounts in {args.window:.0f} s; another address during a login flood: "
+                  f"{welcomed}/20 welcomed, p99 x{others_ratio:.2f} of quiet")
     on = results[True]
     print(f"abuse flood_act_p99_ratio={on['act_p99_ratio']:.2f} "
           f"flood_ping_p99_ratio={on['ping_p99_ratio']:.2f} "
           f"no_backoff_act_p99_ratio={results[False]['act_p99_ratio']:.2f} "
-          f"checked={checked}/{args.guesses}")
+          f"checked={checked}/{args.guesses} spray_checked={spray_checked}/40 "
+          f"spray_broken={spray_broken} registered={registered} "
+          f"others_welcomed={welcomed}/20 others_p99_ratio={others_ratio:.2f}")
     return 0
 
 

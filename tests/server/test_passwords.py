@@ -68,3 +68,30 @@ async def test_an_account_hashed_before_normalisation_logs_in_either_way(app):
         welcome = await client.request({"type": "login", "name": "old",
                                         "password": "cr\u00e8me br\u00fbl\u00e9e"})
         assert welcome["name"] == "old"
+
+
+async def test_the_password_thread_goes_to_the_addresses_waiting_in_turn():
+    """A fair queue (issue 32, item 3): with one address's hashes waiting, another's
+    waits for one of them, not for all of them."""
+    import threading
+
+    from trickroom.server.passwords import Passwords
+
+    passwords = Passwords("cheapest", workers=1, queue=16, per_address=8)
+    gate, order = threading.Event(), []
+
+    def work(tag: str) -> str:
+        gate.wait()
+        order.append(tag)
+        return tag
+
+    jobs = []
+    for who, tag in (("flood", "f1"), ("flood", "f2"), ("flood", "f3"), ("flood", "f4"),
+                     ("other", "o1"), ("flood", "f5")):
+        jobs.append(asyncio.create_task(passwords._run(who, work, tag)))
+        await asyncio.sleep(0)  # each takes its place in line before the next comes
+    gate.set()
+    await asyncio.gather(*jobs)
+    passwords.close()
+    assert order == ["f1", "f2", "o1", "f3", "f4", "f5"]
+    assert passwords.pending == 0 and not passwords.pending_by

@@ -65,7 +65,8 @@ async def test_wrong_passwords_meet_a_back_off_and_are_not_checked_meanwhile(app
 async def test_guessing_many_accounts_from_one_address_is_throttled_too(app):
     async with TrickroomClient.connect(url(app)) as guesser:
         codes = [(await refused(guesser, {"type": "login", "name": f"user{i}",
-                                          "password": "123456"}))["code"] for i in range(25)]
+                                          "password": f"guess-{i}"}))["code"]
+                 for i in range(25)]
     assert codes[:20] == ["bad_credentials"] * 20 and codes[20:] == ["rate_limited"] * 5
 
 

@@ -60,7 +60,8 @@ class App:
         self.config = config
         self.store = open_store(db_path, durability=settings.durability)
         self.hub = open_hub(cluster, cluster_prefix, self.store, settings)
-        self.retention = Retention(self.store, settings.keep_moves_seconds)
+        self.retention = Retention(self.store, settings.keep_moves_seconds, sessions=(
+            settings.session_idle_seconds, settings.guest_session_seconds))
         self.collector = Collector(settings.gc_freeze_seconds, settings.gc_full_seconds,
                                    freeze_above_ms=settings.gc_freeze_above_ms)
         self.ranked = Ranked(self.store, settings.min_games, wall_clock)

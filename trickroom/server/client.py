@@ -59,6 +59,9 @@ class TrickroomClient:
         self._inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.received: list[dict[str, Any]] = []  # every message, for tests that audit traffic
         self.session: str | None = None  # the last welcome's session token (for resume)
+        # The last registered welcome's device token: send it with later logins of that
+        # account (``"device": client.device``), and a stranger's guesses do not lock it out.
+        self.device: str | None = None
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -139,6 +142,7 @@ class TrickroomClient:
             raise ServerError(reply)
         if reply.get("type") == "welcome":
             self.session = reply["session"]
+            self.device = reply.get("device") or self.device
         return reply
 
     async def act(self, table: str, action: dict[str, Any]) -> dict[str, Any]:

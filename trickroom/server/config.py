@@ -93,12 +93,29 @@ class ServerSettings:
     password_profile: str = "owasp"  # server/passwords.py PROFILES
     password_workers: int = 1  # threads hashing passwords
     password_queue: int = 8  # hashes waiting for them; more: rate_limited at once
+    password_queue_per_address: int = 2  # of those, one address's at most (a fair share)
+    # Passwords hashed for one address (logins, registrations): this many, refilled at
+    # this rate; more are refused unhashed (0 a second: no budget).
+    password_check_burst_per_address: int = 30
+    password_checks_per_second_per_address: float = 1.0
+    registrations_per_hour_per_address: int = 20  # accounts one address makes in any hour
     login_free_failures: int = 5  # per account, before the back-off
     login_free_failures_per_address: int = 20
+    # One password failing this often (over any accounts and addresses) waits as an
+    # account does: a spray of one password is checked a few times, not once an account.
+    login_free_failures_per_guess: int = 5
+    # Everyone's failed logins together: this many, refilled at this rate; past it logins
+    # from devices an account does not know wait (known devices are not held).
+    login_failure_burst: int = 100
+    login_failures_per_second: float = 1.0
     login_backoff_seconds: float = 1.0  # the first wait; it doubles with each failure
     login_backoff_max_seconds: float = 900.0
     logins_per_connection: int = 5  # register, login, guest or resume on one socket
     guest_session_seconds: float = 3600.0  # a guest may resume for this long; then the name is free
+    # A registered session not used (logged in, resumed) for this long ends; an account
+    # keeps its most lately used sessions, the older ones ending as new ones begin.
+    session_idle_seconds: float = 2_592_000.0  # 30 days
+    sessions_per_account: int = 20
     guests_per_address: int = 20  # guest names held at once by one address's connections
     tables_per_account: int = 3  # open tables one player created
     tables_per_address: int = 10

@@ -5,7 +5,13 @@ run on the event loop, a few wrong passwords a second stalled every
 table. So hashing runs in a small thread pool (``argon2-cffi`` and
 ``hashlib.scrypt`` release the GIL while they work), and at most ``queue``
 hashes wait for it: past that a login is refused as ``rate_limited`` at once,
-instead of queueing work that would delay every later login.
+instead of queueing work that would delay every later login. An address has a budget of
+hashes (``burst``, refilled at ``rate`` a second): past it, its logins and registrations
+are refused unhashed, so that a flood of them, good passwords or not, costs the server
+little and slows no one else. One address may have at
+most ``per_address`` of them waiting, and the pool's threads go to the addresses waiting
+in turn: a flood from one address is refused past its share, and another address's
+login finds room and waits for one hash of the flood's, not all of them.
 
 Hashes made before Argon2 (``scrypt$n$r$p$salt$digest``) still verify; the
 caller re-hashes the password with Argon2 after a good login
@@ -25,6 +31,7 @@ import asyncio
 import hashlib
 import hmac
 import unicodedata
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from enum import IntEnum
@@ -35,6 +42,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ProtocolError
+from trickroom.server.throttle import Buckets
 
 T = TypeVar("T")
 # OWASP's Password Storage Cheat Sheet: Argon2id, 19 MiB, 2 passes, one lane (about 20 ms
@@ -106,10 +114,18 @@ class Passwords:
     """Hashes and checks passwords in worker threads, with a bounded queue."""
 
     def __init__(self, profile: str = "owasp", workers: int = 1,
-                 queue: int = 8) -> None:
+                 queue: int = 8, per_address: int = 0, rate: float = 0.0,
+                 burst: int = 30) -> None:
         self.ph = hasher(profile)
+        # Each address's budget of hashes: ``burst``, refilled at ``rate`` a second (0: none).
+        self.budget = Buckets(rate, burst)
         self.queue = queue
+        self.per_address = per_address  # one address's share of the queue (0: no share)
         self.pending = 0
+        self.pending_by: dict[str, int] = {}  # by address, while it has hashes waiting
+        self.workers = workers
+        self._running = 0  # threads of the pool given a hash
+        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}  # addresses in turn
         self.checked = 0  # passwords verified since start (the abuse bench reads it)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="passwords")
         # A login for a name nobody has is checked against this, so it takes as long as
@@ -119,25 +135,78 @@ class Passwords:
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+    async def _run(self, who: str, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn`` in the pool for the address ``who`` (issue 32, item 3). An address
+        may have at most its share of the queue waiting, and the pool's threads go to the
+        addresses waiting in turn, one hash each: a flood of logins or registrations from
+        one address is refused past its share, and another address's login waits for at
+        most one hash of each address ahead of it, not for the whole flood."""
+        mine = self.pending_by.get(who, 0)
+        if who and self.per_address and mine >= self.per_address:
+            raise ProtocolError("rate_limited", "your address has passwords being checked "
+                                "already; try again in a second", retry_after=1.0)
         if self.pending >= self.queue:
             raise ProtocolError("rate_limited", "the server is busy checking passwords; "
-                                                "try again in a second")
+                                                "try again in a second", retry_after=1.0)
+        wait = self.budget.take(who) if who else 0.0
+        if wait:
+            raise ProtocolError("rate_limited", "too many passwords checked for your "
+                                f"address; try again in {max(wait, 1):.0f} s",
+                                retry_after=round(wait, 1))
         self.pending += 1
+        self.pending_by[who] = mine + 1
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+            await self._turn(who)
+            try:
+                return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+            finally:
+                self._next()
         finally:
             self.pending -= 1
+            left = self.pending_by[who] - 1
+            if left:
+                self.pending_by[who] = left
+            else:
+                del self.pending_by[who]
 
-    async def hash(self, password: str) -> str:
-        """The hash of ``password``, normalised."""
-        return await self._run(self.ph.hash, normalized(password))
+    async def _turn(self, who: str) -> None:
+        """Wait for a thread of the pool, in ``who``'s turn among the addresses waiting."""
+        if self._running < self.workers:
+            self._running += 1
+            return
+        turn = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(who, deque()).append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self._next()  # given the thread as it was cancelled: pass it on
+            raise
 
-    async def verify(self, password: str, stored: str | None) -> Verdict:
+    def _next(self) -> None:
+        """A thread is free: to the first address in turn (which goes to the back of the
+        line if it has more waiting), or back to the pool."""
+        waiting = self._waiting
+        while waiting:
+            who = next(iter(waiting))
+            turns = waiting.pop(who)
+            turn = turns.popleft()
+            if turns:
+                waiting[who] = turns  # last now: the others go first
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._running -= 1
+
+    async def hash(self, password: str, who: str = "") -> str:
+        """The hash of ``password``, normalised (for the address ``who``)."""
+        return await self._run(who, self.ph.hash, normalized(password))
+
+    async def verify(self, password: str, stored: str | None, who: str = "") -> Verdict:
         """Check ``password``; ``stored`` None (no such account) checks a decoy, and fails."""
-        self.checked += 1
+        verdict = await self._run(who, verify, self.ph, password, stored or self._decoy)
+        self.checked += 1  # checked: not refused before its hash
         METRICS.passwords_checked.inc()
-        verdict = await self._run(verify, self.ph, password, stored or self._decoy)
         return verdict if stored is not None else Verdict.WRONG
 
     def needs_rehash(self, stored: str) -> bool:

@@ -1,4 +1,5 @@
 """Retention: a finished game's moves are dropped a while after it ends; its record stays.
+Each pass also forgets the sessions that can no longer resume (idle too long).
 
 Every accepted move is a row of ``actions`` (about 155 bytes with its key), written
 before it is acknowledged, so that a restarted server replays a game in play. Once a
@@ -50,8 +51,12 @@ class Retention:
     """Drops the moves of the games that ended ``keep_seconds`` ago or more, pass by pass."""
 
     def __init__(self, store: Store, keep_seconds: float,
-                 clock: Callable[[], float] = time.time, pause: float = PAUSE) -> None:
+                 clock: Callable[[], float] = time.time, pause: float = PAUSE,
+                 sessions: tuple[float, float] | None = None) -> None:
         self.store = store
+        # How long a registered session and a guest's may go unused: each pass forgets
+        # those older, which can no longer resume (None: sessions are left alone).
+        self.sessions = sessions
         self.keep_seconds = keep_seconds
         self.clock = clock
         self.pause = pause
@@ -78,10 +83,22 @@ class Retention:
             await asyncio.sleep(self.every)
             try:
                 await self.sweep()
+                await self.forget_sessions()
             except StoreError as exc:  # the database is away: the next pass will do
                 log.warning("retention pass stopped: %s", exc)
             except Exception:
                 log.exception("retention pass failed")
+
+    async def forget_sessions(self) -> int:
+        """Forget the sessions that can no longer resume: how many."""
+        if self.sessions is None:
+            return 0
+        now = self.clock()
+        registered, guest = self.sessions
+        gone = await self.store.forget_sessions(now - registered, now - guest)
+        if gone:
+            log.info("retention: forgot %d sessions that can no longer resume", gone)
+        return gone
 
     async def sweep(self) -> int:
         """One pass over every game with moves; returns the moves dropped."""

@@ -29,11 +29,15 @@ from trickroom.server.hub.port import Budget, Hub, Member
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import (
+    ChangePassword,
     Chat,
     ClientMessage,
     Guest,
     ListRooms,
+    ListSessions,
     Login,
+    Logout,
+    LogoutAll,
     Ping,
     Pong,
     ProtocolError,
@@ -75,6 +79,7 @@ class Connection:
         self.guest = True
         self.address = address  # the client's, behind the host's proxies (proxies.py)
         self.logins = 0  # register, login, guest or resume on this socket
+        self.session = ""  # the hash of its session's token, once logged in
         self.tables: set[str] = set()  # the tables this connection sits at or watches
         self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
         self.chat_bucket = TokenBucket(settings.chat_per_second, settings.chat_burst)
@@ -299,6 +304,9 @@ class Sessions:
             return
         if isinstance(msg, ListRooms):
             conn.reply(Rooms(id=rid, rooms=await self.lobby.rooms_info()))
+            return
+        if isinstance(msg, (Logout, LogoutAll, ChangePassword, ListSessions)):
+            await self.accounts.manage(conn, msg)
             return
         if not conn.name:
             raise ProtocolError("not_authorized", "log in, register or play as a guest first",

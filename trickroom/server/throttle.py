@@ -1,6 +1,7 @@
 """Throttles: a message budget (:class:`TokenBucket`), one a key in a bounded table
-(:class:`Buckets`), and exponential back-off after failed logins, per account and per
-address (:class:`Backoff`).
+(:class:`Buckets`), exponential back-off after failed logins (:class:`Backoff`), counted
+per account, address and guess (:class:`Logins`), and a sliding window of events a key
+(:class:`Window`: registrations an hour).
 
 A few failures are free (typos happen); after ``free`` of them, each further
 failure closes the key for ``base * 2**k`` seconds (k = 0, 1, 2, ...), up to
@@ -97,6 +98,12 @@ class TokenBucket:
         self.tokens = tokens
         return (1 - tokens) / self.rate
 
+    def until_credit(self) -> float:
+        """Seconds until there is a credit to take (0.0: now), taking none."""
+        now = time.monotonic()
+        tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
     def give_back(self) -> None:
         """Return the credit a :meth:`take` just took (what it was for was refused)."""
         self.tokens = min(self.burst, self.tokens + 1)
@@ -146,23 +153,83 @@ class Buckets:
 
 
 class Logins:
-    """Failed logins, counted per account and per address (one process's count)."""
+    """Failed logins (one process's count), counted four ways (issue 32, items 1 and 4):
+
+    * per **account** (or, for a login from a device the account knows, per device:
+      a stranger's guesses close the account, never its owner's known devices; OWASP's
+      lockout guidance);
+    * per **address** (an address guessing across accounts);
+    * per **guess**: a keyed hash of the password tried, so one password sprayed over
+      many accounts from many addresses is checked a few times, not once an account;
+    * and **everyone's** failures together: a budget of ``burst`` failures refilled at
+      ``rate`` a second, past which logins from unknown devices wait a moment (a spray
+      over many passwords, accounts and addresses at once).
+
+    A device's login is counted under the device alone: not its address, its guess or
+    the budget of everyone, which it is not held by either.
+    """
 
     def __init__(self, free_per_account: int, free_per_address: int, base: float,
-                 cap: float) -> None:
+                 cap: float, free_per_guess: int = 5, rate: float = 1.0,
+                 burst: int = 100) -> None:
         self.account = Backoff(free_per_account, base, cap)
         self.address = Backoff(free_per_address, base, cap)
+        self.guess = Backoff(free_per_guess, base, cap)
+        self.everyone = TokenBucket(rate, burst) if rate > 0 else None
 
-    def wait(self, account: str | None, address: str, now: float) -> float:
-        """Seconds until the account (if any) and the address may try again."""
-        wait = self.address.wait(address, now)
+    def wait(self, account: str | None, address: str | None, now: float,
+             guess: str | None = None) -> float:
+        """Seconds until the account (if any), the address (if any) and the guess (if
+        any) may try again; with a guess, everyone's budget too."""
+        wait = 0.0
+        if address is not None:
+            wait = self.address.wait(address, now)
         if account is not None:
             wait = max(wait, self.account.wait(account.lower(), now))
+        if guess is not None:
+            wait = max(wait, self.guess.wait(guess, now))
+            if self.everyone is not None:
+                wait = max(wait, self.everyone.until_credit())
         return wait
 
-    def failed(self, account: str, address: str, now: float) -> None:
+    def failed(self, account: str, address: str | None, now: float,
+               guess: str | None = None) -> None:
         self.account.failed(account.lower(), now)
-        self.address.failed(address, now)
+        if address is not None:
+            self.address.failed(address, now)
+        if guess is not None:
+            self.guess.failed(guess, now)
+            if self.everyone is not None:
+                self.everyone.take()
 
     def succeeded(self, account: str) -> None:
         self.account.succeeded(account.lower())
+
+
+class Window:
+    """At most ``limit`` events a key in any ``seconds`` (a sliding window: registrations
+    from one address an hour). The caller passes the time. The table of keys is bounded:
+    past ``max_keys`` the least lately used go."""
+
+    def __init__(self, limit: int, seconds: float, max_keys: int = 100_000) -> None:
+        self.limit, self.seconds, self.max_keys = limit, seconds, max_keys
+        self._times: dict[str, list[float]] = {}  # least lately used first
+
+    def wait(self, key: str, now: float) -> float:
+        """Seconds until ``key`` may have one more (0.0: now)."""
+        times = [t for t in self._times.get(key, ()) if t > now - self.seconds]
+        if len(times) < self.limit:
+            return 0.0
+        return times[len(times) - self.limit] + self.seconds - now
+
+    def add(self, key: str, now: float) -> None:
+        times = [t for t in self._times.pop(key, ()) if t > now - self.seconds]
+        self._times[key] = [*times, now]
+        while len(self._times) > self.max_keys:
+            del self._times[next(iter(self._times))]
+
+    def discard(self, key: str, when: float) -> None:
+        """Take back the event added at ``when`` (what it was for did not happen)."""
+        times = self._times.get(key)
+        if times and when in times:
+            times.remove(when)

@@ -22,7 +22,7 @@ from websockets.exceptions import InvalidStatus
 from tests.server.conftest import url
 from tests.server.refusals import refused
 from trickroom.server.app import App
-from trickroom.server.client import TrickroomClient
+from trickroom.server.client import ServerError, TrickroomClient
 from trickroom.server.metrics import METRICS
 
 
@@ -457,3 +457,59 @@ async def test_an_address_floods_two_nodes_at_its_one_rate(server):
     # budgets of 40 would have held back 80). A node may hold a few credits over.
     chunk = max(1, min(burst // 4, rate // 10))
     assert METRICS.messages_delayed._value.get() - delayed >= 2 * each - burst - 2 * chunk
+
+
+async def test_a_sprayed_password_is_counted_over_every_node(server):
+    """One password tried over many accounts, half of them on each node (issue 32, item
+    1): the nodes count its failures together, so it is checked a few times in all."""
+    a, b = await server.nodes(login_free_failures_per_guess=3, password_profile="cheapest")
+    stored = a.passwords.ph.hash("own-password")
+    for i in range(12):
+        await a.store.create_user(f"sprayed{i}", stored)
+    codes = []
+    async with TrickroomClient.connect(url(a), local_addr=("127.0.0.2", 0)) as on_a, \
+            TrickroomClient.connect(url(b), local_addr=("127.0.0.3", 0)) as on_b:
+        for i in range(12):
+            client = (on_a, on_b)[i % 2]
+            codes.append((await refused(client, {"type": "login", "name": f"sprayed{i}",
+                                                 "password": "123456"}))["code"])
+    assert codes.count("bad_credentials") <= 4 and codes[-4:] == ["rate_limited"] * 4
+
+
+async def test_signing_out_everywhere_closes_the_account_s_sockets_on_every_node(server):
+    """``logout_all`` on one node (issue 32, item D): the account's sockets on the other
+    node close too, and its sessions resume nowhere."""
+    a, b = await server.nodes(password_profile="cheapest")
+    async with TrickroomClient.connect(url(a)) as on_a, \
+            TrickroomClient.connect(url(b)) as on_b:
+        await on_a.request({"type": "register", "name": "ann", "password": "secret-1"})
+        await on_b.request({"type": "login", "name": "ann", "password": "secret-1"})
+        tokens = [on_a.session, on_b.session]
+        assert (await on_b.request({"type": "logout_all"}))["sessions"] == 2
+        await on_a.ws.wait_closed()
+        assert "signed out" in on_a.ws.close_reason
+    for node in (a, b):
+        for token in tokens:
+            async with TrickroomClient.connect(url(node)) as client:
+                error = await refused(client, {"type": "resume", "token": token})
+                assert error["code"] == "not_authorized"
+
+
+async def test_an_address_s_registrations_are_counted_over_every_node(server):
+    """20 accounts an hour from one address (issue 32, item 2), whichever node each is
+    made on; one refused for another reason (a taken name) is not counted."""
+    a, b = await server.nodes(registrations_per_hour_per_address=3,
+                              password_profile="cheapest")
+    replies = []
+    for i, node in enumerate((a, b, a, b, a)):
+        async with TrickroomClient.connect(url(node), local_addr=("127.0.0.2", 0)) as client:
+            if i == 1:
+                await refused(client, {"type": "register", "name": "new0",
+                                       "password": "long-enough"})  # name_taken
+            try:
+                replies.append(await client.request({"type": "register", "name": f"new{i}",
+                                                     "password": "long-enough"}))
+            except ServerError as exc:
+                replies.append(exc.reply)
+    assert [r["type"] for r in replies] == ["welcome"] * 3 + ["error"] * 2
+    assert {r["code"] for r in replies[3:]} == {"rate_limited"}

@@ -9,17 +9,19 @@ another node, no write needs a fence, and a guest name held here is held.
 from __future__ import annotations
 
 import contextlib
+import secrets
 import time
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterable, Sequence
 
 from trickroom.server.config import ServerSettings
-from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued
+from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued, close_signed_out
 from trickroom.server.listing import LISTED_STATES, listed_first
 from trickroom.server.protocol import ClientMessage, TableInfo
 from trickroom.server.store import Fence, Store
+from trickroom.server.tables.commands import ClientId
 from trickroom.server.tables.log import Shared
-from trickroom.server.throttle import Logins, TokenBucket
+from trickroom.server.throttle import Logins, TokenBucket, Window
 
 
 class LocalBudget(TokenBucket):
@@ -36,9 +38,13 @@ class LocalHub:
 
     def __init__(self, store: Store, settings: ServerSettings) -> None:
         self.store = store
+        self.guess_key = secrets.token_bytes(32)
+        self.registrations: Window | None = None  # made at the first registration
         self.logins = Logins(settings.login_free_failures,
                              settings.login_free_failures_per_address,
-                             settings.login_backoff_seconds, settings.login_backoff_max_seconds)
+                             settings.login_backoff_seconds, settings.login_backoff_max_seconds,
+                             settings.login_free_failures_per_guess,
+                             settings.login_failures_per_second, settings.login_failure_burst)
         # Each room's open tables as last told, by state: a room's list and its count come
         # from here in the time of the tables listed, not of every table open.
         self.listed: dict[str, dict[str, dict[str, TableInfo]]] = defaultdict(
@@ -235,11 +241,34 @@ class LocalHub:
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return LocalBudget(rate, burst)
 
-    async def login_wait(self, account: str | None, address: str) -> float:
-        return self.logins.wait(account, address, time.monotonic())
+    async def registration(self, address: str, limit: int, seconds: float) -> tuple[float, str]:
+        now = time.monotonic()
+        window = self._registrations(limit, seconds)
+        wait = window.wait(address, now)
+        if wait > 0:
+            return wait, ""
+        window.add(address, now)
+        return 0.0, repr(now)
 
-    async def login_failed(self, account: str, address: str) -> None:
-        self.logins.failed(account, address, time.monotonic())
+    def registration_failed(self, address: str, mark: str) -> None:
+        if self.registrations is not None and mark:
+            self.registrations.discard(address, float(mark))
+
+    def _registrations(self, limit: int, seconds: float) -> Window:
+        if self.registrations is None:
+            self.registrations = Window(limit, seconds)
+        return self.registrations
+
+    def signed_out(self, name: str, ended: str | None, keep: str, client: ClientId) -> None:
+        close_signed_out(self.host.clients.values(), name, ended, keep, client)
+
+    async def login_wait(self, account: str | None, address: str | None,
+                         guess: str | None = None) -> float:
+        return self.logins.wait(account, address, time.monotonic(), guess)
+
+    async def login_failed(self, account: str, address: str | None,
+                           guess: str | None = None) -> None:
+        self.logins.failed(account, address, time.monotonic(), guess)
 
     async def login_succeeded(self, account: str) -> None:
         self.logins.succeeded(account)

@@ -264,10 +264,47 @@ class Hub(Protocol):
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         """An address's message budget, one for all its sockets on every node."""
 
-    async def login_wait(self, account: str | None, address: str) -> float:
-        """Seconds until the account (if any) and the address may try a password again."""
+    def signed_out(self, name: str, ended: str | None, keep: str, client: ClientId) -> None:
+        """Sessions of the account ``name`` ended: close its sockets on every node but the
+        connection ``client`` that asked, those of the session ``ended`` if given, else of
+        any session but ``keep`` (a token's hash). See :func:`close_signed_out`."""
 
-    async def login_failed(self, account: str, address: str) -> None: ...
+    async def registration(self, address: str, limit: int, seconds: float) -> tuple[float, str]:
+        """Count one more account made by ``address``, over every node, unless it made
+        ``limit`` in the last ``seconds``: (0.0, a mark to give it back with), or (the
+        seconds until it may, "")."""
+
+    def registration_failed(self, address: str, mark: str) -> None:
+        """Give back a registration counted (no account was made)."""
+
+    guess_key: bytes
+    """The key a password tried is hashed with for the spray count (``Logins``): the same
+    on every node, so that they count one password together, and never stored."""
+
+    async def login_wait(self, account: str | None, address: str | None,
+                         guess: str | None = None) -> float:
+        """Seconds until the account (or known device), the address and the password
+        guessed (each if any; a guess also waits for everyone's failure budget) may try a
+        password again (server/throttle.py ``Logins``)."""
+
+    async def login_failed(self, account: str, address: str | None,
+                           guess: str | None = None) -> None: ...
 
     async def login_succeeded(self, account: str) -> None: ...
 
+
+
+SIGNED_OUT = "signed out: the account's sessions were ended"  # the sockets' close reason
+
+
+def close_signed_out(clients: Iterable[Member], name: str, ended: str | None, keep: str,
+                     client: ClientId) -> None:
+    """Close this node's sockets of ``name`` whose sessions ended (:meth:`Hub.signed_out`)."""
+    name = name.lower()
+    for member in list(clients):
+        session = getattr(member, "session", None)
+        if (member.remote or member.guest or member.id == client or session is None
+                or member.name.lower() != name):
+            continue
+        if session == ended if ended is not None else session != keep:
+            member.close(1008, SIGNED_OUT)

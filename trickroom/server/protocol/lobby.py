@@ -14,6 +14,30 @@ class Welcome(Reply):
     name: str
     guest: bool
     session: str
+    # A registered login's device token: keep it and send it with later logins of this
+    # account (``login.device``); a stranger's wrong guesses then do not keep you out.
+    device: str | None = None
+
+
+class SignedOut(Reply):
+    """Sessions ended (``logout_all``, ``change_password``): how many."""
+
+    type: Literal["signed_out"] = "signed_out"
+    sessions: int
+
+
+class SessionInfo(ServerMessage):
+    """One active session: when it was made and last used, and from where."""
+
+    created: float
+    last_used: float
+    address: str | None
+    current: bool  # the session of the connection that asked
+
+
+class SessionList(Reply):
+    type: Literal["sessions"] = "sessions"
+    sessions: list[SessionInfo]
 
 
 class Ok(Reply):

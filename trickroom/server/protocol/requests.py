@@ -28,9 +28,13 @@ class Register(Request):
 
 
 class Login(Request):
+    """Log in; ``device`` is the token an earlier ``welcome`` of this account gave this
+    device: a known device is not kept out by a stranger's wrong guesses."""
+
     type: Literal["login"]
     name: Name
     password: Annotated[str, Field(max_length=200)]
+    device: Annotated[str, Field(min_length=10, max_length=100)] | None = None
 
 
 class Guest(Request):
@@ -45,6 +49,35 @@ class Resume(Request):
 
     type: Literal["resume"]
     token: Annotated[str, Field(min_length=10, max_length=100)]
+
+
+Password = Annotated[str, Field(min_length=6, max_length=200)]
+
+
+class Logout(Request):
+    """End this session: its token no longer resumes, and the connection is no one."""
+
+    type: Literal["logout"]
+
+
+class LogoutAll(Request):
+    """Sign out everywhere: every session of the account ends, this one too."""
+
+    type: Literal["logout_all"]
+
+
+class ChangePassword(Request):
+    """A new password, given the old one; every other session of the account ends."""
+
+    type: Literal["change_password"]
+    old_password: Annotated[str, Field(max_length=200)]
+    new_password: Password
+
+
+class ListSessions(Request):
+    """The account's active sessions (where and when each was used)."""
+
+    type: Literal["sessions"]
 
 
 # -- the lobby --------------------------------------------------------------------------
@@ -198,14 +231,16 @@ class Settings(Request):
 
 
 ClientMessage = Annotated[
-    Register | Login | Guest | Resume | ListRooms | ListTables | CreateTable | Sit | Stand
+    Register | Login | Guest | Resume | Logout | LogoutAll | ChangePassword | ListSessions
+    | ListRooms | ListTables | CreateTable | Sit | Stand
     | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
     | Unqueue | CastVote | Settings | TableOptions,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = tuple(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
-    for m in (Register, Login, Guest, Resume, ListRooms, ListTables, CreateTable, Sit, Stand,
+    for m in (Register, Login, Guest, Resume, Logout, LogoutAll, ChangePassword, ListSessions,
+              ListRooms, ListTables, CreateTable, Sit, Stand,
               Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
               Unqueue, CastVote, Settings, TableOptions)
 )

@@ -24,7 +24,9 @@ from trickroom.server.protocol.lobby import (
     QueueStatus,
     Rooms,
     Seated,
+    SessionList,
     SettingsSaved,
+    SignedOut,
     TableCreated,
     Tables,
     TableUpdate,
@@ -36,13 +38,14 @@ from trickroom.server.protocol.requests import client_adapter
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
     Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip, Moved,
+    SignedOut, SessionList,
 )
 
 
 AnyServerMessage = Annotated[
     Error | Welcome | Ok | Rooms | Tables | TableUpdate | TableCreated | Seated | Snapshot
     | TableEvent | Skip | Prompt | ChatMessage | Pong | QueueStatus | SettingsSaved | TakenOver
-    | Moved,
+    | Moved | SignedOut | SessionList,
     Field(discriminator="type")]
 server_adapter: TypeAdapter[Any] = TypeAdapter(AnyServerMessage)
 """Every message the server sends, told apart by ``type`` (tests validate traffic with it)."""

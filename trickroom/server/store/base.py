@@ -199,16 +199,79 @@ class Store(ABC):
         """A guest name goes to a new guest: the sessions of whoever had it before end."""
         await self._write("DELETE FROM sessions WHERE name = ? AND guest = 1", (name,))
 
-    async def create_session(self, token_hash: str, name: str, guest: bool) -> None:
-        await self._write(
-            "INSERT INTO sessions (token_hash, name, guest, created) VALUES (?, ?, ?, ?)",
-            (token_hash, name, int(guest), time.time()))
+    async def create_session(self, token_hash: str, name: str, guest: bool,
+                             address: str | None = None, keep: int = 0) -> None:
+        """A new session; with ``keep``, the account's registered sessions past the
+        ``keep`` most lately used end (one account does not pile up sessions)."""
+        now = time.time()
+        written: list[Statement] = [(
+            "INSERT INTO sessions (token_hash, name, guest, created, last_used, address) "
+            "VALUES (?, ?, ?, ?, ?, ?)", (token_hash, name, int(guest), now, now, address))]
+        if keep and not guest:
+            written.append((
+                "DELETE FROM sessions WHERE name = ? AND guest = 0 AND token_hash NOT IN "
+                "(SELECT token_hash FROM sessions WHERE name = ? AND guest = 0 "
+                "ORDER BY COALESCE(last_used, created) DESC LIMIT ?)", (name, name, keep)))
+        await self._write_all(written)
 
-    async def session(self, token_hash: str) -> tuple[str, bool, float] | None:
-        """The session's (name, guest, time it was made)."""
-        row = await self._fetchone("SELECT name, guest, created FROM sessions "
+    async def session(self, token_hash: str) -> tuple[str, bool, float, float] | None:
+        """The session's (name, guest, time it was made, time it was last used)."""
+        row = await self._fetchone("SELECT name, guest, created, last_used FROM sessions "
                                    "WHERE token_hash = ?", (token_hash,))
-        return (row["name"], bool(row["guest"]), row["created"]) if row else None
+        if row is None:
+            return None
+        return (row["name"], bool(row["guest"]), row["created"],
+                row["last_used"] or row["created"])
+
+    async def session_used(self, token_hash: str, address: str) -> None:
+        """A session resumed now, from ``address``."""
+        await self._write("UPDATE sessions SET last_used = ?, address = ? WHERE token_hash = ?",
+                          (time.time(), address, token_hash))
+
+    async def end_session(self, token_hash: str) -> None:
+        await self._write("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
+
+    async def end_sessions(self, name: str, keep: str = "") -> int:
+        """End every registered session of ``name`` but ``keep`` (a token hash): how many
+        there were."""
+        rows = await self._fetchall("SELECT token_hash FROM sessions WHERE name = ? AND "
+                                    "guest = 0 AND token_hash <> ?", (name, keep))
+        await self._write("DELETE FROM sessions WHERE name = ? AND guest = 0 AND "
+                          "token_hash <> ?", (name, keep))
+        return len(rows)
+
+    async def forget_sessions(self, registered_before: float, guest_before: float) -> int:
+        """Forget the registered sessions last used before ``registered_before`` and the
+        guest sessions made before ``guest_before`` (none of them resumes): how many."""
+        where = ("(guest = 0 AND COALESCE(last_used, created) < ?) OR "
+                 "(guest = 1 AND created < ?)")
+        params = (registered_before, guest_before)
+        row = await self._fetchone(f"SELECT count(*) AS n FROM sessions WHERE {where}", params)
+        await self._write(f"DELETE FROM sessions WHERE {where}", params)
+        return int(row["n"]) if row else 0
+
+    async def sessions_of(self, name: str, since: float) -> list[Row]:
+        """The registered sessions of ``name`` used after ``since``, most lately used
+        first: token_hash, created, last_used, address."""
+        return await self._fetchall(
+            "SELECT token_hash, created, COALESCE(last_used, created) AS last_used, address "
+            "FROM sessions WHERE name = ? AND guest = 0 AND COALESCE(last_used, created) > ? "
+            "ORDER BY COALESCE(last_used, created) DESC", (name, since))
+
+    async def add_device(self, token_hash: str, name: str, keep: int = 50) -> None:
+        """A device that logged in to ``name`` with its password (issue 32, item 4); the
+        account's devices past the ``keep`` newest are forgotten."""
+        await self._write_all([
+            ("INSERT INTO devices (token_hash, name, created) VALUES (?, ?, ?) "
+             "ON CONFLICT (token_hash) DO NOTHING", (token_hash, name, time.time())),
+            ("DELETE FROM devices WHERE name = ? AND token_hash NOT IN (SELECT token_hash "
+             "FROM devices WHERE name = ? ORDER BY created DESC LIMIT ?)", (name, name, keep))])
+
+    async def device_of(self, token_hash: str) -> str | None:
+        """The account a device token was given to, if any."""
+        row = await self._fetchone("SELECT name FROM devices WHERE token_hash = ?",
+                                   (token_hash,))
+        return row["name"] if row else None
 
     async def guest_session_since(self, name: str, since: float) -> bool:
         """Whether a guest session for ``name`` was made after ``since``."""

@@ -57,6 +57,21 @@ RECORD_VERSION = "INSERT INTO schema_version (version, name, applied) VALUES (?,
 
 FIRST = "the first versioned schema"  # migration 1's name, on both engines
 
+# Migration 2 (issue 32, item D): a registered session ends when idle too long (when it
+# was last used) and is listed with the address it was used from; a device that logged
+# in with the right password is remembered, so a stranger's guesses do not lock it out.
+# The same SQL on both engines (PostgreSQL's REAL read as DOUBLE PRECISION).
+SESSIONS = "sessions that expire, and known devices"
+SESSION_COLUMNS = (("last_used", "REAL"), ("address", "TEXT"))
+DEVICES = """
+CREATE TABLE IF NOT EXISTS devices (
+    token_hash TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS devices_name ON devices (name);
+"""
+
 
 class SchemaTooNew(StoreError):
     """The database is at a schema version this code does not know (a later release

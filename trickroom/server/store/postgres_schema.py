@@ -13,7 +13,14 @@ from __future__ import annotations
 
 import asyncpg
 
-from trickroom.server.store.migrations import FIRST, Migration, Step
+from trickroom.server.store.migrations import (
+    DEVICES,
+    FIRST,
+    SESSION_COLUMNS,
+    SESSIONS,
+    Migration,
+    Step,
+)
 
 # Names compare without case as SQLite's COLLATE NOCASE does (ICU at strength 2).
 NOCASE = ("CREATE COLLATION IF NOT EXISTS tr_nocase "
@@ -135,11 +142,26 @@ async def _sigma(conn: asyncpg.Connection) -> str | None:
     return "added"
 
 
+async def _session_columns(conn: asyncpg.Connection) -> str:
+    for column, kind in SESSION_COLUMNS:
+        kind = kind.replace("REAL", "DOUBLE PRECISION")
+        await conn.execute(f"ALTER TABLE sessions ADD COLUMN IF NOT EXISTS {column} {kind}")
+    return "added"
+
+
+async def _devices(conn: asyncpg.Connection) -> str | None:
+    return await _made(conn, DEVICES.replace("REAL", "DOUBLE PRECISION"), _RELATIONS)
+
+
 CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
     Migration(1, FIRST, (
         Step("the collation tr_nocase", _collation),
         Step("tables and indexes", _tables),
         Step("rating_history.sigma", _sigma),
+    )),
+    Migration(2, SESSIONS, (
+        Step("sessions.last_used, sessions.address", _session_columns),
+        Step("devices", _devices),
     )),
 )
 

@@ -17,7 +17,14 @@ from typing import Any
 
 import aiosqlite
 
-from trickroom.server.store.migrations import FIRST, Migration, Step
+from trickroom.server.store.migrations import (
+    DEVICES,
+    FIRST,
+    SESSION_COLUMNS,
+    SESSIONS,
+    Migration,
+    Step,
+)
 from trickroom.server.store.statements import INDEX_PLAYER, players_of
 
 TABLES = """
@@ -169,11 +176,22 @@ async def _players(db: aiosqlite.Connection) -> str | None:
     return f"{len(played)} player(s) of {len(rows)} ended game(s)" if played else None
 
 
+async def _devices(db: aiosqlite.Connection) -> str | None:
+    before = await _objects(db)
+    for statement in statements(DEVICES):
+        await db.execute(statement)
+    return "made devices" if await _objects(db) - before else None
+
+
 CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(1, FIRST, (
         Step("tables and indexes", _tables),
         *(_column(*added) for added in COLUMNS),
         Step("game_players of the ended games", _players),
+    )),
+    Migration(2, SESSIONS, (
+        *(_column("sessions", *added) for added in SESSION_COLUMNS),
+        Step("devices", _devices),
     )),
 )
 

@@ -15,6 +15,9 @@ import * as profile from "./profile.js";
 const SESSION_KEY = "trickroom.session";
 const SEATS_KEY = "trickroom.seats";
 const IGNORE_KEY = "trickroom.ignored";
+// Each account's device token (a welcome's "device"): sent with its logins, so that a
+// stranger's wrong guesses do not keep this browser out of the account.
+const DEVICES_KEY = "trickroom.devices";
 
 const load = (key, fallback) => {
   try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; }
@@ -59,12 +62,16 @@ const ctx = {
   async loggedIn(welcome) {
     this.me = { name: welcome.name, guest: welcome.guest };
     save(SESSION_KEY, { token: welcome.session, name: welcome.name, guest: welcome.guest });
+    if (welcome.device) save(DEVICES_KEY, { ...load(DEVICES_KEY, {}), [welcome.name.toLowerCase()]: welcome.device });
     renderHeader();
     this.conn.request({ type: "list_rooms" }).then((r) => { this.rooms = r.rooms; }).catch(() => {});
     // The server forgets ignores when it restarts; tell it again.
     for (const name of this.ignored()) this.conn.send({ type: "ignore", name, on: true });
   },
+  deviceFor(name) { return load(DEVICES_KEY, {})[String(name).toLowerCase()]; },
   signOut() {
+    // The session ends on the server too (sent now or never: not queued for a later socket).
+    if (this.conn.ws?.readyState === WebSocket.OPEN) this.conn.ws.send(JSON.stringify({ type: "logout" }));
     localStorage.removeItem(SESSION_KEY);
     this.me = null;
     this.conn.drop();

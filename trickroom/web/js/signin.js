@@ -37,7 +37,7 @@ export function mount(main, ctx, params) {
   h("button", { type: "submit", class: "primary" }, "Play as guest"));
 
   const login = h("form", { class: "panel", "aria-labelledby": "login-h",
-    onsubmit: (e) => submit(e, (f) => ({ type: "login", name: f.get("name"), password: f.get("password") })) },
+    onsubmit: (e) => submit(e, (f) => ({ type: "login", name: f.get("name"), password: f.get("password"), device: ctx.deviceFor(f.get("name")) })) },
   h("h2", { id: "login-h" }, "Log in"),
   field("Name", "name", "text", { required: true, autocomplete: "username" }),
   field("Password", "password", "password", { required: true, autocomplete: "current-password" }),

@@ -144,9 +144,21 @@ class Take(Frame):
     sender: int
 
 
+@dataclass(frozen=True, slots=True)
+class SignedOut(Frame):
+    """On the lobby channel: sessions of the account ``name`` ended; every node closes
+    its sockets of them (``Hub.signed_out``)."""
+
+    kind = "signed_out"
+    name: str
+    ended: str | None
+    keep: str
+    client: ClientId
+
+
 FRAMES: dict[str, type[Frame]] = {cls.kind: cls for cls in (
     Relay, Deliver, Call, Done, Elsewhere, Follow, Gone, Listed, RoomChat, Moved, Closed,
-    Take)}
+    Take, SignedOut)}
 
 Handlers = Mapping[type[Frame], Callable[[Any, bytes], None]]
 """What a node does with each kind of frame: the frame and its body."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import secrets
 import time
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -26,7 +27,7 @@ from contextlib import AbstractAsyncContextManager
 from redis.exceptions import RedisError
 
 from trickroom.server.config import ServerSettings
-from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued
+from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued, close_signed_out
 from trickroom.server.hub.redis import frames
 from trickroom.server.hub.redis.bus import REDIS_AWAY, UNREACHABLE, Bus, ClusterUnavailable
 from trickroom.server.hub.redis.keys import Keys
@@ -40,8 +41,9 @@ from trickroom.server.hub.redis.wire import database
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ClientMessage, ProtocolError, TableInfo
 from trickroom.server.store import Fence, Store, StoreUnavailable
+from trickroom.server.tables.commands import ClientId
 from trickroom.server.tables.log import Shared
-from trickroom.server.throttle import Logins
+from trickroom.server.throttle import Logins, Window
 from trickroom.server.urls import masked
 
 BALANCE_OVER = 1.25  # a node holding more than this times the mean hands tables over
@@ -68,8 +70,12 @@ class RedisHub:
         self.balance_seconds = settings.balance_seconds
         self.logins = Logins(settings.login_free_failures,
                              settings.login_free_failures_per_address,
-                             settings.login_backoff_seconds, settings.login_backoff_max_seconds)
+                             settings.login_backoff_seconds, settings.login_backoff_max_seconds,
+                             settings.login_free_failures_per_guess,
+                             settings.login_failures_per_second, settings.login_failure_burst)
         self.limits: Limits  # made at start, once this node has its number
+        self.guess_key = secrets.token_bytes(32)  # the cluster's, read at start
+        self.registrations: Window | None = None  # this node's own count, made when first used
         routing, rooms = self.routing, self.rooms
         self.handlers: frames.Handlers = {
             frames.Relay: routing.on_relay, frames.Deliver: routing.on_deliver,
@@ -79,6 +85,7 @@ class RedisHub:
             frames.Closed: routing.on_closed, frames.Listed: rooms.on_listed,
             frames.Take: self.leases.on_take,
             frames.RoomChat: rooms.on_room_chat,
+            frames.SignedOut: self._on_signed_out,
         }
 
     def _on_message(self, channel: str, data: bytes) -> None:
@@ -114,6 +121,7 @@ class RedisHub:
                 number = self.node.number = await self.leases.join()
                 self.limits = Limits(self.bus, self.keys, number, self.node.lease_seconds)
                 self.limits.renewed()
+                self.guess_key = await self._guess_key()
                 await self.bus.start([self.keys.node_channel(number), self.keys.lobby_channel])
             except (*UNREACHABLE, RedisError) as exc:
                 raise ClusterUnavailable.of(self.url, exc) from exc
@@ -124,6 +132,14 @@ class RedisHub:
         self.node.spawn(self._balance_loop())
         METRICS.leases.set_function(lambda: len(self.leases.epochs))
         log.info("node %d joined the cluster at %s", number, masked(self.url))
+
+    async def _guess_key(self) -> bytes:
+        """The cluster's key for hashing guesses: the first node to start makes it (a
+        Redis that lost it gets a new one from the next node to start)."""
+        key = self.keys.key("guess-key")
+        await self.bus.redis.set(key, secrets.token_hex(32), nx=True)
+        found = await self.bus.redis.get(key)
+        return bytes.fromhex(found.decode() if isinstance(found, bytes) else str(found))
 
     def first_client_id(self) -> int:
         return self.node.first_client_id()
@@ -353,19 +369,52 @@ class RedisHub:
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return SharedBucket(self.limits, address, rate, burst)
 
-    async def login_wait(self, account: str | None, address: str) -> float:
-        """By every node's count (a second node is no way around it), and this node's own
-        (which still counts while Redis does not answer)."""
-        waits = [self.logins.wait(account, address, time.monotonic()),
-                 await self.limits.backoff_wait("address", address)]
+    async def registration(self, address: str, limit: int, seconds: float) -> tuple[float, str]:
+        if self.registrations is None:
+            self.registrations = Window(limit, seconds)
+        now = time.monotonic()
+        mark = f"{now!r}/{secrets.token_hex(4)}"  # this node's time (its own count's key)
+        wait = await self.limits.window_take("registrations", address, limit, seconds, mark,
+                                             self.registrations, now)
+        return (0.0, mark) if wait == 0 else (wait, "")
+
+    def registration_failed(self, address: str, mark: str) -> None:
+        if mark:
+            if self.registrations is not None:
+                self.registrations.discard(address, float(mark.split("/")[0]))
+            self.limits.window_give_back("registrations", address, mark)
+
+    def signed_out(self, name: str, ended: str | None, keep: str, client: ClientId) -> None:
+        """Every node closes its sockets of the ended sessions (this one too, as the frame
+        comes back to it)."""
+        self.node.publish(self.keys.lobby_channel, frames.SignedOut(name, ended, keep, client))
+
+    def _on_signed_out(self, frame: frames.SignedOut, body: bytes) -> None:
+        close_signed_out(self.node.host.clients.values(), frame.name, frame.ended, frame.keep,
+                         frame.client)
+
+    async def login_wait(self, account: str | None, address: str | None,
+                         guess: str | None = None) -> float:
+        """By every node's count of the account and the address (a second node is no way
+        around it), and this node's own (which still counts while Redis does not answer;
+        everyone's failure budget is each node's own)."""
+        waits = [self.logins.wait(account, address, time.monotonic(), guess)]
+        if address is not None:
+            waits.append(await self.limits.backoff_wait("address", address))
         if account is not None:
             waits.append(await self.limits.backoff_wait("account", account))
+        if guess is not None:
+            waits.append(await self.limits.backoff_wait("guess", guess))
         return max(waits)
 
-    async def login_failed(self, account: str, address: str) -> None:
-        self.logins.failed(account, address, time.monotonic())
+    async def login_failed(self, account: str, address: str | None,
+                           guess: str | None = None) -> None:
+        self.logins.failed(account, address, time.monotonic(), guess)
         await self.limits.backoff_failed("account", account, self.logins.account)
-        await self.limits.backoff_failed("address", address, self.logins.address)
+        if address is not None:
+            await self.limits.backoff_failed("address", address, self.logins.address)
+        if guess is not None:
+            await self.limits.backoff_failed("guess", guess, self.logins.guess)
 
     async def login_succeeded(self, account: str) -> None:
         self.logins.succeeded(account)

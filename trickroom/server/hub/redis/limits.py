@@ -16,9 +16,11 @@ in Redis:
   credit from it in small chunks (a tenth of a second's worth) and spends them
   locally, so a message costs Redis nothing until the chunk is gone; a flood
   pays one round trip per message, and waits its turn as in one process.
-* **Login back-off** per account and per address: the failures and the time a
-  key is closed until, kept by Redis with Redis's clock (never a node's) and
-  forgotten after ``window``.
+* **Login back-off** per account, per address and per password guessed: the
+  failures and the time a key is closed until, kept by Redis with Redis's clock
+  (never a node's) and forgotten after ``window``.
+* **Sliding windows** (registrations from one address an hour): a sorted set of
+  the events a key, by Redis's clock.
 
 Redis away: every check falls back to this node's own count (a pause in
 sharing, never a refusal of everyone); login back-off keeps counting locally
@@ -38,7 +40,7 @@ from redis.exceptions import RedisError
 
 from trickroom.server.hub.redis.bus import UNREACHABLE
 from trickroom.server.hub.redis.keys import Keys
-from trickroom.server.throttle import Backoff, TokenBucket
+from trickroom.server.throttle import Backoff, TokenBucket, Window
 
 if TYPE_CHECKING:
     from trickroom.server.hub.redis.bus import Bus
@@ -120,6 +122,24 @@ local closed = tonumber(redis.call('HGET', KEYS[1], 'until') or 0)
 return math.max(0, closed - now)
 """
 
+# One more event for a key, if it has had fewer than ARGV[1] in the last ARGV[2] ms (a
+# sliding window: registrations from one address an hour): recorded as member ARGV[3].
+# Returns 0, or the ms until the oldest one that counts leaves the window (nothing kept).
+WINDOW = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit, span = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
+local count = redis.call('ZCARD', KEYS[1])
+if count >= limit then
+  local oldest = redis.call('ZRANGE', KEYS[1], count - limit, count - limit, 'WITHSCORES')
+  return math.max(1, tonumber(oldest[2]) + span - now)
+end
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], span)
+return 0
+"""
+
 
 class SharedBucket:
     """One address's message budget on this node: credit taken from the address's bucket
@@ -167,6 +187,7 @@ class Limits:
         self.take = redis.register_script(TAKE)
         self._failed = redis.register_script(FAILED)
         self._wait = redis.register_script(WAIT)
+        self._window = redis.register_script(WINDOW)
         self._warned = 0.0
         self._shared: dict[str, int] = {}  # what this node last wrote, by field
 
@@ -239,3 +260,21 @@ class Limits:
 
     def backoff_succeeded(self, kind: str, key: str) -> None:
         self.bus.command("del", self.keys.backoff(kind, key))
+
+    # -- sliding windows ----------------------------------------------------------------------
+
+    async def window_take(self, kind: str, key: str, limit: int, seconds: float,
+                          mark: str, alone: Window, now: float) -> float:
+        """One more event for ``key`` over every node (``alone``, this node's own window,
+        counts it too, and answers while Redis does not): 0.0, or the seconds to wait."""
+        wait = alone.wait(key, now)
+        if wait > 0:
+            return wait
+        shared = int(await self.ask(self._window, [self.keys.key("window", kind, key.lower())],
+                                    [limit, int(seconds * 1000), mark], 0)) / 1000
+        if shared == 0:
+            alone.add(key, now)
+        return shared
+
+    def window_give_back(self, kind: str, key: str, mark: str) -> None:
+        self.bus.command("zrem", self.keys.key("window", kind, key.lower()), mark)
