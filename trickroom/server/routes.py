@@ -3,8 +3,9 @@
 Every path is answered in the WebSocket server's ``process_request`` hook, so
 everything shares one port and one event loop. ``/ws`` passes on to the
 socket's handshake once its origin (:mod:`.origins`) and its address's count
-allow it. The API (``/api/...``) is open to anyone, so each address (the client
-behind a trusted proxy, as the socket counts it) has a budget of requests, past
+allow it. The API (``/api/...``) is open to anyone, so each address group (the
+client behind a trusted proxy, grouped as the socket's limits group it) has a budget
+of requests, past
 which it is answered 429 with ``Retry-After``; static files, ``/healthz``,
 ``/readyz`` and ``/metrics`` are not counted (a monitor behind one address is
 never starved).
@@ -43,7 +44,7 @@ from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.origins import Origins
 from trickroom.server.protocol import TableInfo
-from trickroom.server.proxies import Network, address_of
+from trickroom.server.proxies import Peers
 from trickroom.server.store import Store
 from trickroom.server.throttle import Buckets
 
@@ -74,14 +75,14 @@ class Routes:
 
     def __init__(self, config: Config, store: Store, lobby: Lobby,
                  admits: Callable[[str], Awaitable[bool]],
-                 trusted_proxies: tuple[Network, ...],
+                 peers: Peers,
                  unready: Callable[[], Awaitable[list[str]]] | None = None) -> None:
         self.config = config
         self.unready = unready  # why the node should not be sent players now
         self.store = store
         self.lobby = lobby
-        self.admits = admits  # whether an address may open one more socket
-        self.trusted_proxies = trusted_proxies
+        self.admits = admits  # whether an address group may open one more socket
+        self.peers = peers
         settings = config.settings
         self.origins = Origins(settings.allowed_origins)
         self.api_budgets = Buckets(settings.http_per_second_per_address,
@@ -105,8 +106,7 @@ class Routes:
         if path == "/metrics":
             return _response(HTTPStatus.OK, METRICS.render(), "text/plain; version=0.0.4")
         if path.startswith("/api/"):
-            wait = self.api_budgets.take(address_of(connection, request,
-                                                    self.trusted_proxies))
+            wait = self.api_budgets.take(self.peers.key(connection, request))
             if wait:
                 return _rate_limited(wait)
             return await self.api(path, query)
@@ -131,7 +131,7 @@ class Routes:
             log.warning("refused a socket from origin %r", origins[0])
             return _response(HTTPStatus.FORBIDDEN, f"origin {origins[0]} may not open this "
                              "server's socket\n".encode(), "text/plain")
-        if not await self.admits(address_of(connection, request, self.trusted_proxies)):
+        if not await self.admits(self.peers.key(connection, request)):
             return _response(HTTPStatus.TOO_MANY_REQUESTS, b"too many connections\n",
                              "text/plain")
         return None
