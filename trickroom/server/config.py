@@ -113,6 +113,9 @@ class ServerSettings:
     # and 128 count each address alone (server/proxies.py).
     ipv4_prefix: int = 32
     ipv6_prefix: int = 64
+    # Finished games' reviews (GET /api/games/<id>), encoded, kept for the next request, in
+    # bytes at most (server/reviews.py): the least lately read go first.
+    review_cache_bytes: int = 67_108_864
 
 
 _SETTINGS = TypeAdapter(ServerSettings)
@@ -247,6 +250,9 @@ def server_settings(values: Mapping[str, Any],
         if value not in allowed:
             raise ConfigError(f"{where(name)} must be one of {', '.join(allowed)}, "
                               f"not {value!r}")
+    if settings.review_cache_bytes < 0:
+        raise ConfigError(f"{where('review_cache_bytes')} must be 0 bytes or more (0: "
+                          f"keep none), not {settings.review_cache_bytes!r}")
     if settings.keep_moves_seconds < 0:
         raise ConfigError(f"{where('keep_moves_seconds')} must be 0 seconds or more, "
                           f"not {settings.keep_moves_seconds!r}")

@@ -18,7 +18,6 @@ it holds: a control character in the path, a path no file system takes, or two
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import math
@@ -36,7 +35,6 @@ from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
 from trickroom.game.engine import rules_catalogue
-from trickroom.game.review import review
 from trickroom.ratings import SYSTEMS, Rating
 from trickroom.server import names
 from trickroom.server.config import Config
@@ -45,6 +43,7 @@ from trickroom.server.metrics import METRICS
 from trickroom.server.origins import Origins
 from trickroom.server.protocol import TableInfo
 from trickroom.server.proxies import Peers
+from trickroom.server.reviews import Reviews
 from trickroom.server.store import Store
 from trickroom.server.throttle import Buckets
 
@@ -87,6 +86,7 @@ class Routes:
         self.origins = Origins(settings.allowed_origins)
         self.api_budgets = Buckets(settings.http_per_second_per_address,
                                    settings.http_burst_per_address)
+        self.reviews = Reviews(store, settings.review_cache_bytes)
         # Each room's list as last sent, kept with the listings it was made of (so none of
         # them is another's while kept): the same listings again are the same bytes.
         self._listed: dict[str, tuple[list[TableInfo], int, bytes]] = {}
@@ -175,12 +175,11 @@ class Routes:
         return _response(HTTPStatus.OK, listed[2], "application/json")
 
     async def _game(self, game_id: str) -> Response:
-        record = await self.store.game(game_id) if GAME_ID.fullmatch(game_id) else None
-        if record is None:
+        # Built once, off the loop, and kept (reviews.py): no table waits for a review.
+        body = await self.reviews.body(game_id) if GAME_ID.fullmatch(game_id) else None
+        if body is None:
             return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
-        # Replaying a long game takes tens of ms: off the loop, so no table waits for it.
-        record["hands"] = await asyncio.to_thread(review, record["record"])
-        return _json(record)
+        return _response(HTTPStatus.OK, body, "application/json")
 
     async def _leaderboard(self, game: str, system: str) -> Response:
         if game not in ("spades", "hearts") or system not in SYSTEMS:
