@@ -17,6 +17,7 @@ from tests.server.test_seats import solo_table
 from trickroom.server.app import App
 from trickroom.server.client import TrickroomClient
 from trickroom.server.reviews import Kept
+from trickroom.server.store import StoreUnavailable
 
 
 async def finished_game(app: App, seed: int = 3) -> str:
@@ -85,6 +86,22 @@ async def test_a_flood_of_review_requests_from_one_address_group_is_told_to_wait
     assert json.loads(body)["code"] == "rate_limited"
     status, _, _ = await get(app, f"/api/games/{game_id}", forwarded_for="2001:db8:1::1")
     assert status == 200  # another /64 is served
+
+
+async def test_a_review_the_store_cannot_read_now_is_503_and_is_built_when_it_can(app):
+    game_id = await finished_game(app)
+    read = app.store.game
+
+    async def away(game_id: str) -> None:
+        raise StoreUnavailable("the database does not answer")
+
+    app.store.game = away
+    status, headers, body = await http_get(app, f"/api/games/{game_id}")
+    assert status == 503 and headers["Retry-After"] == "1"
+    assert json.loads(body)["code"] == "unavailable"
+    app.store.game = read
+    status, _, body = await http_get(app, f"/api/games/{game_id}")
+    assert status == 200 and json.loads(body)["id"] == game_id
 
 
 def test_the_cache_keeps_the_lately_read_within_its_bytes():

@@ -44,7 +44,7 @@ from trickroom.server.origins import Origins
 from trickroom.server.protocol import TableInfo
 from trickroom.server.proxies import Peers
 from trickroom.server.reviews import Reviews
-from trickroom.server.store import Store
+from trickroom.server.store import Store, StoreUnavailable
 from trickroom.server.throttle import Buckets
 
 log = logging.getLogger("trickroom.server")
@@ -109,7 +109,15 @@ class Routes:
             wait = self.api_budgets.take(self.peers.key(connection, request))
             if wait:
                 return _rate_limited(wait)
-            return await self.api(path, query)
+            try:
+                return await self.api(path, query)
+            except StoreUnavailable as exc:
+                log.warning("GET %s: the database is unavailable: %s", path, exc)
+                response = _json({"code": "unavailable", "message": "the database is "
+                                  "unreachable for a moment: ask again"},
+                                 HTTPStatus.SERVICE_UNAVAILABLE)
+                response.headers["Retry-After"] = "1"
+                return response
         return self.static(path)
 
     async def _readyz(self) -> Response:
