@@ -31,7 +31,7 @@ from trickroom.server.hub.port import Member
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ClientMessage, TableInfo
-from trickroom.server.proxies import networks
+from trickroom.server.proxies import Peers, networks
 from trickroom.server.queues import Queues
 from trickroom.server.ranked import Ranked
 from trickroom.server.readiness import Readiness
@@ -73,11 +73,12 @@ class App:
                                  seated=lambda name: name in self.lobby.seated,
                                  in_game=self._in_game)
         self.requests = Requests(settings, self.hub, self.lobby, self.queues, self.ranked)
-        proxies = networks(settings.trusted_proxies)
+        peers = Peers(networks(settings.trusted_proxies), settings.ipv4_prefix,
+                      settings.ipv6_prefix)
         self.sessions = Sessions(settings, self.hub, self.lobby, self.queues, self.accounts,
-                                 self.requests, proxies, self.clients)
+                                 self.requests, peers, self.clients)
         self.readiness = Readiness(self.store.ping, self.hub.unready)
-        self.routes = Routes(config, self.store, self.lobby, self.sessions.admits, proxies,
+        self.routes = Routes(config, self.store, self.lobby, self.sessions.admits, peers,
                              self.readiness.problems)
         self.passwords, self.guests = self.accounts.passwords, self.accounts.guests
         self.server: Server | None = None

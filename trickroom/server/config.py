@@ -17,7 +17,7 @@ from trickroom.ratings.registry import with_constants
 from trickroom.server.loops import LOOPS
 from trickroom.server.origins import invalid
 from trickroom.server.passwords import PROFILES
-from trickroom.server.proxies import networks
+from trickroom.server.proxies import IPV4_PREFIXES, IPV6_PREFIXES, networks
 from trickroom.server.store.sqlite import DURABILITY
 
 DEFAULT_CONFIG = Path(__file__).with_name("rooms.toml")
@@ -136,6 +136,15 @@ class ServerSettings:
     # /metrics are not counted.
     http_per_second_per_address: float = 10.0
     http_burst_per_address: int = 60
+    # Every per-address limit (sockets, messages, guests, tables, failed logins, chat, the
+    # HTTP API) counts an address group: an IPv4 address's first ``ipv4_prefix`` bits,
+    # an IPv6 address's first ``ipv6_prefix`` (one subscriber is given a whole /64). 32
+    # and 128 count each address alone (server/proxies.py).
+    ipv4_prefix: int = 32
+    ipv6_prefix: int = 64
+    # Finished games' reviews (GET /api/games/<id>), encoded, kept for the next request, in
+    # bytes at most (server/reviews.py): the least lately read go first.
+    review_cache_bytes: int = 67_108_864
 
 
 _SETTINGS = TypeAdapter(ServerSettings)
@@ -255,6 +264,10 @@ def server_settings(values: Mapping[str, Any],
     except ValueError as exc:
         reason = str(exc).removeprefix("trusted_proxies: ")
         raise ConfigError(f"{where('trusted_proxies')}: {reason}") from None
+    for name, bounds in (("ipv4_prefix", IPV4_PREFIXES), ("ipv6_prefix", IPV6_PREFIXES)):
+        if getattr(settings, name) not in bounds:
+            raise ConfigError(f"{where(name)} must be a prefix length from {bounds[0]} to "
+                              f"{bounds[-1]} bits, not {getattr(settings, name)!r}")
     wrong = invalid(settings.allowed_origins)
     if wrong:
         raise ConfigError(f"{where('allowed_origins')}: {wrong[0]!r} is not an origin "
@@ -266,6 +279,9 @@ def server_settings(values: Mapping[str, Any],
         if value not in allowed:
             raise ConfigError(f"{where(name)} must be one of {', '.join(allowed)}, "
                               f"not {value!r}")
+    if settings.review_cache_bytes < 0:
+        raise ConfigError(f"{where('review_cache_bytes')} must be 0 bytes or more (0: "
+                          f"keep none), not {settings.review_cache_bytes!r}")
     if settings.keep_moves_seconds < 0:
         raise ConfigError(f"{where('keep_moves_seconds')} must be 0 seconds or more, "
                           f"not {settings.keep_moves_seconds!r}")

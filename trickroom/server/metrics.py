@@ -35,6 +35,12 @@ class Metrics:
                                          "passwords hashed to check a login", registry=r)
         self.logins_throttled = Counter("trickroom_logins_throttled",
                                         "logins refused by the back-off, unchecked", registry=r)
+        self.reviews_built = Counter("trickroom_reviews_built", "game reviews replayed and "
+                                     "encoded (each finished game's once, while it stays "
+                                     "in the cache)", registry=r)
+        self.review_cache_bytes = Gauge("trickroom_review_cache_bytes",
+                                        "encoded game reviews kept for the next request",
+                                        registry=r)
 
         # What a cluster node does for the others (all zero on a server of one process).
         self.leases = Gauge("trickroom_cluster_leases", "tables this node holds the lease of",

@@ -3,8 +3,9 @@
 Every path is answered in the WebSocket server's ``process_request`` hook, so
 everything shares one port and one event loop. ``/ws`` passes on to the
 socket's handshake once its origin (:mod:`.origins`) and its address's count
-allow it. The API (``/api/...``) is open to anyone, so each address (the client
-behind a trusted proxy, as the socket counts it) has a budget of requests, past
+allow it. The API (``/api/...``) is open to anyone, so each address group (the
+client behind a trusted proxy, grouped as the socket's limits group it) has a budget
+of requests, past
 which it is answered 429 with ``Retry-After``; static files, ``/healthz``,
 ``/readyz`` and ``/metrics`` are not counted (a monitor behind one address is
 never starved).
@@ -17,7 +18,6 @@ it holds: a control character in the path, a path no file system takes, or two
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import math
@@ -35,7 +35,6 @@ from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
 from trickroom.game.engine import rules_catalogue
-from trickroom.game.review import review
 from trickroom.ratings import SYSTEMS, Rating
 from trickroom.server import names
 from trickroom.server.config import Config
@@ -43,8 +42,9 @@ from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.origins import Origins
 from trickroom.server.protocol import TableInfo
-from trickroom.server.proxies import Network, address_of
-from trickroom.server.store import Store
+from trickroom.server.proxies import Peers
+from trickroom.server.reviews import Reviews
+from trickroom.server.store import Store, StoreUnavailable
 from trickroom.server.throttle import Buckets
 
 log = logging.getLogger("trickroom.server")
@@ -74,18 +74,19 @@ class Routes:
 
     def __init__(self, config: Config, store: Store, lobby: Lobby,
                  admits: Callable[[str], Awaitable[bool]],
-                 trusted_proxies: tuple[Network, ...],
+                 peers: Peers,
                  unready: Callable[[], Awaitable[list[str]]] | None = None) -> None:
         self.config = config
         self.unready = unready  # why the node should not be sent players now
         self.store = store
         self.lobby = lobby
-        self.admits = admits  # whether an address may open one more socket
-        self.trusted_proxies = trusted_proxies
+        self.admits = admits  # whether an address group may open one more socket
+        self.peers = peers
         settings = config.settings
         self.origins = Origins(settings.allowed_origins)
         self.api_budgets = Buckets(settings.http_per_second_per_address,
                                    settings.http_burst_per_address)
+        self.reviews = Reviews(store, settings.review_cache_bytes)
         # Each room's list as last sent, kept with the listings it was made of (so none of
         # them is another's while kept): the same listings again are the same bytes.
         self._listed: dict[str, tuple[list[TableInfo], int, bytes]] = {}
@@ -105,11 +106,18 @@ class Routes:
         if path == "/metrics":
             return _response(HTTPStatus.OK, METRICS.render(), "text/plain; version=0.0.4")
         if path.startswith("/api/"):
-            wait = self.api_budgets.take(address_of(connection, request,
-                                                    self.trusted_proxies))
+            wait = self.api_budgets.take(self.peers.key(connection, request))
             if wait:
                 return _rate_limited(wait)
-            return await self.api(path, query)
+            try:
+                return await self.api(path, query)
+            except StoreUnavailable as exc:
+                log.warning("GET %s: the database is unavailable: %s", path, exc)
+                response = _json({"code": "unavailable", "message": "the database is "
+                                  "unreachable for a moment: ask again"},
+                                 HTTPStatus.SERVICE_UNAVAILABLE)
+                response.headers["Retry-After"] = "1"
+                return response
         return self.static(path)
 
     async def _readyz(self) -> Response:
@@ -131,7 +139,7 @@ class Routes:
             log.warning("refused a socket from origin %r", origins[0])
             return _response(HTTPStatus.FORBIDDEN, f"origin {origins[0]} may not open this "
                              "server's socket\n".encode(), "text/plain")
-        if not await self.admits(address_of(connection, request, self.trusted_proxies)):
+        if not await self.admits(self.peers.key(connection, request)):
             return _response(HTTPStatus.TOO_MANY_REQUESTS, b"too many connections\n",
                              "text/plain")
         return None
@@ -175,12 +183,11 @@ class Routes:
         return _response(HTTPStatus.OK, listed[2], "application/json")
 
     async def _game(self, game_id: str) -> Response:
-        record = await self.store.game(game_id) if GAME_ID.fullmatch(game_id) else None
-        if record is None:
+        # Built once, off the loop, and kept (reviews.py): no table waits for a review.
+        body = await self.reviews.body(game_id) if GAME_ID.fullmatch(game_id) else None
+        if body is None:
             return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
-        # Replaying a long game takes tens of ms: off the loop, so no table waits for it.
-        record["hands"] = await asyncio.to_thread(review, record["record"])
-        return _json(record)
+        return _response(HTTPStatus.OK, body, "application/json")
 
     async def _leaderboard(self, game: str, system: str) -> Response:
         if game not in ("spades", "hearts") or system not in SYSTEMS:

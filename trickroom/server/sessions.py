@@ -47,7 +47,7 @@ from trickroom.server.protocol import (
     ServerMessage,
     parse_client_message,
 )
-from trickroom.server.proxies import Network, address_of
+from trickroom.server.proxies import Peers
 from trickroom.server.queues import Queues
 from trickroom.server.requests import REQUESTS, TABLE_REQUESTS, Requests
 from trickroom.server.store import StoreUnavailable
@@ -72,12 +72,16 @@ class Connection:
     remote = False  # a socket of this node (a cluster's stand-ins are another node's)
 
     def __init__(self, ws: ServerConnection, settings: ServerSettings, client_id: int = 0,
-                 address: str = "?", here: Callable[[str], bool] = lambda table: True) -> None:
+                 address: str = "?", here: Callable[[str], bool] = lambda table: True,
+                 peer: str | None = None) -> None:
         self.ws = ws
         self.id = client_id  # how table machines name this connection
         self.name = ""
         self.guest = True
-        self.address = address  # the client's, behind the host's proxies (proxies.py)
+        # The client's address group, the key of its limits (proxies.py), and its own
+        # address behind the host's proxies, which the logs name.
+        self.address = address
+        self.peer = address if peer is None else peer
         self.logins = 0  # register, login, guest or resume on this socket
         self.session = ""  # the hash of its session's token, once logged in
         self.tables: set[str] = set()  # the tables this connection sits at or watches
@@ -109,7 +113,7 @@ class Connection:
             return None
         transport = ws.transport
         if transport.get_write_buffer_size() > self.outbox_bytes:
-            log.warning("closing slow consumer %s", self.name or ws.remote_address)
+            log.warning("closing slow consumer %s (%s)", self.name or "?", self.peer)
             self.close(1008, "slow consumer")
             return None
         return transport
@@ -147,7 +151,7 @@ class Sessions:
     """Every socket of this node, from its handshake to its close."""
 
     def __init__(self, settings: ServerSettings, hub: Hub, lobby: Lobby, queues: Queues,
-                 accounts: Accounts, requests: Requests, trusted_proxies: tuple[Network, ...],
+                 accounts: Accounts, requests: Requests, peers: Peers,
                  clients: dict[ClientId, Member]) -> None:
         self.settings = settings
         self.hub = hub
@@ -155,7 +159,7 @@ class Sessions:
         self.queues = queues
         self.accounts = accounts
         self.requests = requests
-        self.trusted_proxies = trusted_proxies
+        self.peers = peers  # who a socket's client is, and the group its limits count
         self.clients = clients  # every open connection, by its id
         self.ids = itertools.count(1)
         self.per_ip: dict[str, int] = defaultdict(int)
@@ -224,10 +228,12 @@ class Sessions:
 
     async def _opened(self, ws: ServerConnection) -> tuple[Connection, Budget] | None:
         """A new socket, counted for its address (None: one too many, closed)."""
-        ip = address_of(ws, ws.request, self.trusted_proxies)
+        peer = self.peers.address(ws, ws.request)
+        ip = self.peers.group(peer)
         if self._count_connection(ip, 1) > self.settings.connections_per_ip:
             # Let in by a check that many handshakes passed at once: one too many.
             self._count_connection(ip, -1)
+            log.info("refused a socket from %s: its group %s has too many", peer, ip)
             await ws.close(1013, "too many connections from one address")
             return None
         budget = self.address_budgets.get(ip)
@@ -236,7 +242,7 @@ class Sessions:
                 ip, self.settings.messages_per_second_per_address,
                 self.settings.message_burst_per_address)
         METRICS.connections.inc()
-        conn = Connection(ws, self.settings, next(self.ids), ip, self._here)
+        conn = Connection(ws, self.settings, next(self.ids), ip, self._here, peer)
         self.clients[conn.id] = conn
         return conn, budget
 

@@ -350,6 +350,29 @@ async def test_an_address_s_sockets_are_capped_over_every_node(server):
             await ws.close()
 
 
+async def test_an_address_group_s_sockets_and_guests_are_counted_as_one_over_every_node(
+        server):
+    """Two addresses of one IPv6 /64 (behind the host's proxy) are one client on every
+    node: the group is made before the hub counts it."""
+    a, b = await server.nodes(trusted_proxies=["127.0.0.1"], connections_per_ip=2,
+                              guests_per_address=1)
+    group = "2001:db8:9:1::/64"
+    async with AsyncExitStack() as stack:
+        first, second = [await stack.enter_async_context(TrickroomClient.connect(
+            url(node), additional_headers={"X-Forwarded-For": address}))
+            for node, address in ((a, "2001:db8:9:1::1"), (b, "2001:db8:9:1::2"))]
+        for node in {a, b}:
+            await eventually(lambda node=node: counted(node, "connections", group, 2))
+        for node in (a, b):
+            with pytest.raises(InvalidStatus) as err:
+                await connect(url(node), additional_headers={"X-Forwarded-For":
+                                                             "2001:db8:9:1::3"})
+            assert err.value.response.status_code == 429
+        await first.request({"type": "guest"})
+        await eventually(lambda: counted(b, "guests", group, 1))
+        assert (await refused(second, {"type": "guest"}))["code"] == "rate_limited"
+
+
 async def test_a_guesser_switching_nodes_meets_the_account_s_back_off(server):
     a, b = await server.nodes(login_free_failures=3, login_backoff_seconds=30,
                               password_profile="cheapest")

@@ -40,7 +40,7 @@ class Member(Protocol):
     id: ClientId
     name: str
     guest: bool
-    address: str
+    address: str  # the client's address group, the key of its limits (server/proxies.py)
     tables: set[str]  # the tables it sits at or watches
     remote: bool  # a client of another node of a cluster
 
@@ -102,7 +102,7 @@ class Host(Protocol):
 
 
 class Budget(Protocol):
-    """An address's message budget (a token bucket, shared or not)."""
+    """An address group's message budget (a token bucket, shared or not)."""
 
     def reserve(self) -> float | None:
         """Take one message's credit: the seconds its sender waits, or None when the
@@ -250,6 +250,8 @@ class Hub(Protocol):
         """Send a queued player a message, on whichever node it is connected."""
 
     # -- names and limits -------------------------------------------------------------------
+    # A key of a per-address limit is the address's group (server/proxies.py ``group_of``),
+    # made by the caller: the hubs count whatever key they are given, all alike.
 
     async def hold_guest(self, name: str, seconds: float, renew: bool = False) -> bool:
         """Hold a guest name for ``seconds`` over every node; False if another holds it."""

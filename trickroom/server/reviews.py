@@ -1,0 +1,98 @@
+"""A finished game's review (``GET /api/games/<id>``), built once and kept.
+
+A review replays the whole game (:func:`~trickroom.game.review.review`) and is encoded
+to JSON: a long game's is hundreds of kilobytes and tens of milliseconds of CPU.
+Anyone may ask for it, again and again; built for every request, a few clients asking
+in a loop would hold the event loop and starve every table (issue 32, item B). But a
+finished game never changes (the store serves only finished ones, and retention
+repacks a record without changing what it holds), so:
+
+* its review is built once, replayed *and encoded* in a worker thread, never on the
+  event loop, and one at a time (each holds the GIL most of its time; two at once
+  would only take twice the loop's share);
+* requests for a review being built wait for that one build (no second replay);
+* the encoded bytes are kept in :class:`Kept`, bounded in bytes (``review_cache_bytes``),
+  the least lately read going first; a review larger than the whole cache is served
+  and not kept.
+
+What an address group may ask at all is the HTTP API's budget (:mod:`.routes`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import OrderedDict
+from typing import Any
+
+from trickroom.game.review import review
+from trickroom.server.metrics import METRICS
+from trickroom.server.store import Store
+
+
+class Kept:
+    """Encoded reviews by game id, at most ``max_bytes`` of them, least lately read out
+    first."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._bodies: OrderedDict[str, bytes] = OrderedDict()
+
+    def get(self, game_id: str) -> bytes | None:
+        body = self._bodies.get(game_id)
+        if body is not None:
+            self._bodies.move_to_end(game_id)
+        return body
+
+    def put(self, game_id: str, body: bytes) -> None:
+        if len(body) > self.max_bytes or game_id in self._bodies:
+            return
+        self._bodies[game_id] = body
+        self.bytes += len(body)
+        while self.bytes > self.max_bytes:
+            _, old = self._bodies.popitem(last=False)
+            self.bytes -= len(old)
+
+    def __len__(self) -> int:
+        return len(self._bodies)
+
+
+def encoded(record: dict[str, Any]) -> bytes:
+    """A game's public record with its review, as the API sends it (in a worker thread)."""
+    record["hands"] = review(record["record"])
+    return json.dumps(record).encode()
+
+
+class Reviews:
+    """The reviews a node serves: each built once, off the loop, and kept."""
+
+    def __init__(self, store: Store, max_bytes: int) -> None:
+        self.store = store
+        self.kept = Kept(max_bytes)
+        self._building: dict[str, asyncio.Future[bytes | None]] = {}
+        self._builder = asyncio.Semaphore(1)  # one replay at a time
+        METRICS.review_cache_bytes.set_function(lambda: self.kept.bytes)
+
+    async def body(self, game_id: str) -> bytes | None:
+        """A finished game's review, encoded; None when there is no finished game by that
+        id (not kept: the game may finish later)."""
+        body = self.kept.get(game_id)
+        if body is not None:
+            return body
+        building = self._building.get(game_id)
+        if building is None:
+            building = self._building[game_id] = asyncio.ensure_future(self._build(game_id))
+            building.add_done_callback(lambda _: self._building.pop(game_id, None))
+        # A request that goes away (its client hung up) leaves the build to the others.
+        return await asyncio.shield(building)
+
+    async def _build(self, game_id: str) -> bytes | None:
+        record = await self.store.game(game_id)
+        if record is None:
+            return None
+        async with self._builder:
+            body = await asyncio.to_thread(encoded, record)
+        METRICS.reviews_built.inc()
+        self.kept.put(game_id, body)
+        return body
