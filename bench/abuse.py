@@ -15,11 +15,14 @@ on accounts, each on a fresh server: a spray of one password over 40 accounts fr
 addresses (how many checked, how many broken), a registration flood from one address
 over 12 sockets for ``--window`` seconds (accounts made), and another address's 20
 logins during a flood of good logins from one address (how many welcomed, p99 against
-20 quiet ones). Targets 127.0.0.x only; bounded in time. Ends with::
+20 quiet ones), and ten tables of searching robots left by their creator beside the
+victim's (its act p99 against a quiet window). Targets 127.0.0.x only; bounded in time.
+Ends with::
 
     abuse flood_act_p99_ratio=<r> flood_ping_p99_ratio=<p> checked=<n>/<guesses>
         no_backoff_act_p99_ratio=<q> spray_checked=<s>/40 spray_broken=<b>
         registered=<a> others_welcomed=<w>/20 others_p99_ratio=<o>
+        robot_tables=<t> robots_act_p99_ratio=<r>
         (one line; ratios: flood over quiet)
 """
 
@@ -339,6 +342,46 @@ async def others_run(workdir: Path) -> tuple[int, float]:
     return welcomed, ratio(pct(flood, 0.99), pct(quiet, 0.99))
 
 
+async def robots_run(workdir: Path, seconds: float, tables: int = 10) -> tuple[int, float]:
+    """Issue 32, A: the victim plays a quiet window; then one address opens ``tables``
+    casual tables of long games (target 5000, no mercy), fills each with searching
+    robots and leaves it, and the victim plays another window. How many such tables
+    were opened, and the victim's act p99 with them over quiet."""
+    config = workdir / "robots.toml"
+    config.write_text(CONFIG.format(extra=""))
+    with Server(workdir / "robots.sqlite3", config) as server:
+        async with connect(server.url, compression=None, max_size=2**22,
+                           local_addr=("127.0.0.2", 0)) as ws:
+            victim = Victim(ws)
+            tasks = [asyncio.create_task(victim.play()), asyncio.create_task(victim.ping())]
+            await asyncio.sleep(1.0)
+            quiet = victim.window = Window(False)
+            await asyncio.sleep(seconds)
+            opened = 0
+            for i in range(tables):
+                async with connect(server.url, local_addr=("127.0.0.1", 0)) as leaver:
+                    await request(leaver, {"type": "guest", "name": f"leaver{i}"})
+                    try:
+                        made = await request(leaver, {
+                            "type": "create_table", "room": "spades",
+                            "rules": {"target": 5000, "mercy": None}})
+                    except RuntimeError:  # refused (a cap of the address's): not opened
+                        continue
+                    table = made["table"]["id"]
+                    await request(leaver, {"type": "sit", "table": table, "seat": 0})
+                    await request(leaver, {"type": "fill_robots", "table": table,
+                                           "level": "search"})
+                    await request(leaver, {"type": "stand", "table": table})
+                    opened += 1
+            await asyncio.sleep(1.0)  # the robots at work
+            loaded = victim.window = Window(True)
+            await asyncio.sleep(seconds)
+            victim.window = None
+            for t in tasks:
+                t.cancel()
+    return opened, ratio(pct(loaded.acts, 0.99), pct(quiet.acts, 0.99))
+
+
 def summary(windows: list[Window]) -> dict[str, float]:
     quiet = [w for w in windows if not w.flood]
     flood = [w for w in windows if w.flood]
@@ -388,6 +431,7 @@ async def main(argv: list[str] | None = None) -> int:
         spray_checked, spray_broken = await spray_run(Path(tmp))
         registered = await registration_run(Path(tmp), args.window)
         welcomed, others_ratio = await others_run(Path(tmp))
+        robot_tables, robots_ratio = await robots_run(Path(tmp), args.window)
     for backoff, r in results.items():
         console.print(
             f"back-off {'on ' if backoff else 'off'}: act p50/p99 quiet "
@@ -401,14 +445,17 @@ async def main(argv: list[str] | None = None) -> int:
     console.print(f"spray: 1 password over 40 accounts from 2 addresses: {spray_checked} "
                   f"checked, {spray_broken} broken; registration flood: {registered} "
                   f"accounts in {args.window:.0f} s; another address during a login flood: "
-                  f"{welcomed}/20 welcomed, p99 x{others_ratio:.2f} of quiet")
+                  f"{welcomed}/20 welcomed, p99 x{others_ratio:.2f} of quiet; {robot_tables} "
+                  f"tables of searching robots left by one address: another table's act p99 "
+                  f"x{robots_ratio:.2f} of quiet")
     on = results[True]
     print(f"abuse flood_act_p99_ratio={on['act_p99_ratio']:.2f} "
           f"flood_ping_p99_ratio={on['ping_p99_ratio']:.2f} "
           f"no_backoff_act_p99_ratio={results[False]['act_p99_ratio']:.2f} "
           f"checked={checked}/{args.guesses} spray_checked={spray_checked}/40 "
           f"spray_broken={spray_broken} registered={registered} "
-          f"others_welcomed={welcomed}/20 others_p99_ratio={others_ratio:.2f}")
+          f"others_welcomed={welcomed}/20 others_p99_ratio={others_ratio:.2f} "
+          f"robot_tables={robot_tables} robots_act_p99_ratio={robots_ratio:.2f}")
     return 0
 
 
