@@ -45,6 +45,17 @@ async def owner_epoch(services: Services, table: str) -> int:
     return int(rows[0]["epoch"]) if rows else 0
 
 
+async def a_long_game(player: TrickroomClient) -> tuple[str, dict]:
+    """A guest's table of a long game (no mercy) with three robots: its id and the seat."""
+    await player.request({"type": "guest", "name": "p"})
+    created = await player.request({"type": "create_table", "room": "spades",
+                                    "rules": {"target": 500, "mercy": None}})
+    table = created["table"]["id"]
+    seated = await player.request({"type": "sit", "table": table, "seat": 0})
+    await player.request({"type": "fill_robots", "table": table, "level": "heuristic"})
+    return table, seated
+
+
 async def test_a_node_woken_after_losing_its_table_answers_nothing_for_it(services, tmp_path):
     conf = config(tmp_path)
     paused = Server(services.store, conf, extra=services.node_args())
@@ -53,13 +64,7 @@ async def test_a_node_woken_after_losing_its_table_answers_nothing_for_it(servic
     try:
         other.start()
         async with TrickroomClient.connect(paused.url) as player:
-            await player.request({"type": "guest", "name": "p"})
-            created = await player.request({"type": "create_table", "room": "spades",
-                                            "rules": {"target": 500, "mercy": None}})
-            table = created["table"]["id"]
-            seated = await player.request({"type": "sit", "table": table, "seat": 0})
-            await player.request({"type": "fill_robots", "table": table,
-                                  "level": "heuristic"})
+            table, seated = await a_long_game(player)
             epoch = await owner_epoch(services, table)
 
             os.kill(paused.pid, signal.SIGSTOP)
@@ -107,13 +112,7 @@ async def test_a_player_rejoining_while_their_tables_node_is_paused_is_not_sent_
     try:
         other.start()
         async with TrickroomClient.connect(paused.url) as player:
-            await player.request({"type": "guest", "name": "p"})
-            created = await player.request({"type": "create_table", "room": "spades",
-                                            "rules": {"target": 500, "mercy": None}})
-            table = created["table"]["id"]
-            seated = await player.request({"type": "sit", "table": table, "seat": 0})
-            await player.request({"type": "fill_robots", "table": table,
-                                  "level": "heuristic"})
+            table, seated = await a_long_game(player)
             epoch = await owner_epoch(services, table)
             os.kill(paused.pid, signal.SIGSTOP)
             try:
