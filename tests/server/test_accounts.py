@@ -73,7 +73,7 @@ async def test_two_accounts_finishing_a_casual_game_count_it_once_each(app):
         await a.request({"type": "register", "name": "amy", "password": "amy-amy"})
         await b.request({"type": "register", "name": "ben", "password": "ben-ben"})
         created = await a.request({"type": "create_table", "room": "spades",
-                                   "rules": {"target": 100, "mercy": 100}})
+                                   "rules": {"target": 250, "mercy": 250}})
         table_id = created["table"]["id"]
         await a.request({"type": "sit", "table": table_id, "seat": 0})
         await b.request({"type": "sit", "table": table_id, "seat": 1})

@@ -138,7 +138,7 @@ def test_a_failed_write_of_a_robot_s_move_is_tried_again_shortly():
 
 
 def test_the_whole_game_ends_stored_rated_and_over():
-    table = bench(rules={"target": 100, "mercy": 100})
+    table = bench(rules={"target": 250, "mercy": 250})
     table.seat_four()
     play_out(table)
     ended = [r for r in table.stored if isinstance(r, GameEnded)]
@@ -147,6 +147,17 @@ def test_the_whole_game_ends_stored_rated_and_over():
     assert len(over) == 1 and over[0]["ratings"] == []
     assert table.machine.state.phase == "over"
     assert len(table.stored_actions()) == len(table.machine.state.game.actions)
+
+
+def test_a_game_shorter_than_half_its_rooms_target_counts_toward_no_eligibility():
+    """Issue 32, item 7: five games to one point, a hand each, with a second account of
+    one's own, made an account eligible for ranked play in 0.6 s."""
+    for target, counted in ((1, ()), (249, ()), (250, ("p1", "p2", "p3", "p4"))):
+        table = bench(rules={"target": target, "mercy": 250})
+        table.seat_four()
+        play_out(table)
+        [ended] = [r for r in table.stored if isinstance(r, GameEnded)]
+        assert ended.casual_players == counted, target
 
 
 def test_play_again_starts_a_new_game_once_every_player_asked():

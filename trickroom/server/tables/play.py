@@ -350,7 +350,12 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
 def _casual_credit(table: Table) -> tuple[str, ...]:
     """Who a finished casual game counts toward ranked eligibility: each registered
     account present at the end, once, and only when at least two distinct accounts
-    played (one account alone, or with guests and robots, earns nothing)."""
+    played (one account alone, or with guests and robots, earns nothing), a game of a
+    real length: to at least half the room's own target (issue 32, item 7: five games
+    to one point, a hand each, had made an account eligible in 0.6 s)."""
+    game = table.state.game
+    if game is None or 2 * game.rules.target < table.room.make_rules().target:
+        return ()
     accounts = sorted({s.account for s in table.state.seats
                        if s.connected and s.account and not s.guest})
     return tuple(accounts) if len(accounts) >= 2 else ()
