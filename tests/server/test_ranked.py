@@ -75,8 +75,9 @@ async def ranked_app(tmp_path, clock):
 async def players(app: App, stack: AsyncExitStack, names: list[str],
                   experienced: bool = True) -> list[TrickroomClient]:
     clients = []
-    for name in names:
-        client = await stack.enter_async_context(TrickroomClient.connect(url(app)))
+    for i, name in enumerate(names):  # each from an address of its own (loopback has 127/8)
+        client = await stack.enter_async_context(
+            TrickroomClient.connect(url(app), local_addr=(f"127.0.0.{10 + i}", 0)))
         await client.request({"type": "register", "name": name, "password": "secret-" + name})
         if experienced:
             await app.store.set_casual_games(name, 5)
@@ -241,6 +242,34 @@ async def test_robots_may_not_sit_at_a_ranked_table(ranked_app):
 
 
 # -- the random queue -------------------------------------------------------------------------
+
+
+async def test_the_random_queue_never_seats_two_players_of_one_address_together(ranked_app):
+    """Issue 32, item 8: one person's four accounts, queued together in a quiet room, were
+    seated together and farmed the random queue (a rated game, its multiplier x8 in the
+    ranking-points system). Players of one address group are never drawn together: four
+    accounts from one address wait, and a player from elsewhere is seated with one."""
+    async with AsyncExitStack() as stack:
+        farm = []
+        for i in range(4):
+            client = await stack.enter_async_context(
+                TrickroomClient.connect(url(ranked_app), local_addr=("127.0.0.60", 0)))
+            await client.request({"type": "register", "name": f"farm{i}",
+                                  "password": f"secret-farm{i}"})
+            await ranked_app.store.set_casual_games(f"farm{i}", 5)
+            farm.append(client)
+        for client in farm:
+            await client.request({"type": "queue", "room": "hearts-zone"})
+        # Each queue request is answered after its match was tried: no one was drawn.
+        assert len((await ranked_app.hub.queued("hearts-zone"))[0]) == 4
+        assert not any(m.get("type") == "seated" for c in farm for m in c.received)
+        others = await players(ranked_app, stack, ["far1", "far2", "far3"])
+        for client in others:
+            await client.request({"type": "queue", "room": "hearts-zone"})
+        await wait_for(lambda: all(any(m.get("type") == "seated" for m in c.received)
+                                   for c in others))
+        seated_farm = [c for c in farm if any(m.get("type") == "seated" for m in c.received)]
+        assert len(seated_farm) == 1  # one of the four, beside three others
 
 
 async def test_the_random_queue_seats_four_distinct_players_and_records_it(ranked_app):

@@ -41,8 +41,9 @@ async def ranked_app(tmp_path):
 
 async def bots(app, stack: AsyncExitStack, names: list[str]) -> list[TrickroomClient]:
     clients = []
-    for name in names:
-        client = await stack.enter_async_context(TrickroomClient.connect(ws_url(app)))
+    for i, name in enumerate(names):  # other people: other addresses than the browser's
+        client = await stack.enter_async_context(
+            TrickroomClient.connect(ws_url(app), local_addr=(f"127.0.0.{10 + i}", 0)))
         await client.request({"type": "register", "name": name, "password": PASSWORD})
         await app.store.set_casual_games(name, 5)
         clients.append(client)

@@ -77,9 +77,9 @@ class Queues:
             if not matching:
                 return  # another matcher is at work; it will see these players too
             queued, _ = await self.hub.queued(room_name)
-            if len(queued) < 4:
+            players = four_apart(queued, draw)
+            if players is None:
                 return
-            players = draw.sample(queued, 4)
             for player in players:
                 await self.hub.queue_remove(room_name, player.name)
         table = await self.lobby.new_table(room_name, {}, "random_queue")
@@ -111,3 +111,18 @@ class Queues:
             status = QueueStatus(id=request_id, room=room_name, queued=False,
                                  length=len(queued), expected_wait=expected)
             asker.send_text(status.encode())
+
+
+def four_apart(queued: list[Queued], draw: secrets.SystemRandom) -> list[Queued] | None:
+    """Four queued players drawn at random, no two from one address group (issue 32, item
+    8: one person's four accounts, queued together in a quiet room, were seated together
+    and farmed the random queue's rating weight); None until four such are queued."""
+    chosen: list[Queued] = []
+    groups: set[str] = set()
+    for entry in draw.sample(queued, len(queued)):
+        if entry.address not in groups:
+            chosen.append(entry)
+            groups.add(entry.address)
+            if len(chosen) == 4:
+                return chosen
+    return None

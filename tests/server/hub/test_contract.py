@@ -261,8 +261,9 @@ async def test_the_random_queue_is_one_queue_over_every_node(server):
     a, b = await server.nodes(password_profile="cheapest")
     async with AsyncExitStack() as stack:
         clients = []
-        for i, node in enumerate((a, b, a, b)):
-            client = await stack.enter_async_context(TrickroomClient.connect(url(node)))
+        for i, node in enumerate((a, b, a, b)):  # four people: four addresses
+            client = await stack.enter_async_context(
+                TrickroomClient.connect(url(node), local_addr=(f"127.0.0.{10 + i}", 0)))
             await client.request({"type": "register", "name": f"q{i}", "password": "secret-q"})
             await a.store.set_casual_games(f"q{i}", 5)
             clients.append(client)
