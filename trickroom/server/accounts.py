@@ -73,9 +73,17 @@ class Accounts:
         self.passwords = Passwords(settings.password_profile, settings.password_workers,
                                    settings.password_queue, settings.password_queue_per_address,
                                    settings.password_checks_per_second_per_address,
-                                   settings.password_check_burst_per_address)
+                                   settings.password_check_burst_per_address,
+                                   budget=self._password_budget)
         self.guests = GuestNames()
         self.guests.on_count = lambda address, count: hub.share_count("guests", address, count)
+
+    async def _password_budget(self, address: str) -> float:
+        """An address's budget of passwords checked, one over every node."""
+        settings = self.settings
+        return await self.hub.take("passwords", address,
+                                   settings.password_checks_per_second_per_address,
+                                   settings.password_check_burst_per_address)
 
     async def authenticate(self, conn: Caller, msg: Authenticate) -> None:
         """Log a connection in as a new account, an account, a guest or a session."""

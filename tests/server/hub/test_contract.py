@@ -537,3 +537,72 @@ async def test_an_address_s_registrations_are_counted_over_every_node(server):
                 replies.append(exc.reply)
     assert [r["type"] for r in replies] == ["welcome"] * 3 + ["error"] * 2
     assert {r["code"] for r in replies[3:]} == {"rate_limited"}
+
+
+async def test_an_address_s_passwords_checked_are_one_budget_over_every_node(server):
+    """A flood of logins spread over the nodes gets one address's budget of password
+    checks, not one a node (issue 32, items 2-3)."""
+    a, b = await server.nodes(password_check_burst_per_address=3,
+                              password_checks_per_second_per_address=0.001,
+                              login_free_failures=100, login_free_failures_per_address=100,
+                              login_free_failures_per_guess=100, password_profile="cheapest")
+    async with TrickroomClient.connect(url(a)) as owner:
+        await owner.request({"type": "register", "name": "cat", "password": "meow-meow"})
+    codes = []
+    for i, node in enumerate((a, b, a, b, a)):
+        async with TrickroomClient.connect(url(node), local_addr=("127.0.0.7", 0)) as client:
+            codes.append((await refused(client, {"type": "login", "name": "cat",
+                                                 "password": f"guess-{i}"}))["code"])
+    assert codes == ["bad_credentials"] * 3 + ["rate_limited"] * 2
+
+
+async def test_an_account_s_chat_rate_is_one_over_every_node(server):
+    a, b = await server.nodes(chat_burst_per_account=3, chat_per_second_per_account=0.001,
+                              password_profile="cheapest")
+    async with TrickroomClient.connect(url(a), local_addr=("127.0.0.2", 0)) as on_a, \
+            TrickroomClient.connect(url(b), local_addr=("127.0.0.3", 0)) as on_b:
+        await on_a.request({"type": "register", "name": "talker", "password": "talk-talk"})
+        await on_b.request({"type": "login", "name": "talker", "password": "talk-talk"})
+        said = []
+        for client in (on_a, on_b, on_a, on_b, on_a):
+            try:
+                await client.request({"type": "chat", "room": "spades", "text": "hi"})
+                said.append("said")
+            except ServerError as exc:
+                assert exc.code == "rate_limited" and "account" in str(exc), exc.reply
+                said.append("refused")
+    assert said == ["said"] * 3 + ["refused"] * 2
+
+
+async def test_an_address_s_chat_rate_is_one_over_every_node(server):
+    a, b = await server.nodes(chat_burst_per_address=3, chat_per_second_per_address=0.001)
+    async with AsyncExitStack() as stack:
+        said = []
+        for i, node in enumerate((a, b, a, b, a)):
+            client = await stack.enter_async_context(
+                TrickroomClient.connect(url(node), local_addr=("127.0.0.4", 0)))
+            await client.request({"type": "guest", "name": f"talk{i}"})
+            try:
+                await client.request({"type": "chat", "room": "spades", "text": "hi"})
+                said.append("said")
+            except ServerError as exc:
+                assert exc.code == "rate_limited", exc.reply
+                said.append("refused")
+    assert said == ["said"] * 3 + ["refused"] * 2
+
+
+async def test_everyone_s_failed_logins_are_one_budget_over_every_node(server):
+    """A spray over many accounts, passwords and addresses meets one budget of failures,
+    whichever node each guess goes to (issue 32, item 1)."""
+    a, b = await server.nodes(login_failure_burst=4, login_failures_per_second=0.001,
+                              password_profile="cheapest")
+    for i in range(8):
+        async with TrickroomClient.connect(url(a)) as owner:
+            await owner.request({"type": "register", "name": f"p{i}", "password": "own-pass"})
+    codes = []
+    for i, node in enumerate((a, b) * 4):
+        async with TrickroomClient.connect(url(node),
+                                           local_addr=(f"127.0.0.{i + 10}", 0)) as client:
+            codes.append((await refused(client, {"type": "login", "name": f"p{i}",
+                                                 "password": f"guess-{i}"}))["code"])
+    assert codes == ["bad_credentials"] * 4 + ["rate_limited"] * 4

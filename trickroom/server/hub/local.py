@@ -21,7 +21,7 @@ from trickroom.server.protocol import ClientMessage, TableInfo
 from trickroom.server.store import Fence, Store
 from trickroom.server.tables.commands import ClientId
 from trickroom.server.tables.log import Shared
-from trickroom.server.throttle import Logins, TokenBucket, Window
+from trickroom.server.throttle import Buckets, Logins, TokenBucket, Window
 
 
 class LocalBudget(TokenBucket):
@@ -59,6 +59,7 @@ class LocalHub:
         # Guest names held, case-folded, until when (monotonic): Redis's SET NX PX here.
         self._guests: dict[str, float] = {}
         self._guests_pruned = 0  # how many held names the last pruning left
+        self._buckets: dict[str, Buckets] = {}  # by kind: budgets of ``take``
 
     @property
     def host(self) -> Host:
@@ -240,6 +241,17 @@ class LocalHub:
 
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return LocalBudget(rate, burst)
+
+    async def take(self, kind: str, key: str, rate: float, burst: int) -> float:
+        buckets = self._buckets.get(kind)
+        if buckets is None:
+            buckets = self._buckets[kind] = Buckets(rate, burst)
+        return buckets.take(key.lower())
+
+    def give_back(self, kind: str, key: str) -> None:
+        buckets = self._buckets.get(kind)
+        if buckets is not None:
+            buckets.give_back(key.lower())
 
     async def registration(self, address: str, limit: int, seconds: float) -> tuple[float, str]:
         now = time.monotonic()

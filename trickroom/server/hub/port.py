@@ -266,6 +266,16 @@ class Hub(Protocol):
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         """An address's message budget, one for all its sockets on every node."""
 
+    async def take(self, kind: str, key: str, rate: float, burst: int) -> float:
+        """Take one credit of ``key``'s budget of ``kind`` (``rate`` a second, up to
+        ``burst`` saved), one budget over every node (passwords checked for an address,
+        chat lines of an address or an account): 0.0, or, taking nothing, the seconds
+        until there is a credit. A rate of 0 or less limits nothing."""
+
+    def give_back(self, kind: str, key: str) -> None:
+        """Return the credit a :meth:`take` just took (what it was for was refused by
+        another limit)."""
+
     def signed_out(self, name: str, ended: str | None, keep: str, client: ClientId) -> None:
         """Sessions of the account ``name`` ended: close its sockets on every node but the
         connection ``client`` that asked, those of the session ``ended`` if given, else of

@@ -369,6 +369,12 @@ class RedisHub:
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return SharedBucket(self.limits, address, rate, burst)
 
+    async def take(self, kind: str, key: str, rate: float, burst: int) -> float:
+        return await self.limits.bucket(kind, key, rate, burst)
+
+    def give_back(self, kind: str, key: str) -> None:
+        self.limits.give_back(kind, key)
+
     async def registration(self, address: str, limit: int, seconds: float) -> tuple[float, str]:
         if self.registrations is None:
             self.registrations = Window(limit, seconds)
@@ -405,6 +411,11 @@ class RedisHub:
             waits.append(await self.limits.backoff_wait("account", account))
         if guess is not None:
             waits.append(await self.limits.backoff_wait("guess", guess))
+            everyone = self.logins.everyone
+            if everyone is not None:
+                waits.append(await self.limits.bucket("everyone", "failed-logins",
+                                                      everyone.rate, int(everyone.burst),
+                                                      "peek"))
         return max(waits)
 
     async def login_failed(self, account: str, address: str | None,
@@ -415,6 +426,10 @@ class RedisHub:
             await self.limits.backoff_failed("address", address, self.logins.address)
         if guess is not None:
             await self.limits.backoff_failed("guess", guess, self.logins.guess)
+            everyone = self.logins.everyone
+            if everyone is not None:
+                await self.limits.bucket("everyone", "failed-logins", everyone.rate,
+                                         int(everyone.burst))
 
     async def login_succeeded(self, account: str) -> None:
         self.logins.succeeded(account)
