@@ -107,8 +107,12 @@ class Lobby:
 
     async def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
                         table_id: str | None = None, creator: Member | None = None,
-                        spectator_chat: bool = False) -> TableRunner:
+                        spectator_chat: bool = False, private: bool = False) -> TableRunner:
         room = self.room(room_name)
+        if private and room.rated:
+            raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: its seating "
+                                "is random or the host's, so its tables are not private; "
+                                "open a private table in a casual room")
         if self.draining:
             raise ProtocolError("unavailable", "this server is restarting and opens no "
                                 "table: reconnect, and you will reach another", retry_after=1.0)
@@ -122,7 +126,7 @@ class Lobby:
                 raise ProtocolError("invalid_field", f"rules: {exc}") from None
             machine = TableMachine(table_id, room, self.settings, made, seating, self.rng(),
                                    creator=creator.name if creator else None,
-                                   spectator_chat=spectator_chat)
+                                   spectator_chat=spectator_chat, private=private)
             runner = self._runner(machine)
             if not await self.hub.claim(runner.id):
                 raise ProtocolError("internal", "could not open the table; try again")
@@ -284,6 +288,8 @@ class Lobby:
         every node): pushed as they came, a client flapping watch and unwatch made each of
         its messages cost the loop a write to every one of them."""
         self.hub.table_changed(info, removed)
+        if info.private:
+            return  # listed to no one: its own players hear of it at the table
         self._unpushed[info.id] = (info, removed)
         if self._push_timer is None:
             self._flush_pushes()

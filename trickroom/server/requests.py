@@ -21,6 +21,7 @@ from trickroom.server.protocol import ClientMessage, ProtocolError
 from trickroom.server.queues import Queues
 from trickroom.server.ranked import Ranked
 from trickroom.server.tables import commands as command
+from trickroom.server.tables import privacy
 
 
 @dataclass
@@ -50,8 +51,12 @@ class Requests:
 
     async def create_table(self, client: Member, msg: wire.CreateTable) -> None:
         table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=client,
-                                           spectator_chat=msg.spectator_chat)
-        client.reply(wire.TableCreated(id=msg.id, table=table.machine.info()))
+                                           spectator_chat=msg.spectator_chat,
+                                           private=msg.private)
+        machine = table.machine
+        invite = (privacy.invite_info(machine, machine.state.private)
+                  if machine.state.private is not None else None)
+        client.reply(wire.TableCreated(id=msg.id, table=machine.info(), invite=invite))
 
     async def queue(self, client: Member, msg: wire.Queue) -> None:
         await self.queues.join(client, msg.room, msg.id)
@@ -101,7 +106,7 @@ class Requests:
         if table.machine.room.rated:
             refusal = await self.ranked.refusal(client.name, client.guest)
             ban = await self.ranked.ban(client.name, client.guest)
-        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal, ban))
+        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal, ban, msg.invite))
         client.joined(table.id)
 
     async def rejoin(self, client: Member, msg: wire.Rejoin) -> None:
@@ -112,7 +117,7 @@ class Requests:
     async def watch(self, client: Member, msg: wire.Watch) -> None:
         table = self.lobby.table(msg.table)
         client.joined(table.id)
-        await table.call(command.Watch(client.who, msg.id))
+        await table.call(command.Watch(client.who, msg.id, msg.invite))
 
     async def unwatch(self, client: Member, msg: wire.Unwatch) -> None:
         table = self.lobby.table(msg.table)
@@ -128,6 +133,22 @@ class Requests:
     async def table_options(self, client: Member, msg: wire.TableOptions) -> None:
         await self.lobby.table(msg.table).call(
             command.Options(client.who, msg.id, msg.spectator_chat))
+
+    async def invite(self, client: Member, msg: wire.Invite) -> None:
+        await self.lobby.table(msg.table).call(
+            command.Invite(client.who, msg.id, msg.renew, msg.revoke))
+
+    async def reserve(self, client: Member, msg: wire.Reserve) -> None:
+        await self.lobby.table(msg.table).call(
+            command.Reserve(client.who, msg.id, msg.seat, msg.name))
+
+    async def move_seat(self, client: Member, msg: wire.MoveSeat) -> None:
+        await self.lobby.table(msg.table).call(
+            command.MoveSeat(client.who, msg.id, msg.seat, msg.to))
+
+    async def remove_player(self, client: Member, msg: wire.RemovePlayer) -> None:
+        await self.lobby.table(msg.table).call(
+            command.RemovePlayer(client.who, msg.id, msg.seat))
 
     async def start_game(self, client: Member, msg: wire.Start) -> None:
         await self.lobby.table(msg.table).call(command.Start(client.who, msg.id))
@@ -155,6 +176,10 @@ REQUESTS: dict[type, Handler] = {
     wire.FillRobots: Requests.fill_robots,
     wire.Start: Requests.start_game,
     wire.TableOptions: Requests.table_options,
+    wire.Invite: Requests.invite,
+    wire.Reserve: Requests.reserve,
+    wire.MoveSeat: Requests.move_seat,
+    wire.RemovePlayer: Requests.remove_player,
     wire.PlayAgain: Requests.play_again,
     wire.Act: Requests.act,
     wire.Chat: Requests.chat,
@@ -168,5 +193,6 @@ REQUESTS: dict[type, Handler] = {
 
 TABLE_REQUESTS = frozenset({wire.Sit, wire.Rejoin, wire.Watch, wire.Unwatch, wire.Stand,
                             wire.FillRobots, wire.Start, wire.PlayAgain, wire.Act,
-                            wire.CastVote, wire.Chat, wire.TableOptions})
+                            wire.CastVote, wire.Chat, wire.TableOptions, wire.Invite,
+                            wire.Reserve, wire.MoveSeat, wire.RemovePlayer})
 """The requests for one table: run by the node that runs the table."""

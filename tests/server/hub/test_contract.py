@@ -606,3 +606,21 @@ async def test_everyone_s_failed_logins_are_one_budget_over_every_node(server):
             codes.append((await refused(client, {"type": "login", "name": f"p{i}",
                                                  "password": f"guess-{i}"}))["code"])
     assert codes == ["bad_credentials"] * 4 + ["rate_limited"] * 4
+
+
+async def test_a_private_table_is_listed_on_no_node_and_its_invite_works_from_any(server):
+    """Issue 35: a private table's invite seats a friend who reached another node (sent on
+    to the table's own), and no node lists it."""
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        ann, bob, eve = await guests(stack, (a, "ann"), (b, "bob"), (b, "eve"))
+        made = await ann.request({"type": "create_table", "room": "spades", "private": True})
+        table, code = made["table"]["id"], made["invite"]["code"]
+        await ann.request({"type": "sit", "table": table, "seat": 0})
+        assert (await refused(eve, {"type": "sit", "table": table}))["code"] == "no_such_table"
+        assert (await refused(eve, {"type": "watch", "table": table, "invite": code[:-2]}))[
+            "code"] == "not_invited"
+        assert (await bob.request({"type": "sit", "table": table, "invite": code}))["seat"] == 1
+        for node in (a, b):
+            tables, total = await node.hub.room_tables("spades", 100)
+            assert table not in {t.id for t in tables} and total == 0

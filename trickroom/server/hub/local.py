@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued, close_signed_out
-from trickroom.server.listing import LISTED_STATES, listed_first
+from trickroom.server.listing import LISTED_STATES, listed_first, unlisted
 from trickroom.server.protocol import ClientMessage, TableInfo
 from trickroom.server.store import Fence, Store
 from trickroom.server.tables.commands import ClientId
@@ -133,7 +133,7 @@ class LocalHub:
         """Keep a table's latest info in its room's list, in its place while its state
         stays (a waiting table keeps its turn as seats fill), or last in its new state."""
         states = self.listed[info.room]
-        tables = None if removed else states.get(info.state)
+        tables = None if unlisted(info, removed) else states.get(info.state)
         if tables is not None and info.id in tables:
             tables[info.id] = info
             return

@@ -44,6 +44,7 @@ ERROR_CODES = (
     "too_long",
     "not_seated",
     "not_eligible",
+    "not_invited",
     "confirm_required",
     "unavailable",
     "internal",

@@ -67,6 +67,7 @@ class SeatInfo(ServerMessage):
     kind: Literal["empty", "human", "robot"]
     away: bool = False
     robot_level: Literal["random", "heuristic", "search"] | None = None
+    reserved_for: str | None = None  # a private table's seat kept for this player
 
 
 class TableInfo(ServerMessage):
@@ -85,6 +86,9 @@ class TableInfo(ServerMessage):
     # Whether spectators may chat to the players while a game with a human player is in
     # play (a table option, off unless its players turn it on).
     spectator_chat: bool = False
+    # A private table: listed to no one, entered by its invite (see ``invite``); only
+    # those at it are told of it.
+    private: bool = False
 
 
 class Tables(Reply):
@@ -106,9 +110,26 @@ class TableUpdate(ServerMessage):
     removed: bool = False
 
 
+class InviteInfo(ServerMessage):
+    """A private table's invite: the ``code`` that lets a player in (with the table's id:
+    the browser's link is ``/#/join/<table>/<code>``), valid ``expires_in`` seconds more."""
+
+    table: str
+    code: str | None
+    expires_in: float | None
+
+
 class TableCreated(Reply):
     type: Literal["table_created"] = "table_created"
     table: TableInfo
+    invite: InviteInfo | None = None  # a private table's invite, for its opener to send
+
+
+class Invited(Reply):
+    """The answer to ``invite``."""
+
+    type: Literal["invite"] = "invite"
+    invite: InviteInfo
 
 
 class Seated(Reply):

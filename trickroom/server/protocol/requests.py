@@ -102,6 +102,11 @@ class CreateTable(Request):
     # Spectators may chat to the players while a game with a human player is in play: off
     # unless asked (the table's players may change it: ``table_options``).
     spectator_chat: bool = False
+    # A private table (casual rooms): listed to no one, entered with its invite code.
+    private: bool = False
+
+
+InviteCode = Annotated[str, Field(min_length=1, max_length=64)]
 
 
 class Sit(Request):
@@ -110,6 +115,7 @@ class Sit(Request):
     type: Literal["sit"]
     table: TableId
     seat: Annotated[int, Field(ge=0, le=3)] | None = None
+    invite: InviteCode | None = None  # a private table's invite code
 
 
 class Stand(Request):
@@ -122,6 +128,49 @@ class Stand(Request):
 class Watch(Request):
     type: Literal["watch"]
     table: TableId
+    invite: InviteCode | None = None  # a private table's invite code
+
+
+SeatNo = Annotated[int, Field(ge=0, le=3)]
+
+
+class Invite(Request):
+    """A private table's invite code (its players, or the player who opened it); with
+    ``renew``, a new one (the old stops working), with ``revoke`` (the opener), none."""
+
+    type: Literal["invite"]
+    table: TableId
+    renew: bool = False
+    revoke: bool = False
+
+
+class Reserve(Request):
+    """Keep a seat of a private table for the player ``name`` (null: free it again): the
+    opener, before a game starts."""
+
+    type: Literal["reserve"]
+    table: TableId
+    seat: SeatNo
+    name: Name | None
+
+
+class MoveSeat(Request):
+    """Move the player at ``seat`` to the seat ``to`` (swapping with whoever is there): the
+    opener of a private table, before a game starts."""
+
+    type: Literal["move_seat"]
+    table: TableId
+    seat: SeatNo
+    to: SeatNo
+
+
+class RemovePlayer(Request):
+    """Remove the player at ``seat`` from a private table (they may not come back by its
+    invite): the opener, before a game starts."""
+
+    type: Literal["remove_player"]
+    table: TableId
+    seat: SeatNo
 
 
 class Unwatch(Request):
@@ -234,7 +283,7 @@ ClientMessage = Annotated[
     Register | Login | Guest | Resume | Logout | LogoutAll | ChangePassword | ListSessions
     | ListRooms | ListTables | CreateTable | Sit | Stand
     | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
-    | Unqueue | CastVote | Settings | TableOptions,
+    | Unqueue | CastVote | Settings | TableOptions | Invite | Reserve | MoveSeat | RemovePlayer,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = tuple(
@@ -242,7 +291,8 @@ CLIENT_TYPES = tuple(
     for m in (Register, Login, Guest, Resume, Logout, LogoutAll, ChangePassword, ListSessions,
               ListRooms, ListTables, CreateTable, Sit, Stand,
               Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
-              Unqueue, CastVote, Settings, TableOptions)
+              Unqueue, CastVote, Settings, TableOptions, Invite, Reserve, MoveSeat,
+              RemovePlayer)
 )
 client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

@@ -19,6 +19,7 @@ from trickroom.server.protocol.game import (
 )
 from trickroom.server.protocol.lobby import (
     ChatMessage,
+    Invited,
     Ok,
     Pong,
     QueueStatus,
@@ -38,14 +39,14 @@ from trickroom.server.protocol.requests import client_adapter
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
     Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip, Moved,
-    SignedOut, SessionList,
+    SignedOut, SessionList, Invited,
 )
 
 
 AnyServerMessage = Annotated[
     Error | Welcome | Ok | Rooms | Tables | TableUpdate | TableCreated | Seated | Snapshot
     | TableEvent | Skip | Prompt | ChatMessage | Pong | QueueStatus | SettingsSaved | TakenOver
-    | Moved | SignedOut | SessionList,
+    | Moved | SignedOut | SessionList | Invited,
     Field(discriminator="type")]
 server_adapter: TypeAdapter[Any] = TypeAdapter(AnyServerMessage)
 """Every message the server sends, told apart by ``type`` (tests validate traffic with it)."""

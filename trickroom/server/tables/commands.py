@@ -67,11 +67,13 @@ class Request(Command):
 class Sit(Request):
     """Take ``seat`` (or any free one). ``refusal``: why this player may not sit at a
     ranked table (eligibility, looked up by the runner), or None; ``ban``: why they may
-    not even substitute in a ranked game (a ban), or None."""
+    not even substitute in a ranked game (a ban), or None; ``invite``: a private table's
+    invite code, as sent."""
 
     seat: int | None = None
     refusal: str | None = None
     ban: str | None = None
+    invite: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +90,7 @@ class Stand(Request):
 
 @dataclass(frozen=True, slots=True)
 class Watch(Request):
-    pass
+    invite: str | None = None  # a private table's invite code, as sent
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +142,33 @@ class Chat(Request):
 
     text: str = ""
     ignored_by: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Invite(Request):
+    """A private table's invite: see it, ``renew`` it, or ``revoke`` it."""
+
+    renew: bool = False
+    revoke: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Reserve(Request):
+    """Keep ``seat`` of a private table for ``name`` (None: for no one)."""
+
+    seat: int = 0
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveSeat(Request):
+    seat: int = 0
+    to: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RemovePlayer(Request):
+    seat: int = 0
 
 
 @dataclass(frozen=True, slots=True)

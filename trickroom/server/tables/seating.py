@@ -13,7 +13,7 @@ import base64
 
 from trickroom.server.auth import token_hash, token_matches
 from trickroom.server.protocol import Ok, ProtocolError, Seated, Substituted, TakenOver
-from trickroom.server.tables import drops, play
+from trickroom.server.tables import drops, play, privacy
 from trickroom.server.tables.commands import (
     AgainOver,
     Disconnect,
@@ -68,6 +68,7 @@ def _already_seated(table: Table, who: Who) -> None:
 
 
 def on_sit(table: Table, cmd: Sit) -> None:
+    privacy.admit(table, cmd.who, cmd.invite)
     _already_seated(table, cmd.who)
     state = table.state
     if state.phase is Phase.PLAYING:
@@ -78,7 +79,7 @@ def on_sit(table: Table, cmd: Sit) -> None:
                                           "your own seat with its seat token")
     if table.room.rated and cmd.refusal:
         raise ProtocolError("not_eligible", cmd.refusal)
-    free = [s for s in state.seats if s.kind == "empty"]
+    free = privacy.free_for(table, cmd.who, [s for s in state.seats if s.kind == "empty"])
     if not free:
         raise ProtocolError("table_full", "every seat at this table is taken")
     if table.seating == "random_seating":
@@ -89,6 +90,11 @@ def on_sit(table: Table, cmd: Sit) -> None:
         seat = state.seats[cmd.seat]
         if seat.kind != "empty":
             raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken by {seat.name}")
+        if seat not in free:
+            kept = state.private.reserved.get(seat.index) if state.private else None
+            raise ProtocolError("seat_taken", f"seat {cmd.seat} is kept for {kept}" if kept
+                                else f"seat {free[0].index} is kept for you: sit there")
+    privacy.taken(table, seat)
     token = _take(table, seat, cmd.who)
     table.changed()
     table.cancel(IdleOver)
@@ -156,6 +162,7 @@ def on_stand(table: Table, cmd: Stand) -> None:
 
 
 def on_watch(table: Table, cmd: Watch) -> None:
+    privacy.admit(table, cmd.who, cmd.invite)
     table.state.watchers[cmd.who.client] = cmd.who.name
     table.reply(cmd.who, table.snapshot(None, cmd.rid))
     table.emit(Changed(table.info()))

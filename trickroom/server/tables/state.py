@@ -58,6 +58,29 @@ class RankedState:
         return copy_fields(self)
 
 
+@dataclass(slots=True)
+class Privacy:
+    """A private table's way in: its invite code (None: revoked) and until when it lets
+    players in (the table's clock), the seats kept for named players, and who was
+    removed (accounts, case-folded)."""
+
+    invite: str | None = None
+    invite_until: float = 0.0
+    reserved: dict[int, str] = field(default_factory=dict)  # seat -> name
+    removed: set[str] = field(default_factory=set)
+
+    def copy(self) -> Privacy:
+        return copy_fields(self)
+
+    def kept_for(self, name: str) -> int | None:
+        """The seat kept for ``name``, if any."""
+        folded = name.lower()
+        for seat, kept in self.reserved.items():
+            if kept.lower() == folded:
+                return seat
+        return None
+
+
 def _four_seats() -> list[Seat]:
     return [Seat(i) for i in range(4)]
 
@@ -86,6 +109,8 @@ class TableState:
     # -- a ranked game (rating) ----------------------------------------------------------------
     ranked: RankedState = field(default_factory=RankedState, metadata=SEATING)
     chances: list[float] | None = None  # the sides' chances at the start
+    # -- a private table (privacy) ---------------------------------------------------------
+    private: Privacy | None = field(default=None, metadata=SEATING)
     # -- chat ----------------------------------------------------------------------------------
     spectator_chat: bool = False  # spectators chat to the players of a game in play
     # The spectators' chat credit, all of them together (a token bucket) as of
