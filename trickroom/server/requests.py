@@ -154,7 +154,8 @@ class Requests:
         await self.lobby.table(msg.table).call(command.Start(client.who, msg.id))
 
     async def play_again(self, client: Member, msg: wire.PlayAgain) -> None:
-        await self.lobby.table(msg.table).call(command.PlayAgain(client.who, msg.id))
+        await self.lobby.table(msg.table).call(
+            command.PlayAgain(client.who, msg.id, msg.seats == "rotate"))
 
     async def act(self, client: Member, msg: wire.Act) -> None:
         await self.lobby.table(msg.table).call(command.Act(client.who, msg.id, msg.action))

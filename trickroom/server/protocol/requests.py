@@ -202,10 +202,13 @@ class TableOptions(Request):
 
 
 class PlayAgain(Request):
-    """After game over: the same seats play a new game once every human has asked."""
+    """After game over: the same four play a new game once every human has asked;
+    ``seats``: ``keep`` them, or ``rotate`` for new partners (casual tables; the table's
+    majority decides, a tie keeps them)."""
 
     type: Literal["play_again"]
     table: TableId
+    seats: Literal["keep", "rotate"] = "keep"
 
 
 # -- at the table ---------------------------------------------------------------------------

@@ -112,7 +112,9 @@ class Start(Request):
 
 @dataclass(frozen=True, slots=True)
 class PlayAgain(Request):
-    pass
+    """Play the next game; ``rotate``: with new partners (if most of the table asks)."""
+
+    rotate: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -169,14 +169,14 @@ def on_move_seat(table: Table, cmd: MoveSeat) -> None:
         seats[cmd.seat], seats[cmd.to] = other, one
         one.index, other.index = cmd.to, cmd.seat
         for seat in (one, other):
-            _tell_seat(table, seat)
+            tell_seat(table, seat)
     table.changed()
     table.reply(cmd.who, Ok(id=cmd.rid))
 
 
-def _tell_seat(table: Table, seat: Seat) -> None:
-    """A moved human player learns their new seat, with a new seat token (their old one
-    named the old seat)."""
+def tell_seat(table: Table, seat: Seat) -> None:
+    """A moved human player (``move_seat``, or new partners for a rematch) learns their
+    new seat, with a new seat token (their old one named the old seat)."""
     if seat.kind != "human" or seat.client is None:
         return
     token = new_code(table) + new_code(table)

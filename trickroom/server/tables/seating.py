@@ -210,12 +210,15 @@ def on_start(table: Table, cmd: Start) -> None:
 def on_play_again(table: Table, cmd: PlayAgain) -> None:
     seat = table.seated(cmd.who)
     state = table.state
+    if cmd.rotate and table.room.rated:
+        raise ProtocolError("invalid_field", "a ranked room seats its players by its own "
+                                             "rule: play again with the seats kept")
     if state.phase is not Phase.OVER:
         raise ProtocolError("wrong_phase", "the game is not over")
     if table.room.rated and any(s.kind != "human" for s in state.seats):
         raise ProtocolError("wrong_phase", "a ranked game starts with four players; "
                                            "a seat is empty")
-    seat.again = True
+    seat.again, seat.rotate = True, cmd.rotate
     _maybe_again(table)
     table.reply(cmd.who, Ok(id=cmd.rid))
 
@@ -239,16 +242,34 @@ def _maybe_again(table: Table) -> None:
         table.set_timer(back_by - table.now, AgainOver())
         return
     table.cancel(AgainOver)
+    asked = [s.rotate for s in state.seats if s.connected]
     for s in state.seats:
-        s.again = False
+        s.again = s.rotate = False
         if s.away:  # gone since the game: a robot plays the seat
             s.kind, s.name, s.account, s.token_hash = (
                 "robot", f"{s.name} (robot)", None, None)
         elif s.kind == "empty":
             s.kind, s.name = "robot", robot_name(s.index, s.robot_level)
+    if 2 * sum(asked) > len(asked):
+        _new_partners(table)
     table.cancel(IdleOver)
     state.phase = Phase.WAITING
     play.maybe_start(table)
+
+
+def _new_partners(table: Table) -> None:
+    """A rematch with new partners: North stays, the other three move one seat on (East
+    to South, South to West, West to East), so that three rematches in a row give each
+    player each partner once (in Hearts: each neighbour to pass to). Robots move with
+    their seats; each player moved learns their new seat."""
+    seats = table.state.seats
+    order = [seats[0], seats[3], seats[1], seats[2]]
+    for index, seat in enumerate(order):
+        seat.index = index
+    seats[:] = order
+    for seat in order[1:]:
+        privacy.tell_seat(table, seat)
+    table.changed()
 
 
 def on_disconnect(table: Table, cmd: Disconnect) -> None:

@@ -40,6 +40,7 @@ class Seat:
     client: ClientId | None = None
     robot_level: RobotLevel = "heuristic"
     again: bool = False  # asked to play again after the game
+    rotate: bool = False  # asked for new partners in the next game (a casual table)
     starter: str | None = None  # who sat here when the game started
     substitute: bool = False  # a human in a quitter's seat, unrated
     guest: bool = False  # the account is a guest session (counts toward no eligibility)
@@ -64,7 +65,7 @@ class Seat:
         self.client = None
         self.guest = False
         self.kind = "empty"
-        self.again = False
+        self.again = self.rotate = False
 
     def copy(self) -> Seat:
         return copy_fields(self)
