@@ -88,7 +88,8 @@ class Queues:
                                         strict=True):
             self._forget(player.client, room_name)
             member.joined(table.id)
-            await table.call(SitReserved(Who(player.client, player.name, player.guest),
+            await table.call(SitReserved(Who(player.client, player.name, player.guest,
+                                                     player.address),
                                          None, seat))
         await self._status(room_name)
 

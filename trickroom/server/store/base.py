@@ -47,6 +47,9 @@ from trickroom.server.store.values import (
 from trickroom.server.tables.records import GameCreated, Record
 
 RECENT_GAMES = 20  # how many ended games a profile lists
+# What a stored seat keeps for the server alone: the seat token's hash, and the address
+# group its player sat from (for eligibility): never in a game's public record.
+PRIVATE_SEAT_KEYS = frozenset({"token_hash", "group"})
 
 # The next ``limit`` games with moves after a given id, and when each ended: a loose scan
 # of the moves' key (one seek a game), which both engines run the same way.
@@ -372,7 +375,7 @@ class Store(ABC):
             "room": row["room"],
             "game": row["kind"],
             "seating": row["seating"],
-            "seats": [{k: v for k, v in s.items() if k != "token_hash"}
+            "seats": [{k: v for k, v in s.items() if k not in PRIVATE_SEAT_KEYS}
                       for s in json.loads(row["seats"])],
             "started": row["started"],
             "finished": row["finished"],

@@ -349,16 +349,18 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
 
 def _casual_credit(table: Table) -> tuple[str, ...]:
     """Who a finished casual game counts toward ranked eligibility: each registered
-    account present at the end, once, and only when at least two distinct accounts
-    played (one account alone, or with guests and robots, earns nothing), a game of a
-    real length: to at least half the room's own target (issue 32, item 7: five games
-    to one point, a hand each, had made an account eligible in 0.6 s)."""
+    account present at the end, once, and only when they played from at least two
+    address groups (one person alone, with guests, robots or accounts of their own,
+    earns nothing; the accounts of one group count as one), a game of a real length: to
+    at least half the room's own target (issue 32, item 7: five games to one point, a
+    hand each, with two accounts of one person, had made an account eligible in 0.6 s).
+    A seat stored before groups were kept counts as a group of its own."""
     game = table.state.game
     if game is None or 2 * game.rules.target < table.room.make_rules().target:
         return ()
-    accounts = sorted({s.account for s in table.state.seats
-                       if s.connected and s.account and not s.guest})
-    return tuple(accounts) if len(accounts) >= 2 else ()
+    groups = {s.account: s.group or f"account:{s.account}" for s in table.state.seats
+              if s.connected and s.account and not s.guest}
+    return tuple(sorted(groups)) if len(set(groups.values())) >= 2 else ()
 
 
 # -- a restart -------------------------------------------------------------------------------
@@ -377,7 +379,7 @@ def on_resume(table: Table, cmd: Resume) -> None:
         seat = state.seats[stored["seat"]]
         seat.name, seat.kind = stored["name"], stored["kind"]
         seat.account = stored.get("account", stored["name"] if seat.kind == "human" else None)
-        seat.guest = stored.get("guest", False)
+        seat.guest, seat.group = stored.get("guest", False), stored.get("group")
         seat.token_hash, seat.robot_level = stored.get("token_hash"), stored["robot_level"]
         seat.starter, seat.substitute = stored.get("starter"), stored.get("substitute", False)
         if seat.kind == "human":
