@@ -420,6 +420,19 @@ class Store(ABC):
             })
         return out
 
+    async def last_ranked_games(self, names: Sequence[str]) -> dict[str, str]:
+        """Each player's last ranked game (the newest ended game with ratings they sat
+        in, from the start or as a substitute), by name, for those who have one."""
+        found: dict[str, str] = {}
+        for name in names:
+            row = await self._fetchone(
+                "SELECT p.game_id AS game_id FROM game_players p JOIN games g ON "
+                "g.id = p.game_id WHERE p.player = ? AND g.ratings IS NOT NULL "
+                "ORDER BY p.finished DESC LIMIT 1", (name,))
+            if row is not None:
+                found[name] = row["game_id"]
+        return found
+
     async def action_count(self, game_id: str) -> int:
         row = await self._fetchone("SELECT COUNT(*) AS n FROM actions WHERE game_id = ?",
                                    (game_id,))
