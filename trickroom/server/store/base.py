@@ -289,6 +289,37 @@ class Store(ABC):
                                     "WHERE guest = 1 AND created > ? GROUP BY name", (since,))
         return [(row["name"], row["created"]) for row in rows]
 
+    # -- ignore lists (issue 32, item E) ------------------------------------------------------
+
+    async def ignores(self, name: str) -> list[str]:
+        """Whom a registered player ignores."""
+        rows = await self._fetchall("SELECT other FROM ignores WHERE name = ? ORDER BY other",
+                                    (name,))
+        return [row["other"] for row in rows]
+
+    async def set_ignore(self, name: str, other: str, on: bool, most: int) -> bool:
+        """``name`` ignores ``other`` (``on``) or no longer does. False, changing nothing,
+        when ``name`` ignores ``most`` others already (ignoring one of them again, or
+        ending an ignore, always succeeds)."""
+        if not on:
+            await self._write("DELETE FROM ignores WHERE name = ? AND other = ?", (name, other))
+            return True
+        done: list[bool] = []
+
+        async def add(tx: Tx) -> None:
+            row = await tx.fetchone(
+                "SELECT (SELECT count(*) FROM ignores WHERE name = ?) AS n, (SELECT count(*) "
+                "FROM ignores WHERE name = ? AND other = ?) AS here", (name, name, other))
+            assert row is not None
+            if not row["here"] and row["n"] >= most:
+                done.append(False)
+                return
+            await tx.execute("INSERT INTO ignores (name, other) VALUES (?, ?) "
+                             "ON CONFLICT DO NOTHING", (name, other))
+            done.append(True)
+        await self._write_all([add])
+        return done[-1]
+
     # -- games -------------------------------------------------------------------------------------
 
     async def persist(self, records: Sequence[Record], fence: Fence | None = None) -> None:

@@ -72,6 +72,18 @@ CREATE TABLE IF NOT EXISTS devices (
 CREATE INDEX IF NOT EXISTS devices_name ON devices (name);
 """
 
+# Migration 3 (issue 32, item E): a registered player's ignore list is kept with the
+# account (a guest's ends with its connection, and is never stored). ``{nocase}`` is each
+# engine's case-blind collation: an account's name, as ``users.name`` compares it.
+IGNORES = "ignore lists kept with the account"
+IGNORES_TABLE = """
+CREATE TABLE IF NOT EXISTS ignores (
+    name TEXT COLLATE {nocase} NOT NULL,
+    other TEXT NOT NULL,
+    PRIMARY KEY (name, other)
+);
+"""
+
 
 class SchemaTooNew(StoreError):
     """The database is at a schema version this code does not know (a later release

@@ -16,6 +16,8 @@ import asyncpg
 from trickroom.server.store.migrations import (
     DEVICES,
     FIRST,
+    IGNORES,
+    IGNORES_TABLE,
     SESSION_COLUMNS,
     SESSIONS,
     Migration,
@@ -153,6 +155,11 @@ async def _devices(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, DEVICES.replace("REAL", "DOUBLE PRECISION"), _RELATIONS)
 
 
+async def _ignores(conn: asyncpg.Connection) -> str:
+    await conn.execute(IGNORES_TABLE.format(nocase="tr_nocase"))
+    return "made ignores"
+
+
 CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
     Migration(1, FIRST, (
         Step("the collation tr_nocase", _collation),
@@ -163,6 +170,7 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
         Step("sessions.last_used, sessions.address", _session_columns),
         Step("devices", _devices),
     )),
+    Migration(3, IGNORES, (Step("ignores", _ignores),)),
 )
 
 

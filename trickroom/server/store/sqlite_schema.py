@@ -20,6 +20,8 @@ import aiosqlite
 from trickroom.server.store.migrations import (
     DEVICES,
     FIRST,
+    IGNORES,
+    IGNORES_TABLE,
     SESSION_COLUMNS,
     SESSIONS,
     Migration,
@@ -183,6 +185,11 @@ async def _devices(db: aiosqlite.Connection) -> str | None:
     return "made devices" if await _objects(db) - before else None
 
 
+async def _ignores(db: aiosqlite.Connection) -> str:
+    await db.execute(IGNORES_TABLE.format(nocase="NOCASE"))
+    return "made ignores"
+
+
 CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(1, FIRST, (
         Step("tables and indexes", _tables),
@@ -193,6 +200,7 @@ CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
         *(_column("sessions", *added) for added in SESSION_COLUMNS),
         Step("devices", _devices),
     )),
+    Migration(3, IGNORES, (Step("ignores", _ignores),)),
 )
 
 
