@@ -392,7 +392,8 @@ class Store(ABC):
                                                  (row["id"],))]
         created = GameCreated(row["id"], row["table_id"], row["room"], row["kind"],
                               json.loads(row["rules"]), row["seed"], row["dealer"],
-                              tuple(json.loads(row["seats"])), row["seating"])
+                              tuple(json.loads(row["seats"])), row["seating"],
+                              bool(row["spectator_chat"]))
         return StoredGame(created, actions)
 
     async def game(self, game_id: str) -> dict[str, Any] | None:

@@ -84,6 +84,11 @@ CREATE TABLE IF NOT EXISTS ignores (
 );
 """
 
+# Migration 4 (issue 32, items 15 and 20): a table's spectator chat setting is kept with
+# its game in play, which a restart or a take-over resumes with it. The same SQL on both.
+TABLE_OPTIONS = "a table's spectator chat kept with its game"
+SPECTATOR_CHAT = ("games", "spectator_chat", "INTEGER NOT NULL DEFAULT 0")
+
 
 class SchemaTooNew(StoreError):
     """The database is at a schema version this code does not know (a later release

@@ -20,6 +20,8 @@ from trickroom.server.store.migrations import (
     IGNORES_TABLE,
     SESSION_COLUMNS,
     SESSIONS,
+    SPECTATOR_CHAT,
+    TABLE_OPTIONS,
     Migration,
     Step,
 )
@@ -155,9 +157,14 @@ async def _devices(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, DEVICES.replace("REAL", "DOUBLE PRECISION"), _RELATIONS)
 
 
-async def _ignores(conn: asyncpg.Connection) -> str:
-    await conn.execute(IGNORES_TABLE.format(nocase="tr_nocase"))
-    return "made ignores"
+async def _ignores(conn: asyncpg.Connection) -> str | None:
+    return await _made(conn, IGNORES_TABLE.format(nocase="tr_nocase"), _RELATIONS)
+
+
+async def _spectator_chat(conn: asyncpg.Connection) -> str:
+    table, column, declaration = SPECTATOR_CHAT
+    await conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {declaration}")
+    return "added"
 
 
 CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
@@ -171,6 +178,7 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
         Step("devices", _devices),
     )),
     Migration(3, IGNORES, (Step("ignores", _ignores),)),
+    Migration(4, TABLE_OPTIONS, (Step("games.spectator_chat", _spectator_chat),)),
 )
 
 

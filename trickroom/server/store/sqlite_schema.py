@@ -24,6 +24,8 @@ from trickroom.server.store.migrations import (
     IGNORES_TABLE,
     SESSION_COLUMNS,
     SESSIONS,
+    SPECTATOR_CHAT,
+    TABLE_OPTIONS,
     Migration,
     Step,
 )
@@ -185,9 +187,10 @@ async def _devices(db: aiosqlite.Connection) -> str | None:
     return "made devices" if await _objects(db) - before else None
 
 
-async def _ignores(db: aiosqlite.Connection) -> str:
+async def _ignores(db: aiosqlite.Connection) -> str | None:
+    before = await _objects(db)
     await db.execute(IGNORES_TABLE.format(nocase="NOCASE"))
-    return "made ignores"
+    return "made ignores" if await _objects(db) - before else None
 
 
 CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
@@ -201,6 +204,7 @@ CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
         Step("devices", _devices),
     )),
     Migration(3, IGNORES, (Step("ignores", _ignores),)),
+    Migration(4, TABLE_OPTIONS, (_column(*SPECTATOR_CHAT),)),
 )
 
 
