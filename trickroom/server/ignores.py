@@ -12,6 +12,8 @@ at most ``ignores_per_player`` names.
 
 from __future__ import annotations
 
+import contextlib
+
 from trickroom.server.hub.port import Hub
 from trickroom.server.store import Store
 
@@ -35,5 +37,9 @@ class Ignores:
         return True
 
     async def restored(self, name: str) -> None:
-        """A registered player logged in: the hub holds their list as the store keeps it."""
-        await self.hub.ignores_restored(name, await self.store.ignores(name))
+        """A registered player logged in: the hub holds their list as the store keeps it.
+        While what nodes share is out of reach, the login goes on without it (the next
+        login brings it)."""
+        ignored = await self.store.ignores(name)
+        with contextlib.suppress(*self.hub.away):
+            await self.hub.ignores_restored(name, ignored)
