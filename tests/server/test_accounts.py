@@ -124,8 +124,11 @@ async def test_two_accounts_of_one_address_group_earn_no_casual_games(app):
         await a.request({"type": "ping"})
     assert (await app.store.account("amy"))["casual_games"] == 0
     assert (await app.store.account("ben"))["casual_games"] == 0
-    record = await app.store.game(table.state.game_id)  # the review names no address
+    record = await app.store.game(table.state.game_id)  # the game kept names no address
     assert record is not None and not any("group" in s for s in record["seats"])
+    row = await app.store._fetchone("SELECT seats FROM games WHERE id = ?",
+                                    (table.state.game_id,))
+    assert row is not None and "127.0.0.1" not in row["seats"]
 
 
 async def test_a_resumed_game_remembers_the_address_group_each_seat_sat_from(tmp_path):

@@ -40,7 +40,7 @@ from trickroom.server.tables.commands import (
 from trickroom.server.tables.effects import AskRobot, Changed, LoadStandings
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.policies import Trigger
-from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded
+from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded, SeatsChanged
 from trickroom.server.tables.seats import Seat
 from trickroom.server.tables.state import Phase, RankedState
 from trickroom.server.tables.table import Table
@@ -323,6 +323,10 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
     for idx, why in state.whys.items():
         if idx < len(record["actions"]):
             record["actions"][idx]["why"] = why
+    # The seats' address groups served the game in play (its eligibility, a restart): a
+    # game kept for good keeps no player's address.
+    table.write(SeatsChanged(game_id, tuple({**s.stored(), "group": None}
+                                            for s in state.seats)))
     table.write(GameEnded(game_id, outcome.to_wire(), record,
                           tuple(ratings) if ratings is not None else None, casual))
     turn = turn_info(table)
