@@ -78,12 +78,18 @@ class Queues:
             if not matching:
                 return  # another matcher is at work; it will see these players too
             queued, _ = await self.hub.queued(room_name)
-            if len(queued) < 4:
-                return
-            last = await self.ranked.last_games([entry.name for entry in queued])
-            players = four_apart(queued, draw, last)
+            players = four_apart(queued, draw)
             if players is None:
                 return
+            # Their last ranked games: the others' only if these four played one together
+            # (four look-ups a match, not one for every player waiting).
+            last = await self.ranked.last_games([player.name for player in players])
+            if together(players, last) is not None:
+                last.update(await self.ranked.last_games(
+                    [entry.name for entry in queued if entry not in players]))
+                players = four_apart(queued, draw, last)
+                if players is None:
+                    return
             for player in players:
                 await self.hub.queue_remove(room_name, player.name)
         table = await self.lobby.new_table(room_name, {}, "random_queue")
@@ -118,6 +124,12 @@ class Queues:
             asker.send_text(status.encode())
 
 
+def together(players: list[Queued], last: Mapping[str, str]) -> str | None:
+    """The ranked game that was the last of each of ``players``, if it was one game."""
+    games = {last.get(player.name) for player in players}
+    return games.pop() if len(games) == 1 else None
+
+
 def four_apart(queued: list[Queued], draw: random.Random,
                last: Mapping[str, str] | None = None) -> list[Queued] | None:
     """Four queued players drawn at random, no two from one address group, and not four
@@ -143,8 +155,7 @@ def four_apart(queued: list[Queued], draw: random.Random,
                 break
     else:
         return None
-    together = {last.get(entry.name) for entry in chosen}
-    game = together.pop() if len(together) == 1 else None
+    game = together(chosen, last)
     if game is None:
         return chosen
     # One of the four makes way for a player who did not play that game: the one of the
