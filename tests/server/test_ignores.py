@@ -65,3 +65,14 @@ async def test_a_registered_player_s_ignore_list_stays_bounded_after_a_restart(d
         await reader.request({"type": "ignore", "name": "guest-pest3"})
         assert await app.store.ignores("reader") == ["guest-pest1", "guest-pest2",
                                                      "guest-pest3"]
+
+
+async def test_a_guest_s_ignore_list_ends_when_its_connection_logs_in_as_someone_else(app):
+    """Not only a closed connection: one that registers (or logs in) after playing as a
+    guest leaves no guest's list behind it either."""
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "guest", "name": "visitor"})
+        await client.request({"type": "ignore", "name": "guest-pest"})
+        assert await app.hub.ignored_by("guest-pest") == {"guest-visitor"}
+        await client.request({"type": "register", "name": "member", "password": "secret1"})
+        assert await app.hub.ignored_by("guest-pest") == frozenset()

@@ -112,6 +112,10 @@ class Accounts:
             token = auth.new_token()
             await self.store.create_session(auth.token_hash(token), name, guest, conn.address,
                                             keep=self.settings.sessions_per_account)
+        if conn.guest and conn.name and conn.name != name:
+            # A guest's ignore list is its connection's while it is that guest.
+            with contextlib.suppress(*self.hub.away):
+                await self.hub.ignores_dropped(conn.name)
         if not guest:
             await self.ignores.restored(name)
         self.logout(conn)
