@@ -73,9 +73,9 @@ async def ranked_app(tmp_path, clock):
 
 
 async def players(app: App, stack: AsyncExitStack, names: list[str],
-                  experienced: bool = True) -> list[TrickroomClient]:
+                  experienced: bool = True, first: int = 0) -> list[TrickroomClient]:
     clients = []
-    for i, name in enumerate(names):  # each from an address of its own (loopback has 127/8)
+    for i, name in enumerate(names, first):  # each from an address of its own (127/8)
         client = await stack.enter_async_context(
             TrickroomClient.connect(url(app), local_addr=(f"127.0.0.{10 + i}", 0)))
         await client.request({"type": "register", "name": name, "password": "secret-" + name})
@@ -270,6 +270,42 @@ async def test_the_random_queue_never_seats_two_players_of_one_address_together(
                                    for c in others))
         seated_farm = [c for c in farm if any(m.get("type") == "seated" for m in c.received)]
         assert len(seated_farm) == 1  # one of the four, beside three others
+
+
+async def queue_seats(app: App, clients: list[TrickroomClient], room: str) -> str:
+    """The clients queue, and are seated together by the queue: their table."""
+    seen = [len(c.received) for c in clients]
+    for client in clients:
+        await client.request({"type": "queue", "room": room})
+
+    def seated(i: int) -> list[dict[str, Any]]:
+        return [m for m in clients[i].received[seen[i]:] if m.get("type") == "seated"]
+
+    await wait_for(lambda: all(seated(i) for i in range(len(clients))))
+    [table] = {seated(i)[0]["table"] for i in range(len(clients))}
+    return table
+
+
+async def test_the_random_queue_does_not_seat_again_four_who_just_played_only_each_other(
+        ranked_app):
+    """Issue 32, item 8: four accounts (one person's, from four addresses) farmed the
+    random queue by playing each other again and again. Four players whose last ranked
+    games were all one game together are not drawn together again at once: they wait, and
+    a fifth player is seated with three of them."""
+    async with AsyncExitStack() as stack:
+        four = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
+        table = await queue_seats(ranked_app, four, "hearts-zone")
+        await asyncio.wait_for(asyncio.gather(
+            *(autoplay(c, table, i) for i, c in enumerate(four))), 120)
+        for client in four:
+            await client.request({"type": "queue", "room": "hearts-zone"})
+        # Each queue request is answered after its match was tried: no one was drawn.
+        assert len((await ranked_app.hub.queued("hearts-zone"))[0]) == 4
+        [fifth] = await players(ranked_app, stack, ["eve"], first=4)
+        again = await queue_seats(ranked_app, [fifth], "hearts-zone")
+        seated = {s.name for s in ranked_app.lobby.tables[again].machine.state.seats}
+        assert "eve" in seated and len(seated & {"ann", "bob", "cat", "dan"}) == 3
+        assert len((await ranked_app.hub.queued("hearts-zone"))[0]) == 1
 
 
 async def test_the_random_queue_seats_four_distinct_players_and_records_it(ranked_app):

@@ -27,6 +27,7 @@ from typing import Protocol
 from trickroom.server import auth, names
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import SIGNED_OUT, Hub, Member
+from trickroom.server.ignores import Ignores
 from trickroom.server.metrics import METRICS
 from trickroom.server.names import GuestNames
 from trickroom.server.passwords import Passwords, Verdict, normalized
@@ -63,11 +64,12 @@ class Caller(Member, Protocol):
 class Accounts:
     """Logging connections in and out."""
 
-    def __init__(self, settings: ServerSettings, store: Store, hub: Hub,
+    def __init__(self, settings: ServerSettings, store: Store, hub: Hub, ignores: Ignores,
                  seated: Callable[[str], bool], in_game: Callable[[Member], bool]) -> None:
         self.settings = settings
         self.store = store
         self.hub = hub
+        self.ignores = ignores  # a registered player's list comes with the login
         self.seated = seated  # whether a seat at some table belongs to a name
         self.in_game = in_game  # whether a connection sits at a table here
         self.passwords = Passwords(settings.password_profile, settings.password_workers,
@@ -110,6 +112,12 @@ class Accounts:
             token = auth.new_token()
             await self.store.create_session(auth.token_hash(token), name, guest, conn.address,
                                             keep=self.settings.sessions_per_account)
+        if conn.guest and conn.name and conn.name != name:
+            # A guest's ignore list is its connection's while it is that guest.
+            with contextlib.suppress(*self.hub.away):
+                await self.hub.ignores_dropped(conn.name)
+        if not guest:
+            await self.ignores.restored(name)
         self.logout(conn)
         conn.name, conn.guest, conn.session = name, guest, auth.token_hash(token)
         conn.logins += 1

@@ -28,6 +28,7 @@ from trickroom.server.collector import Collector
 from trickroom.server.config import Config
 from trickroom.server.hub import open_hub
 from trickroom.server.hub.port import Member
+from trickroom.server.ignores import Ignores
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ClientMessage, TableInfo
@@ -69,10 +70,12 @@ class App:
         self.lobby = Lobby(config, self.store, self.ranked, self.hub, self.clients,
                            wall_clock=wall_clock)
         self.queues = Queues(self.hub, self.lobby, self.ranked)
-        self.accounts = Accounts(settings, self.store, self.hub,
+        self.ignores = Ignores(self.store, self.hub, settings.ignores_per_player)
+        self.accounts = Accounts(settings, self.store, self.hub, self.ignores,
                                  seated=lambda name: name in self.lobby.seated,
                                  in_game=self._in_game)
-        self.requests = Requests(settings, self.hub, self.lobby, self.queues, self.ranked)
+        self.requests = Requests(settings, self.hub, self.lobby, self.queues, self.ranked,
+                                 self.ignores)
         peers = Peers(networks(settings.trusted_proxies), settings.ipv4_prefix,
                       settings.ipv6_prefix)
         self.sessions = Sessions(settings, self.hub, self.lobby, self.queues, self.accounts,

@@ -356,7 +356,8 @@ class Lobby:
                                              "seed": created.seed, "dealer": created.dealer,
                                              "actions": stored.actions})
         machine = TableMachine(created.table_id, self.room(created.room), self.settings,
-                               game.rules, created.seating, self.rng())
+                               game.rules, created.seating, self.rng(),
+                               spectator_chat=created.spectator_chat)
         runner = self._runner(machine)
         self._add(runner)
         await runner.call(Resume(game, created.game_id, created.seats))

@@ -69,6 +69,11 @@ class Ranked:
         await self.store.set_rank_me(name, on, ban)
         return ban
 
+    async def last_games(self, players: list[str]) -> dict[str, str]:
+        """Each player's last ranked game, by name (the random queue does not seat four
+        again who have just played only each other)."""
+        return await self.store.last_ranked_games(players)
+
     async def current(self, players: list[str], kind: str, system: str) -> dict[str, Standing]:
         """Each player's standing now, for those who have one. A player without one is left
         out: the table starts them at its room's system's start, which a room's adopted

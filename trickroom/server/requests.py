@@ -16,6 +16,7 @@ from trickroom.server import protocol as wire
 from trickroom.server.chat_text import chat_line
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Hub, Member
+from trickroom.server.ignores import Ignores
 from trickroom.server.lobby import Lobby
 from trickroom.server.protocol import ClientMessage, ProtocolError
 from trickroom.server.queues import Queues
@@ -33,6 +34,7 @@ class Requests:
     lobby: Lobby
     queues: Queues
     ranked: Ranked
+    ignores: Ignores
 
     async def run(self, client: Member, msg: ClientMessage) -> None:
         """Run one request (its refusal raises ``ProtocolError``)."""
@@ -92,10 +94,9 @@ class Requests:
                                    banned_until=until or None))
 
     async def ignore(self, client: Member, msg: wire.Ignore) -> None:
-        most = self.settings.ignores_per_player
-        if not await self.hub.ignore(client.name, msg.name, msg.on, most):
-            raise ProtocolError("invalid_field", f"you ignore {most} players, the most one "
-                                "may: stop ignoring one (\"on\": false) first")
+        if not await self.ignores.set(client.name, client.guest, msg.name, msg.on):
+            raise ProtocolError("invalid_field", f"you ignore {self.ignores.most} players, "
+                                "the most one may: stop ignoring one (\"on\": false) first")
         client.reply(wire.Ok(id=msg.id))
 
     # -- a table's requests: each becomes one command for its machine --------------------------

@@ -139,7 +139,7 @@ class Connection:
         """This connection as a table's command names its sender (made once per login)."""
         who = self._who
         if who is None or who.name != self.name or who.guest != self.guest:
-            who = self._who = Who(self.id, self.name, self.guest)
+            who = self._who = Who(self.id, self.name, self.guest, self.address)
         return who
 
     def error(self, exc: ProtocolError) -> None:

@@ -218,6 +218,30 @@ async def test_a_registered_player_s_ignores_outlive_its_connection(server):
         assert not said(back, "buy my coins")
 
 
+async def test_a_registered_player_s_ignores_come_from_the_store_at_each_login(server):
+    """The store keeps the list (issue 32, item E): what the shared state lost (a
+    restarted Redis, a restarted server) comes back with the next login, on any node."""
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        (pest, friend) = await in_room(stack, "spades", (b, "pest"), (b, "friend"))
+        async with TrickroomClient.connect(url(a)) as reader:
+            await reader.request({"type": "register", "name": "reader", "password": "secret1"})
+            await reader.request({"type": "ignore", "name": "guest-pest"})
+            await reader.request({"type": "ignore", "name": "guest-gone"})
+            await reader.request({"type": "ignore", "name": "guest-gone", "on": False})
+        await a.hub.ignores_dropped("reader")  # what is shared forgot it
+        await a.hub.ignore("reader", "guest-friend", True, 200)  # or holds what was undone
+        assert await b.hub.ignored_by("guest-pest") == frozenset()
+        back = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        await back.request({"type": "login", "name": "reader", "password": "secret1"})
+        assert await a.hub.ignored_by("guest-pest") == {"reader"}
+        await back.request({"type": "list_tables", "room": "spades"})
+        await pest.request({"type": "chat", "room": "spades", "text": "buy my coins"})
+        await friend.request({"type": "chat", "room": "spades", "text": "hello all"})
+        await heard(back, lambda m: m.get("type") == "chat" and m["text"] == "hello all")
+        assert not said(back, "buy my coins")
+
+
 async def test_spectator_chat_at_a_game_in_play_is_the_table_s_choice_on_every_node(server):
     """A spectator on another node than the table's is held to the table's setting, and
     a player there changes it (issue 32, items 15 and 20)."""

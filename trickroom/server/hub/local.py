@@ -178,6 +178,14 @@ class LocalHub:
         for other in self.ignores.pop(name, ()):
             _discard(self.ignorers, other, name)
 
+    async def ignores_restored(self, name: str, others: Iterable[str]) -> None:
+        await self.ignores_dropped(name)
+        ignored = set(others)
+        if ignored:
+            self.ignores[name] = ignored
+            for other in ignored:
+                self.ignorers[other].add(name)
+
     async def ignored_by(self, name: str) -> frozenset[str]:
         return frozenset(self.ignorers.get(name, ()))
 

@@ -225,6 +225,10 @@ class Hub(Protocol):
     async def ignores_dropped(self, name: str) -> None:
         """Forget whom ``name`` ignores (a guest's list ends with its connection)."""
 
+    async def ignores_restored(self, name: str, others: Iterable[str]) -> None:
+        """``name`` ignores ``others`` and no one else, on every node (a registered
+        player's list, as the store keeps it, at each login)."""
+
     async def ignored_by(self, name: str) -> frozenset[str]:
         """The accounts that ignore ``name`` (read from an index by the ignored name, in
         the time of that set, never of every list)."""

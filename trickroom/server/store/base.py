@@ -47,6 +47,9 @@ from trickroom.server.store.values import (
 from trickroom.server.tables.records import GameCreated, Record
 
 RECENT_GAMES = 20  # how many ended games a profile lists
+# What a stored seat keeps for the server alone: the seat token's hash, and the address
+# group its player sat from (for eligibility): never in a game's public record.
+PRIVATE_SEAT_KEYS = frozenset({"token_hash", "group"})
 
 # The next ``limit`` games with moves after a given id, and when each ended: a loose scan
 # of the moves' key (one seek a game), which both engines run the same way.
@@ -286,6 +289,37 @@ class Store(ABC):
                                     "WHERE guest = 1 AND created > ? GROUP BY name", (since,))
         return [(row["name"], row["created"]) for row in rows]
 
+    # -- ignore lists (issue 32, item E) ------------------------------------------------------
+
+    async def ignores(self, name: str) -> list[str]:
+        """Whom a registered player ignores."""
+        rows = await self._fetchall("SELECT other FROM ignores WHERE name = ? ORDER BY other",
+                                    (name,))
+        return [row["other"] for row in rows]
+
+    async def set_ignore(self, name: str, other: str, on: bool, most: int) -> bool:
+        """``name`` ignores ``other`` (``on``) or no longer does. False, changing nothing,
+        when ``name`` ignores ``most`` others already (ignoring one of them again, or
+        ending an ignore, always succeeds)."""
+        if not on:
+            await self._write("DELETE FROM ignores WHERE name = ? AND other = ?", (name, other))
+            return True
+        done: list[bool] = []
+
+        async def add(tx: Tx) -> None:
+            row = await tx.fetchone(
+                "SELECT (SELECT count(*) FROM ignores WHERE name = ?) AS n, (SELECT count(*) "
+                "FROM ignores WHERE name = ? AND other = ?) AS here", (name, name, other))
+            assert row is not None
+            if not row["here"] and row["n"] >= most:
+                done.append(False)
+                return
+            await tx.execute("INSERT INTO ignores (name, other) VALUES (?, ?) "
+                             "ON CONFLICT DO NOTHING", (name, other))
+            done.append(True)
+        await self._write_all([add])
+        return done[-1]
+
     # -- games -------------------------------------------------------------------------------------
 
     async def persist(self, records: Sequence[Record], fence: Fence | None = None) -> None:
@@ -358,7 +392,8 @@ class Store(ABC):
                                                  (row["id"],))]
         created = GameCreated(row["id"], row["table_id"], row["room"], row["kind"],
                               json.loads(row["rules"]), row["seed"], row["dealer"],
-                              tuple(json.loads(row["seats"])), row["seating"])
+                              tuple(json.loads(row["seats"])), row["seating"],
+                              bool(row["spectator_chat"]))
         return StoredGame(created, actions)
 
     async def game(self, game_id: str) -> dict[str, Any] | None:
@@ -372,7 +407,7 @@ class Store(ABC):
             "room": row["room"],
             "game": row["kind"],
             "seating": row["seating"],
-            "seats": [{k: v for k, v in s.items() if k != "token_hash"}
+            "seats": [{k: v for k, v in s.items() if k not in PRIVATE_SEAT_KEYS}
                       for s in json.loads(row["seats"])],
             "started": row["started"],
             "finished": row["finished"],
@@ -416,6 +451,19 @@ class Store(ABC):
                 "rating_delta": mine["delta"] if mine is not None else None,
             })
         return out
+
+    async def last_ranked_games(self, names: Sequence[str]) -> dict[str, str]:
+        """Each player's last ranked game (the newest ended game with ratings they sat
+        in, from the start or as a substitute), by name, for those who have one."""
+        found: dict[str, str] = {}
+        for name in names:
+            row = await self._fetchone(
+                "SELECT p.game_id AS game_id FROM game_players p JOIN games g ON "
+                "g.id = p.game_id WHERE p.player = ? AND g.ratings IS NOT NULL "
+                "ORDER BY p.finished DESC LIMIT 1", (name,))
+            if row is not None:
+                found[name] = row["game_id"]
+        return found
 
     async def action_count(self, game_id: str) -> int:
         row = await self._fetchone("SELECT COUNT(*) AS n FROM actions WHERE game_id = ?",

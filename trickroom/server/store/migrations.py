@@ -72,6 +72,23 @@ CREATE TABLE IF NOT EXISTS devices (
 CREATE INDEX IF NOT EXISTS devices_name ON devices (name);
 """
 
+# Migration 3 (issue 32, item E): a registered player's ignore list is kept with the
+# account (a guest's ends with its connection, and is never stored). ``{nocase}`` is each
+# engine's case-blind collation: an account's name, as ``users.name`` compares it.
+IGNORES = "ignore lists kept with the account"
+IGNORES_TABLE = """
+CREATE TABLE IF NOT EXISTS ignores (
+    name TEXT COLLATE {nocase} NOT NULL,
+    other TEXT NOT NULL,
+    PRIMARY KEY (name, other)
+);
+"""
+
+# Migration 4 (issue 32, items 15 and 20): a table's spectator chat setting is kept with
+# its game in play, which a restart or a take-over resumes with it. The same SQL on both.
+TABLE_OPTIONS = "a table's spectator chat kept with its game"
+SPECTATOR_CHAT = ("games", "spectator_chat", "INTEGER NOT NULL DEFAULT 0")
+
 
 class SchemaTooNew(StoreError):
     """The database is at a schema version this code does not know (a later release

@@ -16,8 +16,12 @@ import asyncpg
 from trickroom.server.store.migrations import (
     DEVICES,
     FIRST,
+    IGNORES,
+    IGNORES_TABLE,
     SESSION_COLUMNS,
     SESSIONS,
+    SPECTATOR_CHAT,
+    TABLE_OPTIONS,
     Migration,
     Step,
 )
@@ -153,6 +157,16 @@ async def _devices(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, DEVICES.replace("REAL", "DOUBLE PRECISION"), _RELATIONS)
 
 
+async def _ignores(conn: asyncpg.Connection) -> str | None:
+    return await _made(conn, IGNORES_TABLE.format(nocase="tr_nocase"), _RELATIONS)
+
+
+async def _spectator_chat(conn: asyncpg.Connection) -> str:
+    table, column, declaration = SPECTATOR_CHAT
+    await conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {declaration}")
+    return "added"
+
+
 CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
     Migration(1, FIRST, (
         Step("the collation tr_nocase", _collation),
@@ -163,6 +177,8 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
         Step("sessions.last_used, sessions.address", _session_columns),
         Step("devices", _devices),
     )),
+    Migration(3, IGNORES, (Step("ignores", _ignores),)),
+    Migration(4, TABLE_OPTIONS, (Step("games.spectator_chat", _spectator_chat),)),
 )
 
 

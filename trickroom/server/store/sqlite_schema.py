@@ -20,8 +20,12 @@ import aiosqlite
 from trickroom.server.store.migrations import (
     DEVICES,
     FIRST,
+    IGNORES,
+    IGNORES_TABLE,
     SESSION_COLUMNS,
     SESSIONS,
+    SPECTATOR_CHAT,
+    TABLE_OPTIONS,
     Migration,
     Step,
 )
@@ -183,6 +187,12 @@ async def _devices(db: aiosqlite.Connection) -> str | None:
     return "made devices" if await _objects(db) - before else None
 
 
+async def _ignores(db: aiosqlite.Connection) -> str | None:
+    before = await _objects(db)
+    await db.execute(IGNORES_TABLE.format(nocase="NOCASE"))
+    return "made ignores" if await _objects(db) - before else None
+
+
 CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(1, FIRST, (
         Step("tables and indexes", _tables),
@@ -193,6 +203,8 @@ CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
         *(_column("sessions", *added) for added in SESSION_COLUMNS),
         Step("devices", _devices),
     )),
+    Migration(3, IGNORES, (Step("ignores", _ignores),)),
+    Migration(4, TABLE_OPTIONS, (_column(*SPECTATOR_CHAT),)),
 )
 
 

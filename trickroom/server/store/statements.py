@@ -23,6 +23,7 @@ from trickroom.server.tables.records import (
     Banned,
     GameCreated,
     GameEnded,
+    OptionsChanged,
     Rated,
     Record,
     SeatsChanged,
@@ -73,10 +74,14 @@ def statements(record: Record) -> list[Statement]:
                               json.dumps(record.action)))]
     if isinstance(record, GameCreated):
         return [("INSERT INTO games (id, table_id, room, kind, rules, seed, dealer, seats, "
-                 "seating, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 "seating, started, spectator_chat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  (record.game_id, record.table_id, record.room, record.kind,
                   json.dumps(record.rules), record.seed, record.dealer,
-                  json.dumps(list(record.seats)), record.seating, now))]
+                  json.dumps(list(record.seats)), record.seating, now,
+                  int(record.spectator_chat)))]
+    if isinstance(record, OptionsChanged):
+        return [("UPDATE games SET spectator_chat = ? WHERE id = ?",
+                 (int(record.spectator_chat), record.game_id))]
     if isinstance(record, SeatsChanged):
         return [("UPDATE games SET seats = ? WHERE id = ?",
                  (json.dumps(list(record.seats)), record.game_id))]

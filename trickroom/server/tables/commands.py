@@ -47,11 +47,14 @@ class Command:
 
 @dataclass(frozen=True, slots=True)
 class Who:
-    """The sender of a request: its connection and the account (or guest) it speaks for."""
+    """The sender of a request: its connection, the account (or guest) it speaks for, and
+    the address group it comes from (``group_of``: what tells one person's accounts
+    apart from another's, for ranked eligibility; "" where none is known)."""
 
     client: ClientId
     name: str
     guest: bool = True
+    group: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,7 @@ def _take(table: Table, seat: Seat, who: Who) -> str:
     token = _token(table)
     seat.name, seat.account, seat.kind, seat.guest = who.name, who.name, "human", who.guest
     seat.client, seat.token_hash, seat.again = who.client, token_hash(token), False
+    seat.group = who.group or None
     table.state.watchers.pop(who.client, None)
     return token
 
@@ -246,8 +247,8 @@ def _maybe_again(table: Table) -> None:
     for s in state.seats:
         s.again = s.rotate = False
         if s.away:  # gone since the game: a robot plays the seat
-            s.kind, s.name, s.account, s.token_hash = (
-                "robot", f"{s.name} (robot)", None, None)
+            s.kind, s.name, s.account, s.token_hash, s.group = (
+                "robot", f"{s.name} (robot)", None, None, None)
         elif s.kind == "empty":
             s.kind, s.name = "robot", robot_name(s.index, s.robot_level)
     if 2 * sum(asked) > len(asked):

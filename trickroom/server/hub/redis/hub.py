@@ -313,6 +313,9 @@ class RedisHub:
     async def ignores_dropped(self, name: str) -> None:
         await self.rooms.ignores_dropped(name)
 
+    async def ignores_restored(self, name: str, others: Iterable[str]) -> None:
+        await self.rooms.ignores_restored(name, others)
+
     async def ignored_by(self, name: str) -> frozenset[str]:
         return await self.rooms.ignored_by(name)
 

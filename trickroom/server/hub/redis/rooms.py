@@ -303,6 +303,21 @@ class Rooms:
             pipe.delete(keys.ignores(name))
             await pipe.execute()
 
+    async def ignores_restored(self, name: str, others: Iterable[str]) -> None:
+        """The list replaced in one transaction: no node reads it half made."""
+        keys, redis = self.node.keys, self.node.bus.redis
+        before = {_text(other) for other in await redis.smembers(keys.ignores(name))}
+        ignored = set(others)
+        async with redis.pipeline(transaction=True) as pipe:
+            for other in before - ignored:
+                pipe.srem(keys.ignored_by(other), name)
+            pipe.delete(keys.ignores(name))
+            if ignored:
+                pipe.sadd(keys.ignores(name), *ignored)
+            for other in ignored:
+                pipe.sadd(keys.ignored_by(other), name)
+            await pipe.execute()
+
     async def ignored_by(self, name: str) -> frozenset[str]:
         return frozenset(_text(m) for m in
                          await self.node.bus.redis.smembers(self.node.keys.ignored_by(name)))
