@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import math
 from collections import defaultdict
 from collections.abc import Callable
 
@@ -340,15 +341,21 @@ class Sessions:
             if wait:
                 conn.chat_bucket.give_back()  # refused all the same: its credit stays
         if wait:
-            raise ProtocolError("rate_limited", f"too many chat messages; wait {wait:.1f} s "
-                                "before the next", retry_after=round(wait, 2))
+            raise chat_refusal("too many chat messages", wait)
         wait = await self.hub.take("chat-account", conn.name, settings.chat_per_second_per_account,
                                    settings.chat_burst_per_account)
         if wait:
             conn.chat_bucket.give_back()
             self.hub.give_back("chat-address", conn.address)
-            raise ProtocolError("rate_limited", f"too many chat messages from your account; "
-                                f"wait {wait:.1f} s before the next", retry_after=round(wait, 2))
+            raise chat_refusal("too many chat messages from your account", wait)
+
+
+def chat_refusal(what: str, wait: float) -> ProtocolError:
+    """A chat line over a rate: ``retry_after`` rounded up, so that a client that waits
+    that long is not refused again for a rounding."""
+    up = math.ceil(wait * 100) / 100
+    return ProtocolError("rate_limited", f"{what}; wait {math.ceil(wait * 10) / 10:.1f} s "
+                         "before the next", retry_after=up)
 
 
 def _frame_of(text: str | Shared) -> bytes:

@@ -15,6 +15,8 @@ the table than one talkative spectator; the players' own lines never draw on it.
 
 from __future__ import annotations
 
+import math
+
 from trickroom.server.protocol import ChatMessage, Ok, ProtocolError
 from trickroom.server.tables.commands import Chat, Options
 from trickroom.server.tables.log import Shared
@@ -56,7 +58,7 @@ def _spectator_may_chat(table: Table) -> None:
         wait = (1 - credit) / rate
         raise ProtocolError("rate_limited", f"this table's spectators have chatted as much "
                             f"as they may for now; wait {wait:.1f} s before the next",
-                            retry_after=round(wait, 2))
+                            retry_after=math.ceil(wait * 100) / 100)
     state.spectator_credit = credit - 1
 
 
