@@ -9,10 +9,11 @@ import asyncio
 import base64
 from contextlib import AsyncExitStack
 
-from tests.server.conftest import http_get, url
+from tests.server.conftest import FAST, http_get, url, wait_for
 from tests.server.refusals import refused
 from trickroom.server.app import App
 from trickroom.server.client import TrickroomClient
+from trickroom.server.config import load_config
 
 
 async def guests(stack: AsyncExitStack, app: App, *names: str) -> list[TrickroomClient]:
@@ -176,3 +177,36 @@ async def test_a_public_table_has_no_invite(app):
         assert made["invite"] is None and made["table"]["private"] is False
         error = await refused(ann, {"type": "invite", "table": made["table"]["id"]})
         assert error["code"] == "invalid_field" and "not private" in error["message"]
+
+
+async def test_a_private_game_stays_private_after_a_restart(db):
+    """A restarted server (or a node taking the table over) resumes a private table's game
+    private, with its invite and its opener, and lists it nowhere."""
+    settings = {**FAST, "resume_grace_seconds": 60.0}
+    app = App(load_config(**settings), db)
+    await app.start("127.0.0.1", 0)
+    try:
+        async with AsyncExitStack() as stack:
+            ann, = await guests(stack, app, "ann")
+            table, code = await private_table(ann)
+            await ann.request({"type": "fill_robots", "table": table})
+            await wait_for(lambda: app.lobby.tables[table].machine.state.phase == "playing")
+            renewed = (await ann.request({"type": "invite", "table": table, "renew": True}))
+            code = renewed["invite"]["code"]  # renewed during the game: kept with it too
+    finally:
+        await app.stop()
+    app = App(load_config(**settings), db)
+    await app.start("127.0.0.1", 0)
+    try:
+        async with AsyncExitStack() as stack:
+            assert app.lobby.tables[table].machine.state.phase == "playing"
+            eve, bob = await guests(stack, app, "eve", "bob")
+            assert (await refused(eve, {"type": "watch", "table": table}))["code"] == \
+                "no_such_table"
+            listed = await eve.request({"type": "list_tables", "room": "spades"})
+            assert table not in {t["id"] for t in listed["tables"]}
+            snapshot = await bob.request({"type": "watch", "table": table, "invite": code})
+            assert snapshot["info"]["private"] is True
+            assert app.lobby.tables[table].machine.creator == "guest-ann"
+    finally:
+        await app.stop()

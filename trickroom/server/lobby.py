@@ -31,6 +31,7 @@ from trickroom.server.tables.commands import ClientId, Open, Resume
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.runner import TableRunner
+from trickroom.server.tables.state import Privacy
 
 log = logging.getLogger("trickroom.lobby")
 
@@ -126,7 +127,8 @@ class Lobby:
                 raise ProtocolError("invalid_field", f"rules: {exc}") from None
             machine = TableMachine(table_id, room, self.settings, made, seating, self.rng(),
                                    creator=creator.name if creator else None,
-                                   spectator_chat=spectator_chat, private=private)
+                                   spectator_chat=spectator_chat,
+                                   private=Privacy() if private else None)
             runner = self._runner(machine)
             if not await self.hub.claim(runner.id):
                 raise ProtocolError("internal", "could not open the table; try again")
@@ -357,7 +359,9 @@ class Lobby:
                                              "actions": stored.actions})
         machine = TableMachine(created.table_id, self.room(created.room), self.settings,
                                game.rules, created.seating, self.rng(),
-                               spectator_chat=created.spectator_chat)
+                               creator=created.creator, spectator_chat=created.spectator_chat,
+                               private=Privacy.from_stored(created.private)
+                               if created.private is not None else None)
         runner = self._runner(machine)
         self._add(runner)
         await runner.call(Resume(game, created.game_id, created.seats))

@@ -393,7 +393,8 @@ class Store(ABC):
         created = GameCreated(row["id"], row["table_id"], row["room"], row["kind"],
                               json.loads(row["rules"]), row["seed"], row["dealer"],
                               tuple(json.loads(row["seats"])), row["seating"],
-                              bool(row["spectator_chat"]))
+                              bool(row["spectator_chat"]), row["creator"],
+                              json.loads(row["private"]) if row["private"] else None)
         return StoredGame(created, actions)
 
     async def game(self, game_id: str) -> dict[str, Any] | None:

@@ -84,10 +84,14 @@ CREATE TABLE IF NOT EXISTS ignores (
 );
 """
 
-# Migration 4 (issue 32, items 15 and 20): a table's spectator chat setting is kept with
-# its game in play, which a restart or a take-over resumes with it. The same SQL on both.
-TABLE_OPTIONS = "a table's spectator chat kept with its game"
+# Migration 4 (issue 32, items 15 and 20; issue 35): a table's options are kept with its
+# game in play, which a restart or a take-over resumes with them: its spectator chat, who
+# opened it, and a private table's invite and seats (JSON, null for a public table). The
+# same SQL on both.
+TABLE_OPTIONS = "a table's options kept with its game"
 SPECTATOR_CHAT = ("games", "spectator_chat", "INTEGER NOT NULL DEFAULT 0")
+TABLE_OPTION_COLUMNS = (SPECTATOR_CHAT, ("games", "creator", "TEXT"),
+                        ("games", "private", "TEXT"))
 
 
 class SchemaTooNew(StoreError):

@@ -20,7 +20,7 @@ from trickroom.server.store.migrations import (
     IGNORES_TABLE,
     SESSION_COLUMNS,
     SESSIONS,
-    SPECTATOR_CHAT,
+    TABLE_OPTION_COLUMNS,
     TABLE_OPTIONS,
     Migration,
     Step,
@@ -161,10 +161,12 @@ async def _ignores(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, IGNORES_TABLE.format(nocase="tr_nocase"), _RELATIONS)
 
 
-async def _spectator_chat(conn: asyncpg.Connection) -> str:
-    table, column, declaration = SPECTATOR_CHAT
-    await conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {declaration}")
-    return "added"
+def _option_column(table: str, column: str, declaration: str) -> Step[asyncpg.Connection]:
+    async def add(conn: asyncpg.Connection) -> str:
+        await conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} "
+                           f"{declaration}")
+        return "added"
+    return Step(f"{table}.{column}", add)
 
 
 CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
@@ -178,7 +180,8 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
         Step("devices", _devices),
     )),
     Migration(3, IGNORES, (Step("ignores", _ignores),)),
-    Migration(4, TABLE_OPTIONS, (Step("games.spectator_chat", _spectator_chat),)),
+    Migration(4, TABLE_OPTIONS, tuple(_option_column(*added)
+                                      for added in TABLE_OPTION_COLUMNS)),
 )
 
 

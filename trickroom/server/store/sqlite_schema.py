@@ -24,7 +24,7 @@ from trickroom.server.store.migrations import (
     IGNORES_TABLE,
     SESSION_COLUMNS,
     SESSIONS,
-    SPECTATOR_CHAT,
+    TABLE_OPTION_COLUMNS,
     TABLE_OPTIONS,
     Migration,
     Step,
@@ -204,7 +204,7 @@ CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
         Step("devices", _devices),
     )),
     Migration(3, IGNORES, (Step("ignores", _ignores),)),
-    Migration(4, TABLE_OPTIONS, (_column(*SPECTATOR_CHAT),)),
+    Migration(4, TABLE_OPTIONS, tuple(_column(*added) for added in TABLE_OPTION_COLUMNS)),
 )
 
 

@@ -71,7 +71,8 @@ def on_options(table: Table, cmd: Options) -> None:
                             "opened it may change its options")
     state = table.state
     if state.phase is Phase.PLAYING and state.game_id is not None:  # kept with the game
-        table.write(OptionsChanged(state.game_id, cmd.spectator_chat))
+        table.write(OptionsChanged(state.game_id, cmd.spectator_chat,
+                                   state.private.stored() if state.private else None))
     state.spectator_chat = cmd.spectator_chat
     table.reply(cmd.who, Ok(id=cmd.rid))
     table.changed()  # the table (a ``table`` event) and the lobby see it

@@ -126,7 +126,7 @@ class TableMachine:
     def __init__(self, table_id: str, room: Room, settings: ServerSettings, rules: Any,
                  seating: str, rng: random.Random, seq: int = 0,
                  creator: str | None = None, spectator_chat: bool = False,
-                 private: bool = False) -> None:
+                 private: Privacy | None = None) -> None:
         self.id = table_id
         self.creator = creator  # who opened the table: may fill and start it unseated
         self.room = room
@@ -138,8 +138,7 @@ class TableMachine:
         self.system = room.system or "zone"
         self.rating_system = room.rating_system()  # with the constants the room adopted
         self.turn_seconds = room.turn_seconds or settings.turn_seconds
-        self.state = TableState(spectator_chat=spectator_chat,
-                                private=Privacy() if private else None)
+        self.state = TableState(spectator_chat=spectator_chat, private=private)
         self.log = EventLog(table_id, settings.event_log_size, seq)
         self.now = 0.0
         self._out: list[Effect] = []

@@ -81,7 +81,8 @@ def _start_game(table: Table, standings: dict[str, Standing]) -> None:
     rules = game.record()["rules"]
     table.write(GameCreated(game_id, table.id, table.room.name, table.room.game, rules, seed,
                             game.first_dealer, tuple(s.stored() for s in state.seats),
-                            table.seating, state.spectator_chat))
+                            table.seating, state.spectator_chat, table.creator,
+                            state.private.stored() if state.private else None))
     state.game, state.game_id, state.phase = game, game_id, Phase.PLAYING
     state.games += 1
     state.acted = [0, 0, 0, 0]

@@ -26,6 +26,7 @@ from trickroom.server.auth import token_hash
 from trickroom.server.protocol import Invited, InviteInfo, Ok, ProtocolError, Removed, Seated
 from trickroom.server.tables.commands import Invite, MoveSeat, RemovePlayer, Reserve, Who
 from trickroom.server.tables.log import Shared
+from trickroom.server.tables.records import OptionsChanged
 from trickroom.server.tables.seats import Seat
 from trickroom.server.tables.state import Phase, Privacy
 from trickroom.server.tables.table import Table
@@ -133,6 +134,12 @@ def on_invite(table: Table, cmd: Invite) -> None:
                                           "opened it, may see or renew its invite")
     elif cmd.renew or privacy.invite is None or table.now >= privacy.invite_until:
         issue(table, privacy)
+    else:
+        table.reply(cmd.who, Invited(id=cmd.rid, invite=invite_info(table, privacy)))
+        return
+    state = table.state
+    if state.phase is Phase.PLAYING and state.game_id is not None:  # kept with the game
+        table.write(OptionsChanged(state.game_id, state.spectator_chat, privacy.stored()))
     table.reply(cmd.who, Invited(id=cmd.rid, invite=invite_info(table, privacy)))
 
 

@@ -28,6 +28,8 @@ class GameCreated:
     seats: tuple[dict[str, Any], ...]
     seating: str
     spectator_chat: bool = False  # the table's option, which a resumed table keeps
+    creator: str | None = None  # who opened the table (may fill, start and arrange it)
+    private: dict[str, Any] | None = None  # a private table's invite and seats (privacy.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,7 @@ class OptionsChanged:
 
     game_id: str
     spectator_chat: bool
+    private: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

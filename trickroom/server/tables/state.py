@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from typing import Any
 
 from trickroom.game.engine import Engine
 from trickroom.ratings import Departure, Standing
@@ -71,6 +72,18 @@ class Privacy:
 
     def copy(self) -> Privacy:
         return copy_fields(self)
+
+    def stored(self) -> dict[str, Any]:
+        """As kept with a game in play (a restart resumes the table private, as it was)."""
+        return {"invite": self.invite, "invite_until": self.invite_until,
+                "reserved": {str(seat): name for seat, name in self.reserved.items()},
+                "removed": sorted(self.removed)}
+
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any]) -> Privacy:
+        return cls(stored.get("invite"), float(stored.get("invite_until", 0.0)),
+                   {int(seat): name for seat, name in stored.get("reserved", {}).items()},
+                   set(stored.get("removed", ())))
 
     def kept_for(self, name: str) -> int | None:
         """The seat kept for ``name``, if any."""
