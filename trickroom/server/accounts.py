@@ -26,6 +26,7 @@ from typing import Protocol
 
 from trickroom.server import auth, names
 from trickroom.server.config import ServerSettings
+from trickroom.server.friends import Follows
 from trickroom.server.hub.port import SIGNED_OUT, Hub, Member
 from trickroom.server.ignores import Ignores
 from trickroom.server.metrics import METRICS
@@ -65,8 +66,10 @@ class Accounts:
     """Logging connections in and out."""
 
     def __init__(self, settings: ServerSettings, store: Store, hub: Hub, ignores: Ignores,
-                 seated: Callable[[str], bool], in_game: Callable[[Member], bool]) -> None:
+                 seated: Callable[[str], bool], in_game: Callable[[Member], bool],
+                 follows: Follows) -> None:
         self.settings = settings
+        self.follows = follows  # a registered player's presence starts and ends here
         self.store = store
         self.hub = hub
         self.ignores = ignores  # a registered player's list comes with the login
@@ -122,6 +125,7 @@ class Accounts:
         conn.name, conn.guest, conn.session = name, guest, auth.token_hash(token)
         conn.logins += 1
         conn.reply(Welcome(id=rid, name=name, guest=guest, session=token, device=device))
+        await self.follows.signed_in(name, guest)
 
     async def _register(self, conn: Member, msg: Register) -> str:
         refusal = names.account_name_refusal(msg.name)
@@ -324,6 +328,7 @@ class Accounts:
         """The connection stops being who it was (it closed, or logged in anew)."""
         if conn.name and conn.guest:
             self.guests.detach(conn.name, self.seated)
+        self.follows.signed_out(conn)
         conn.name, conn.guest = "", True
 
     def close(self) -> None:

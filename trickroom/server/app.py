@@ -26,6 +26,7 @@ from trickroom.server import logs
 from trickroom.server.accounts import Accounts
 from trickroom.server.collector import Collector
 from trickroom.server.config import Config
+from trickroom.server.friends import Follows
 from trickroom.server.hub import open_hub
 from trickroom.server.hub.port import Member
 from trickroom.server.ignores import Ignores
@@ -71,11 +72,13 @@ class App:
                            wall_clock=wall_clock)
         self.queues = Queues(self.hub, self.lobby, self.ranked)
         self.ignores = Ignores(self.store, self.hub, settings.ignores_per_player)
+        self.follows = Follows(self.store, self.hub, self.lobby, settings.follows_per_player)
+        self.lobby.on_seats = self.follows.changed
         self.accounts = Accounts(settings, self.store, self.hub, self.ignores,
                                  seated=lambda name: name in self.lobby.seated,
-                                 in_game=self._in_game)
+                                 in_game=self._in_game, follows=self.follows)
         self.requests = Requests(settings, self.hub, self.lobby, self.queues, self.ranked,
-                                 self.ignores)
+                                 self.ignores, self.follows)
         peers = Peers(networks(settings.trusted_proxies), settings.ipv4_prefix,
                       settings.ipv6_prefix)
         self.sessions = Sessions(settings, self.hub, self.lobby, self.queues, self.accounts,
@@ -189,6 +192,9 @@ class _Node:
 
     def subscribers(self, room: str) -> Iterable[Member]:
         return self.app.lobby.subscribers.get(room, ())
+
+    def presence_pushed(self, name: str) -> None:
+        self.app.follows.pushed(name)
 
     async def resume(self, stored: StoredGame) -> None:
         await self.app.lobby.resume(stored)

@@ -64,6 +64,8 @@ class Lobby:
         # every table (which let each guest leaving cost the loop time of the whole room).
         self.seated: Counter[str] = Counter()
         self._seats_of: dict[TableRunner, tuple[str, ...]] = {}
+        self._runners_of: dict[str, set[TableRunner]] = {}  # account -> tables it sits at
+        self.on_seats: Callable[[str], None] = lambda name: None  # where one sits changed
         self._unpushed: dict[str, tuple[TableInfo, bool]] = {}  # changed, not yet pushed
         self._push_timer: asyncio.TimerHandle | None = None
 
@@ -235,8 +237,21 @@ class Lobby:
                 seated[name] = left
             else:
                 del seated[name]
+            runners = self._runners_of.get(name)
+            if runners is not None:
+                runners.discard(runner)
+                if not runners:
+                    del self._runners_of[name]
         for name in accounts:
             seated[name] += 1
+            self._runners_of.setdefault(name, set()).add(runner)
+        for name in set(old).symmetric_difference(accounts):
+            self.on_seats(name)  # where the player sits changed: their presence
+
+    def seated_at(self, name: str) -> TableRunner | None:
+        """A table of this node where ``name`` sits (one of them, if several), or None."""
+        runners = self._runners_of.get(name)
+        return max(runners, key=lambda r: r.id) if runners else None
 
     def on_change(self, info: TableInfo) -> None:
         """Push a table's new state to everyone subscribed to its room."""

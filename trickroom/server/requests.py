@@ -15,6 +15,7 @@ from typing import Any
 from trickroom.server import protocol as wire
 from trickroom.server.chat_text import chat_line
 from trickroom.server.config import ServerSettings
+from trickroom.server.friends import Follows
 from trickroom.server.hub.port import Hub, Member
 from trickroom.server.ignores import Ignores
 from trickroom.server.lobby import Lobby
@@ -35,6 +36,7 @@ class Requests:
     queues: Queues
     ranked: Ranked
     ignores: Ignores
+    follows: Follows
 
     async def run(self, client: Member, msg: ClientMessage) -> None:
         """Run one request (its refusal raises ``ProtocolError``)."""
@@ -84,14 +86,29 @@ class Requests:
     async def settings_saved(self, client: Member, msg: wire.Settings) -> None:
         if client.guest:
             raise ProtocolError("not_authorized", "guests have no settings; register first")
-        if not msg.rank_me and not msg.confirm:
+        if msg.rank_me is False and not msg.confirm:
             raise ProtocolError(
                 "confirm_required",
                 "turning \"rank me\" off bans you from ranked play for a week and resets "
                 "your ratings to the start value: send again with \"confirm\": true")
-        until = await self.ranked.set_rank_me(client.name, msg.rank_me)
-        client.reply(wire.SettingsSaved(id=msg.id, rank_me=msg.rank_me,
-                                   banned_until=until or None))
+        if msg.rank_me is not None:
+            await self.ranked.set_rank_me(client.name, msg.rank_me)
+        if msg.hide_presence is not None:
+            await self.follows.hide(client.name, msg.hide_presence)
+        store = self.follows.store
+        account = await store.account(client.name)
+        assert account is not None  # a registered player's connection
+        until = account["banned_until"]
+        client.reply(wire.SettingsSaved(
+            id=msg.id, rank_me=bool(account["rank_me"]),
+            banned_until=until if until and until > self.ranked.clock() else None,
+            hide_presence=await store.hides_presence(client.name)))
+
+    async def follow(self, client: Member, msg: wire.Follow) -> None:
+        await self.follows.follow(client, msg.name, msg.on, msg.id)
+
+    async def friends(self, client: Member, msg: wire.ListFriends) -> None:
+        await self.follows.friends(client, msg.id)
 
     async def ignore(self, client: Member, msg: wire.Ignore) -> None:
         if not await self.ignores.set(client.name, client.guest, msg.name, msg.on):
@@ -179,6 +196,8 @@ REQUESTS: dict[type, Handler] = {
     wire.Start: Requests.start_game,
     wire.TableOptions: Requests.table_options,
     wire.Invite: Requests.invite,
+    wire.Follow: Requests.follow,
+    wire.ListFriends: Requests.friends,
     wire.Reserve: Requests.reserve,
     wire.MoveSeat: Requests.move_seat,
     wire.RemovePlayer: Requests.remove_player,

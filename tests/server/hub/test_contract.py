@@ -648,3 +648,30 @@ async def test_a_private_table_is_listed_on_no_node_and_its_invite_works_from_an
         for node in (a, b):
             tables, total = await node.hub.room_tables("spades", 100)
             assert table not in {t.id for t in tables} and total == 0
+
+
+async def test_a_friend_s_presence_reaches_followers_on_every_node(server):
+    """Issue 35: a player on one node, followed from the other, is seen coming online, at a
+    table and going offline; a node that dies takes its players' presence with it."""
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        ann = await stack.enter_async_context(TrickroomClient.connect(url(a)))
+        await ann.request({"type": "register", "name": "ann", "password": "ann-secret"})
+        async with TrickroomClient.connect(url(b)) as first:
+            await first.request({"type": "register", "name": "bob", "password": "bob-secret"})
+        await ann.request({"type": "follow", "name": "bob"})
+        friends = await ann.request({"type": "friends"})
+        assert friends["players"][0]["online"] is False
+
+        def presence() -> list[dict]:
+            return [m for m in ann.received if m.get("type") == "presence"]
+
+        bob = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        await bob.request({"type": "login", "name": "bob", "password": "bob-secret"})
+        await heard(ann, lambda m: m.get("type") == "presence" and m["online"])
+        table = (await bob.request({"type": "create_table", "room": "spades"}))["table"]["id"]
+        await bob.request({"type": "sit", "table": table})
+        await heard(ann, lambda m: m.get("type") == "presence" and m["at"] is not None)
+        assert presence()[-1]["at"]["table"] == table
+        await bob.ws.close()
+        await heard(ann, lambda m: m.get("type") == "presence" and not m["online"])

@@ -15,7 +15,16 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Iterable, Sequence
 
 from trickroom.server.config import ServerSettings
-from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued, close_signed_out
+from trickroom.server.hub.port import (
+    OFFLINE,
+    Batch,
+    Budget,
+    Host,
+    Member,
+    Presence,
+    Queued,
+    close_signed_out,
+)
 from trickroom.server.listing import LISTED_STATES, listed_first, unlisted
 from trickroom.server.protocol import ClientMessage, TableInfo
 from trickroom.server.store import Fence, Store
@@ -60,6 +69,7 @@ class LocalHub:
         self._guests: dict[str, float] = {}
         self._guests_pruned = 0  # how many held names the last pruning left
         self._buckets: dict[str, Buckets] = {}  # by kind: budgets of ``take``
+        self._presence: dict[str, Presence] = {}  # by account, case-folded: who is online
 
     @property
     def host(self) -> Host:
@@ -246,6 +256,17 @@ class LocalHub:
 
     async def count_elsewhere(self, kind: str, key: str) -> int:
         return 0
+
+    def presence_changed(self, name: str, here: Presence | None) -> None:
+        key = name.lower()
+        if here is None:
+            self._presence.pop(key, None)
+        else:
+            self._presence[key] = here
+        self.host.presence_pushed(name)
+
+    async def presence(self, names: Sequence[str]) -> dict[str, Presence]:
+        return {name: self._presence.get(name.lower(), OFFLINE) for name in names}
 
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return LocalBudget(rate, burst)

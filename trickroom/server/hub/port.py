@@ -82,6 +82,10 @@ class Host(Protocol):
     def subscribers(self, room: str) -> Iterable[Member]:
         """This node's connections subscribed to a room's list and chat."""
 
+    def presence_pushed(self, name: str) -> None:
+        """The account ``name``'s presence changed on some node: tell this node's
+        connections that follow it (they ask :meth:`Hub.presence`)."""
+
     async def resume(self, stored: StoredGame) -> None:
         """Run a stored, unfinished game's table here (a take-over)."""
 
@@ -110,6 +114,25 @@ class Budget(Protocol):
 
     async def more(self) -> float:
         """Fetch credit for this message (and a few after it); the seconds it waits."""
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """Where a registered player is, as one node sees it: connected (``online``), and the
+    table they sit at (its room and game; a private table's id is never told)."""
+
+    online: bool = True
+    table: str | None = None
+    room: str | None = None
+    game: str | None = None
+    private: bool = False
+
+    def merged(self, other: Presence) -> Presence:
+        """Two nodes' views of one player: online on either, at a table of either."""
+        return self if self.room is not None or other.room is None else other
+
+
+OFFLINE = Presence(online=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +275,15 @@ class Hub(Protocol):
 
     def tell(self, entry: Queued, text: str) -> None:
         """Send a queued player a message, on whichever node it is connected."""
+
+    # -- presence (issue 35, item 2) --------------------------------------------------------
+
+    def presence_changed(self, name: str, here: Presence | None) -> None:
+        """This node's view of a registered player's presence (None: not connected here,
+        or hidden); every node's followers of ``name`` are told (``Host.presence_pushed``)."""
+
+    async def presence(self, names: Sequence[str]) -> dict[str, Presence]:
+        """Each player's presence over every node, by name as given (``OFFLINE`` if none)."""
 
     # -- names and limits -------------------------------------------------------------------
     # A key of a per-address limit is the address's group (server/proxies.py ``group_of``),

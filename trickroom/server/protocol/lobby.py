@@ -183,3 +183,40 @@ class SettingsSaved(Reply):
     type: Literal["settings"] = "settings"
     rank_me: bool
     banned_until: float | None  # a Unix time, as /api/players gives it
+    hide_presence: bool = False
+
+
+class TableRef(ServerMessage):
+    """The table a player sits at: its ``room`` and ``game``, and its id (null for a
+    private table: its id is told to no one who is not at it)."""
+
+    table: str | None
+    room: str
+    game: str
+    private: bool = False
+
+
+class FriendInfo(ServerMessage):
+    """A player you follow: whether they follow you back (``mutual``: friends), whether
+    they are online, and the table they sit at (null: none)."""
+
+    name: str
+    mutual: bool
+    online: bool
+    at: TableRef | None = None
+
+
+class Friends(Reply):
+    """The answer to ``friends``: the players you follow."""
+
+    type: Literal["friends"] = "friends"
+    players: list[FriendInfo]
+
+
+class PresenceUpdate(ServerMessage):
+    """Pushed: a player you follow came online, went offline, sat at or left a table."""
+
+    type: Literal["presence"] = "presence"
+    name: str
+    online: bool
+    at: TableRef | None = None

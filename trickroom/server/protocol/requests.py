@@ -274,19 +274,38 @@ class CastVote(Request):
 
 
 class Settings(Request):
-    """Player settings. Turning "rank me" off bans ranked play for a week and resets
-    ratings, so it needs ``confirm: true``."""
+    """Player settings, each optional. Turning "rank me" off bans ranked play for a week
+    and resets ratings, so it needs ``confirm: true``; ``hide_presence``: those who follow
+    you see you offline."""
 
     type: Literal["settings"]
-    rank_me: bool
+    rank_me: bool | None = None
     confirm: bool = False
+    hide_presence: bool | None = None
+
+
+class Follow(Request):
+    """Follow a registered player (``on: false``: no longer); follows both ways make two
+    players friends. Registered players only."""
+
+    type: Literal["follow"]
+    name: Name
+    on: bool = True
+
+
+class ListFriends(Request):
+    """The players you follow, each with where they are; each change of theirs is then
+    pushed to this connection (``presence``) until it asks again or closes."""
+
+    type: Literal["friends"]
 
 
 ClientMessage = Annotated[
     Register | Login | Guest | Resume | Logout | LogoutAll | ChangePassword | ListSessions
     | ListRooms | ListTables | CreateTable | Sit | Stand
     | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
-    | Unqueue | CastVote | Settings | TableOptions | Invite | Reserve | MoveSeat | RemovePlayer,
+    | Unqueue | CastVote | Settings | TableOptions | Invite | Reserve | MoveSeat | RemovePlayer
+    | Follow | ListFriends,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = tuple(
@@ -295,7 +314,7 @@ CLIENT_TYPES = tuple(
               ListRooms, ListTables, CreateTable, Sit, Stand,
               Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
               Unqueue, CastVote, Settings, TableOptions, Invite, Reserve, MoveSeat,
-              RemovePlayer)
+              RemovePlayer, Follow, ListFriends)
 )
 client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

@@ -19,9 +19,11 @@ from trickroom.server.protocol.game import (
 )
 from trickroom.server.protocol.lobby import (
     ChatMessage,
+    Friends,
     Invited,
     Ok,
     Pong,
+    PresenceUpdate,
     QueueStatus,
     Rooms,
     Seated,
@@ -39,14 +41,14 @@ from trickroom.server.protocol.requests import client_adapter
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
     Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip, Moved,
-    SignedOut, SessionList, Invited,
+    SignedOut, SessionList, Invited, Friends, PresenceUpdate,
 )
 
 
 AnyServerMessage = Annotated[
     Error | Welcome | Ok | Rooms | Tables | TableUpdate | TableCreated | Seated | Snapshot
     | TableEvent | Skip | Prompt | ChatMessage | Pong | QueueStatus | SettingsSaved | TakenOver
-    | Moved | SignedOut | SessionList | Invited,
+    | Moved | SignedOut | SessionList | Invited | Friends | PresenceUpdate,
     Field(discriminator="type")]
 server_adapter: TypeAdapter[Any] = TypeAdapter(AnyServerMessage)
 """Every message the server sends, told apart by ``type`` (tests validate traffic with it)."""

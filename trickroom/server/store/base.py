@@ -320,6 +320,48 @@ class Store(ABC):
         await self._write_all([add])
         return done[-1]
 
+    # -- follows and presence (issue 35, item 2) ---------------------------------------------
+
+    async def follows(self, name: str) -> list[dict[str, Any]]:
+        """Whom ``name`` follows (as each account spells its name), and whether each
+        follows back (a friend)."""
+        rows = await self._fetchall(
+            "SELECT users.name AS other, EXISTS (SELECT 1 FROM follows AS back WHERE "
+            "back.name = follows.other AND back.other = follows.name) AS mutual FROM follows "
+            "JOIN users ON users.name = follows.other WHERE follows.name = ? "
+            "ORDER BY users.name", (name,))
+        return [{"name": row["other"], "mutual": bool(row["mutual"])} for row in rows]
+
+    async def set_follow(self, name: str, other: str, on: bool, most: int) -> bool:
+        """``name`` follows ``other`` (``on``) or no longer does. False, changing nothing,
+        when ``name`` follows ``most`` players already."""
+        if not on:
+            await self._write("DELETE FROM follows WHERE name = ? AND other = ?", (name, other))
+            return True
+        done: list[bool] = []
+
+        async def add(tx: Tx) -> None:
+            row = await tx.fetchone(
+                "SELECT (SELECT count(*) FROM follows WHERE name = ?) AS n, (SELECT count(*) "
+                "FROM follows WHERE name = ? AND other = ?) AS here", (name, name, other))
+            assert row is not None
+            if not row["here"] and row["n"] >= most:
+                done.append(False)
+                return
+            await tx.execute("INSERT INTO follows (name, other) VALUES (?, ?) "
+                             "ON CONFLICT DO NOTHING", (name, other))
+            done.append(True)
+        await self._write_all([add])
+        return done[-1]
+
+    async def hides_presence(self, name: str) -> bool:
+        row = await self._fetchone("SELECT hide_presence FROM users WHERE name = ?", (name,))
+        return bool(row and row["hide_presence"])
+
+    async def set_hide_presence(self, name: str, hidden: bool) -> None:
+        await self._write("UPDATE users SET hide_presence = ? WHERE name = ?",
+                          (int(hidden), name))
+
     # -- games -------------------------------------------------------------------------------------
 
     async def persist(self, records: Sequence[Record], fence: Fence | None = None) -> None:

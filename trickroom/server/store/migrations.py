@@ -94,6 +94,20 @@ TABLE_OPTION_COLUMNS = (SPECTATOR_CHAT, ("games", "creator", "TEXT"),
                         ("games", "private", "TEXT"))
 
 
+# Migration 5 (issue 35, item 2): whom a player follows (a mutual follow is a friend), and
+# whether they hide their presence from those who follow them.
+FOLLOWS = "follows, and presence a player may hide"
+FOLLOWS_TABLE = """
+CREATE TABLE IF NOT EXISTS follows (
+    name TEXT COLLATE {nocase} NOT NULL,
+    other TEXT COLLATE {nocase} NOT NULL,
+    PRIMARY KEY (name, other)
+);
+CREATE INDEX IF NOT EXISTS follows_other ON follows (other);
+"""
+HIDE_PRESENCE = ("users", "hide_presence", "INTEGER NOT NULL DEFAULT 0")
+
+
 class SchemaTooNew(StoreError):
     """The database is at a schema version this code does not know (a later release
     migrated it): the store does not open, and writes nothing."""

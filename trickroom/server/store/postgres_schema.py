@@ -16,6 +16,9 @@ import asyncpg
 from trickroom.server.store.migrations import (
     DEVICES,
     FIRST,
+    FOLLOWS,
+    FOLLOWS_TABLE,
+    HIDE_PRESENCE,
     IGNORES,
     IGNORES_TABLE,
     SESSION_COLUMNS,
@@ -157,6 +160,10 @@ async def _devices(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, DEVICES.replace("REAL", "DOUBLE PRECISION"), _RELATIONS)
 
 
+async def _follows(conn: asyncpg.Connection) -> str | None:
+    return await _made(conn, FOLLOWS_TABLE.format(nocase="tr_nocase"), _RELATIONS)
+
+
 async def _ignores(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, IGNORES_TABLE.format(nocase="tr_nocase"), _RELATIONS)
 
@@ -182,6 +189,7 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
     Migration(3, IGNORES, (Step("ignores", _ignores),)),
     Migration(4, TABLE_OPTIONS, tuple(_option_column(*added)
                                       for added in TABLE_OPTION_COLUMNS)),
+    Migration(5, FOLLOWS, (Step("follows", _follows), _option_column(*HIDE_PRESENCE))),
 )
 
 

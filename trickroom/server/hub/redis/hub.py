@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
+import json
 import math
 import secrets
 import time
@@ -27,7 +30,16 @@ from contextlib import AbstractAsyncContextManager
 from redis.exceptions import RedisError
 
 from trickroom.server.config import ServerSettings
-from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued, close_signed_out
+from trickroom.server.hub.port import (
+    OFFLINE,
+    Batch,
+    Budget,
+    Host,
+    Member,
+    Presence,
+    Queued,
+    close_signed_out,
+)
 from trickroom.server.hub.redis import frames
 from trickroom.server.hub.redis.bus import REDIS_AWAY, UNREACHABLE, Bus, ClusterUnavailable
 from trickroom.server.hub.redis.keys import Keys
@@ -86,7 +98,9 @@ class RedisHub:
             frames.Take: self.leases.on_take,
             frames.RoomChat: rooms.on_room_chat,
             frames.SignedOut: self._on_signed_out,
+            frames.PresenceChanged: self._on_presence,
         }
+        self._presence_here: dict[str, tuple[str, Presence]] = {}  # this node's, by key
 
     def _on_message(self, channel: str, data: bytes) -> None:
         frame, body = frames.decode(data)
@@ -102,6 +116,8 @@ class RedisHub:
         self.limits.reshare()
         self.rooms.relist()
         self.routing.resync()
+        for name, here in self._presence_here.values():  # a restarted Redis lost them
+            self._write_presence(name, here)
 
     # -- life -------------------------------------------------------------------------------
 
@@ -401,6 +417,52 @@ class RedisHub:
     def _on_signed_out(self, frame: frames.SignedOut, body: bytes) -> None:
         close_signed_out(self.node.host.clients.values(), frame.name, frame.ended, frame.keep,
                          frame.client)
+
+    # -- presence ---------------------------------------------------------------------------
+
+    def _presence_key(self, name: str) -> str:
+        return self.keys.key("presence", name.lower())
+
+    def presence_changed(self, name: str, here: Presence | None) -> None:
+        """This node's view, one field (its number) of the player's hash; a node that dies
+        leaves its field, which readers skip (its lease is gone)."""
+        if here is None:
+            self._presence_here.pop(name.lower(), None)
+        else:
+            self._presence_here[name.lower()] = (name, here)
+        self._write_presence(name, here)
+        self.node.publish(self.keys.lobby_channel, frames.PresenceChanged(name))
+
+    def _write_presence(self, name: str, here: Presence | None) -> None:
+        field = str(self.node.number)
+        if here is None:
+            self.bus.command("hdel", self._presence_key(name), field)
+        else:
+            self.bus.command("hset", self._presence_key(name), field,
+                             json.dumps(dataclasses.asdict(here)))
+
+    async def presence(self, names: Sequence[str]) -> dict[str, Presence]:
+        if not names:
+            return {}
+        async with self.bus.redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.hgetall(self._presence_key(name))
+            found: list[dict[bytes, bytes]] = await pipe.execute()
+        nodes = sorted({int(field) for row in found for field in row})
+        async with self.bus.redis.pipeline(transaction=False) as pipe:
+            for number in nodes:
+                pipe.exists(self.keys.alive(number))
+            live = {n for n, up in zip(nodes, await pipe.execute(), strict=True)
+                    if up or n == self.node.number}
+        out: dict[str, Presence] = {}
+        for name, row in zip(names, found, strict=True):
+            seen = [Presence(**json.loads(value)) for field, value in row.items()
+                    if int(field) in live]
+            out[name] = functools.reduce(Presence.merged, seen) if seen else OFFLINE
+        return out
+
+    def _on_presence(self, frame: frames.PresenceChanged, body: bytes) -> None:
+        self.node.host.presence_pushed(frame.name)
 
     async def login_wait(self, account: str | None, address: str | None,
                          guess: str | None = None) -> float:
