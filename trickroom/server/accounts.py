@@ -124,8 +124,8 @@ class Accounts:
         self.logout(conn)
         conn.name, conn.guest, conn.session = name, guest, auth.token_hash(token)
         conn.logins += 1
+        await self.follows.signed_in(conn)  # online for others before it hears so itself
         conn.reply(Welcome(id=rid, name=name, guest=guest, session=token, device=device))
-        await self.follows.signed_in(name, guest)
 
     async def _register(self, conn: Member, msg: Register) -> str:
         refusal = names.account_name_refusal(msg.name)

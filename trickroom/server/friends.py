@@ -58,17 +58,20 @@ class Follows:
         self.most = most  # players one may follow
         self.online: dict[str, int] = defaultdict(int)  # account, case-folded -> sockets here
         self.hidden: set[str] = set()  # accounts online here who hide their presence
+        self.conns: dict[str, set[Member]] = defaultdict(set)  # account -> its sockets here
         self.followers: dict[str, set[Member]] = defaultdict(set)  # followed -> who listens
         self.following: dict[Member, set[str]] = {}  # connection -> the names it listens to
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- this node's players -----------------------------------------------------------------
 
-    async def signed_in(self, name: str, guest: bool) -> None:
-        """A connection logged in as ``name`` (a guest has no presence)."""
-        if guest:
+    async def signed_in(self, conn: Member) -> None:
+        """A connection logged in (a guest has no presence)."""
+        if conn.guest:
             return
+        name = conn.name
         key = name.lower()
+        self.conns[key].add(conn)
         self.online[key] += 1
         if self.online[key] == 1:
             if await self.store.hides_presence(name):
@@ -81,6 +84,11 @@ class Follows:
         if not conn.name or conn.guest:
             return
         key = conn.name.lower()
+        conns = self.conns.get(key)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:
+                del self.conns[key]
         left = self.online.get(key, 0) - 1
         if left > 0:
             self.online[key] = left
@@ -88,6 +96,10 @@ class Follows:
         self.online.pop(key, None)
         self.hidden.discard(key)
         self.changed(conn.name)
+
+    def connections(self, name: str) -> tuple[Member, ...]:
+        """This node's connections logged in as the registered player ``name``."""
+        return tuple(self.conns.get(name.lower(), ()))
 
     def changed(self, name: str) -> None:
         """The player's presence on this node may have changed: give the hub its view."""

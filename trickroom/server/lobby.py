@@ -110,7 +110,11 @@ class Lobby:
 
     async def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
                         table_id: str | None = None, creator: Member | None = None,
-                        spectator_chat: bool = False, private: bool = False) -> TableRunner:
+                        spectator_chat: bool = False, private: bool = False,
+                        opener: str | None = None) -> TableRunner:
+        """A new table of ``room_name``. ``creator``: the connection that asked (its caps
+        count it); ``opener``: the player who opens it when no connection asked (a
+        challenge's sender)."""
         room = self.room(room_name)
         if private and room.rated:
             raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: its seating "
@@ -128,7 +132,7 @@ class Lobby:
             except ConfigError as exc:
                 raise ProtocolError("invalid_field", f"rules: {exc}") from None
             machine = TableMachine(table_id, room, self.settings, made, seating, self.rng(),
-                                   creator=creator.name if creator else None,
+                                   creator=creator.name if creator else opener,
                                    spectator_chat=spectator_chat,
                                    private=Privacy() if private else None)
             runner = self._runner(machine)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trickroom.server import protocol as wire
+from trickroom.server.challenges import Challenges
 from trickroom.server.chat_text import chat_line
 from trickroom.server.config import ServerSettings
 from trickroom.server.friends import Follows
@@ -37,6 +38,7 @@ class Requests:
     ranked: Ranked
     ignores: Ignores
     follows: Follows
+    challenges: Challenges
 
     async def run(self, client: Member, msg: ClientMessage) -> None:
         """Run one request (its refusal raises ``ProtocolError``)."""
@@ -109,6 +111,12 @@ class Requests:
 
     async def friends(self, client: Member, msg: wire.ListFriends) -> None:
         await self.follows.friends(client, msg.id)
+
+    async def challenge(self, client: Member, msg: wire.Challenge) -> None:
+        await self.challenges.send(client, msg)
+
+    async def answer_challenge(self, client: Member, msg: wire.AnswerChallenge) -> None:
+        await self.challenges.answer(client, msg)
 
     async def ignore(self, client: Member, msg: wire.Ignore) -> None:
         if not await self.ignores.set(client.name, client.guest, msg.name, msg.on):
@@ -197,6 +205,8 @@ REQUESTS: dict[type, Handler] = {
     wire.TableOptions: Requests.table_options,
     wire.Invite: Requests.invite,
     wire.Follow: Requests.follow,
+    wire.Challenge: Requests.challenge,
+    wire.AnswerChallenge: Requests.answer_challenge,
     wire.ListFriends: Requests.friends,
     wire.Reserve: Requests.reserve,
     wire.MoveSeat: Requests.move_seat,

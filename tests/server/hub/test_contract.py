@@ -675,3 +675,24 @@ async def test_a_friend_s_presence_reaches_followers_on_every_node(server):
         assert presence()[-1]["at"]["table"] == table
         await bob.ws.close()
         await heard(ann, lambda m: m.get("type") == "presence" and not m["online"])
+
+
+async def test_a_challenge_reaches_and_is_answered_from_another_node(server):
+    """Issue 35: the challenge goes to the player's node, the answer is taken there, and
+    the table it opens seats both, each from their own node."""
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        ann = await stack.enter_async_context(TrickroomClient.connect(url(a)))
+        bob = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        await ann.request({"type": "register", "name": "ann", "password": "ann-secret"})
+        await bob.request({"type": "register", "name": "bob", "password": "bob-secret"})
+        sent = await ann.request({"type": "challenge", "room": "spades",
+                                  "seats": ["ann", None, "bob", None]})
+        await heard(bob, lambda m: m.get("type") == "challenged")
+        await bob.request({"type": "answer_challenge", "challenge": sent["challenge"]["id"],
+                           "accept": True})
+        await heard(ann, lambda m: m.get("type") == "challenge_over")
+        over = [m for m in ann.received if m.get("type") == "challenge_over"][-1]
+        assert over["outcome"] == "accepted"
+        assert (await ann.request({"type": "sit", "table": over["table"]}))["seat"] == 0
+        assert (await bob.request({"type": "sit", "table": over["table"]}))["seat"] == 2

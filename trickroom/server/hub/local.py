@@ -70,6 +70,8 @@ class LocalHub:
         self._guests_pruned = 0  # how many held names the last pruning left
         self._buckets: dict[str, Buckets] = {}  # by kind: budgets of ``take``
         self._presence: dict[str, Presence] = {}  # by account, case-folded: who is online
+        # Challenges by id: until when (monotonic), the record, the answers by name.
+        self._challenges: dict[str, tuple[float, str, dict[str, str]]] = {}
 
     @property
     def host(self) -> Host:
@@ -267,6 +269,26 @@ class LocalHub:
 
     async def presence(self, names: Sequence[str]) -> dict[str, Presence]:
         return {name: self._presence.get(name.lower(), OFFLINE) for name in names}
+
+    def to_account(self, name: str, message: Shared) -> None:
+        self.host.to_account(name, message)
+
+    async def challenge_put(self, challenge_id: str, record: str, seconds: float) -> None:
+        now = time.monotonic()
+        self._challenges = {k: c for k, c in self._challenges.items() if c[0] > now}
+        self._challenges[challenge_id] = (now + seconds, record, {})
+
+    async def challenge_answer(self, challenge_id: str, name: str,
+                               answer: str) -> tuple[str, dict[str, str]] | None:
+        found = self._challenges.get(challenge_id)
+        if found is None or found[0] <= time.monotonic():
+            return None
+        _, record, answers = found
+        answers.setdefault(name.lower(), answer)
+        return record, dict(answers)
+
+    async def challenge_claim(self, challenge_id: str) -> bool:
+        return self._challenges.pop(challenge_id, None) is not None
 
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return LocalBudget(rate, burst)

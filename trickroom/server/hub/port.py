@@ -82,6 +82,9 @@ class Host(Protocol):
     def subscribers(self, room: str) -> Iterable[Member]:
         """This node's connections subscribed to a room's list and chat."""
 
+    def to_account(self, name: str, message: Shared) -> None:
+        """Send ``message`` to every connection of this node logged in as ``name``."""
+
     def presence_pushed(self, name: str) -> None:
         """The account ``name``'s presence changed on some node: tell this node's
         connections that follow it (they ask :meth:`Hub.presence`)."""
@@ -284,6 +287,23 @@ class Hub(Protocol):
 
     async def presence(self, names: Sequence[str]) -> dict[str, Presence]:
         """Each player's presence over every node, by name as given (``OFFLINE`` if none)."""
+
+    def to_account(self, name: str, message: Shared) -> None:
+        """Send ``message`` to every connection of the account ``name``, on every node."""
+
+    # -- challenges (issue 35, item 3) ------------------------------------------------------
+
+    async def challenge_put(self, challenge_id: str, record: str, seconds: float) -> None:
+        """Keep a challenge (its JSON) for ``seconds``, where every node can answer it."""
+
+    async def challenge_answer(self, challenge_id: str, name: str,
+                               answer: str) -> tuple[str, dict[str, str]] | None:
+        """``name``'s answer to a challenge (its first one counts): the challenge's record
+        and every answer so far, or None when it is gone (expired, or decided)."""
+
+    async def challenge_claim(self, challenge_id: str) -> bool:
+        """Whether this caller is the one to act on the challenge's outcome (the first to
+        ask); the challenge is gone after."""
 
     # -- names and limits -------------------------------------------------------------------
     # A key of a per-address limit is the address's group (server/proxies.py ``group_of``),

@@ -213,6 +213,47 @@ class Friends(Reply):
     players: list[FriendInfo]
 
 
+class ChallengeInfo(ServerMessage):
+    """A challenge: who sent it (``by``), the room, its rules and its seats (each a
+    player, or null for a robot), and how long it waits for answers."""
+
+    id: str
+    by: str
+    room: str
+    game: str
+    rules: dict[str, Any]
+    seats: list[str | None]
+    expires_in: float
+
+
+class ChallengeSent(Reply):
+    """The answer to ``challenge``: it waits for every player named to accept."""
+
+    type: Literal["challenge"] = "challenge"
+    challenge: ChallengeInfo
+
+
+class Challenged(ServerMessage):
+    """Pushed to each player challenged (every connection of theirs)."""
+
+    type: Literal["challenged"] = "challenged"
+    challenge: ChallengeInfo
+
+
+class ChallengeOver(ServerMessage):
+    """Pushed to every player of a challenge when it is decided: ``accepted`` (the private
+    ``table`` is open, each player's seat kept for them: ``sit`` there), ``declined``
+    (``by`` whom and why), or ``expired``."""
+
+    type: Literal["challenge_over"] = "challenge_over"
+    challenge: str
+    outcome: Literal["accepted", "declined", "expired"]
+    by: str | None = None
+    reason: str | None = None
+    table: str | None = None
+    seats: list[str | None] | None = None
+
+
 class PresenceUpdate(ServerMessage):
     """Pushed: a player you follow came online, went offline, sat at or left a table."""
 

@@ -293,6 +293,30 @@ class Follow(Request):
     on: bool = True
 
 
+DeclineReason = Literal["generic", "later", "rules", "game", "no_robots", "casual"]
+
+
+class Challenge(Request):
+    """Ask players you name for a game: ``seats`` lists the four seats, each you, a player
+    you challenge (online, registered), or null for a robot; ``room`` a casual room and
+    ``rules`` its variants as ``create_table`` takes them. Accepted by all, it is a
+    private table with each seat kept for its player."""
+
+    type: Literal["challenge"]
+    room: Name
+    seats: Annotated[list[Name | None], Field(min_length=4, max_length=4)]
+    rules: dict[str, Any] = Field(default_factory=dict)
+
+
+class AnswerChallenge(Request):
+    """Accept a challenge, or decline it (``reason``, one of a fixed few, is told)."""
+
+    type: Literal["answer_challenge"]
+    challenge: Annotated[str, Field(min_length=1, max_length=40)]
+    accept: bool
+    reason: DeclineReason | None = None
+
+
 class ListFriends(Request):
     """The players you follow, each with where they are; each change of theirs is then
     pushed to this connection (``presence``) until it asks again or closes."""
@@ -305,7 +329,7 @@ ClientMessage = Annotated[
     | ListRooms | ListTables | CreateTable | Sit | Stand
     | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
     | Unqueue | CastVote | Settings | TableOptions | Invite | Reserve | MoveSeat | RemovePlayer
-    | Follow | ListFriends,
+    | Follow | ListFriends | Challenge | AnswerChallenge,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = tuple(
@@ -314,7 +338,7 @@ CLIENT_TYPES = tuple(
               ListRooms, ListTables, CreateTable, Sit, Stand,
               Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
               Unqueue, CastVote, Settings, TableOptions, Invite, Reserve, MoveSeat,
-              RemovePlayer, Follow, ListFriends)
+              RemovePlayer, Follow, ListFriends, Challenge, AnswerChallenge)
 )
 client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

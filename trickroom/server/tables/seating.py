@@ -189,8 +189,9 @@ def on_fill(table: Table, cmd: Fill) -> None:
     _may_run(table, cmd.who, "fill")
     if table.state.phase is not Phase.WAITING:
         raise ProtocolError("table_full", "the game has started")
+    kept = table.state.private.reserved if table.state.private else {}
     for seat in table.state.seats:
-        if seat.kind == "empty":
+        if seat.kind == "empty" and seat.index not in kept:  # a kept seat waits its player
             seat.kind, seat.robot_level = "robot", cmd.level
             seat.name = robot_name(seat.index, cmd.level)
     table.changed()

@@ -165,9 +165,17 @@ class PresenceChanged(Frame):
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class ToAccount(Frame):
+    """On the lobby channel: a message (the body) for every connection of ``name``."""
+
+    kind = "to_account"
+    name: str
+
+
 FRAMES: dict[str, type[Frame]] = {cls.kind: cls for cls in (
     Relay, Deliver, Call, Done, Elsewhere, Follow, Gone, Listed, RoomChat, Moved, Closed,
-    Take, SignedOut, PresenceChanged)}
+    Take, SignedOut, PresenceChanged, ToAccount)}
 
 Handlers = Mapping[type[Frame], Callable[[Any, bytes], None]]
 """What a node does with each kind of frame: the frame and its body."""

@@ -99,6 +99,7 @@ class RedisHub:
             frames.RoomChat: rooms.on_room_chat,
             frames.SignedOut: self._on_signed_out,
             frames.PresenceChanged: self._on_presence,
+            frames.ToAccount: self._on_to_account,
         }
         self._presence_here: dict[str, tuple[str, Presence]] = {}  # this node's, by key
 
@@ -463,6 +464,44 @@ class RedisHub:
 
     def _on_presence(self, frame: frames.PresenceChanged, body: bytes) -> None:
         self.node.host.presence_pushed(frame.name)
+
+    def to_account(self, name: str, message: Shared) -> None:
+        self.node.publish(self.keys.lobby_channel, frames.ToAccount(name), message.data)
+
+    def _on_to_account(self, frame: frames.ToAccount, body: bytes) -> None:
+        self.node.host.to_account(frame.name, Shared.of_bytes(body))
+
+    # -- challenges ---------------------------------------------------------------------------
+
+    def _challenge_key(self, challenge_id: str) -> str:
+        return self.keys.key("challenge", challenge_id)
+
+    async def challenge_put(self, challenge_id: str, record: str, seconds: float) -> None:
+        key = self._challenge_key(challenge_id)
+        async with self.bus.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, "record", record)
+            pipe.pexpire(key, max(1, int(seconds * 1000)))
+            await pipe.execute()
+
+    async def challenge_answer(self, challenge_id: str, name: str,
+                               answer: str) -> tuple[str, dict[str, str]] | None:
+        key = self._challenge_key(challenge_id)
+        async with self.bus.redis.pipeline(transaction=True) as pipe:
+            pipe.exists(key)
+            pipe.hsetnx(key, f"answer:{name.lower()}", answer)
+            pipe.hgetall(key)
+            alive, _, fields = await pipe.execute()
+        if not alive:
+            await self.bus.redis.delete(key)  # the answer just made it again: gone
+            return None
+        found = {k.decode(): v.decode() for k, v in fields.items()}
+        if "record" not in found:
+            return None
+        answers = {k.split(":", 1)[1]: v for k, v in found.items() if k.startswith("answer:")}
+        return found["record"], answers
+
+    async def challenge_claim(self, challenge_id: str) -> bool:
+        return bool(await self.bus.redis.delete(self._challenge_key(challenge_id)))
 
     async def login_wait(self, account: str | None, address: str | None,
                          guess: str | None = None) -> float:
