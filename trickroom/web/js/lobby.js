@@ -1,6 +1,7 @@
 // The lobby: rooms, a room's tables and seats, creating a table, joining,
 // watching, robots, the ranked random queue, and the room's chat.
 
+import { inviteLink } from "./join.js";
 import { h, fill, toast, seconds, sentence } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
 import { chatPanel } from "./chat.js";
@@ -222,6 +223,8 @@ export function mount(main, ctx, params) {
             "Players pick their seats and partners"),
           h("label", { class: "check" }, h("input", { type: "radio", name: "seating", value: "random_seating" }),
             "Seats are drawn at random")),
+        r.rated ? null : h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }),
+          "Private: listed to no one; friends come in by the invite link you send them"),
         h("p", { class: "error", role: "alert" }),
         h("div", { class: "dialog-actions" },
           h("button", { type: "button", onclick: () => el.close() }, "Cancel"),
@@ -249,8 +252,13 @@ export function mount(main, ctx, params) {
       const errorEl = form.querySelector(".error");
       try {
         const created = await ctx.conn.request({ type: "create_table", room: r.name,
-          ...(r.rated ? {} : { rules: rulesFrom(data, r) }), seating: data.get("seating") });
+          ...(r.rated ? {} : { rules: rulesFrom(data, r), private: data.has("private") }),
+          seating: data.get("seating") });
         const t = created.table;
+        if (created.invite?.code) {
+          ctx.invites[t.id] = created.invite.code;
+          showInvite(t.id, created.invite.code);
+        }
         try {
           const seated = await ctx.conn.request({ type: "sit", table: t.id });
           ctx.rememberSeat(t.id, seated.seat, seated.seat_token, r.name);
@@ -294,4 +302,24 @@ export function mount(main, ctx, params) {
       }
     },
   };
+}
+
+/** A private table's invite link, to copy and send to friends. */
+function showInvite(table, code) {
+  const link = inviteLink(table, code);
+  const input = h("input", { type: "text", readonly: true, value: link, "aria-label": "Invite link",
+    class: "invite-link", onfocus: (e) => e.target.select() });
+  const note = h("p", { role: "status", class: "hint" });
+  const box = h("dialog", { class: "invite-dialog", "aria-labelledby": "invite-h" },
+    h("h2", { id: "invite-h" }, "Invite your friends"),
+    h("p", {}, "Send them this link: it seats them at this table (for a day)."),
+    input, note,
+    h("div", { class: "dialog-actions" },
+      h("button", { type: "button", onclick: async () => {
+        try { await navigator.clipboard.writeText(link); note.textContent = "Copied."; }
+        catch { input.select(); note.textContent = "Select the link and copy it."; }
+      } }, "Copy link"),
+      h("button", { type: "button", class: "primary", onclick: () => { box.close(); box.remove(); } }, "Done")));
+  document.body.append(box);
+  box.showModal();
 }

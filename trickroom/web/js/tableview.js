@@ -125,7 +125,7 @@ export function mount(main, ctx, params) {
           dispatch({ type: "watching" });
         }
       }
-      dispatch(await ctx.conn.request({ type: "watch", table: id }));
+      dispatch(await ctx.conn.request({ type: "watch", table: id, ...(ctx.invites[id] ? { invite: ctx.invites[id] } : {}) }));
     } catch (err) {
       fill(root, h("div", { class: "panel" }, h("h1", {}, "Table not found"), h("p", {}, sentence(err.message)),
         h("a", { href: "#/" }, "Back to the lobby")));
@@ -248,7 +248,7 @@ export function mount(main, ctx, params) {
     if (msg.type === "prompt" && !before.prompt) playSound("turn");
     if (msg.type === "taken_over") {
       toast("You are playing this seat from another window; this one now watches.", "info", 7000);
-      ctx.conn.request({ type: "watch", table: id }).then(dispatch).catch((err) => toast(err.message, "bad"));
+      ctx.conn.request({ type: "watch", table: id, ...(ctx.invites[id] ? { invite: ctx.invites[id] } : {}) }).then(dispatch).catch((err) => toast(err.message, "bad"));
     }
     if (msg.type !== "event") return;
     const ev = msg.event;
