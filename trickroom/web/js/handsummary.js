@@ -3,6 +3,7 @@
 // it stays up until they press the button, even when the next hand has been dealt.
 
 import { h } from "./dom.js";
+import { count } from "./counts.js";
 
 const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
 const plain = (n) => (n < 0 ? `−${-n}` : String(n));
@@ -15,7 +16,7 @@ function spadesRows(r, names) {
     const terms = [
       s.made === null ? null : `bid ${s.contract}, took ${s.tricks}${s.made ? "" : " (set)"}`,
       ...nils,
-      s.bags ? `${s.bags} bag${s.bags === 1 ? "" : "s"}` : null,
+      s.bags ? count(s.bags, "bag") : null,
       s.bag_penalty ? `bag penalty ${signed(s.bag_penalty)}` : null,
     ].filter(Boolean);
     return h("tr", {},

@@ -5,6 +5,7 @@ import { h, fill, toast, seconds, sentence } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
 import { chatPanel } from "./chat.js";
 import { getJSON } from "./net.js";
+import { count } from "./counts.js";
 
 const SYSTEM_NAMES = {
   zone: "Zone", zone_tuned: "Zone (tuned)", wocg: "WoCG Elo", wocg_tuned: "WoCG (tuned)",
@@ -59,7 +60,7 @@ export function mount(main, ctx, params) {
       },
       h("span", { class: "room-name" }, r.name),
       h("span", { class: `badge ${r.rated ? "ranked" : "casual"}` }, r.rated ? `Ranked · ${systemName(r.system)}` : "Casual"),
-      h("span", { class: "room-game" }, `${gameName(r.game)} · ${r.tables} table${r.tables === 1 ? "" : "s"}`))))));
+      h("span", { class: "room-game" }, `${gameName(r.game)} · ${count(r.tables, "table")}`))))));
   }
 
   async function openRoom(r) {
@@ -99,7 +100,7 @@ export function mount(main, ctx, params) {
     fill(queueBox,
       h("h3", {}, "Random queue"),
       h("p", { class: "queue-status", "aria-live": "polite" }, queue
-        ? `${queue.length} player${queue.length === 1 ? "" : "s"} waiting` +
+        ? `${count(queue.length, "player")} waiting` +
           (queue.expected_wait != null ? ` · expected wait ${queue.expected_wait < 5 ? "a few seconds" : `about ${seconds(queue.expected_wait)}`}` : "") +
           (inQueue ? " · you are in the queue" : "")
         : "Join the queue to be seated at random with three other players (this weighs most in ratings)."),
@@ -156,7 +157,7 @@ export function mount(main, ctx, params) {
           !room.rated && waiting && empty ? h("button", { type: "button",
             onclick: () => ctx.conn.request({ type: "fill_robots", table: t.id }).catch(refuse) }, "Fill with robots") : null));
     }), cut ? h("li", { class: "empty-note list-cut" },
-      `The room had ${cut.total} tables open; the server listed ${cut.listed} of them, those waiting for players first.`) : null);
+      `The room had ${count(cut.total, "table")} open; the server listed ${cut.listed} of them, those waiting for players first.`) : null);
   }
 
   function createDialog() {

@@ -4,6 +4,7 @@
 import { h, s, fill, sentence } from "./dom.js";
 import { getJSON } from "./net.js";
 import { systemName } from "./lobby.js";
+import { count } from "./counts.js";
 
 const gameName = (g) => (g === "hearts" ? "Hearts" : "Spades");
 const round = (x) => (x == null || Number.isNaN(Number(x)) ? "—" : String(Math.round(Number(x))));
@@ -55,7 +56,7 @@ export function ratingChart(points, { width = 640, height = 240, label = "Rating
   const games = points.filter((p) => !p.start).length;
   // A group, not an image: the dots are links to the games' reviews (an image may hold no links).
   return s("svg", { class: "rating-chart", viewBox: `0 0 ${width} ${height}`, role: "group",
-    "aria-label": `${label}: ${games} game${games === 1 ? "" : "s"}, from ${round(values[0])} to ${round(last.rating)}`,
+    "aria-label": `${label}: ${count(games, "game")}, from ${round(values[0])} to ${round(last.rating)}`,
     preserveAspectRatio: "xMidYMid meet" },
   s("title", {}, label),
   ticks.map((v) => s("g", { class: "tick", "aria-hidden": "true" },

@@ -6,6 +6,7 @@ import { h, fill, seconds, points } from "./dom.js";
 import { SEAT_NAMES, cardName } from "./cards.js";
 import { cardEl } from "./cardface.js";
 import { placeOf } from "./tableselectors.js";
+import { count } from "./counts.js";
 
 export const PLACES = ["bottom", "left", "top", "right"]; // placeOf's numbers, as CSS names them
 
@@ -40,7 +41,7 @@ function stats(state, seat) {
   }
   return [
     h("span", { class: "pts" }, points(v.points_taken?.[seat] ?? 0)),
-    h("span", { class: "won" }, `${v.tricks_won[seat]} tricks`),
+    h("span", { class: "won" }, count(v.tricks_won[seat], "trick")),
     h("span", { class: "total hint" }, `total ${v.scores[seat]}`),
   ];
 }
