@@ -10,7 +10,15 @@ view modules in the browser from a state it builds, the way the table page calls
 
 from __future__ import annotations
 
+import asyncio
+import random
 from typing import Any
+
+from tests.server.conftest import play_until_over
+from tests.web.conftest import ws_url
+from tests.web.test_a11y import Audit
+from tests.web.test_ranked import PASSWORD, register_in_browser
+from trickroom.server.client import TrickroomClient
 
 # Load one of the client's modules in the page, from the version the page itself loaded.
 IMPORT = """async (name) => {
@@ -62,7 +70,8 @@ async def test_one_trick_and_one_bag_are_said_in_the_singular(web_app, open_page
           bids: [3, 4, 2, 1], blind: [false, false, false, false], tricks: [], trick: [],
           tricks_won: [1, 2, 0, 0], scores: [40, 31], bags: [1, 2], rules: { target: 500 } },
       };
-      m.drawBar(el, spades, { toggleSound() {}, toggleLastTrick() {}, openResults() {}, leave() {} });
+      const intents = { toggleSound() {}, toggleLastTrick() {}, openResults() {}, leave() {} };
+      m.drawBar(el, spades, intents);
       return { seat, seat1, bar: el.textContent };
     }""")
     assert "1 trick" in texts["seat"] and "1 tricks" not in texts["seat"]
@@ -73,28 +82,32 @@ async def test_one_trick_and_one_bag_are_said_in_the_singular(web_app, open_page
 # A Hearts game just over: bob first, ann second (and up 5.33), cat third, dan fourth; the
 # server lists the rating changes in seat order, and a Hearts "loss" is any place but first.
 HEARTS_OVER = """(m) => {
-  const result = (points, scores) => ({ points, taken: points, moon: null, pass_direction: "left", scores });
+  const result = (points, scores) =>
+    ({ points, taken: points, moon: null, pass_direction: "left", scores });
   const state = {
-    ...m.initialState("t1"), seat: 0, gameId: "g1", info: m.heartsInfo(["ann", "bob", "cat", "dan"]),
+    ...m.initialState("t1"), seat: 0, gameId: "g1",
+    info: m.heartsInfo(["ann", "bob", "cat", "dan"]),
     names: ["ann", "bob", "cat", "dan"],
     view: { game: "hearts", seat: 0, phase: "game_over", hand_no: 1, dealer: 0, to_act: null,
       tricks: [], trick: [], tricks_won: [0, 0, 0, 0], points_taken: [0, 0, 0, 0],
       scores: [50, 30, 80, 101], rules: { target: 100 },
-      hand_results: [result([20, 10, 40, 56], [20, 10, 40, 56]), result([30, 20, 40, 45], [50, 30, 80, 101])] },
-    gameOver: { type: "game_over", scores: [50, 30, 80, 101], winners: [1], chances: null, ratings: [
-      { player: "ann", before: { value: 1500 }, after: { value: 1505.33 }, delta: 5.33, outcome: "loss", breakdown: [] },
-      { player: "bob", before: { value: 1500 }, after: { value: 1512 }, delta: 12, outcome: "win", breakdown: [] },
-      { player: "cat", before: { value: 1500 }, after: { value: 1496 }, delta: -4, outcome: "loss", breakdown: [] },
-      { player: "dan", before: { value: 1500 }, after: { value: 1487 }, delta: -13, outcome: "loss", breakdown: [] },
-    ] },
+      hand_results: [result([20, 10, 40, 56], [20, 10, 40, 56]),
+                     result([30, 20, 40, 45], [50, 30, 80, 101])] },
+    gameOver: { type: "game_over", scores: [50, 30, 80, 101], winners: [1], chances: null,
+      ratings: [["ann", 5.33, "loss"], ["bob", 12, "win"], ["cat", -4, "loss"],
+                ["dan", -13, "loss"]]
+        .map(([player, delta, outcome]) => ({ player, delta, outcome, breakdown: [],
+          before: { value: 1500 }, after: { value: 1500 + delta } })) },
   };
   const el = document.createElement("dialog");
   document.body.append(el);
   m.gameOverView(el, { dispatch() {}, playAgain() {}, leave() {} }).draw(state);
   const rows = (sel) => [...el.querySelectorAll(sel)].map((r) => r.textContent);
-  const first = (sel, part) => [...el.querySelectorAll(sel)].map((r) => r.querySelector(part).textContent);
+  const first = (sel, part) =>
+    [...el.querySelectorAll(sel)].map((r) => r.querySelector(part).textContent);
   const out = { scores: rows(".final-scores tbody tr"), ratings: rows(".rating-change .rc-head"),
-    scoreNames: first(".final-scores tbody tr", "th"), ratingNames: first(".rating-change .rc-head", "a"),
+    scoreNames: first(".final-scores tbody tr", "th"),
+    ratingNames: first(".rating-change .rc-head", "a"),
     summary: el.querySelector(".final-hand")?.textContent ?? null, text: el.textContent };
   el.close();
   el.remove();
@@ -127,3 +140,57 @@ async def test_hearts_results_say_each_place_in_one_order(web_app, open_page):
     assert "won" in out["ratings"][0]
     assert "3rd" in out["ratings"][2] and "4th" in out["ratings"][3]
     assert "2nd" in out["scores"][1] and "4th" in out["scores"][3]
+
+
+# -- item 4: ranked eligibility, said before the click -----------------------------------------
+
+
+async def test_a_ranked_room_says_why_a_newcomer_may_not_sit_and_the_profile_says_the_rule(
+        web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await register_in_browser(p, web_app, "newt")
+    await p.locator(".room-link", has_text="spades-zone").first.click()
+    why = p.locator(".eligibility")
+    await why.filter(has_text="finish 5 casual games first (0 so far)").wait_for()
+    assert "two registered players" in await why.inner_text()
+    # Nothing to click that the server would refuse: no table, no queue.
+    assert await p.get_by_role("button", name="Create table").is_disabled()
+    assert await p.get_by_role("button", name="Join the queue").is_disabled()
+    audit = Audit(page)
+    await audit("ranked-not-yet")
+    assert await p.locator(".table-card").count() == 0
+    # A casual room's table is anyone's.
+    await p.locator(".room-link", has_text="hearts").first.click()
+    await p.locator(".room-head h2", has_text="hearts").wait_for()
+    assert await p.get_by_role("button", name="Create table").is_enabled()
+    assert await p.locator(".eligibility").count() == 0
+
+    # A whole casual game against robots, over a socket of the same account.
+    async with TrickroomClient.connect(ws_url(web_app)) as newt:
+        await newt.request({"type": "login", "name": "newt", "password": PASSWORD})
+        table = (await newt.request({"type": "create_table", "room": "hearts",
+                                     "rules": {"target": 10}}))["table"]["id"]
+        await newt.request({"type": "sit", "table": table, "seat": 0})
+        await newt.request({"type": "fill_robots", "table": table, "level": "random"})
+        await asyncio.wait_for(play_until_over(newt, table, random.Random(5)), 120)
+    await p.get_by_role("link", name="Profile").click()
+    count = p.locator(".casual-count")
+    await count.wait_for()
+    text = await count.inner_text()
+    assert "0 of 5" in text and "two registered players" in text and "robots" in text, text
+    recent = p.locator(".recent-games li")
+    await recent.first.wait_for()
+    assert "did not count toward ranked play" in await recent.first.inner_text()
+    await audit("profile-casual-count")
+    audit.check()
+
+    # Experienced now: the room offers its seats.
+    await web_app.store.set_casual_games("newt", 5)
+    await p.get_by_role("link", name="Lobby").click()
+    await p.locator(".room-link", has_text="spades-zone").first.click()
+    await p.locator(".room-head h2", has_text="spades-zone").wait_for()
+    create = p.get_by_role("button", name="Create table")
+    await p.wait_for_function("() => [...document.querySelectorAll('.room-actions button')]"
+                              ".some((b) => b.textContent === 'Create table' && !b.disabled)")
+    assert await create.is_enabled() and await p.locator(".eligibility").count() == 0

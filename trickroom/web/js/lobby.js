@@ -68,6 +68,14 @@ export function mount(main, ctx, params) {
     queue = null;
     alert.hidden = true;
     renderRooms(r);
+    // The rooms again: their counts, and whether this player may sit in the ranked ones
+    // now (a casual game finished since, "rank me" turned on), said before any click.
+    const rooms = await ctx.conn.request({ type: "list_rooms" }).then((reply) => reply.rooms).catch(() => null);
+    if (rooms) {
+      ctx.rooms = rooms;
+      room = rooms.find((x) => x.name === r.name) || r;
+      renderRooms(room);
+    }
     const reply = await ctx.conn.request({ type: "list_tables", room: r.name });
     tables.clear();
     for (const t of reply.tables) tables.set(t.id, t);
@@ -87,10 +95,22 @@ export function mount(main, ctx, params) {
       h("h2", {}, room.name, " ", h("span", { class: `badge ${room.rated ? "ranked" : "casual"}` },
         room.rated ? `Ranked · ${systemName(room.system)}` : "Casual")),
       h("p", { class: "hint" }, `${gameName(room.game)}${rules ? ` · ${rules}` : ""}`),
+      notEligible(),
       h("div", { class: "room-actions" },
-        h("button", { type: "button", class: "primary", onclick: () => dialog.open(room) }, "Create table")));
+        h("button", { type: "button", class: "primary", onclick: () => dialog.open(room),
+          disabled: barred() ? true : null, "aria-describedby": barred() ? "not-eligible" : null }, "Create table")));
     renderQueue();
     renderTables();
+  }
+
+  /** Why this player may not sit in the ranked room on screen (the server's words), or null. */
+  const barred = () => (room?.rated && room.not_eligible) || null;
+
+  function notEligible() {
+    if (!barred()) return null;
+    return h("p", { class: "eligibility", id: "not-eligible" },
+      h("strong", {}, "You may not sit at ranked tables yet. "), sentence(barred()),
+      ctx.me && !ctx.me.guest ? [" ", h("a", { href: `#/player/${encodeURIComponent(ctx.me.name)}` }, "Your casual games")] : null);
   }
 
   function renderQueue() {
@@ -105,6 +125,7 @@ export function mount(main, ctx, params) {
           (inQueue ? " · you are in the queue" : "")
         : "Join the queue to be seated at random with three other players (this weighs most in ratings)."),
       h("button", { type: "button", class: inQueue ? "" : "primary",
+        disabled: !inQueue && barred() ? true : null, "aria-describedby": barred() ? "not-eligible" : null,
         onclick: () => ctx.conn.request({ type: inQueue ? "unqueue" : "queue", room: room.name })
           .then((reply) => { if (reply.type === "queue_status") { queue = reply; renderQueue(); } })
           .catch(refuse) },
@@ -144,7 +165,7 @@ export function mount(main, ctx, params) {
         h("ul", { class: "tc-seats" }, t.seats.map((s) => h("li", { class: `seat-line ${s.kind}` },
           h("span", { class: "seat-dir" }, SEAT_NAMES[s.seat]),
           s.kind === "empty"
-            ? (waiting && !mine && t.seating !== "random_seating"
+            ? (waiting && !mine && t.seating !== "random_seating" && !barred()
               ? h("button", { type: "button", class: "small", onclick: () => sit(t, s.seat) }, "Sit here")
               : h("span", { class: "hint" }, "empty"))
             : h("span", { class: "seat-who" }, s.name,
@@ -152,7 +173,7 @@ export function mount(main, ctx, params) {
               s.away ? h("span", { class: "badge away" }, "away") : null)))),
         h("div", { class: "tc-actions" },
           mine ? h("button", { type: "button", class: "primary", onclick: () => ctx.navigate(`/table/${t.id}`) }, "Back to my seat")
-            : waiting && empty ? h("button", { type: "button", class: "primary", onclick: () => sit(t, null) }, "Join") : null,
+            : waiting && empty && !barred() ? h("button", { type: "button", class: "primary", onclick: () => sit(t, null) }, "Join") : null,
           h("button", { type: "button", onclick: () => ctx.navigate(`/table/${t.id}`) }, "Watch"),
           !room.rated && waiting && empty ? h("button", { type: "button",
             onclick: () => ctx.conn.request({ type: "fill_robots", table: t.id }).catch(refuse) }, "Fill with robots") : null));
