@@ -15,7 +15,8 @@ import random
 from typing import Any
 
 from tests.server.conftest import play_until_over
-from tests.web.conftest import ws_url
+from tests.web.conftest import PHONE, laid_out, ws_url
+from tests.web.play import guest_signs_in
 from tests.web.test_a11y import Audit
 from tests.web.test_ranked import PASSWORD, register_in_browser
 from trickroom.server.client import TrickroomClient
@@ -194,3 +195,39 @@ async def test_a_ranked_room_says_why_a_newcomer_may_not_sit_and_the_profile_say
     await p.wait_for_function("() => [...document.querySelectorAll('.room-actions button')]"
                               ".some((b) => b.textContent === 'Create table' && !b.disabled)")
     assert await create.is_enabled() and await p.locator(".eligibility").count() == 0
+
+
+# -- item 14: room counts that follow the listing ---------------------------------------------
+
+
+async def test_room_counts_follow_the_tables_listed(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    await guest_signs_in(p, "counter")
+    spades = p.locator(".room-link", has=p.locator(".room-name", has_text="spades")).first
+    await p.locator(".empty-note").wait_for()
+    assert "0 tables" in await spades.inner_text()
+    async with TrickroomClient.connect(ws_url(web_app)) as host:
+        await host.request({"type": "guest", "name": "host"})
+        await host.request({"type": "create_table", "room": "spades"})
+        await p.locator(".table-card").wait_for()
+        await spades.filter(has_text="1 table").wait_for(timeout=5000)
+        # A table opened in another room is counted there when the player looks.
+        await host.request({"type": "create_table", "room": "hearts"})
+        hearts = p.locator(".room-link", has=p.locator(".room-name", has_text="hearts")).first
+        await hearts.click()
+        await p.locator(".table-card").wait_for()
+        await hearts.filter(has_text="1 table").wait_for(timeout=5000)
+
+
+async def test_on_a_phone_the_room_strip_shows_the_room_chosen(web_app, open_page):
+    page = await open_page(web_app, viewport=PHONE)
+    p = page.page
+    await guest_signs_in(p, "phone")
+    await p.evaluate("location.hash = '#/room/hearts-points'")
+    current = p.locator('.room-link[aria-current="page"]')
+    await current.filter(has_text="hearts-points").wait_for()
+    await p.locator(".room-head h2", has_text="hearts-points").wait_for()
+    await laid_out(p)
+    box = await current.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box

@@ -21,6 +21,7 @@ export function mount(main, ctx, params) {
   let cut = null; // { listed, total } when the room has more tables than its list gave
   let queue = null; // the last queue_status for this room
   let chat = null;
+  let shownRoom = null; // the room the strip was last scrolled to
 
   const alert = h("div", { class: "refusal", role: "alert", hidden: true });
   const roomNav = h("nav", { class: "rooms", "aria-label": "Rooms" });
@@ -52,6 +53,7 @@ export function mount(main, ctx, params) {
   }
 
   function renderRooms(current) {
+    const scrolled = roomNav.querySelector("ul")?.scrollLeft || 0;
     fill(roomNav, h("h2", {}, "Rooms"), h("ul", {}, ctx.rooms.map((r) =>
       h("li", {}, h("a", {
         href: `#/room/${encodeURIComponent(r.name)}`, class: "room-link",
@@ -61,6 +63,34 @@ export function mount(main, ctx, params) {
       h("span", { class: "room-name" }, r.name),
       h("span", { class: `badge ${r.rated ? "ranked" : "casual"}` }, r.rated ? `Ranked · ${systemName(r.system)}` : "Casual"),
       h("span", { class: "room-game" }, `${gameName(r.game)} · ${count(r.tables, "table")}`))))));
+    // Once a room is chosen: a later redraw (a count changed) leaves the strip where the
+    // player scrolled it.
+    roomNav.querySelector("ul").scrollLeft = scrolled;
+    if (current && current.name !== shownRoom) requestAnimationFrame(() => showCurrentRoom());
+    shownRoom = current?.name;
+  }
+
+  /** On a phone the rooms are a strip that scrolls sideways: bring the room on screen into
+   *  it (the strip alone scrolls, not the page). */
+  function showCurrentRoom() {
+    const strip = roomNav.querySelector("ul");
+    const link = roomNav.querySelector('.room-link[aria-current="page"]');
+    if (!strip || !link || strip.scrollWidth <= strip.clientWidth) return;
+    const s = strip.getBoundingClientRect();
+    const l = link.getBoundingClientRect();
+    strip.scrollLeft += (l.left - s.left) - (s.width - l.width) / 2;
+  }
+
+  /** A table of the room on screen opened or closed (its listing push): the room's count
+   *  in the strip follows, as the list beside it does. */
+  function countTable(id, removed) {
+    const r = ctx.rooms.find((x) => x.name === room?.name);
+    if (!r) return;
+    const change = removed ? (tables.has(id) ? -1 : 0) : (tables.has(id) ? 0 : 1);
+    if (!change) return;
+    r.tables = Math.max(0, r.tables + change);
+    if (room !== r) room.tables = r.tables;
+    renderRooms(room);
   }
 
   async function openRoom(r) {
@@ -306,6 +336,7 @@ export function mount(main, ctx, params) {
     onReconnect() { if (room) openRoom(room).catch(refuse); },
     onMessage(msg) {
       if (msg.type === "table_update" && room && msg.table.room === room.name) {
+        countTable(msg.table.id, msg.removed);
         if (msg.removed) tables.delete(msg.table.id); else tables.set(msg.table.id, msg.table);
         renderTables();
       } else if (msg.type === "queue_status" && room && msg.room === room.name) {
