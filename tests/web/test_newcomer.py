@@ -14,9 +14,9 @@ import asyncio
 import random
 from typing import Any
 
-from tests.server.conftest import play_until_over
-from tests.web.conftest import PHONE, laid_out, ws_url
-from tests.web.play import guest_signs_in
+from tests.server.conftest import play_until_over, wait_for
+from tests.web.conftest import PHONE, Page, base_url, laid_out, ws_url
+from tests.web.play import guest_signs_in, robot_table
 from tests.web.test_a11y import Audit
 from tests.web.test_ranked import PASSWORD, register_in_browser
 from trickroom.server.client import TrickroomClient
@@ -231,3 +231,35 @@ async def test_on_a_phone_the_room_strip_shows_the_room_chosen(web_app, open_pag
     await laid_out(p)
     box = await current.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+
+
+# -- item 5: back to a seat a robot plays ------------------------------------------------------
+
+
+async def test_coming_back_after_closing_the_tab_leads_to_the_game_a_robot_plays(
+        web_app, open_page):
+    # A long game: the robots playing the seat do not finish it while the test looks.
+    page, p = await robot_table(open_page, web_app, "hearts", {"Play to (points)": "1000"},
+                                name="comer")
+    await p.locator(".table-page[data-phase='pass'], .table-page[data-phase='play']").wait_for()
+    table = p.url.rsplit("/", 1)[1]
+    machine = web_app.lobby.tables[table].machine
+    context = p.context
+    await p.close()
+    await wait_for(lambda: machine.info().seats[0].away)
+
+    back = await context.new_page()
+    await back.goto(base_url(web_app))
+    # The lobby opens on the game's room, and says the game is on, from any room.
+    await back.locator(".room-head h2", has_text="hearts").wait_for()
+    banner = back.locator(".my-game")
+    await banner.filter(has_text="Your game is on in room hearts").wait_for()
+    await back.locator(".room-link", has_text="spades").first.click()
+    await back.locator(".room-head h2", has_text="spades").wait_for()
+    await banner.filter(has_text="Your game is on in room hearts").wait_for()
+    audit = Audit(Page(back, f"{page.name}-back"))
+    await audit("lobby-your-game-is-on")
+    audit.check()
+    await banner.get_by_role("button", name="Back to my seat").click()
+    await back.locator(".table-page .seat.me").wait_for()
+    await wait_for(lambda: not machine.info().seats[0].away)

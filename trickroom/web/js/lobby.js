@@ -22,6 +22,7 @@ export function mount(main, ctx, params) {
   let queue = null; // the last queue_status for this room
   let chat = null;
   let shownRoom = null; // the room the strip was last scrolled to
+  let myGame = null; // a game going on with this player seated (TableInfo), if any
 
   const alert = h("div", { class: "refusal", role: "alert", hidden: true });
   const roomNav = h("nav", { class: "rooms", "aria-label": "Rooms" });
@@ -45,11 +46,37 @@ export function mount(main, ctx, params) {
   }
 
   async function loadRooms() {
-    const reply = await ctx.conn.request({ type: "list_rooms" });
+    const [reply, games] = await Promise.all([ctx.conn.request({ type: "list_rooms" }), myGames()]);
     ctx.rooms = reply.rooms;
-    const wanted = reply.rooms.find((r) => r.name === params.room) || reply.rooms[0];
+    myGame = games[0] || null;
+    // Back after closing the tab: the lobby opens on the room of the game going on.
+    const wantedName = params.room || myGame?.room;
+    const wanted = reply.rooms.find((r) => r.name === wantedName) || reply.rooms[0];
     renderRooms(wanted);
     if (wanted) await openRoom(wanted);
+  }
+
+  /** The games going on with this player in a seat (a robot plays it while they are away),
+   *  newest first: the tables this browser remembers a seat at, as their rooms list them
+   *  now (GET /api/tables: the listing, without subscribing to each room). */
+  async function myGames() {
+    const remembered = Object.entries(ctx.seats).filter(([, s]) => s.room)
+      .sort((a, b) => (b[1].at || 0) - (a[1].at || 0)).slice(0, 4);
+    const rooms = [...new Set(remembered.map(([, s]) => s.room))];
+    const listed = await Promise.all(rooms.map((r) =>
+      getJSON(`/api/tables?room=${encodeURIComponent(r)}`).then((data) => data?.tables || []).catch(() => [])));
+    const byId = new Map(listed.flat().map((t) => [t.id, t]));
+    return remembered.map(([id]) => byId.get(id)).filter((t) => t && t.state === "playing" && mySeatAt(t));
+  }
+
+  /** "Your game is on": from any room, the way back to the seat. */
+  function myGameNote() {
+    if (!myGame) return null;
+    const seat = mySeatAt(myGame);
+    return h("div", { class: "my-game", role: "status" },
+      h("strong", {}, `Your game is on in room ${myGame.room}`),
+      ` (table ${myGame.id})${seat?.away ? ": a robot plays your seat until you are back." : "."} `,
+      h("button", { type: "button", class: "primary", onclick: () => ctx.navigate(`/table/${myGame.id}`) }, "Back to my seat"));
   }
 
   function renderRooms(current) {
@@ -122,6 +149,7 @@ export function mount(main, ctx, params) {
     const rules = Object.entries(room.rules || {}).filter(([k]) => ["target", "mercy", "blind_nil", "moon"].includes(k))
       .map(([k, v]) => `${k.replace("_", " ")} ${v === null || v === false ? "off" : v === true ? "on" : String(v).replaceAll("_", " ")}`).join(" · ");
     fill(roomHead,
+      myGameNote(),
       h("h2", {}, room.name, " ", h("span", { class: `badge ${room.rated ? "ranked" : "casual"}` },
         room.rated ? `Ranked · ${systemName(room.system)}` : "Casual")),
       h("p", { class: "hint" }, `${gameName(room.game)}${rules ? ` · ${rules}` : ""}`),
@@ -337,6 +365,10 @@ export function mount(main, ctx, params) {
     onMessage(msg) {
       if (msg.type === "table_update" && room && msg.table.room === room.name) {
         countTable(msg.table.id, msg.removed);
+        if (myGame?.id === msg.table.id) {
+          myGame = !msg.removed && msg.table.state === "playing" && mySeatAt(msg.table) ? msg.table : null;
+          renderRoom();
+        }
         if (msg.removed) tables.delete(msg.table.id); else tables.set(msg.table.id, msg.table);
         renderTables();
       } else if (msg.type === "queue_status" && room && msg.room === room.name) {
