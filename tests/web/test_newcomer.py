@@ -263,3 +263,29 @@ async def test_coming_back_after_closing_the_tab_leads_to_the_game_a_robot_plays
     await banner.get_by_role("button", name="Back to my seat").click()
     await back.locator(".table-page .seat.me").wait_for()
     await wait_for(lambda: not machine.info().seats[0].away)
+
+
+# -- item 7: two tabs ---------------------------------------------------------------------------
+
+
+async def test_the_older_tab_offers_the_seat_back_once_the_newer_one_closes(web_app, open_page):
+    page, older = await robot_table(open_page, web_app, "hearts", {"Play to (points)": "1000"},
+                                    name="twotabs")
+    await older.locator(".table-page .seat.me").wait_for()
+    table = older.url.rsplit("/", 1)[1]
+    machine = web_app.lobby.tables[table].machine
+    newer = await older.context.new_page()
+    await newer.goto(f"{base_url(web_app)}#/table/{table}")
+    await newer.locator(".table-page .seat.me").wait_for()
+    # The older tab only watches now.
+    await older.locator(".table-page[data-seat='watching']").wait_for()
+    await newer.close()
+    await wait_for(lambda: machine.info().seats[0].away)
+    take = older.get_by_role("button", name="Take my seat back")
+    await take.wait_for()
+    await page.shot("take-my-seat-back")
+    await take.click()
+    await older.locator(".table-page .seat.me").wait_for()
+    await older.locator(".table-page[data-seat='0']").wait_for()
+    await wait_for(lambda: not machine.info().seats[0].away)
+    assert await take.count() == 0
