@@ -289,3 +289,40 @@ async def test_the_older_tab_offers_the_seat_back_once_the_newer_one_closes(web_
     await older.locator(".table-page[data-seat='0']").wait_for()
     await wait_for(lambda: not machine.info().seats[0].away)
     assert await take.count() == 0
+
+
+# -- item 13: registration in plain words, and names beyond ASCII ------------------------------
+
+
+async def test_registration_refusals_read_as_sentences_and_jose_registers(web_app, open_page):
+    page = await open_page(web_app)
+    p = page.page
+    register = p.locator("form", has=p.get_by_role("heading", name="Register"))
+    error = register.locator(".error")
+
+    async def attempt(name: str, password: str = PASSWORD) -> str:
+        await register.get_by_label("Name").fill(name)
+        await register.get_by_label("Password (6 or more characters)").fill(password)
+        await register.get_by_role("button", name="Register").click()
+        await p.wait_for_function(
+            "(el) => el.textContent !== '' || document.querySelector('.me-name')",
+            arg=await error.element_handle())
+        if await p.locator(".me-name").count():
+            return ""
+        return await error.inner_text()
+
+    said = {name: await attempt(name) for name in ("Ann Lee", "admin", "p\u0430ypal")}
+    for text in said.values():
+        assert "Field" not in text and "field '" not in text and "ASCII" not in text, text
+        assert text[0].isupper() and text.endswith("."), text
+    assert "spaces" in said["Ann Lee"]
+    assert "kept for the server" in said["admin"]
+    assert "one alphabet" in said["p\u0430ypal"]
+    await page.shot("register-refused")
+
+    async with TrickroomClient.connect(ws_url(web_app)) as other:
+        await other.request({"type": "register", "name": "Zoë", "password": PASSWORD})
+    assert await attempt("ZOË") == "That name is taken: choose another."
+
+    await attempt("José")
+    await p.locator(".me-name", has_text="José").wait_for()
