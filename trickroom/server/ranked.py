@@ -22,8 +22,8 @@ WEEK = 7 * 24 * 3600.0
 # The rule a casual game counts toward ranked play by (server.tables.play._casual_credit),
 # in the words a player reads beside the count.
 CASUAL_RULE = ("A casual game counts when at least two registered players finish it, "
-               "played to at least half the room's target; games with only robots and "
-               "guests do not count")
+               "playing from different places (one person's accounts count as one), to at "
+               "least half the room's target; games with only robots and guests do not count")
 
 
 class Ranked:

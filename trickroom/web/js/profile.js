@@ -96,8 +96,9 @@ function casualCount(data) {
     `${CASUAL_RULE}.`);
 }
 
-const CASUAL_RULE = "A casual game counts when at least two registered players finish it, played to at least " +
-  "half the room's target; games with only robots and guests do not count";
+const CASUAL_RULE = "A casual game counts when at least two registered players finish it, playing from " +
+  "different places (one person's accounts count as one), to at least half the room's target; games with " +
+  "only robots and guests do not count";
 
 /** The player's last games, casual and ranked, newest first, each with its review. */
 function recentGames(data) {
