@@ -130,9 +130,10 @@ class Accounts:
     async def _register(self, conn: Member, msg: Register) -> str:
         refusal = names.account_name_refusal(msg.name)
         if refusal:
-            raise ProtocolError("invalid_field", refusal, msg.id)
+            raise ProtocolError("invalid_field", refusal, msg.id, field="name")
         await self._throttled(conn.address)  # an address that is guessing may not register
-        taken = ProtocolError("name_taken", f"the name {msg.name!r} is taken", msg.id)
+        taken = ProtocolError("name_taken", f"the name {msg.name!r} is taken", msg.id,
+                              field="name")
         if await self.store.user_hash(msg.name) is not None:
             raise taken  # at no cost, and not counted
         # Counted before the hash, over every node (registrations at once do not race

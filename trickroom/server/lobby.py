@@ -81,11 +81,16 @@ class Lobby:
                                 f"no table {table_id!r} is open (it may have closed)")
         return self.tables[table_id]
 
-    async def rooms_info(self) -> list[RoomInfo]:
-        """The rooms, with their open tables counted over every node."""
+    async def rooms_info(self, asker: Member | None = None) -> list[RoomInfo]:
+        """The rooms, with their open tables counted over every node; for a logged-in
+        ``asker``, each ranked room says why they may not sit there (before they click)."""
         counts = await self.hub.room_counts(self.rooms)
+        why = None
+        if asker is not None and asker.name and any(r.rated for r in self.rooms.values()):
+            why = await self.ranked.refusal(asker.name, asker.guest)
         return [RoomInfo(name=r.name, game=r.game, rated=r.rated, system=r.system,
-                         rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0))
+                         rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0),
+                         not_eligible=why if r.rated else None)
                 for r in self.rooms.values()]
 
     async def tables_info(self, room: str,
@@ -163,6 +168,8 @@ class Lobby:
         if room.rated and rules:
             raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: it plays the "
                                 "host's rules; create the table without 'rules'")
+        if room.rated:  # a table its creator may not sit at would wait, empty, until it expired
+            await self.ranked.check_eligible(creator.name, creator.guest)
         mine, here = self._created(creator.name, creator.address)
         waiting_key = f"{room.name} {creator.address}"
         waiting = self._waiting(room.name, creator.address)

@@ -202,9 +202,11 @@ class Routes:
         return _json({"game": game, "system": system, "players": board})
 
     async def _player(self, name: str) -> Response:
+        name = names.normal(name)  # as the name was kept (NFC), however the link spelt it
         player = await self.store.player(name) if names.valid_name(name) else None
         if player is None:
             return _json({"error": "no registered player by that name"}, HTTPStatus.NOT_FOUND)
+        player["casual_games_needed"] = self.config.settings.min_games
         for entry in player["ratings"]:
             game, system = entry["game"], entry["system"]
             entry["shown"] = self.shown(game, system, entry["rating"], entry["sigma"])

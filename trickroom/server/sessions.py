@@ -306,7 +306,8 @@ class Sessions:
                 raise
             return
         if isinstance(msg, ListRooms):
-            conn.reply(Rooms(id=rid, rooms=await self.lobby.rooms_info()))
+            asker = conn if conn.name else None  # a ranked room says why it is not theirs
+            conn.reply(Rooms(id=rid, rooms=await self.lobby.rooms_info(asker)))
             return
         if isinstance(msg, (Logout, LogoutAll, ChangePassword, ListSessions)):
             await self.accounts.manage(conn, msg)

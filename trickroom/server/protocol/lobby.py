@@ -45,12 +45,18 @@ class Ok(Reply):
 
 
 class RoomInfo(ServerMessage):
+    """A room; ``tables`` counts its open tables on every node. ``not_eligible`` (ranked
+    rooms, in a ``rooms`` reply to a logged-in player): why this player may not sit at the
+    room's tables, open one or join its queue, as a ``not_eligible`` refusal would say;
+    null when they may (and in casual rooms, and for anyone not logged in)."""
+
     name: str
     game: str
     rated: bool
     system: str | None
     rules: dict[str, Any]
     tables: int
+    not_eligible: str | None = None
 
 
 class Rooms(Reply):

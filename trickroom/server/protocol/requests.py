@@ -20,7 +20,8 @@ class Request(BaseModel):
 
 
 class Register(Request):
-    """Create an account and log in; names are 1-24 letters, digits, '_' or '-'."""
+    """Create an account and log in; names are 1-24 letters (of one script), digits, '_'
+    or '-' (server/names.py)."""
 
     type: Literal["register"]
     name: Name
@@ -385,10 +386,12 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"
         why = first["msg"]
-        if first["type"] == "string_pattern_mismatch" and where == "name":
+        if first["type"] == "value_error":  # a rule of ours (a name's): its words alone
+            why = str(first["ctx"]["error"]) if "ctx" in first else why
+        elif first["type"].startswith("string_too") and first["loc"][-1] in ("name", "room"):
             why = NAME_RULE
-        raise ProtocolError("invalid_field", f"field {where!r}: {why}",
-                            request_id) from None
+        raise ProtocolError("invalid_field", f"field {where!r}: {why}", request_id,
+                            field=where if where != "message" else None) from None
 
 
 def _openers(text: str | bytes) -> int:

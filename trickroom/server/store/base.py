@@ -65,6 +65,15 @@ FROM walk LEFT JOIN games ON games.id = walk.game_id WHERE walk.game_id IS NOT N
 ORDER BY walk.game_id
 """
 
+def _registered(seats: list[dict[str, Any]]) -> int:
+    """How many registered accounts sat at a game at its end: a casual game counts toward
+    ranked play only with two (server.tables.play._casual_credit), so a profile can say why
+    a game against robots alone did not count."""
+    return len({str(s.get("account") or s["name"]).lower() for s in seats
+                if s.get("kind") == "human" and not s.get("guest")
+                and not str(s.get("name", "")).startswith("guest-")})
+
+
 # A game's moves go only once it has ended, whatever the caller read before.
 DROP_MOVES_SQL = ("DELETE FROM actions WHERE game_id = ? AND EXISTS (SELECT 1 FROM games "
                   "WHERE id = ? AND finished IS NOT NULL)")
@@ -479,6 +488,7 @@ class Store(ABC):
             mine = next((c for c in ratings or () if c.get("rated")
                          and str(c.get("player", "")).lower() == name.lower()), None)
             seat = row["seat"]
+            seats = json.loads(row["seats"])
             out.append({
                 "game_id": row["id"],
                 "game": row["kind"],
@@ -487,7 +497,8 @@ class Store(ABC):
                 "ended_at": row["finished"],
                 "seat": seat,
                 "players": [s.get("starter") or s.get("name")
-                            for s in sorted(json.loads(row["seats"]), key=lambda s: s["seat"])],
+                            for s in sorted(seats, key=lambda s: s["seat"])],
+                "registered_players": _registered(seats),
                 "scores": result["scores"],
                 "won": seat in result["winners"],
                 "abandoned": not result["finished"],

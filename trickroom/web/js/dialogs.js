@@ -3,6 +3,7 @@
 
 import { h } from "./dom.js";
 import { cardShort } from "./cards.js";
+import { count as cards } from "./counts.js";
 
 export const DIRECTION_OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
 const PASS_ARROWS = { left: "←", right: "→", across: "↑" }; // as the player sees the table
@@ -40,7 +41,7 @@ export function promptDialog(p, v, { seat, seatName, selected, act, pass }) {
     const to = (seat + DIRECTION_OFFSET[v.pass_direction]) % 4;
     return h("div", { class: "prompt-panel pass-dialog", role: "dialog", "aria-label": "Pass cards" },
       h("h2", {}, h("span", { class: "pass-arrow", "aria-hidden": "true" }, PASS_ARROWS[v.pass_direction] || ""),
-        ` Pass ${count} cards ${v.pass_direction}`),
+        ` Pass ${cards(count, "card")} ${v.pass_direction}`),
       h("p", {}, `to ${seatName(to)}. Choose them in your hand: ${selected.size} of ${count} chosen.`),
       h("p", {}, [...selected].map(cardShort).join(" ") || "\u00a0"),
       h("button", { type: "button", class: "primary pass-go", disabled: selected.size === count ? null : true,

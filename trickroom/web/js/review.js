@@ -9,7 +9,7 @@ import { h, fill } from "./dom.js";
 import { SEAT_NAMES, sortHand, cardShort } from "./cards.js";
 import { cardEl } from "./cardface.js";
 import { getJSON } from "./net.js";
-import { scoreSheet, ratingChange } from "./scoresheet.js";
+import { scoreSheet, ratingList } from "./scoresheet.js";
 
 const OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
 // Seen from one seat, as at the table: that seat at the bottom, the next one (in play
@@ -149,7 +149,8 @@ export function mount(main, ctx, params) {
             hand.pass_direction === "hold" ? "No pass this hand" : `Passing ${hand.pass_direction}`))),
       scoreSheet(game, hands.map((x) => x.result).slice(0, handNo + (step === tricks ? 1 : 0)).filter(Boolean), n,
         { target: data.record.rules?.target, current: step === tricks ? handNo : undefined }),
-      ratings.length ? h("section", { class: "ratings" }, h("h2", {}, "Rating changes"), h("ul", {}, ratings.map(ratingChange))) : null);
+      ratings.length ? h("section", { class: "ratings" }, h("h2", {}, "Rating changes"), h("ul", {}, ratingList(ratings,
+        { game, scores: result.scores, seatOf: (player) => n.indexOf(player) }))) : null);
   }
 
   const keys = (e) => {

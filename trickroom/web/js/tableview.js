@@ -182,6 +182,14 @@ export function mount(main, ctx, params) {
     dispatch, act, pass, sit, leave, vote, playAgain,
     fillRobots: () => ctx.conn.request({ type: "fill_robots", table: id }),
     roomRated: () => ctx.rooms.find((r) => r.name === state.info?.room)?.rated,
+    // Watching our own seat while a robot plays it (the newer window that took it has
+    // closed): the seat is ours to take back with its token, without a reload.
+    mineToTakeBack: (seat) => {
+      const mine = ctx.seatAt(id);
+      const info = state.info?.seats?.[seat];
+      return state.seat == null && mine?.seat === seat && !!info?.away && info.name === ctx.me?.name;
+    },
+    takeBack: () => join(),
     toggleSound: () => { setSound(!soundOn()); schedule(); },
     toggleLastTrick: () => dispatch({ type: "toggle_last_trick" }),
     openResults: () => dispatch({ type: "open_results" }),
