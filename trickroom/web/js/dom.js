@@ -9,7 +9,9 @@ function setProps(el, props) {
     if (value == null || value === false) continue;
     if (key === "class") el.setAttribute("class", value);
     else if (key === "dataset") Object.assign(el.dataset, value);
-    else if (key === "style" && typeof value === "object") Object.assign(el.style, value);
+    else if (key === "style" && typeof value === "object") {
+      for (const [prop, v] of Object.entries(value)) el.style.setProperty(prop.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), v);
+    }
     else if (key.startsWith("on") && typeof value === "function") {
       el.addEventListener(key.slice(2), value);
     } else if (key === "value" && "value" in el) el.value = value;

@@ -37,18 +37,22 @@ function heartsRows(r, names, scores) {
 /**
  * The summary panel for hand `number` (1-based). `result` is the hand's entry in the
  * view's hand_results; `scores` the running totals after it (a snapshot's results carry
- * none); `next` names what the button leads to ("your bid", "the next hand").
+ * none); `next` names what the button leads to ("the next hand"), or is null when our
+ * turn's dialog shows below the summary (the button then only closes it).
  */
 export function handSummary({ game, number, result, scores, names, onContinue, next }) {
   const rows = game === "spades" ? spadesRows(result, names) : heartsRows(result, names, result.scores || scores);
+  // The heading and its button stay in view when the table must scroll (a short screen,
+  // or our turn's dialog below the summary).
   return h("section", { class: "prompt-panel hand-summary", role: "dialog", "aria-labelledby": "summary-h" },
-    h("h2", { id: "summary-h" }, `Hand ${number} scored`),
-    h("table", { class: "summary-table" },
+    h("div", { class: "summary-head" }, h("h2", { id: "summary-h" }, `Hand ${number} scored`),
+      h("button", { type: "button", class: "primary summary-go", onclick: onContinue },
+        next ? `Continue to ${next}` : "Close")),
+    h("div", { class: "summary-body" }, h("table", { class: "summary-table" },
       h("thead", {}, h("tr", {},
         h("th", { scope: "col" }, game === "spades" ? "Side" : "Player"),
         h("th", { scope: "col" }, "This hand"),
         h("th", { scope: "col", class: "num" }, "Points"),
         h("th", { scope: "col", class: "num" }, "Score"))),
-      h("tbody", {}, rows)),
-    h("button", { type: "button", class: "primary summary-go", onclick: onContinue }, `Continue to ${next}`));
+      h("tbody", {}, rows))));
 }

@@ -22,7 +22,8 @@ function penaltyCards(state, seat) {
   if (!v || v.game !== "hearts" || v.hand_no < 0) return null;
   const cards = v.tricks.filter((t) => t.seat === seat).flatMap((t) => t.scoring || []);
   if (!cards.length) return null;
-  return h("div", { class: "taken", "aria-label": `Taken: ${cards.map(cardName).join(", ")}` },
+  return h("span", { class: "taken", style: { "--n": String(cards.length) },
+    "aria-label": `Taken: ${cards.map(cardName).join(", ")}` },
     cards.map((c) => cardEl(c, { cls: "mini" })));
 }
 
@@ -68,15 +69,18 @@ export function drawSeat(el, state, seat, now, { sit }) {
   const numbers = stats(state, seat);
   const left = turn && state.countdown?.seat === seat && state.countdown.deadline
     ? (state.countdown.deadline - now) / 1000 : null;
+  const label = seatLabel(state, seat, info);
+  // Two lines whatever the names and the cards taken: the name (cut with an ellipsis, whole
+  // in its tooltip) with its badges, then the numbers, the scoring cards and the clock.
   fill(el,
     h("div", { class: "seat-name" }, h("span", { class: "dir", "aria-hidden": "true" }, SEAT_NAMES[seat][0]),
-      h("span", { class: "nm" }, seatLabel(state, seat, info)),
-      seat === state.seat ? h("span", { class: "you" }, " (you)") : null),
-    badges.length ? h("div", { class: "badges" }, badges) : null,
-    numbers.length ? h("div", { class: "seat-stats" }, numbers) : null,
-    penaltyCards(state, seat),
-    left != null && v.phase !== "pass" ? h("div", { class: `timer ${left < 8 ? "low" : ""}` }, `${seconds(left)} left`) : null,
-    v && v.phase === "pass" && v.pass_chosen?.[seat] ? h("div", { class: "hint" }, "passed ✓") : null,
+      h("span", { class: "nm", title: label }, label),
+      seat === state.seat ? h("span", { class: "you" }, " (you)") : null,
+      badges.length ? h("span", { class: "badges" }, badges) : null),
+    h("div", { class: "seat-stats" }, numbers,
+      penaltyCards(state, seat),
+      left != null && v.phase !== "pass" ? h("span", { class: `timer ${left < 8 ? "low" : ""}` }, `${seconds(left)} left`) : null,
+      v && v.phase === "pass" && v.pass_chosen?.[seat] ? h("span", { class: "hint" }, "passed ✓") : null),
     // A robot's reason for its bid, under the seat while the bidding lasts (then its tooltip).
     v && v.game === "spades" && v.phase === "bid" && v.bids?.[seat] != null && state.bidWhys[seat]
       ? h("div", { class: "hint bid-why" }, state.bidWhys[seat]) : null,

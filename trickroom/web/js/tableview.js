@@ -62,11 +62,15 @@ export function mount(main, ctx, params) {
   const chatBox = h("div", { class: "table-chat" });
   const voteEl = h("div", { class: "vote-box", role: "alertdialog", "aria-labelledby": "vote-h", hidden: true });
   const overEl = h("dialog", { class: "game-over", "aria-labelledby": "over-h" });
-  const mine = h("div", { class: "my-area" }, seatEls[0], receivedNote, handNote, handEl);
+  // Our nameplate with the notes beside it (what we received, why a card was refused):
+  // a note never pushes the hand down where there is room beside the nameplate.
+  const mine = h("div", { class: "my-area" }, h("div", { class: "my-line" }, seatEls[0], receivedNote, handNote), handEl);
   felt.append(seatEls[1], seatEls[2], seatEls[3], center, promptBox, mine);
   fill(main, root);
-  root.append(bar, statusLine, contractLine,
-    h("div", { class: "table-main" }, felt),
+  // The stage (the bar, the turn, the felt) fills the screen below the site's header;
+  // the side panel sits beside it on a wide screen, below it on a narrow one.
+  root.append(h("div", { class: "table-stage" }, bar, statusLine, contractLine,
+    h("div", { class: "table-main" }, felt)),
     h("aside", { class: "table-side" }, h("h2", {}, "Scores"), sheetEl, h("h2", {}, "Table chat"), chatBox),
     voteEl, overEl);
 
