@@ -17,6 +17,7 @@ from typing import Any
 from tests.web.conftest import laid_out
 from tests.web.layout import layout_problems
 from tests.web.play import create_table, guest_signs_in
+from tests.web.test_chat_review import finished_game
 
 MATRIX = [(360, 640), (360, 740), (390, 844), (740, 360), (844, 390), (768, 1024),
           (1024, 600), (1280, 720), (1280, 800), (1366, 768), (1920, 1080)]
@@ -247,3 +248,133 @@ async def test_the_hearts_table_fits_every_screen_in_every_phase(web_app, open_p
     await p.get_by_role("button", name="Look at the table").click()
     await measure(page, "game-over-table", failures)
     assert not failures, report(failures)
+
+
+async def test_the_hand_summary_never_hides_our_turn(web_app, open_page):
+    """Item 2: the summary of a hand, left open to read, shares the felt with our bid (or
+    pass) once our turn comes: the turn's clock runs, so its dialog is whole and uncovered
+    at every size, and the summary stays open until we close it."""
+    failures: list[str] = []
+    for game in ("spades", "hearts"):
+        page, t = await at_table(open_page, web_app, game)
+        p = page.page
+        scored = spades_results(4) if game == "spades" else hearts_results(4)
+        await t.snapshot(t.view("hand_over", hand=[], to_act=None, awaiting=[],
+                                hand_results=scored, scores=scored[-1]["scores"]))
+        await p.locator(".hand-summary").wait_for()
+        # The next hand is dealt and our turn comes, the summary still open.
+        if game == "spades":
+            turn = t.view("bid", hand_no=4, hand_results=scored, scores=scored[-1]["scores"],
+                          legal=[{"type": "bid", "value": v} for v in range(14)])
+            await t.prompt(turn)
+            answer = ".bid-dialog"
+        else:
+            turn = t.view("pass", hand_no=4, hand_results=scored, scores=scored[-1]["scores"],
+                          legal=[{"type": "pass", "cards": []}])
+            await t.prompt(turn, pass_count=3)
+            answer = ".pass-dialog"
+            for card in HEARTS_HAND[:3]:
+                await p.locator(f'.hand .card[data-card="{card}"]').click()
+        await p.locator(answer).wait_for()
+        assert await p.locator(".hand-summary").count() == 1, "the summary waits to be closed"
+        for width, height in MATRIX:
+            await p.set_viewport_size({"width": width, "height": height})
+            await laid_out(p)
+            await p.evaluate(SETTLED)
+            for problem in await layout_problems(p, buttons=f"{answer} button, .summary-go"):
+                failures.append(f"{game} at {width}x{height}: {problem}")
+        # Closing the summary leaves the turn's dialog.
+        await p.locator(".hand-summary .summary-go").click()
+        await p.locator(".hand-summary").wait_for(state="detached")
+        assert await p.locator(answer).count() == 1
+    assert not failures, report(failures)
+
+
+async def test_a_refusal_goes_at_the_next_turn_and_robots_have_no_clock(web_app, open_page):
+    """Item 9: "It is not your turn." under the hand goes once our turn comes. Item 15: a
+    robot's turn (or an away player's, which a robot plays) shows no 30 s clock and no
+    gold ring: it moves in a moment."""
+    page, t = await at_table(open_page, web_app, "spades")
+    p = page.page
+    robot = (t.seat + 1) % 4
+    waiting = t.view("play", bids=[3, 2, 4, 1], to_act=robot, awaiting=[robot],
+                     trick=[], leader=robot)
+    await t.snapshot(waiting)
+    await p.locator(f'.seat[data-seat="{robot}"]').wait_for()
+    assert await p.locator(f'.seat[data-seat="{robot}"].turn').count() == 0, "a robot's gold ring"
+    assert await p.locator(f'.seat[data-seat="{robot}"] .timer').count() == 0, "a robot's clock"
+    assert await p.locator(".turn-status .countdown").count() == 0, "a robot's countdown"
+    # An away player's seat, played by a robot, neither.
+    away = (t.seat + 3) % 4
+    info = t.info()
+    info["seats"][away].update(kind="human", away=True)
+    t.seq += 1
+    await t.feed({"type": "snapshot", "seq": t.seq, "info": info, "paused": None, "vote": None,
+                  "view": t.view("play", bids=[3, 2, 4, 1], to_act=away, awaiting=[away])})
+    await p.locator(f'.seat[data-seat="{away}"].away').wait_for()
+    assert await p.locator(f'.seat[data-seat="{away}"].turn').count() == 0
+    assert await p.locator(f'.seat[data-seat="{away}"] .timer').count() == 0
+    assert await p.locator(".turn-status .countdown").count() == 0
+    # A card pressed out of turn says why...
+    await t.snapshot(waiting)
+    await p.locator('.hand .card[data-card="2C"]').click(force=True)
+    await p.locator(".hand-note", has_text="It is not your turn.").wait_for()
+    # ...until our turn comes: the note goes, and our clock runs.
+    mine = t.view("play", bids=[3, 2, 4, 1], legal=[{"type": "play", "card": c}
+                                                    for c in SPADES_HAND])
+    await t.snapshot(mine)
+    await t.prompt(mine)
+    await p.locator(".hand .card.legal").first.wait_for()  # the prompt is drawn
+    await p.locator(".seat.me.turn .timer").wait_for()
+    assert await p.locator(".hand-note").inner_text() == ""
+
+
+async def test_notices_never_cover_the_hand_or_what_we_must_press(web_app, open_page):
+    """Item 3: the notices of a table ("Game on. Chances …", a quit, a substitute) show
+    where they cover nothing we need: not our hand, a seat or our turn's dialog."""
+    page, t = await at_table(open_page, web_app, "hearts")
+    p = page.page
+    passing = t.view("pass", legal=[{"type": "pass", "cards": []}], hand_no=0,
+                     hand_results=[], scores=[0, 0, 0, 0])
+    await t.snapshot(passing)
+    t.seq += 1
+    await t.feed({"type": "event", "seq": t.seq, "event": {
+        "type": "game_started", "game_id": f"{t.table}-1", "rules": RULES["hearts"],
+        "system": "openskill", "chances": [0.25, 0.25, 0.25, 0.25]}})
+    t.seq += 1
+    await t.feed({"type": "event", "seq": t.seq, "event": {
+        "type": "substitute", "seat": (t.seat + 1) % 4, "name": OTHERS[0]}})
+    await t.snapshot(passing)
+    await t.prompt(passing, pass_count=3)
+    await p.locator(".pass-dialog").wait_for()
+    await p.locator(".toast", has_text="Game on").wait_for()
+    failures: list[str] = []
+    for width, height in MATRIX:
+        await p.set_viewport_size({"width": width, "height": height})
+        await laid_out(p)
+        failures += [f"{width}x{height}: {x}" for x in await layout_problems(p)
+                     if x.startswith("the notice")]
+    assert not failures, report(failures)
+
+
+
+async def test_the_review_on_a_phone_keeps_the_trick_and_next_in_place(review_app, open_page):
+    """Item 8: on a phone each tap on "Next" shows its trick on the screen, and "Next" stays
+    where the thumb is (the position beside it once changed width, moving it 240 px)."""
+    game_id = await finished_game(review_app, "spades", {"target": 10, "mercy": 10})
+    page = await open_page(review_app, viewport={"width": 360, "height": 740})
+    p = page.page
+    await p.goto(f"{p.url.split('#')[0]}#/review/{game_id}")
+    await p.locator(".review .where").wait_for()
+    next_button = p.get_by_role("button", name="Next ▶")
+    boxes = [await next_button.bounding_box()]
+    for step in range(1, 4):
+        await next_button.click()
+        await p.locator(".review .where", has_text=f"trick {step} of").wait_for()
+        await laid_out(p)
+        boxes.append(await next_button.bounding_box())
+        assert boxes[-1] == boxes[0], f"Next moved: {boxes}"
+        for card in await p.locator(".review-center .trick .card").all():
+            box = await card.bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= 740, (step, box)
+        assert await p.locator(".review-center .trick .card").count() == 4

@@ -22,7 +22,7 @@ export function promptDialog(p, v, { seat, seatName, selected, act, pass }) {
       disabled: has(value) ? null : true, "data-bid": value,
       onclick: () => act({ type: "bid", value }) }, value === 0 ? "Nil" : String(value));
     return h("div", { class: "prompt-panel bid-dialog", role: "dialog", "aria-label": "Your bid" },
-      h("h2", {}, "Your bid"),
+      blindOffer ? h("h2", {}, "Your bid") : null,
       blindOffer ? [
         h("p", {}, "Your side trails: you may bid blind nil before looking at your cards."),
         h("div", { class: "bid-row" },
@@ -31,8 +31,9 @@ export function promptDialog(p, v, { seat, seatName, selected, act, pass }) {
           h("button", { type: "button", "data-bid": "look", onclick: () => act({ type: "look" }) }, "Look at my cards")),
       ] : [
         // The partner sits across (the top seat): their name, however long, is there.
-        h("p", { class: "hint", title: seatName(partner) }, partnerBid == null ? "Your partner has not bid yet." :
-          `Your partner bid ${partnerBid === 0 ? "nil" : partnerBid}.`),
+        h("div", { class: "prompt-head" }, h("h2", {}, "Your bid"),
+          h("p", { class: "hint", title: seatName(partner) }, partnerBid == null ? "Your partner has not bid yet." :
+            `Your partner bid ${partnerBid === 0 ? "nil" : partnerBid}.`)),
         h("div", { class: "bid-grid" }, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13].map(bidButton)),
       ]);
   }

@@ -5,7 +5,7 @@
 import { h, fill, seconds, points } from "./dom.js";
 import { SEAT_NAMES, cardName } from "./cards.js";
 import { cardEl } from "./cardface.js";
-import { placeOf } from "./tableselectors.js";
+import { placeOf, robotPlays } from "./tableselectors.js";
 
 export const PLACES = ["bottom", "left", "top", "right"]; // placeOf's numbers, as CSS names them
 
@@ -60,14 +60,17 @@ export function drawSeat(el, state, seat, now, { sit }) {
   const info = state.info?.seats?.[seat];
   const v = state.view;
   const turn = v && (v.phase === "pass" ? !v.pass_chosen?.[seat] : v.to_act === seat);
-  el.className = `seat pos-${PLACES[placeOf(state, seat)]}${turn ? " turn" : ""}${seat === state.seat ? " me" : ""}${info?.away ? " away" : ""}`;
+  // A robot (or the robot playing for an away player) moves in a moment: no gold ring and
+  // no 30 s clock for it, which would only alarm.
+  const clocked = turn && !robotPlays(state, seat);
+  el.className = `seat pos-${PLACES[placeOf(state, seat)]}${clocked ? " turn" : ""}${seat === state.seat ? " me" : ""}${info?.away ? " away" : ""}`;
   el.dataset.seat = seat;
   const badges = [];
   if (info?.kind === "robot") badges.push(h("span", { class: "badge robot", title: info.robot_level ? `${info.robot_level} robot` : "robot" }, "robot"));
   if (info?.away) badges.push(h("span", { class: "badge away", title: "Dropped: a robot plays this seat until they come back" }, "away · robot playing"));
   if (v && v.hand_no >= 0 && v.dealer === seat) badges.push(h("span", { class: "badge dealer", title: "Dealer" }, "D"));
   const numbers = stats(state, seat);
-  const left = turn && state.countdown?.seat === seat && state.countdown.deadline
+  const left = clocked && state.countdown?.seat === seat && state.countdown.deadline
     ? (state.countdown.deadline - now) / 1000 : null;
   const label = seatLabel(state, seat, info);
   // Two lines whatever the names and the cards taken: the name (cut with an ellipsis, whole

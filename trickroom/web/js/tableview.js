@@ -161,9 +161,18 @@ export function mount(main, ctx, params) {
     catch (err) { dispatch({ type: "vote_refused", vote: voteId }); toast(err.message, "bad"); }
   }
 
+  /** "Waiting for the others to play again" stays until the new game starts (which may
+   *  be before the server's answer comes: then it never shows). */
+  let waitingAgain = null;
   async function playAgain() {
-    try { await ctx.conn.request({ type: "play_again", table: id }); toast("Waiting for the others to play again"); }
-    catch (err) { toast(err.message, "bad"); }
+    try {
+      await ctx.conn.request({ type: "play_again", table: id });
+      if (state.gameOver && !waitingAgain) waitingAgain = toast("Waiting for the others to play again", "info", null);
+    } catch (err) { toast(err.message, "bad"); }
+  }
+  function stopWaitingAgain() {
+    waitingAgain?.();
+    waitingAgain = null;
   }
 
   /** A card pressed in the hand: played when it may be, chosen for a pass, or explained. */
@@ -256,6 +265,7 @@ export function mount(main, ctx, params) {
     }
     if (msg.type !== "event") return;
     const ev = msg.event;
+    if (ev.type === "game_started" || ev.type === "table" && ev.info?.state !== "over") stopWaitingAgain();
     if (ev.type === "trick_won") playSound("trick");
     if (ev.type === "played" && ev.seat !== state.seat) playSound("card");
     for (const [text, ms] of announcements(state, ev)) toast(text, "info", ms);
@@ -272,6 +282,7 @@ export function mount(main, ctx, params) {
       mounted = false;
       ctx.conn.setLiveness(15000, 5000);
       clearInterval(ticker);
+      stopWaitingAgain();
       chat.destroy();
       hand.destroy();
       sheet.destroy();
