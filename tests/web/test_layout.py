@@ -16,7 +16,13 @@ from typing import Any
 
 from tests.web.conftest import laid_out
 from tests.web.layout import layout_problems
-from tests.web.play import create_table, guest_signs_in
+from tests.web.play import (
+    TURN_OR_OVER,
+    create_table,
+    guest_signs_in,
+    play_to_game_over,
+    robot_table,
+)
 from tests.web.test_chat_review import finished_game
 
 MATRIX = [(360, 640), (360, 740), (390, 844), (740, 360), (844, 390), (768, 1024),
@@ -130,6 +136,9 @@ def hearts_results(hands: int) -> list[dict[str, Any]]:
 async def at_table(open_page: Any, app: Any, game: str) -> tuple[Any, Table]:
     page = await open_page(app)
     p = page.page
+    # No transitions (a raised card sliding as the screen changes): each size is measured
+    # as soon as it is laid out.
+    await p.emulate_media(reduced_motion="reduce")
     me = await guest_signs_in(p, ME)
     assert len(me) == 24, me
     table = await create_table(p, game, {})
@@ -347,7 +356,7 @@ async def test_notices_never_cover_the_hand_or_what_we_must_press(web_app, open_
     await t.snapshot(passing)
     await t.prompt(passing, pass_count=3)
     await p.locator(".pass-dialog").wait_for()
-    await p.locator(".toast", has_text="Game on").wait_for()
+    await p.locator(".toast", has_text="Game on").wait_for(state="attached")
     failures: list[str] = []
     for width, height in MATRIX:
         await p.set_viewport_size({"width": width, "height": height})
@@ -378,3 +387,18 @@ async def test_the_review_on_a_phone_keeps_the_trick_and_next_in_place(review_ap
             box = await card.bounding_box()
             assert box and box["y"] >= 0 and box["y"] + box["height"] <= 740, (step, box)
         assert await p.locator(".review-center .trick .card").count() == 4
+
+
+async def test_waiting_to_play_again_goes_once_the_new_game_starts(web_app, open_page):
+    """Item 3: "Waiting for the others to play again" is gone once the new game has begun
+    (robots say yes at once: the game starts before the server answers our request, and
+    the notice stayed over the new game's bidding)."""
+    _, p = await robot_table(open_page, web_app, "spades",
+                             {"Play to (points)": "10",
+                              "Mercy: end when a side falls to minus (empty: off)": "10"})
+    await play_to_game_over(p)
+    await p.locator("dialog.game-over").get_by_role("button", name="Play again").click()
+    await p.locator(".table-page[data-phase='bid']").wait_for()
+    await p.wait_for_function(TURN_OR_OVER)  # our first turn of the new game
+    await laid_out(p)
+    assert await p.locator(".toast", has_text="Waiting for the others").count() == 0

@@ -37,6 +37,21 @@
     }));
     return best ? (best - 1) * step : 0;
   };
+  const ownSquareAt = (el, side) => {
+    const r = el.getBoundingClientRect();
+    for (const dx of [0, 1]) {
+      const left = dx ? r.right - side - 2 : r.left + 2;
+      let whole = true;
+      for (let y = r.top + 2; whole && y <= r.top + 2 + side + 0.01; y += side / 11) {
+        for (let x = left; whole && x <= left + side + 0.01; x += side / 11) {
+          const hit = x >= 0 && y >= 0 && x < W && y < H ? document.elementFromPoint(x, y) : null;
+          whole = !!hit && (hit === el || el.contains(hit));
+        }
+      }
+      if (whole) return true;
+    }
+    return false;
+  };
   const fraction = (rows) => {
     const all = rows.flat();
     return all.length ? all.filter(Boolean).length / all.length : 0;
@@ -58,19 +73,22 @@
   for (const card of modal ? [] : document.querySelectorAll('.hand .card')) {
     needed.push(card);
     if (!inView(card)) { problems.push(`hand card ${name(card)} is outside the viewport ${where(card)}`); continue; }
+    // Quick: the square at the card's top left (its index) is whole and its own, as it is
+    // in a fan or in rows; otherwise the largest own square anywhere, sought point by point.
+    if (need && ownSquareAt(card, need)) continue;
     const side = ownSquare(grid(card, 2, 0.5), 2);
     if (side < need) problems.push(`hand card ${name(card)} shows ${side}px of its own, not ${need}px ${where(card)}`);
   }
   for (const seat of modal ? [] : document.querySelectorAll('.felt .seat')) {
     needed.push(seat);
     if (!inView(seat)) { problems.push(`seat ${name(seat)} is outside the viewport ${where(seat)}`); continue; }
-    if (fraction(grid(seat, 4, 3)) < 1) problems.push(`seat ${name(seat)} is covered ${where(seat)}`);
+    if (fraction(grid(seat, 6, 3)) < 1) problems.push(`seat ${name(seat)} is covered ${where(seat)}`);
   }
   for (const button of document.querySelectorAll(buttons)) {
     if (button.disabled || button.closest('[hidden]')) continue;
     needed.push(button);
     if (!inView(button)) { problems.push(`button ${name(button)} is outside the viewport ${where(button)}`); continue; }
-    if (fraction(grid(button, 3, 2)) < 1) problems.push(`button ${name(button)} is covered ${where(button)}`);
+    if (fraction(grid(button, 5, 2)) < 1) problems.push(`button ${name(button)} is covered ${where(button)}`);
   }
   for (const card of modal ? [] : document.querySelectorAll('.felt .trick .card')) {
     needed.push(card);
