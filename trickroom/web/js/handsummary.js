@@ -38,13 +38,17 @@ function heartsRows(r, names, scores) {
 /**
  * The summary panel for hand `number` (1-based). `result` is the hand's entry in the
  * view's hand_results; `scores` the running totals after it (a snapshot's results carry
- * none); `next` names what the button leads to ("your bid", "the next hand").
+ * none); `next` names what the button leads to ("the next hand"), or is null when our
+ * turn's dialog shows below the summary (the button then only closes it).
  */
 export function handSummary({ game, number, result, scores, names, onContinue, next }) {
+  // The heading and its button stay in view when the table must scroll (a short screen,
+  // or our turn's dialog below the summary).
   return h("section", { class: "prompt-panel hand-summary", role: "dialog", "aria-labelledby": "summary-h" },
-    h("h2", { id: "summary-h" }, `Hand ${number} scored`),
-    summaryTable({ game, result, scores, names }),
-    h("button", { type: "button", class: "primary summary-go", onclick: onContinue }, `Continue to ${next}`));
+    h("div", { class: "summary-head" }, h("h2", { id: "summary-h" }, `Hand ${number} scored`),
+      h("button", { type: "button", class: "primary summary-go", onclick: onContinue },
+        next ? `Continue to ${next}` : "Close")),
+    h("div", { class: "summary-body" }, summaryTable({ game, result, scores, names })));
 }
 
 /** The summary's table alone: how one hand scored, side by side or player by player (the

@@ -128,8 +128,10 @@ export function mount(main, ctx, params) {
         result.finished === false ? h("p", { class: "hint" }, "The game ended early; it was scored as it stood.") : null),
       h("nav", { class: "review-controls", "aria-label": "Step through the game" },
         h("button", { type: "button", class: "prev", onclick: () => go(-1), disabled: handNo === 0 && step === 0 ? true : null }, "◀ Previous"),
+        // Of a fixed width (two lines on a phone): the buttons beside it never move.
         h("span", { class: "where", "aria-live": "polite" },
-          `Hand ${handNo + 1} of ${hands.length} · `, step === 0 ? "the deal" : `trick ${step} of ${tricks === 13 ? 13 : `${tricks} played`}`),
+          h("span", {}, `Hand ${handNo + 1} of ${hands.length}`), h("span", { class: "where-sep" }, " · "),
+          h("span", {}, step === 0 ? "the deal" : `trick ${step} of ${tricks === 13 ? 13 : `${tricks} played`}`)),
         h("button", { type: "button", class: "next primary", onclick: () => go(1),
           disabled: handNo === hands.length - 1 && step === tricks ? true : null }, "Next ▶")),
       h("div", { class: "hand-picker", role: "group", "aria-label": "Hands" }, hands.map((_, i) =>

@@ -3,7 +3,7 @@
 // Spades each side's contract against the tricks it has.
 
 import { h, fill, seconds } from "./dom.js";
-import { ourTurn, seatName } from "./tableselectors.js";
+import { ourTurn, robotPlays, seatName } from "./tableselectors.js";
 import { soundOn } from "./sound.js";
 import { count } from "./counts.js";
 
@@ -82,9 +82,11 @@ export function turnText(state) {
   return `${seatName(state, v.to_act)} to ${verb}.`;
 }
 
-/** The turn line, with the clock of whoever is to act (not during the pass: all choose). */
+/** The turn line, with the clock of whoever is to act (not during the pass: all choose;
+ *  not for a robot, which moves in a moment). */
 export function drawStatus(el, state, now) {
-  const left = state.countdown?.deadline ? (state.countdown.deadline - now) / 1000 : null;
+  const cd = state.countdown;
+  const left = cd?.deadline && !robotPlays(state, cd.seat) ? (cd.deadline - now) / 1000 : null;
   fill(el, turnText(state),
     left != null && state.view?.phase !== "pass" ? h("span", { class: `countdown ${left < 8 ? "low" : ""}` }, ` ${seconds(left)}`) : null);
 }

@@ -62,11 +62,15 @@ export function mount(main, ctx, params) {
   const chatBox = h("div", { class: "table-chat" });
   const voteEl = h("div", { class: "vote-box", role: "alertdialog", "aria-labelledby": "vote-h", hidden: true });
   const overEl = h("dialog", { class: "game-over", "aria-labelledby": "over-h" });
-  const mine = h("div", { class: "my-area" }, seatEls[0], receivedNote, handNote, handEl);
+  // Our nameplate with the notes beside it (what we received, why a card was refused):
+  // a note never pushes the hand down where there is room beside the nameplate.
+  const mine = h("div", { class: "my-area" }, h("div", { class: "my-line" }, seatEls[0], receivedNote, handNote), handEl);
   felt.append(seatEls[1], seatEls[2], seatEls[3], center, promptBox, mine);
   fill(main, root);
-  root.append(bar, statusLine, contractLine,
-    h("div", { class: "table-main" }, felt),
+  // The stage (the bar, the turn, the felt) fills the screen below the site's header;
+  // the side panel sits beside it on a wide screen, below it on a narrow one.
+  root.append(h("div", { class: "table-stage" }, bar, statusLine, contractLine,
+    h("div", { class: "table-main" }, felt)),
     h("aside", { class: "table-side" }, h("h2", {}, "Scores"), sheetEl, h("h2", {}, "Table chat"), chatBox),
     voteEl, overEl);
 
@@ -157,9 +161,18 @@ export function mount(main, ctx, params) {
     catch (err) { dispatch({ type: "vote_refused", vote: voteId }); toast(err.message, "bad"); }
   }
 
+  /** "Waiting for the others to play again" stays until the new game starts (which may
+   *  be before the server's answer comes: then it never shows). */
+  let waitingAgain = null;
   async function playAgain() {
-    try { await ctx.conn.request({ type: "play_again", table: id }); toast("Waiting for the others to play again"); }
-    catch (err) { toast(err.message, "bad"); }
+    try {
+      await ctx.conn.request({ type: "play_again", table: id });
+      if (state.gameOver && !waitingAgain) waitingAgain = toast("Waiting for the others to play again", "info", null);
+    } catch (err) { toast(err.message, "bad"); }
+  }
+  function stopWaitingAgain() {
+    waitingAgain?.();
+    waitingAgain = null;
   }
 
   /** A card pressed in the hand: played when it may be, chosen for a pass, or explained. */
@@ -260,6 +273,7 @@ export function mount(main, ctx, params) {
     }
     if (msg.type !== "event") return;
     const ev = msg.event;
+    if (ev.type === "game_started" || ev.type === "table" && ev.info?.state !== "over") stopWaitingAgain();
     if (ev.type === "trick_won") playSound("trick");
     if (ev.type === "played" && ev.seat !== state.seat) playSound("card");
     for (const [text, ms] of announcements(state, ev)) toast(text, "info", ms);
@@ -276,6 +290,7 @@ export function mount(main, ctx, params) {
       mounted = false;
       ctx.conn.setLiveness(15000, 5000);
       clearInterval(ticker);
+      stopWaitingAgain();
       chat.destroy();
       hand.destroy();
       sheet.destroy();
