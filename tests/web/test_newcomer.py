@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from typing import Any
 
 from tests.server.conftest import play_until_over, wait_for
@@ -183,6 +184,15 @@ async def test_a_ranked_room_says_why_a_newcomer_may_not_sit_and_the_profile_say
     recent = p.locator(".recent-games li")
     await recent.first.wait_for()
     assert "did not count toward ranked play" in await recent.first.inner_text()
+    # A Hearts game's outcome is its place (item 12), as its results say it.
+    outcome = (await recent.first.locator(".outcome").inner_text()).strip()
+    assert re.fullmatch(r"won|(tied )?[1-4](st|nd|rd|th)", outcome), outcome
+    # Its review lists the final scores in that order, each with its place.
+    await recent.first.get_by_role("link").click()
+    head = p.locator(".review-head")
+    await head.wait_for()
+    final = await head.inner_text()
+    assert len(re.findall(r"\((?:won|(?:tied )?[1-4](?:st|nd|rd|th))\)", final)) == 4, final
     await audit("profile-casual-count")
     audit.check()
 

@@ -5,6 +5,7 @@ import { h, s, fill, sentence } from "./dom.js";
 import { getJSON } from "./net.js";
 import { systemName } from "./lobby.js";
 import { count } from "./counts.js";
+import { heartsPlaces } from "./scoresheet.js";
 
 const gameName = (g) => (g === "hearts" ? "Hearts" : "Spades");
 const round = (x) => (x == null || Number.isNaN(Number(x)) ? "—" : String(Math.round(Number(x))));
@@ -107,7 +108,9 @@ function recentGames(data) {
   return h("section", { class: "recent", "aria-labelledby": "recent-h" },
     h("h2", { id: "recent-h" }, "Recent games"),
     games.length ? h("ol", { class: "recent-games" }, games.map((g) => {
-      const outcome = g.abandoned ? "ended early" : g.won ? "won" : "lost";
+      // Hearts: the place, as the game's results say it (a gain in 2nd place is no loss).
+      const outcome = g.abandoned ? "ended early" : g.game === "hearts" && g.scores?.length === 4
+        ? heartsPlaces(g.scores)[g.seat] : g.won ? "won" : "lost";
       const others = g.players.filter((_, seat) => seat !== g.seat);
       return h("li", {},
         h("a", { href: `#/review/${encodeURIComponent(g.game_id)}` }, `${gameName(g.game)} · review`),

@@ -122,6 +122,9 @@ export function mount(main, ctx, params) {
           const reply = await ctx.conn.request({ type: "rejoin", table: id, seat_token: seat.token, last_seq: state.seq });
           dispatch({ type: "seated", seat: seat.seat });
           if (reply.type === "snapshot") dispatch(reply);
+          // A seat the queue gave comes without its room: kept now, the lobby finds the
+          // game again after the tab is closed.
+          if (!seat.room && state.info?.room) ctx.rememberSeat(id, seat.seat, seat.token, state.info.room);
           return;
         } catch (err) {
           if (err.code !== "not_authorized") throw err;
