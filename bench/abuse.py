@@ -397,8 +397,8 @@ async def seated_robots_process(url: str, tables: int, seconds: float) -> None:
     print(bids["searched"], bids["heuristic"], flush=True)
 
 
-async def robots_run(workdir: Path, seconds: float, tables: int = 10
-                     ) -> tuple[int, float, int, int]:
+async def robots_run(workdir: Path, seconds: float, tables: int = 10,
+                     console: Console | None = None) -> tuple[int, float, int, int]:
     """Issue 32, A: the victim plays a quiet window; then one address opens ``tables``
     casual tables of long games, fills each with searching robots and stays seated at
     each, playing its own seat as fast as it can (``seated_robots_process``), and the
@@ -430,6 +430,11 @@ async def robots_run(workdir: Path, seconds: float, tables: int = 10
             searched, heuristic = (int(x) for x in (out.decode().split() or ["0", "0"])[:2])
             for t in tasks:
                 t.cancel()
+    if console is not None:
+        console.print(f"robots: act p50/p99 quiet {pct(quiet.acts, 0.5):.2f}/"
+                      f"{pct(quiet.acts, 0.99):.2f} ms ({len(quiet.acts)} acts), beside "
+                      f"{opened} tables {pct(loaded.acts, 0.5):.2f}/"
+                      f"{pct(loaded.acts, 0.99):.2f} ms ({len(loaded.acts)} acts)")
     return opened, ratio(pct(loaded.acts, 0.99), pct(quiet.acts, 0.99)), searched, heuristic
 
 
@@ -483,7 +488,7 @@ async def main(argv: list[str] | None = None) -> int:
     if args.only == "robots":
         with tempfile.TemporaryDirectory(prefix="trickroom-abuse-") as tmp:
             robot_tables, robots_ratio, searched, heuristic = await robots_run(
-                Path(tmp), args.window, args.tables)
+                Path(tmp), args.window, args.tables, console)
         print(f"abuse robot_tables={robot_tables} robots_act_p99_ratio={robots_ratio:.2f} "
               f"robots_searched_bids={searched}/{searched + heuristic}")
         return 0

@@ -1,0 +1,123 @@
+"""Nothing a client starts may cost the server more than its share (issue 32, A).
+
+Searching robots think only while a player sits at their table (test_robot_explain.py);
+what they think then is charged to the address groups of the players seated there, each
+group with a budget of processor seconds, the groups taking turns for a few thinkers
+(server/thinking.py). A group past its budget gets the rule of thumb's moves, while
+another group's robots still search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from typing import Any
+
+from tests.server.conftest import url
+from tests.server.test_seats import solo_table
+from trickroom.game.actions import Bid
+from trickroom.server.client import TrickroomClient
+from trickroom.server.thinking import Thinking
+
+LONG = {"target": 1000, "mercy": 1000}
+
+
+async def play_seat(client: TrickroomClient, table: str, robot_bids: list[dict[str, Any]],
+                    bid_seen: asyncio.Event) -> None:
+    """Play the client's seat at once at every prompt, game after game, keeping the
+    robots' bids (a searched one is told with a reason; the rule of thumb's with none)."""
+    rng, answered = random.Random(3), -1
+    async for message in client.messages():
+        if message.get("table") != table:
+            continue
+        if message["type"] == "prompt" and message["seq"] > answered:
+            answered = message["seq"]
+            legal = message["legal"]
+            action = ({"type": "pass", "cards": rng.sample(message["hand"], 3)}
+                      if message["phase"] == "pass" else rng.choice(legal))
+            await client.act(table, action)
+        elif message["type"] == "event":
+            event = message["event"]
+            if event["type"] == "bid" and event["seat"] != 0:
+                robot_bids.append(event)
+                bid_seen.set()
+            elif event["type"] == "game_over":
+                await client.request({"type": "play_again", "table": table})
+
+
+async def bids_until(bids: list[dict[str, Any]], seen: asyncio.Event, done) -> None:
+    while not done(bids):
+        seen.clear()
+        await seen.wait()
+
+
+async def test_a_group_past_its_thinking_budget_gets_the_heuristic_while_another_s_robots_search(
+        make_app):
+    """One address sits at two tables of searching robots and plays its seats as fast as
+    it can: once its robots have thought for its budget (one second of a core here, not
+    refilled), they play by rule of thumb; a player of another address then sits down at
+    a table of searching robots, and its robots search."""
+    app = await make_app(robot_thinking_burst_per_address=1.0,
+                         robot_thinking_per_second_per_address=0.0)
+    one = {"local_addr": ("127.0.0.2", 0)}
+    async with TrickroomClient.connect(url(app), **one) as first, \
+            TrickroomClient.connect(url(app), **one) as second, \
+            TrickroomClient.connect(url(app), local_addr=("127.0.0.3", 0)) as other:
+        tasks, heavy_bids, seen = [], [], asyncio.Event()
+        for n, client in enumerate((first, second)):
+            table, _ = await solo_table(client, rules=LONG, level="search", name=f"heavy{n}")
+            tasks.append(asyncio.create_task(play_seat(client, table, heavy_bids, seen)))
+        try:
+            # The heavy address's robots search at first, then play by rule of thumb.
+            await asyncio.wait_for(bids_until(heavy_bids, seen, lambda bids: any(
+                not bid.get("why") for bid in bids)), 90)
+            assert any(bid.get("why") for bid in heavy_bids), heavy_bids  # searched first
+            # Another address, meanwhile: its robots' first bids are all searched.
+            other_bids, other_seen = [], asyncio.Event()
+            table, _ = await solo_table(other, rules=LONG, level="search", name="light")
+            tasks.append(asyncio.create_task(play_seat(other, table, other_bids, other_seen)))
+            await asyncio.wait_for(bids_until(other_bids, other_seen,
+                                              lambda bids: len(bids) >= 3), 90)
+            assert all(bid.get("why") for bid in other_bids[:3]), other_bids
+            # And the heavy address's robots still play by rule of thumb.
+            count = len(heavy_bids)
+            await asyncio.wait_for(bids_until(heavy_bids, seen,
+                                              lambda bids: len(bids) >= count + 3), 90)
+            assert not any(bid.get("why") for bid in heavy_bids[count:]), heavy_bids[count:]
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class Waiting:
+    """A robot that thinks until it is let go, saying which it is."""
+
+    def __init__(self, name: str, order: list[str], go: threading.Event) -> None:
+        self.name, self.order, self.go = name, order, go
+
+    def choose(self, view: Any) -> Bid:
+        self.go.wait(10)
+        self.order.append(self.name)
+        return Bid(1)
+
+
+async def test_the_groups_take_turns_and_a_full_queue_plays_the_rule_of_thumb_at_once():
+    """One thinker: while it thinks for group a, a's two more searches and b's one wait;
+    b's goes between a's. A third search of a (its queue holds two) is not queued."""
+    thinking = Thinking(thinkers=1, worker="thread", queue_per_group=2)
+    order: list[str] = []
+    go = threading.Event()
+    first = asyncio.create_task(thinking.think(Waiting("a1", order, go), None, ["a"]))
+    await asyncio.sleep(0)
+    assert thinking.running == 1
+    queued = [asyncio.create_task(thinking.think(Waiting(name, order, go), None, [group]))
+              for name, group in (("a2", "a"), ("a3", "a"), ("b1", "b"))]
+    await asyncio.sleep(0)
+    assert await thinking.think(Waiting("a4", order, go), None, ["a"]) is None  # a's queue full
+    go.set()
+    thoughts = await asyncio.gather(first, *queued)
+    assert order == ["a1", "a2", "b1", "a3"]
+    assert all(t is not None and t.action == Bid(1) for t in thoughts)
+    thinking.close()
