@@ -381,3 +381,16 @@ def test_result_reports_nil_bids_made_set_and_faced():
     assert (west.faced, west.set_opponents) == (1, 0)
     assert out.finished and out.winners == (1, 3) and out.hands_played == 1
     assert g.taken[3] == (1 << 52) - 1 and g.tricks_won == [0, 0, 0, 13]
+
+
+def test_the_game_ends_at_its_hand_limit_the_higher_score_winning_or_a_draw():
+    """Issue 32, A: no game lasts for ever. After ``hand_limit`` hands it ends on the score
+    as it stands, short of the target: the higher side wins; equal scores are a draw."""
+    for bid in (1, 3):  # (each seat bids it: equal sides or not, by how the tricks fall)
+        g = SpadesGame.from_hands(ONE_SUIT_EACH, dealer=3, rules=SpadesRules(hand_limit=1))
+        for _ in range(4):
+            g.apply(Bid(bid))
+        play_until(g, {"play"})
+        assert g.phase == "game_over" and max(g.scores) < g.rules.target
+        s0, s1 = g.scores
+        assert g.winners == (() if s0 == s1 else (0, 2) if s0 > s1 else (1, 3))

@@ -4,7 +4,8 @@ Searching robots think only while a player sits at their table (test_robot_expla
 what they think then is charged to the address groups of the players seated there, each
 group with a budget of processor seconds, the groups taking turns for a few thinkers
 (server/thinking.py). A group past its budget gets the rule of thumb's moves, while
-another group's robots still search.
+another group's robots still search. And no game lasts for ever: the rules bound the
+target, the mercy and the hands a game may last.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ import random
 import threading
 from typing import Any
 
-from tests.server.conftest import url
+import pytest
+
+from tests.server.conftest import play_until_over, url
+from tests.server.refusals import refused
 from tests.server.test_seats import solo_table
 from trickroom.game.actions import Bid
 from trickroom.server.client import TrickroomClient
@@ -121,3 +125,32 @@ async def test_the_groups_take_turns_and_a_full_queue_plays_the_rule_of_thumb_at
     assert order == ["a1", "a2", "b1", "a3"]
     assert all(t is not None and t.action == Bid(1) for t in thoughts)
     thinking.close()
+
+
+@pytest.mark.parametrize("room, rules, field, bounds", [
+    ("spades", {"target": 5000, "mercy": None}, "target", "1..1000"),
+    ("spades", {"target": 500, "mercy": 5000}, "mercy", "1..1000"),
+    ("spades", {"hand_limit": 201}, "hand_limit", "1..200"),
+    ("hearts", {"hand_limit": 500}, "hand_limit", "1..200")])
+async def test_rules_that_would_let_a_game_last_for_hours_are_refused_by_name(app, room, rules,
+                                                                               field, bounds):
+    """Spades to 5000 with no mercy made robots' games last for hours: the target and the
+    mercy go to 1000 at most, and a game to 200 hands."""
+    async with TrickroomClient.connect(url(app)) as client:
+        await client.request({"type": "guest", "name": "long"})
+        error = await refused(client, {"type": "create_table", "room": room, "rules": rules})
+    assert error["code"] == "invalid_field"
+    assert f"{field} must be {bounds}" in error["message"], error
+
+
+@pytest.mark.parametrize("room", ["spades", "hearts"])
+async def test_a_game_ends_at_its_hand_limit_on_the_score_as_it_stands(app, room):
+    async with TrickroomClient.connect(url(app)) as client:
+        table, _ = await solo_table(client, room=room, rules={
+            "target": 1000, **({"mercy": 1000} if room == "spades" else {}), "hand_limit": 2})
+        over = await asyncio.wait_for(play_until_over(client, table, random.Random(5)), 60)
+        hands = [m["event"] for m in client.received if m.get("type") == "event"
+                 and m["event"]["type"] == "hand_scored"]
+    assert len(hands) == 2
+    scores = over["event"]["scores"]
+    assert max(scores) < 1000 and scores == hands[-1]["scores"]
