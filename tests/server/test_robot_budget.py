@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
@@ -21,6 +22,8 @@ from tests.server.conftest import play_until_over, url
 from tests.server.refusals import refused
 from tests.server.test_seats import solo_table
 from trickroom.game.actions import Bid
+from trickroom.game.robots import SearchRobot
+from trickroom.game.spades import SpadesGame
 from trickroom.server.client import TrickroomClient
 from trickroom.server.thinking import Thinking
 
@@ -154,3 +157,41 @@ async def test_a_game_ends_at_its_hand_limit_on_the_score_as_it_stands(app, room
     assert len(hands) == 2
     scores = over["event"]["scores"]
     assert max(scores) < 1000 and scores == hands[-1]["scores"]
+
+
+async def test_a_robot_thinking_in_a_worker_process_chooses_as_it_would_here_and_keeps_its_state():
+    """A robot's state (its random generators) goes to the worker process with the view
+    and comes back with the move: a robot thinking there, move after move, bids and
+    explains exactly as one of the same seed thinking in this process."""
+    thinking = Thinking(thinkers=1, worker="process")
+    try:
+        game = SpadesGame(seed=11)
+        away, here = SearchRobot(5), SearchRobot(5)
+        for _ in range(4):  # the four bids of the first hand, the robots bidding for each seat
+            view = game.view(game.to_act)
+            thought = await thinking.think(away, view, ["g"])
+            assert thought is not None
+            away = thought.robot  # what came back is the robot now
+            assert thought.action == here.choose(view)
+            assert (thought.why, thought.told) == (here.explain(), here.tell())
+            game.apply(thought.action)
+        assert game.phase == "play"
+    finally:
+        thinking.close()
+
+
+async def test_a_worker_process_that_dies_costs_one_move_at_the_heuristic():
+    thinking = Thinking(thinkers=1, worker="process")
+    try:
+        game = SpadesGame(seed=12)
+        view = game.view(game.to_act)
+        assert await thinking.think(SearchRobot(1), view, ["g"]) is not None
+        pool = thinking._pool
+        assert isinstance(pool, ProcessPoolExecutor)
+        for process in list(pool._processes.values()):
+            process.kill()
+            process.join()
+        assert await thinking.think(SearchRobot(1), view, ["g"]) is None  # the heuristic
+        assert await thinking.think(SearchRobot(1), view, ["g"]) is not None  # a new worker
+    finally:
+        thinking.close()
