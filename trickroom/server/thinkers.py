@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,10 +48,27 @@ NICENESS = 10
 tables' messages go first, the robots' thinking after (it waits a little, they do not)."""
 
 
-def start_worker() -> None:
-    """A worker process's start: at a lower priority than the server's."""
+def start_worker(server: int) -> None:
+    """A worker process's start: at a lower priority than the server (process ``server``),
+    deaf to a terminal's Ctrl-C (the server stops its workers itself), and gone once the
+    server is: killed outright, it could not say so, and the worker (and the fork server
+    it came from, which its worker keeps alive) would wait for work for ever."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
+    threading.Thread(target=_watch, args=(server,), daemon=True).start()
+
+
+def _watch(server: int) -> None:
+    """End this worker once the server process is gone."""
+    while True:
+        time.sleep(1.0)
+        try:
+            os.kill(server, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except OSError:  # another user's process has its number now: ours is gone
+            os._exit(0)
 
 
 def think_in_process(robot: Robot, view: TrickView) -> Thought:

@@ -38,6 +38,7 @@ import concurrent.futures
 import contextlib
 import logging
 import multiprocessing
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -196,18 +197,25 @@ class Thinking:
         if self.worker == "thread":
             return await asyncio.to_thread(think_in_thread, robot, view)
         pool = self._pool
-        if pool is None:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["trickroom.server.thinkers"])
-            pool = self._pool = concurrent.futures.ProcessPoolExecutor(
-                self.thinkers, mp_context=context, initializer=start_worker)
         try:
+            if pool is None:
+                context = multiprocessing.get_context("forkserver")
+                context.set_forkserver_preload(["trickroom.server.thinkers"])
+                pool = self._pool = concurrent.futures.ProcessPoolExecutor(
+                    self.thinkers, mp_context=context, initializer=start_worker,
+                    initargs=(os.getpid(),))
             return await loop.run_in_executor(pool, think_in_process, robot, view)
         except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool
             log.warning("a robots' worker process died: starting another")
-            if self._pool is pool:
+            if pool is not None and self._pool is pool:
                 self._pool = None
                 pool.shutdown(wait=False, cancel_futures=True)
+            return None
+        except (OSError, NotImplementedError) as exc:  # no processes here (no /dev/shm...)
+            log.warning("robots cannot think in worker processes (%s): they think in "
+                        "threads of the server", exc)
+            self.worker = "thread"
+            self._pool = None
             return None
 
     def close(self) -> None:
