@@ -195,3 +195,16 @@ async def test_a_worker_process_that_dies_costs_one_move_at_the_heuristic():
         assert await thinking.think(SearchRobot(1), view, ["g"]) is not None  # a new worker
     finally:
         thinking.close()
+
+
+def test_a_group_s_budget_refills_at_its_rate_and_is_forgotten_once_full():
+    now = [0.0]
+    thinking = Thinking(burst=2.0, rate=0.5, clock=lambda: now[0])
+    thinking._charge("a", 3.0)
+    assert thinking.credit("a") == -1.0
+    assert thinking.payer(["a"]) is None  # owes: the heuristic
+    assert thinking.payer(["a", "b"]) == "b"  # a table with a player of another group
+    now[0] = 4.0
+    assert thinking.credit("a") == 1.0 and thinking.payer(["a"]) == "a"
+    now[0] = 100.0
+    assert thinking.credit("a") == 2.0 and "a" not in thinking._credits

@@ -54,6 +54,10 @@ if TYPE_CHECKING:
     from trickroom.server.config import ServerSettings
 
 log = logging.getLogger("trickroom.thinking")
+PRUNE_ABOVE = 1000
+"""Groups with a budget being refilled, past which those refilled are looked for and
+forgotten (a group full again is forgotten when next seen; one never seen again would
+otherwise stay)."""
 
 
 class _Credit:
@@ -111,6 +115,9 @@ class Thinking:
     def _charge(self, group: str, seconds: float) -> None:
         left = self.credit(group) - seconds
         self._credits[group] = _Credit(left, self.clock())
+        if len(self._credits) > PRUNE_ABOVE:  # forget the groups refilled since (not seen)
+            for other in list(self._credits):
+                self.credit(other)
 
     def _waiting_count(self) -> int:
         return sum(len(q) for q in self._waiting.values())
