@@ -16,9 +16,10 @@ addresses (how many checked, how many broken), a registration flood from one add
 over 12 sockets for ``--window`` seconds (accounts made), and another address's 20
 logins during a flood of good logins from one address (how many welcomed, p99 against
 20 quiet ones), and ten tables of searching robots kept by one address, its player
-seated at each and playing fast, beside the victim's (its act p99 against a quiet
-window, and how many of the attacker's robots' bids were searched; ``--only robots``
-runs this part alone). Targets 127.0.0.x only; bounded in time.
+seated at each and playing fast, beside the victim's (its act p99 against quiet
+windows in which the attacker is stopped, ``--rounds`` of each, and how many of the
+attacker's robots' bids were searched; ``--only robots`` runs this part alone).
+Targets 127.0.0.x only; bounded in time.
 Ends with::
 
     abuse flood_act_p99_ratio=<r> flood_ping_p99_ratio=<p> checked=<n>/<guesses>
@@ -38,6 +39,7 @@ import json
 import os
 import random
 import secrets
+import signal
 import sys
 import tempfile
 import time
@@ -397,35 +399,39 @@ async def seated_robots_process(url: str, tables: int, seconds: float) -> None:
     print(bids["searched"], bids["heuristic"], flush=True)
 
 
-async def robots_run(workdir: Path, seconds: float, tables: int = 10,
+async def robots_run(workdir: Path, seconds: float, tables: int = 10, rounds: int = 1,
                      console: Console | None = None) -> tuple[int, float, int, int]:
-    """Issue 32, A: the victim plays a quiet window; then one address opens ``tables``
-    casual tables of long games, fills each with searching robots and stays seated at
-    each, playing its own seat as fast as it can (``seated_robots_process``), and the
-    victim plays another window. How many such tables were opened, the victim's act p99
-    with them over quiet, and how many of the attacker's robots' bids were searched and
-    how many played by rule of thumb."""
+    """Issue 32, A: one address opens ``tables`` casual tables of long games, fills each
+    with searching robots and stays seated at each, playing its own seat as fast as it
+    can (``seated_robots_process``), beside the victim's table. Quiet and loaded windows
+    alternate (``rounds`` of each): in a quiet one the attacker is stopped (SIGSTOP), its
+    tables waiting for its moves, in a loaded one it plays. How many such tables were
+    opened, the victim's act p99 in the loaded windows over the quiet ones', and how many
+    of the attacker's robots' bids were searched and how many played by rule of thumb."""
     config = workdir / "robots.toml"
     config.write_text(CONFIG.format(extra=""))
+    settle = 1.5  # a stopped attacker's robots finish their moves in hand
+    quiet, loaded = Window(False), Window(True)
     with Server(workdir / "robots.sqlite3", config) as server:
         async with connect(server.url, compression=None, max_size=2**22,
                            local_addr=("127.0.0.2", 0)) as ws:
             victim = Victim(ws)
             tasks = [asyncio.create_task(victim.play()), asyncio.create_task(victim.ping())]
-            await asyncio.sleep(1.0)
-            quiet = victim.window = Window(False)
-            await asyncio.sleep(seconds)
-            victim.window = None
             attacker = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bench.abuse", "--seated-robots", server.url,
-                "--tables", str(tables), "--window", str(seconds + 2.0),
+                "--tables", str(tables),
+                "--window", str(rounds * (2 * (seconds + settle)) + 1.0),
                 stdout=asyncio.subprocess.PIPE, cwd=ROOT)
             assert attacker.stdout is not None
             opened = int((await attacker.stdout.readline()).decode().strip() or 0)
-            await asyncio.sleep(1.0)  # the robots at work
-            loaded = victim.window = Window(True)
-            await asyncio.sleep(seconds)
-            victim.window = None
+            for _ in range(rounds):
+                for window in (quiet, loaded):
+                    attacker.send_signal(signal.SIGCONT if window.flood else signal.SIGSTOP)
+                    await asyncio.sleep(settle)
+                    victim.window = window
+                    await asyncio.sleep(seconds)
+                    victim.window = None
+            attacker.send_signal(signal.SIGCONT)
             out, _ = await attacker.communicate()
             searched, heuristic = (int(x) for x in (out.decode().split() or ["0", "0"])[:2])
             for t in tasks:
@@ -488,7 +494,7 @@ async def main(argv: list[str] | None = None) -> int:
     if args.only == "robots":
         with tempfile.TemporaryDirectory(prefix="trickroom-abuse-") as tmp:
             robot_tables, robots_ratio, searched, heuristic = await robots_run(
-                Path(tmp), args.window, args.tables, console)
+                Path(tmp), args.window, args.tables, args.rounds, console)
         print(f"abuse robot_tables={robot_tables} robots_act_p99_ratio={robots_ratio:.2f} "
               f"robots_searched_bids={searched}/{searched + heuristic}")
         return 0
@@ -503,7 +509,7 @@ async def main(argv: list[str] | None = None) -> int:
         registered = await registration_run(Path(tmp), args.window)
         welcomed, others_ratio = await others_run(Path(tmp))
         robot_tables, robots_ratio, searched, heuristic = await robots_run(
-            Path(tmp), args.window, args.tables)
+            Path(tmp), args.window, args.tables, args.rounds, console)
     for backoff, r in results.items():
         console.print(
             f"back-off {'on ' if backoff else 'off'}: act p50/p99 quiet "
