@@ -410,7 +410,7 @@ async def robots_run(workdir: Path, seconds: float, tables: int = 10, rounds: in
     of the attacker's robots' bids were searched and how many played by rule of thumb."""
     config = workdir / "robots.toml"
     config.write_text(CONFIG.format(extra=""))
-    settle = 1.5  # a stopped attacker's robots finish their moves in hand
+    settle = 4.0  # a stopped attacker's robots finish the moves in hand (10 tables: seconds)
     quiet, loaded = Window(False), Window(True)
     with Server(workdir / "robots.sqlite3", config) as server:
         async with connect(server.url, compression=None, max_size=2**22,
