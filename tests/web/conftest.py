@@ -93,6 +93,15 @@ async def web_app(tmp_path):
     await server.stop()
 
 
+@pytest_asyncio.fixture(loop_scope="session")
+async def review_app(tmp_path):
+    """A server whose robots act at once: the reviewed games are played over the socket,
+    with nobody watching."""
+    server = await start_app(tmp_path, robot_delay=0.0, hand_pause=0.0)
+    yield server
+    await server.stop()
+
+
 def base_url(app: App) -> str:
     return f"http://127.0.0.1:{app.port}/"
 

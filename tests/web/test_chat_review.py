@@ -5,10 +5,8 @@ from __future__ import annotations
 import asyncio
 import random
 
-import pytest_asyncio
-
 from tests.server.conftest import play_until_over
-from tests.web.conftest import start_app, ws_url
+from tests.web.conftest import ws_url
 from tests.web.play import create_table, guest_signs_in
 from trickroom.server.client import TrickroomClient
 from trickroom.server.retention import Retention
@@ -90,15 +88,6 @@ async def _next_chat(client: TrickroomClient) -> dict:
         if message["type"] == "chat" and message["name"] != "guest-noisy":
             return message
     raise AssertionError("closed")
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def review_app(tmp_path):
-    """A server whose robots act at once: the reviewed games are played over the socket,
-    with nobody watching."""
-    server = await start_app(tmp_path, robot_delay=0.0, hand_pause=0.0)
-    yield server
-    await server.stop()
 
 
 async def finished_game(app, room: str, rules: dict) -> str:
@@ -209,7 +198,7 @@ async def test_register_reload_sign_out_and_log_in(web_app, open_page):
     await register.get_by_role("button", name="Register").click()
     taken = register.get_by_role("alert").filter(has_text="taken")
     await taken.wait_for()
-    assert (await taken.inner_text()).startswith("The name"), await taken.inner_text()
+    assert await taken.inner_text() == "That name is taken: choose another."
     await page.shot("register-name-taken")
     login = p.locator("form", has=p.get_by_role("heading", name="Log in"))
     await login.get_by_label("Name").fill("grace")

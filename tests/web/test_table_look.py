@@ -98,15 +98,17 @@ async def test_spades_hand_on_the_felt_trick_to_its_winner_and_a_summary_that_wa
     assert await summary.locator("tbody tr").count() == 2
     await page.shot("hand-summary")
     await page.shot("hand-summary-phone", phone=True)
-    # It waits for us: the next hand is dealt behind it, and our turn to bid comes.
+    # It waits for us: the next hand is dealt, and our turn to bid comes; the bid shows
+    # whole below the summary (our clock runs), which stays until we close it.
     await p.wait_for_function("() => document.querySelector('.table-page').dataset.phase === 'bid'")
     await p.wait_for_function(TURN_OR_OVER)
+    await p.locator(".bid-dialog").wait_for()
     assert await summary.is_visible()
     go = summary.get_by_role("button")
-    assert await go.inner_text() == "Continue to your bid"
+    assert await go.inner_text() == "Close"
     await go.click()
-    await p.locator(".bid-dialog").wait_for()
     assert not await p.locator(".hand-summary").count()
+    assert await p.locator(".bid-dialog").count() == 1
 
 
 async def test_the_trick_does_not_slide_with_reduced_motion(web_app, open_page):
@@ -278,9 +280,14 @@ async def test_a_whole_hand_is_played_by_keyboard_alone(web_app, open_page):
         await p.wait_for_function(f"() => document.querySelector('.hand-summary') !== null"
                                   f" || ({TURN_OR_OVER})()")
         if await p.locator(".hand-summary").count():
-            # The summary takes the focus: Enter closes it.
+            # The summary takes the focus, or our bid below it does once our turn comes (the
+            # clock runs): Shift+Tab goes back to the summary's button. Enter closes it.
+            await p.wait_for_function(active.format(".prompt-box"))
+            if not await p.evaluate(active.format(".hand-summary")):
+                await p.keyboard.press("Shift+Tab")
             await p.wait_for_function(active.format(".hand-summary"))
             await p.keyboard.press("Enter")
+            await p.locator(".hand-summary").wait_for(state="detached")
             done["summary"] = True
         elif await p.locator(".bid-dialog").count():
             # The bid dialog takes the focus; Tab walks its choices (Nil, 1, 2, ...).

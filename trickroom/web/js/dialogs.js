@@ -3,6 +3,7 @@
 
 import { h } from "./dom.js";
 import { cardShort } from "./cards.js";
+import { count as cards } from "./counts.js";
 
 export const DIRECTION_OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
 const PASS_ARROWS = { left: "←", right: "→", across: "↑" }; // as the player sees the table
@@ -22,7 +23,7 @@ export function promptDialog(p, v, { seat, seatName, selected, act, pass }) {
       disabled: has(value) ? null : true, "data-bid": value,
       onclick: () => act({ type: "bid", value }) }, value === 0 ? "Nil" : String(value));
     return h("div", { class: "prompt-panel bid-dialog", role: "dialog", "aria-label": "Your bid" },
-      h("h2", {}, "Your bid"),
+      blindOffer ? h("h2", {}, "Your bid") : null,
       blindOffer ? [
         h("p", {}, "Your side trails: you may bid blind nil before looking at your cards."),
         h("div", { class: "bid-row" },
@@ -30,8 +31,10 @@ export function promptDialog(p, v, { seat, seatName, selected, act, pass }) {
             onclick: () => act({ type: "bid", value: 0, blind: true }) }, "Blind nil"),
           h("button", { type: "button", "data-bid": "look", onclick: () => act({ type: "look" }) }, "Look at my cards")),
       ] : [
-        h("p", { class: "hint" }, partnerBid == null ? "Your partner has not bid yet." :
-          `Your partner ${seatName(partner)} bid ${partnerBid === 0 ? "nil" : partnerBid}.`),
+        // The partner sits across (the top seat): their name, however long, is there.
+        h("div", { class: "prompt-head" }, h("h2", {}, "Your bid"),
+          h("p", { class: "hint", title: seatName(partner) }, partnerBid == null ? "Your partner has not bid yet." :
+            `Your partner bid ${partnerBid === 0 ? "nil" : partnerBid}.`)),
         h("div", { class: "bid-grid" }, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13].map(bidButton)),
       ]);
   }
@@ -40,11 +43,15 @@ export function promptDialog(p, v, { seat, seatName, selected, act, pass }) {
     const to = (seat + DIRECTION_OFFSET[v.pass_direction]) % 4;
     return h("div", { class: "prompt-panel pass-dialog", role: "dialog", "aria-label": "Pass cards" },
       h("h2", {}, h("span", { class: "pass-arrow", "aria-hidden": "true" }, PASS_ARROWS[v.pass_direction] || ""),
-        ` Pass ${count} cards ${v.pass_direction}`),
-      h("p", {}, `to ${seatName(to)}. Choose them in your hand: ${selected.size} of ${count} chosen.`),
-      h("p", {}, [...selected].map(cardShort).join(" ") || "\u00a0"),
-      h("button", { type: "button", class: "primary pass-go", disabled: selected.size === count ? null : true,
-        onclick: pass }, "Pass these cards"));
+        ` Pass ${cards(count, "card")} ${v.pass_direction}`),
+      // Low enough for a phone: the name on one line (cut if it must be), the cards
+      // chosen beside the button.
+      h("p", { class: "pass-to", title: seatName(to) }, `to ${seatName(to)}. Choose them in your hand.`),
+      h("div", { class: "bid-row pass-row" },
+        h("p", { class: "pass-chosen" }, `${selected.size} of ${count} chosen`,
+          selected.size ? `: ${[...selected].map(cardShort).join(" ")}` : ""),
+        h("button", { type: "button", class: "primary pass-go", disabled: selected.size === count ? null : true,
+          onclick: pass }, "Pass these cards")));
   }
   if (p.phase === "moon") {
     return h("div", { class: "prompt-panel moon-dialog", role: "dialog", "aria-label": "Shooting the moon" },

@@ -2,6 +2,8 @@
 // Player names and chat come from other people; h() puts them in as text, so a
 // name like "<script>" shows as those characters and nothing runs.
 
+import { count } from "./counts.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 function setProps(el, props) {
@@ -9,7 +11,9 @@ function setProps(el, props) {
     if (value == null || value === false) continue;
     if (key === "class") el.setAttribute("class", value);
     else if (key === "dataset") Object.assign(el.dataset, value);
-    else if (key === "style" && typeof value === "object") Object.assign(el.style, value);
+    else if (key === "style" && typeof value === "object") {
+      for (const [prop, v] of Object.entries(value)) el.style.setProperty(prop.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), v);
+    }
     else if (key.startsWith("on") && typeof value === "function") {
       el.addEventListener(key.slice(2), value);
     } else if (key === "value" && "value" in el) el.value = value;
@@ -49,7 +53,6 @@ export function fill(el, ...children) {
 
 let toastBox = null;
 
-/** A short message at the bottom of the screen, read out by screen readers. */
 /** A server message as a sentence: capital first letter, closing stop ("the name 'Alice'
  *  is taken" → "The name 'Alice' is taken."). */
 export function sentence(text) {
@@ -58,6 +61,8 @@ export function sentence(text) {
   return s[0].toUpperCase() + s.slice(1) + (/[.!?)]$/.test(s) ? "" : ".");
 }
 
+/** A short message at the bottom of the screen (at a table, its top), read out by screen
+ *  readers, for `ms` milliseconds (or until the function returned is called). */
 export function toast(text, kind = "info", ms = 4000) {
   if (!toastBox) {
     toastBox = h("div", { class: "toasts", role: "status", "aria-live": "polite" });
@@ -65,12 +70,13 @@ export function toast(text, kind = "info", ms = 4000) {
   }
   const item = h("div", { class: `toast ${kind}` }, sentence(text));
   toastBox.append(item);
-  setTimeout(() => item.remove(), ms);
+  if (ms != null) setTimeout(() => item.remove(), ms);
+  return () => item.remove(); // to take it away sooner (or, with ms null, at all)
 }
 
 /** Points as a table says them: "1 pt", "13 pts", "−26 pts" (one true minus sign). */
 export function points(n) {
-  return `${n < 0 ? "−" : ""}${Math.abs(n)} ${Math.abs(n) === 1 ? "pt" : "pts"}`;
+  return `${n < 0 ? "−" : ""}${count(Math.abs(n), "pt")}`;
 }
 
 export function seconds(n) {

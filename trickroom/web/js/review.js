@@ -9,7 +9,7 @@ import { h, fill } from "./dom.js";
 import { SEAT_NAMES, sortHand, cardShort } from "./cards.js";
 import { cardEl } from "./cardface.js";
 import { getJSON } from "./net.js";
-import { scoreSheet, ratingChange } from "./scoresheet.js";
+import { scoreSheet, ratingList } from "./scoresheet.js";
 
 const OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
 // Seen from one seat, as at the table: that seat at the bottom, the next one (in play
@@ -128,8 +128,10 @@ export function mount(main, ctx, params) {
         result.finished === false ? h("p", { class: "hint" }, "The game ended early; it was scored as it stood.") : null),
       h("nav", { class: "review-controls", "aria-label": "Step through the game" },
         h("button", { type: "button", class: "prev", onclick: () => go(-1), disabled: handNo === 0 && step === 0 ? true : null }, "◀ Previous"),
+        // Of a fixed width (two lines on a phone): the buttons beside it never move.
         h("span", { class: "where", "aria-live": "polite" },
-          `Hand ${handNo + 1} of ${hands.length} · `, step === 0 ? "the deal" : `trick ${step} of ${tricks === 13 ? 13 : `${tricks} played`}`),
+          h("span", {}, `Hand ${handNo + 1} of ${hands.length}`), h("span", { class: "where-sep" }, " · "),
+          h("span", {}, step === 0 ? "the deal" : `trick ${step} of ${tricks === 13 ? 13 : `${tricks} played`}`)),
         h("button", { type: "button", class: "next primary", onclick: () => go(1),
           disabled: handNo === hands.length - 1 && step === tricks ? true : null }, "Next ▶")),
       h("div", { class: "hand-picker", role: "group", "aria-label": "Hands" }, hands.map((_, i) =>
@@ -149,7 +151,8 @@ export function mount(main, ctx, params) {
             hand.pass_direction === "hold" ? "No pass this hand" : `Passing ${hand.pass_direction}`))),
       scoreSheet(game, hands.map((x) => x.result).slice(0, handNo + (step === tricks ? 1 : 0)).filter(Boolean), n,
         { target: data.record.rules?.target, current: step === tricks ? handNo : undefined }),
-      ratings.length ? h("section", { class: "ratings" }, h("h2", {}, "Rating changes"), h("ul", {}, ratings.map(ratingChange))) : null);
+      ratings.length ? h("section", { class: "ratings" }, h("h2", {}, "Rating changes"), h("ul", {}, ratingList(ratings,
+        { game, scores: result.scores, seatOf: (player) => n.indexOf(player) }))) : null);
   }
 
   const keys = (e) => {

@@ -73,14 +73,14 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
   }
 
   /** The summary of the hand just scored: it waits for the player to close it, even
-   *  when the next hand is dealt (the turn timer runs). */
-  function summaryPanel(state) {
+   *  when the next hand is dealt. Our turn's dialog then shows below it, whole: the turn
+   *  timer runs, so the summary never hides what we must answer (it shrinks instead). */
+  function summaryPanel(state, beside) {
     const v = state.view;
     const n = v.hand_results.length;
-    const mine = ourTurn(state) && state.prompt;
-    const next = !mine ? "the next hand" : { bid: "your bid", pass: "your pass", play: "play" }[state.prompt.phase] || "your turn";
     return handSummary({ game: v.game, number: n, result: v.hand_results[n - 1], scores: v.scores,
-      names: seatNames(state), next, onContinue: () => intents.dispatch({ type: "close_summary", hands: n }) });
+      names: seatNames(state), next: beside ? null : "the next hand",
+      onContinue: () => intents.dispatch({ type: "close_summary", hands: n }) });
   }
 
   function promptPanel(state) {
@@ -94,7 +94,8 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
   /** Keyboard play: a dialog that appears takes the focus, unless the player is typing
    *  somewhere: the summary its button, a pass the hand, a bid or the moon the dialog
    *  itself (Tab then walks its choices; no choice is one stray Enter away). */
-  function focusDialog(state, dialog) {
+  function focusDialog(state, dialogs) {
+    const dialog = dialogs.at(-1) || null; // our turn's dialog, below a summary, takes the focus
     const key = dialog ? `${dialog.className}:${state.view?.hand_no}:${state.view?.hand_results?.length}` : null;
     if (key === dialogShown) return;
     dialogShown = key;
@@ -108,17 +109,17 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
   }
 
   /** Every render draws the dialog anew: the focus stays on the same choice in it. */
-  function drawDialog(state, dialog) {
+  function drawDialog(state, dialogs) {
     const focusables = (box) => [...box.querySelectorAll("button, [tabindex]")];
     const held = promptBox.contains(document.activeElement)
       ? focusables(promptBox).indexOf(document.activeElement) : null;
-    fill(promptBox, dialog);
-    if (held != null && dialog) {
-      const again = held < 0 ? dialog : focusables(promptBox)[held];
-      if (again === dialog) dialog.tabIndex = -1;
+    fill(promptBox, dialogs);
+    if (held != null && dialogs.length) {
+      const again = held < 0 ? dialogs.at(-1) : focusables(promptBox)[held];
+      if (again?.classList.contains("prompt-panel")) again.tabIndex = -1;
       again?.focus();
     }
-    focusDialog(state, dialog);
+    focusDialog(state, dialogs);
   }
 
   /** Hearts: the cards passed to us this hand, named with who passed them, until the
@@ -143,10 +144,13 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
     else if (state.showLastTrick && state.lastTrick) parts.push(lastTrick(state));
     else if (showing) parts.push(...wonTrick(state, now));
     else parts.push(trickCards(state, v.trick, null));
-    // A hand just scored: its summary first (once its last trick has gone), then any prompt.
-    const dialog = summaryDue(state) ? (showing ? null : summaryPanel(state)) : promptPanel(state);
-    drawDialog(state, dialog);
-    if (!dialog && v?.phase === "pass" && state.seat != null && v.pass_chosen?.[state.seat]) {
+    // A hand just scored: its summary (once its last trick has gone), above any prompt.
+    const prompt = promptPanel(state);
+    const dialogs = summaryDue(state) ? (showing ? [] : [summaryPanel(state, !!prompt), prompt])
+      : [prompt];
+    drawDialog(state, dialogs.filter(Boolean));
+    promptBox.classList.toggle("both", dialogs.filter(Boolean).length > 1);
+    if (!dialogs.some(Boolean) && v?.phase === "pass" && state.seat != null && v.pass_chosen?.[state.seat]) {
       parts.push(h("div", { class: "center-note" }, h("p", {}, "Passed ",
         (v.passed || []).map(cardShort).join(" "), ` to ${seatName(state, (state.seat + DIRECTION_OFFSET[v.pass_direction]) % 4)}.`),
       h("p", { class: "hint" }, "Waiting for the others to pass.")));

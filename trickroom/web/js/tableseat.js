@@ -5,7 +5,8 @@
 import { h, fill, seconds, points } from "./dom.js";
 import { SEAT_NAMES, cardName } from "./cards.js";
 import { cardEl } from "./cardface.js";
-import { placeOf } from "./tableselectors.js";
+import { placeOf, robotPlays } from "./tableselectors.js";
+import { count } from "./counts.js";
 
 export const PLACES = ["bottom", "left", "top", "right"]; // placeOf's numbers, as CSS names them
 
@@ -22,7 +23,8 @@ function penaltyCards(state, seat) {
   if (!v || v.game !== "hearts" || v.hand_no < 0) return null;
   const cards = v.tricks.filter((t) => t.seat === seat).flatMap((t) => t.scoring || []);
   if (!cards.length) return null;
-  return h("div", { class: "taken", "aria-label": `Taken: ${cards.map(cardName).join(", ")}` },
+  return h("span", { class: "taken", style: { "--n": String(cards.length) },
+    "aria-label": `Taken: ${cards.map(cardName).join(", ")}` },
     cards.map((c) => cardEl(c, { cls: "mini" })));
 }
 
@@ -40,7 +42,7 @@ function stats(state, seat) {
   }
   return [
     h("span", { class: "pts" }, points(v.points_taken?.[seat] ?? 0)),
-    h("span", { class: "won" }, `${v.tricks_won[seat]} tricks`),
+    h("span", { class: "won" }, count(v.tricks_won[seat], "trick")),
     h("span", { class: "total hint" }, `total ${v.scores[seat]}`),
   ];
 }
@@ -54,33 +56,43 @@ function canSit(state, seat) {
   return info.state === "playing" && state.openSeats.includes(seat);
 }
 
-/** Draw `seat` into `el` as the state has it at `now`; `sit(seat)` takes it. */
-export function drawSeat(el, state, seat, now, { sit }) {
+/** Draw `seat` into `el` as the state has it at `now`; `sit(seat)` takes it, and
+ *  `takeBack()` takes back our own seat a robot plays while we watch it
+ *  (`mineToTakeBack(seat)`: another window of ours had it, and has closed). */
+export function drawSeat(el, state, seat, now, { sit, mineToTakeBack, takeBack }) {
   const info = state.info?.seats?.[seat];
   const v = state.view;
   const turn = v && (v.phase === "pass" ? !v.pass_chosen?.[seat] : v.to_act === seat);
-  el.className = `seat pos-${PLACES[placeOf(state, seat)]}${turn ? " turn" : ""}${seat === state.seat ? " me" : ""}${info?.away ? " away" : ""}`;
+  // A robot (or the robot playing for an away player) moves in a moment: no gold ring and
+  // no 30 s clock for it, which would only alarm.
+  const clocked = turn && !robotPlays(state, seat);
+  el.className = `seat pos-${PLACES[placeOf(state, seat)]}${clocked ? " turn" : ""}${seat === state.seat ? " me" : ""}${info?.away ? " away" : ""}`;
   el.dataset.seat = seat;
   const badges = [];
   if (info?.kind === "robot") badges.push(h("span", { class: "badge robot", title: info.robot_level ? `${info.robot_level} robot` : "robot" }, "robot"));
   if (info?.away) badges.push(h("span", { class: "badge away", title: "Dropped: a robot plays this seat until they come back" }, "away · robot playing"));
   if (v && v.hand_no >= 0 && v.dealer === seat) badges.push(h("span", { class: "badge dealer", title: "Dealer" }, "D"));
   const numbers = stats(state, seat);
-  const left = turn && state.countdown?.seat === seat && state.countdown.deadline
+  const left = clocked && state.countdown?.seat === seat && state.countdown.deadline
     ? (state.countdown.deadline - now) / 1000 : null;
+  const label = seatLabel(state, seat, info);
+  // Two lines whatever the names and the cards taken: the name (cut with an ellipsis, whole
+  // in its tooltip) with its badges, then the numbers, the scoring cards and the clock.
   fill(el,
     h("div", { class: "seat-name" }, h("span", { class: "dir", "aria-hidden": "true" }, SEAT_NAMES[seat][0]),
-      h("span", { class: "nm" }, seatLabel(state, seat, info)),
-      seat === state.seat ? h("span", { class: "you" }, " (you)") : null),
-    badges.length ? h("div", { class: "badges" }, badges) : null,
-    numbers.length ? h("div", { class: "seat-stats" }, numbers) : null,
-    penaltyCards(state, seat),
-    left != null && v.phase !== "pass" ? h("div", { class: `timer ${left < 8 ? "low" : ""}` }, `${seconds(left)} left`) : null,
-    v && v.phase === "pass" && v.pass_chosen?.[seat] ? h("div", { class: "hint" }, "passed ✓") : null,
+      h("span", { class: "nm", title: label }, label),
+      seat === state.seat ? h("span", { class: "you" }, " (you)") : null,
+      badges.length ? h("span", { class: "badges" }, badges) : null),
+    h("div", { class: "seat-stats" }, numbers,
+      penaltyCards(state, seat),
+      left != null && v.phase !== "pass" ? h("span", { class: `timer ${left < 8 ? "low" : ""}` }, `${seconds(left)} left`) : null,
+      v && v.phase === "pass" && v.pass_chosen?.[seat] ? h("span", { class: "hint" }, "passed ✓") : null),
     // A robot's reason for its bid, under the seat while the bidding lasts (then its tooltip).
     v && v.game === "spades" && v.phase === "bid" && v.bids?.[seat] != null && state.bidWhys[seat]
       ? h("div", { class: "hint bid-why" }, state.bidWhys[seat]) : null,
     canSit(state, seat) ? h("button", { type: "button", class: "small", onclick: () => sit(seat) },
-      state.info?.state === "playing" ? "Sit in as substitute" : "Sit here") : null);
+      state.info?.state === "playing" ? "Sit in as substitute" : "Sit here") : null,
+    mineToTakeBack?.(seat) ? h("button", { type: "button", class: "small primary", onclick: takeBack },
+      "Take my seat back") : null);
   el.setAttribute("aria-label", `${SEAT_NAMES[seat]}: ${info?.name || "empty"}${turn ? ", to act" : ""}`);
 }

@@ -14,6 +14,12 @@ export function ourTurn(state) {
   return v.to_act === state.seat && ACTING.includes(v.phase);
 }
 
+/** Whether a robot plays this seat now: a robot's, or an away player's. */
+export function robotPlays(state, seat) {
+  const info = state.info?.seats?.[seat];
+  return info?.kind === "robot" || !!info?.away;
+}
+
 /** The name in a seat: its player's, the last player's who sat there, or the seat's. */
 export function seatName(state, seat) {
   return state.info?.seats?.[seat]?.name || state.names[seat] || SEAT_NAMES[seat];

@@ -145,6 +145,7 @@ const MESSAGES = {
     const deadline = msg.seconds ? now + msg.seconds * 1000 : null;
     s.prompt = { phase: msg.phase, legal: msg.legal, pass_count: msg.pass_count, illegal: msg.illegal || [], deadline };
     s.countdown = { seat: msg.seat, deadline };
+    s.handNote = ""; // a new turn: why a card was refused before is stale
     if (msg.phase !== "pass") s.chosen = [];
   },
 

@@ -62,11 +62,15 @@ export function mount(main, ctx, params) {
   const chatBox = h("div", { class: "table-chat" });
   const voteEl = h("div", { class: "vote-box", role: "alertdialog", "aria-labelledby": "vote-h", hidden: true });
   const overEl = h("dialog", { class: "game-over", "aria-labelledby": "over-h" });
-  const mine = h("div", { class: "my-area" }, seatEls[0], receivedNote, handNote, handEl);
+  // Our nameplate with the notes beside it (what we received, why a card was refused):
+  // a note never pushes the hand down where there is room beside the nameplate.
+  const mine = h("div", { class: "my-area" }, h("div", { class: "my-line" }, seatEls[0], receivedNote, handNote), handEl);
   felt.append(seatEls[1], seatEls[2], seatEls[3], center, promptBox, mine);
   fill(main, root);
-  root.append(bar, statusLine, contractLine,
-    h("div", { class: "table-main" }, felt),
+  // The stage (the bar, the turn, the felt) fills the screen below the site's header;
+  // the side panel sits beside it on a wide screen, below it on a narrow one.
+  root.append(h("div", { class: "table-stage" }, bar, statusLine, contractLine,
+    h("div", { class: "table-main" }, felt)),
     h("aside", { class: "table-side" }, h("h2", {}, "Scores"), sheetEl, h("h2", {}, "Table chat"), chatBox),
     voteEl, overEl);
 
@@ -125,7 +129,7 @@ export function mount(main, ctx, params) {
           dispatch({ type: "watching" });
         }
       }
-      dispatch(await ctx.conn.request({ type: "watch", table: id }));
+      dispatch(await ctx.conn.request({ type: "watch", table: id, ...(ctx.invites[id] ? { invite: ctx.invites[id] } : {}) }));
     } catch (err) {
       fill(root, h("div", { class: "panel" }, h("h1", {}, "Table not found"), h("p", {}, sentence(err.message)),
         h("a", { href: "#/" }, "Back to the lobby")));
@@ -157,9 +161,18 @@ export function mount(main, ctx, params) {
     catch (err) { dispatch({ type: "vote_refused", vote: voteId }); toast(err.message, "bad"); }
   }
 
+  /** "Waiting for the others to play again" stays until the new game starts (which may
+   *  be before the server's answer comes: then it never shows). */
+  let waitingAgain = null;
   async function playAgain() {
-    try { await ctx.conn.request({ type: "play_again", table: id }); toast("Waiting for the others to play again"); }
-    catch (err) { toast(err.message, "bad"); }
+    try {
+      await ctx.conn.request({ type: "play_again", table: id });
+      if (state.gameOver && !waitingAgain) waitingAgain = toast("Waiting for the others to play again", "info", null);
+    } catch (err) { toast(err.message, "bad"); }
+  }
+  function stopWaitingAgain() {
+    waitingAgain?.();
+    waitingAgain = null;
   }
 
   /** A card pressed in the hand: played when it may be, chosen for a pass, or explained. */
@@ -182,6 +195,14 @@ export function mount(main, ctx, params) {
     dispatch, act, pass, sit, leave, vote, playAgain,
     fillRobots: () => ctx.conn.request({ type: "fill_robots", table: id }),
     roomRated: () => ctx.rooms.find((r) => r.name === state.info?.room)?.rated,
+    // Watching our own seat while a robot plays it (the newer window that took it has
+    // closed): the seat is ours to take back with its token, without a reload.
+    mineToTakeBack: (seat) => {
+      const mine = ctx.seatAt(id);
+      const info = state.info?.seats?.[seat];
+      return state.seat == null && mine?.seat === seat && !!info?.away && info.name === ctx.me?.name;
+    },
+    takeBack: () => join(),
     toggleSound: () => { setSound(!soundOn()); schedule(); },
     toggleLastTrick: () => dispatch({ type: "toggle_last_trick" }),
     openResults: () => dispatch({ type: "open_results" }),
@@ -248,10 +269,11 @@ export function mount(main, ctx, params) {
     if (msg.type === "prompt" && !before.prompt) playSound("turn");
     if (msg.type === "taken_over") {
       toast("You are playing this seat from another window; this one now watches.", "info", 7000);
-      ctx.conn.request({ type: "watch", table: id }).then(dispatch).catch((err) => toast(err.message, "bad"));
+      ctx.conn.request({ type: "watch", table: id, ...(ctx.invites[id] ? { invite: ctx.invites[id] } : {}) }).then(dispatch).catch((err) => toast(err.message, "bad"));
     }
     if (msg.type !== "event") return;
     const ev = msg.event;
+    if (ev.type === "game_started" || ev.type === "table" && ev.info?.state !== "over") stopWaitingAgain();
     if (ev.type === "trick_won") playSound("trick");
     if (ev.type === "played" && ev.seat !== state.seat) playSound("card");
     for (const [text, ms] of announcements(state, ev)) toast(text, "info", ms);
@@ -268,6 +290,7 @@ export function mount(main, ctx, params) {
       mounted = false;
       ctx.conn.setLiveness(15000, 5000);
       clearInterval(ticker);
+      stopWaitingAgain();
       chat.destroy();
       hand.destroy();
       sheet.destroy();
