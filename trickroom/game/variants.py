@@ -10,7 +10,8 @@ lists the same ranges (a test checks they agree).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 HAND_LIMIT = 200
@@ -54,6 +55,34 @@ def check_rules(rules: Any, bounds: dict[str, tuple[int, int]]) -> None:
             least, most = bounds[f.name]
             if not least <= value <= most:
                 raise ValueError(f"{f.name} must be {least}..{most}, not {value}")
+
+
+UNLIMITED_HANDS = 1_000_000
+"""The hand limit of a game recorded before games had one: none (it was played without)."""
+
+
+def recorded_rules(rules_type: type, values: Mapping[str, Any]) -> Any:
+    """The rules of a game as its record holds them, unchecked: they were the rules it was
+    played by, within the bounds of its day (a Spades target of 5000 before the bound came
+    down to 1000), so its review and its resumption replay it as it was. A record from
+    before ``hand_limit`` existed played without one. A field the rules do not have is
+    refused (``TypeError``), as when rules are made."""
+    known = {f.name: f for f in fields(rules_type)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise TypeError(f"unknown rule(s) in the record: {', '.join(unknown)}")
+    rules: Any = object.__new__(rules_type)  # no __post_init__: bounds are for new games
+    for name, f in known.items():
+        if name in values:
+            value = values[name]
+        elif name == "hand_limit":
+            value = UNLIMITED_HANDS
+        elif f.default is not MISSING:
+            value = f.default
+        else:
+            value = f.default_factory()  # type: ignore[operator]
+        object.__setattr__(rules, name, value)
+    return rules
 
 
 # -- the rules described, for a create-table form ----------------------------------------------
