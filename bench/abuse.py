@@ -15,14 +15,17 @@ on accounts, each on a fresh server: a spray of one password over 40 accounts fr
 addresses (how many checked, how many broken), a registration flood from one address
 over 12 sockets for ``--window`` seconds (accounts made), and another address's 20
 logins during a flood of good logins from one address (how many welcomed, p99 against
-20 quiet ones), and ten tables of searching robots left by their creator beside the
-victim's (its act p99 against a quiet window). Targets 127.0.0.x only; bounded in time.
+20 quiet ones), and ten tables of searching robots kept by one address, its player
+seated at each and playing fast, beside the victim's (its act p99 against quiet
+windows in which the attacker is stopped, ``--rounds`` of each, and how many of the
+attacker's robots' bids were searched; ``--only robots`` runs this part alone).
+Targets 127.0.0.x only; bounded in time.
 Ends with::
 
     abuse flood_act_p99_ratio=<r> flood_ping_p99_ratio=<p> checked=<n>/<guesses>
         no_backoff_act_p99_ratio=<q> spray_checked=<s>/40 spray_broken=<b>
         registered=<a> others_welcomed=<w>/20 others_p99_ratio=<o>
-        robot_tables=<t> robots_act_p99_ratio=<r>
+        robot_tables=<t> robots_act_p99_ratio=<r> robots_searched_bids=<s>/<b>
         (one line; ratios: flood over quiet)
 """
 
@@ -36,6 +39,7 @@ import json
 import os
 import random
 import secrets
+import signal
 import sys
 import tempfile
 import time
@@ -342,44 +346,102 @@ async def others_run(workdir: Path) -> tuple[int, float]:
     return welcomed, ratio(pct(flood, 0.99), pct(quiet, 0.99))
 
 
-async def robots_run(workdir: Path, seconds: float, tables: int = 10) -> tuple[int, float]:
-    """Issue 32, A: the victim plays a quiet window; then one address opens ``tables``
-    casual tables of long games (target 5000, no mercy), fills each with searching
-    robots and leaves it, and the victim plays another window. How many such tables
-    were opened, and the victim's act p99 with them over quiet."""
+async def seated_robots_process(url: str, tables: int, seconds: float) -> None:
+    """One address (127.0.0.1) opens ``tables`` casual tables of long games, fills each
+    with searching robots and stays seated at each, playing its own seat as fast as its
+    prompts come, for ``seconds`` (the attacker of ``robots_run``, in a process of its own
+    at a lower priority, as ``flood_process``). Prints how many tables it opened, once
+    they are, then at the end how many of its robots' bids were searched and how many
+    not (a searched bid is told with "play-outs" in its reason; a rule-of-thumb one with
+    no reason)."""
+    os.nice(10)
+    opened: list[tuple[ClientConnection, str]] = []
+    sockets: list[ClientConnection] = []
+    bids = {"searched": 0, "heuristic": 0}
+    for g in range((tables + 2) // 3):  # three tables a guest (tables_per_account)
+        ws = await connect(url, compression=None, max_size=2**22, local_addr=("127.0.0.1", 0))
+        sockets.append(ws)
+        await request(ws, {"type": "guest", "name": f"sitter{g}"})
+        for _ in range(min(3, tables - len(opened))):
+            try:
+                made = await request(ws, {"type": "create_table", "room": "spades",
+                                          "rules": {"target": 1000, "mercy": 1000}})
+            except RuntimeError:  # refused (a cap of the address's): not opened
+                break
+            table = made["table"]["id"]
+            await request(ws, {"type": "sit", "table": table, "seat": 0})
+            await request(ws, {"type": "fill_robots", "table": table, "level": "search"})
+            opened.append((ws, table))
+    print(len(opened), flush=True)
+
+    async def play(ws: ClientConnection) -> None:
+        rng, answered, ids = random.Random(2), -1, itertools.count(1000)
+        async for frame in ws:
+            message = json.loads(frame)
+            if message.get("type") == "prompt" and message["seq"] > answered:
+                answered = message["seq"]
+                await ws.send(json.dumps({"type": "act", "table": message["table"],
+                                          "id": next(ids), "action": choose(message, rng)}))
+            elif message.get("type") == "event":
+                event = message["event"]
+                if event["type"] == "bid" and event["seat"] != 0:
+                    bids["searched" if "play-outs" in event.get("why", "")
+                         else "heuristic"] += 1
+                elif event["type"] == "game_over":
+                    await ws.send(json.dumps({"type": "play_again", "id": next(ids),
+                                              "table": message["table"]}))
+
+    tasks = [asyncio.create_task(play(ws)) for ws in sockets]
+    await asyncio.sleep(seconds)
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    print(bids["searched"], bids["heuristic"], flush=True)
+
+
+async def robots_run(workdir: Path, seconds: float, tables: int = 10, rounds: int = 1,
+                     console: Console | None = None) -> tuple[int, float, int, int]:
+    """Issue 32, A: one address opens ``tables`` casual tables of long games, fills each
+    with searching robots and stays seated at each, playing its own seat as fast as it
+    can (``seated_robots_process``), beside the victim's table. Quiet and loaded windows
+    alternate (``rounds`` of each): in a quiet one the attacker is stopped (SIGSTOP), its
+    tables waiting for its moves, in a loaded one it plays. How many such tables were
+    opened, the victim's act p99 in the loaded windows over the quiet ones', and how many
+    of the attacker's robots' bids were searched and how many played by rule of thumb."""
     config = workdir / "robots.toml"
     config.write_text(CONFIG.format(extra=""))
+    settle = 4.0  # a stopped attacker's robots finish the moves in hand (10 tables: seconds)
+    quiet, loaded = Window(False), Window(True)
     with Server(workdir / "robots.sqlite3", config) as server:
         async with connect(server.url, compression=None, max_size=2**22,
                            local_addr=("127.0.0.2", 0)) as ws:
             victim = Victim(ws)
             tasks = [asyncio.create_task(victim.play()), asyncio.create_task(victim.ping())]
-            await asyncio.sleep(1.0)
-            quiet = victim.window = Window(False)
-            await asyncio.sleep(seconds)
-            opened = 0
-            for i in range(tables):
-                async with connect(server.url, local_addr=("127.0.0.1", 0)) as leaver:
-                    await request(leaver, {"type": "guest", "name": f"leaver{i}"})
-                    try:
-                        made = await request(leaver, {
-                            "type": "create_table", "room": "spades",
-                            "rules": {"target": 5000, "mercy": None}})
-                    except RuntimeError:  # refused (a cap of the address's): not opened
-                        continue
-                    table = made["table"]["id"]
-                    await request(leaver, {"type": "sit", "table": table, "seat": 0})
-                    await request(leaver, {"type": "fill_robots", "table": table,
-                                           "level": "search"})
-                    await request(leaver, {"type": "stand", "table": table})
-                    opened += 1
-            await asyncio.sleep(1.0)  # the robots at work
-            loaded = victim.window = Window(True)
-            await asyncio.sleep(seconds)
-            victim.window = None
+            attacker = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bench.abuse", "--seated-robots", server.url,
+                "--tables", str(tables),
+                "--window", str(rounds * (2 * (seconds + settle)) + 1.0),
+                stdout=asyncio.subprocess.PIPE, cwd=ROOT)
+            assert attacker.stdout is not None
+            opened = int((await attacker.stdout.readline()).decode().strip() or 0)
+            for _ in range(rounds):
+                for window in (quiet, loaded):
+                    attacker.send_signal(signal.SIGCONT if window.flood else signal.SIGSTOP)
+                    await asyncio.sleep(settle)
+                    victim.window = window
+                    await asyncio.sleep(seconds)
+                    victim.window = None
+            attacker.send_signal(signal.SIGCONT)
+            out, _ = await attacker.communicate()
+            searched, heuristic = (int(x) for x in (out.decode().split() or ["0", "0"])[:2])
             for t in tasks:
                 t.cancel()
-    return opened, ratio(pct(loaded.acts, 0.99), pct(quiet.acts, 0.99))
+    if console is not None:
+        console.print(f"robots: act p50/p99 quiet {pct(quiet.acts, 0.5):.2f}/"
+                      f"{pct(quiet.acts, 0.99):.2f} ms ({len(quiet.acts)} acts), beside "
+                      f"{opened} tables {pct(loaded.acts, 0.5):.2f}/"
+                      f"{pct(loaded.acts, 0.99):.2f} ms ({len(loaded.acts)} acts)")
+    return opened, ratio(pct(loaded.acts, 0.99), pct(quiet.acts, 0.99)), searched, heuristic
 
 
 def summary(windows: list[Window]) -> dict[str, float]:
@@ -412,7 +474,15 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--guesses", type=int, default=1000)
     parser.add_argument("--flood", metavar="URL", help=argparse.SUPPRESS)  # the attacker
     parser.add_argument("--good-flood", metavar="URL", help=argparse.SUPPRESS)  # others_run's
+    parser.add_argument("--seated-robots", metavar="URL", help=argparse.SUPPRESS)  # robots_run's
+    parser.add_argument("--tables", type=int, default=10,
+                        help="tables of searching robots one address opens")
+    parser.add_argument("--only", choices=("robots",),
+                        help="run only this part (robots: the tables of searching robots)")
     args = parser.parse_args(argv)
+    if args.seated_robots:
+        await seated_robots_process(args.seated_robots, args.tables, args.window)
+        return 0
     if args.flood:
         await flood_process(args.flood, args.sockets, args.window)
         return 0
@@ -421,6 +491,13 @@ async def main(argv: list[str] | None = None) -> int:
         return 0
     raise_fd_limit()
     console = Console()
+    if args.only == "robots":
+        with tempfile.TemporaryDirectory(prefix="trickroom-abuse-") as tmp:
+            robot_tables, robots_ratio, searched, heuristic = await robots_run(
+                Path(tmp), args.window, args.tables, args.rounds, console)
+        print(f"abuse robot_tables={robot_tables} robots_act_p99_ratio={robots_ratio:.2f} "
+              f"robots_searched_bids={searched}/{searched + heuristic}")
+        return 0
     results = {}
     with tempfile.TemporaryDirectory(prefix="trickroom-abuse-") as tmp, \
             Progress(console=console, transient=True) as progress:
@@ -431,7 +508,8 @@ async def main(argv: list[str] | None = None) -> int:
         spray_checked, spray_broken = await spray_run(Path(tmp))
         registered = await registration_run(Path(tmp), args.window)
         welcomed, others_ratio = await others_run(Path(tmp))
-        robot_tables, robots_ratio = await robots_run(Path(tmp), args.window)
+        robot_tables, robots_ratio, searched, heuristic = await robots_run(
+            Path(tmp), args.window, args.tables, args.rounds, console)
     for backoff, r in results.items():
         console.print(
             f"back-off {'on ' if backoff else 'off'}: act p50/p99 quiet "
@@ -446,8 +524,9 @@ async def main(argv: list[str] | None = None) -> int:
                   f"checked, {spray_broken} broken; registration flood: {registered} "
                   f"accounts in {args.window:.0f} s; another address during a login flood: "
                   f"{welcomed}/20 welcomed, p99 x{others_ratio:.2f} of quiet; {robot_tables} "
-                  f"tables of searching robots left by one address: another table's act p99 "
-                  f"x{robots_ratio:.2f} of quiet")
+                  f"tables of searching robots kept by one address: another table's act p99 "
+                  f"x{robots_ratio:.2f} of quiet, {searched} of its robots' "
+                  f"{searched + heuristic} bids searched")
     on = results[True]
     print(f"abuse flood_act_p99_ratio={on['act_p99_ratio']:.2f} "
           f"flood_ping_p99_ratio={on['ping_p99_ratio']:.2f} "
@@ -455,7 +534,8 @@ async def main(argv: list[str] | None = None) -> int:
           f"checked={checked}/{args.guesses} spray_checked={spray_checked}/40 "
           f"spray_broken={spray_broken} registered={registered} "
           f"others_welcomed={welcomed}/20 others_p99_ratio={others_ratio:.2f} "
-          f"robot_tables={robot_tables} robots_act_p99_ratio={robots_ratio:.2f}")
+          f"robot_tables={robot_tables} robots_act_p99_ratio={robots_ratio:.2f} "
+          f"robots_searched_bids={searched}/{searched + heuristic}")
     return 0
 
 

@@ -29,7 +29,7 @@ from bench.figures import command_line
 from bench.harness import LOAD_CONFIG, CpuClock, Server, raise_fd_limit, request, room_file
 
 LONG_GAME = LOAD_CONFIG.replace("rules = { mercy = 200 }",
-                                "rules = { target = 5000, mercy = 5000 }")
+                                "rules = { target = 1000, mercy = 1000, hand_limit = 200 }")
 
 
 async def main(args: argparse.Namespace) -> int:

@@ -54,12 +54,13 @@ UNCACHED = "review_cache_bytes = 0\nhttp_per_second_per_address = 0\n"
 
 
 async def long_game(url: str) -> str:
-    """A Hearts game to 1000 points, one guest playing at random with three robots: its id."""
+    """A Hearts game to 1000 points (at most 200 hands, the most a game may last), one guest
+    playing at random with three robots: its id."""
     rng = random.Random(7)
     async with connect(url, compression=None, max_size=2**22) as ws:
         await request(ws, {"type": "guest", "name": "long"})
         created = await request(ws, {"type": "create_table", "room": "hearts",
-                                     "rules": {"target": 1000}})
+                                     "rules": {"target": 1000, "hand_limit": 200}})
         table = created["table"]["id"]
         await request(ws, {"type": "sit", "table": table, "seat": 0})
         # Not ``request``: the game starts at once, and its first prompt must not be dropped.

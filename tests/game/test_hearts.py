@@ -264,3 +264,15 @@ def test_a_won_trick_names_its_scoring_cards_and_they_add_up_to_its_points(jack)
             assert all(c.endswith("H") or c in ("QS", "JD") for c in scoring)
             seen += bool(scoring)
     assert seen > 5
+
+
+def test_the_game_ends_at_its_hand_limit_the_lowest_score_winning():
+    """A moon shot off one's own score, or a jack of diamonds worth more than the hearts,
+    can keep every score below the target: after ``hand_limit`` hands the game ends."""
+    g = HeartsGame(rules=HeartsRules(hand_limit=2), seed=4)
+    while g.phase != "game_over":
+        if g.phase == "hand_over":
+            g.next_hand()
+        play_until(g, {"pass", "play", "moon"})
+    assert len(g.hand_results) == 2 and max(g.scores) < g.rules.target
+    assert g.winners == tuple(s for s in range(4) if g.scores[s] == min(g.scores))

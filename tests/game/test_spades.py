@@ -381,3 +381,36 @@ def test_result_reports_nil_bids_made_set_and_faced():
     assert (west.faced, west.set_opponents) == (1, 0)
     assert out.finished and out.winners == (1, 3) and out.hands_played == 1
     assert g.taken[3] == (1 << 52) - 1 and g.tricks_won == [0, 0, 0, 13]
+
+
+def test_the_game_ends_at_its_hand_limit_the_higher_score_winning_or_a_draw():
+    """Issue 32, A: no game lasts for ever. After ``hand_limit`` hands it ends on the score
+    as it stands, short of the target: the higher side wins; equal scores are a draw."""
+    for bid in (1, 3):  # (each seat bids it: equal sides or not, by how the tricks fall)
+        g = SpadesGame.from_hands(ONE_SUIT_EACH, dealer=3, rules=SpadesRules(hand_limit=1))
+        for _ in range(4):
+            g.apply(Bid(bid))
+        play_until(g, {"play"})
+        assert g.phase == "game_over" and max(g.scores) < g.rules.target
+        s0, s1 = g.scores
+        assert g.winners == (() if s0 == s1 else (0, 2) if s0 > s1 else (1, 3))
+
+
+def test_a_game_recorded_before_the_bounds_came_down_replays_as_it_was_played():
+    """Its rules were those of its day: a target of 5000, no mercy and no hand limit. Its
+    review and its resumption replay it as it was, past the 100 hands of today's default."""
+    from trickroom.game.variants import UNLIMITED_HANDS, recorded_rules
+
+    old = recorded_rules(SpadesRules, {"target": 5000, "mercy": None})
+    game = SpadesGame(old, seed=3)
+    while len(game.hand_results) < 101:
+        if game.phase == "hand_over":
+            game.next_hand()
+        play_until(game, {"bid", "play"})
+    record = game.record()
+    record["rules"] = {"target": 5000, "mercy": None}  # as stored then: no hand_limit
+    replayed = SpadesGame.replay(record)
+    assert replayed.rules.target == 5000 and replayed.rules.hand_limit == UNLIMITED_HANDS
+    assert len(replayed.hand_results) == 101 and replayed.scores == game.scores
+    with pytest.raises(ValueError, match="target"):
+        SpadesRules(target=5000)  # a new table may not

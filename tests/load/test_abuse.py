@@ -74,7 +74,8 @@ async def test_slow_readers_are_cut_off_and_half_open_sockets_cost_nothing(app):
         await owner.send('{"type": "guest", "id": 1}')
         await owner.recv()
         await owner.send(json.dumps({"type": "create_table", "room": "spades", "id": 2,
-                                     "rules": {"target": 5000, "mercy": 5000}}))  # long
+                                     "rules": {"target": 1000, "mercy": 1000,
+                                               "hand_limit": 200}}))  # long
         table = json.loads(await owner.recv())["table"]["id"]
         slow = [await slow_reader(app, table) for _ in range(4)]
         await owner.send(json.dumps({"type": "fill_robots", "table": table, "level": "random",

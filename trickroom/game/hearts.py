@@ -5,7 +5,9 @@ in turn), chosen by all four at once before any receive. The holder of the 2 of
 clubs leads it; no points may be played on the first trick; hearts may not be
 led until broken. Each heart costs 1 and the queen of spades 13; a player who
 takes all 26 shoots the moon. The game ends after a hand in which someone
-reaches the target. See DESIGN section 5; every rule is a field of
+reaches the target, or after ``hand_limit`` hands on the score as it stands (a
+moon shot off one's own score, or a jack of diamonds worth more than the hand's
+hearts, can keep every score below the target). See DESIGN section 5; every rule is a field of
 :class:`HeartsRules`.
 """
 
@@ -59,6 +61,7 @@ class HeartsRules:
     jack_of_diamonds: bool = False  # taking the jack of diamonds scores jack_value
     jack_value: int = -10
     moon: MoonRule = "add_to_others"
+    hand_limit: int = 100  # the game ends after this many hands, on the score as it stands
 
     def __post_init__(self) -> None:
         check_rules(self, HEARTS_BOUNDS)
@@ -398,7 +401,8 @@ class HeartsGame(TrickGame):
                                   shooter, moon_choice, tuple(points), tuple(self.scores))
         self.hand_results.append(result)
         events: list[Event] = [HandScored(self.hand_no, result, tuple(self.scores))]
-        if max(self.scores) >= self.rules.target:
+        if (max(self.scores) >= self.rules.target
+                or len(self.hand_results) >= self.rules.hand_limit):
             low = min(self.scores)
             self.winners = tuple(s for s in range(4) if self.scores[s] == low)
             self.phase = "game_over"

@@ -4,7 +4,9 @@ One round of bids (nil and, if the room allows it, blind nil), then 13 tricks
 with spades as trumps. A side that makes its contract scores 10 a bid trick and
 1 a bag; a side that falls short loses 10 a bid trick. Every ``bag_limit`` bags
 cost ``bag_penalty``. The game ends after a hand in which a side reaches the
-target (or falls to ``-mercy``) with the scores unequal. See DESIGN section 4;
+target (or falls to ``-mercy``) with the scores unequal, or after ``hand_limit``
+hands on the score as it stands (equal scores: a draw, no winner), so that no game
+lasts for ever. See DESIGN section 4;
 every rule below is a field of :class:`SpadesRules`.
 """
 
@@ -38,6 +40,7 @@ class SpadesRules:
     spades_always_leadable: bool = False
     bag_limit: int | None = 10  # None: bags are never penalised
     bag_penalty: int = 100
+    hand_limit: int = 100  # the game ends after this many hands, on the score as it stands
 
     def __post_init__(self) -> None:
         check_rules(self, SPADES_BOUNDS)
@@ -328,8 +331,11 @@ class SpadesGame(TrickGame):
         self._count_nils(bids)
         events: list[Event] = [HandScored(self.hand_no, result, tuple(self.scores))]
         won = winning_side(self.rules, self.scores)
-        if won is not None:
-            self.winners = (won, won + 2)
+        last = len(self.hand_results) >= self.rules.hand_limit
+        if won is None and last and self.scores[0] != self.scores[1]:
+            won = 0 if self.scores[0] > self.scores[1] else 1
+        if won is not None or last:  # at the hand limit, equal scores are a draw
+            self.winners = (won, won + 2) if won is not None else ()
             self.phase = "game_over"
             events.append(GameOver(tuple(self.scores), self.winners))
         else:

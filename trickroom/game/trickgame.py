@@ -48,6 +48,7 @@ from trickroom.game.cards import (
     texts_of,
 )
 from trickroom.game.events import Event, HandStarted, Played, TrickWon
+from trickroom.game.variants import recorded_rules
 
 
 def _suit_play_tables() -> tuple[tuple[tuple[Play, ...], ...], ...]:
@@ -253,8 +254,9 @@ class TrickGame:
 
     @classmethod
     def replay(cls, record: Mapping[str, Any]) -> Self:
-        """Rebuild a game from :meth:`record`; raises if an action does not apply."""
-        rules = cls.rules_type(**_tuples(record.get("rules", {})))
+        """Rebuild a game from :meth:`record`; raises if an action does not apply. Its rules
+        are the record's as they were (:func:`~trickroom.game.variants.recorded_rules`)."""
+        rules = recorded_rules(cls.rules_type, _tuples(record.get("rules", {})))
         deal_texts = record.get("deal")
         masks = hands_from_texts(deal_texts) if deal_texts else None
         game = cls(rules, record.get("seed", 0), dealer=record["dealer"], first_deal=masks)

@@ -3,30 +3,39 @@
 A rules value comes from a room file or a client's ``create_table``: it must be
 of its field's type (an integer is not a float, a switch is ``true`` or
 ``false``) and inside the range a real table plays, so a value such as a target
-of ``1e12`` or a pass of 13 cards never reaches an engine. ``docs/protocol.md``
+of ``1e12`` or a pass of 13 cards never reaches an engine, and a game ends in at
+most :data:`HAND_LIMIT` hands, as real card sites bound theirs. ``docs/protocol.md``
 lists the same ranges (a test checks they agree).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
+
+HAND_LIMIT = 200
+"""The most hands a game may last (its ``hand_limit`` at most): whatever its other rules, a
+game ends, its record and review stay bounded, and a table of robots does not play on for
+ever. A Spades game to 1000 takes some 20 to 40 hands, a Hearts game to 1000 about 150."""
 
 # field -> (least, most); a field not listed is a switch (bool) or checked by its class.
 SPADES_BOUNDS: dict[str, tuple[int, int]] = {
-    "target": (1, 5000),
-    "mercy": (1, 5000),
+    "target": (1, 1000),
+    "mercy": (1, 1000),
     "min_team_bid": (0, 13),
     "nil_value": (0, 1000),
     "blind_nil_value": (0, 1000),
     "blind_nil_deficit": (0, 5000),
     "bag_limit": (1, 50),
     "bag_penalty": (0, 1000),
+    "hand_limit": (1, HAND_LIMIT),
 }
 HEARTS_BOUNDS: dict[str, tuple[int, int]] = {
     "target": (1, 1000),
     "pass_count": (1, 4),
     "jack_value": (-100, 100),
+    "hand_limit": (1, HAND_LIMIT),
 }
 
 
@@ -46,6 +55,34 @@ def check_rules(rules: Any, bounds: dict[str, tuple[int, int]]) -> None:
             least, most = bounds[f.name]
             if not least <= value <= most:
                 raise ValueError(f"{f.name} must be {least}..{most}, not {value}")
+
+
+UNLIMITED_HANDS = 1_000_000
+"""The hand limit of a game recorded before games had one: none (it was played without)."""
+
+
+def recorded_rules(rules_type: type, values: Mapping[str, Any]) -> Any:
+    """The rules of a game as its record holds them, unchecked: they were the rules it was
+    played by, within the bounds of its day (a Spades target of 5000 before the bound came
+    down to 1000), so its review and its resumption replay it as it was. A record from
+    before ``hand_limit`` existed played without one. A field the rules do not have is
+    refused (``TypeError``), as when rules are made."""
+    known = {f.name: f for f in fields(rules_type)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise TypeError(f"unknown rule(s) in the record: {', '.join(unknown)}")
+    rules: Any = object.__new__(rules_type)  # no __post_init__: bounds are for new games
+    for name, f in known.items():
+        if name in values:
+            value = values[name]
+        elif name == "hand_limit":
+            value = UNLIMITED_HANDS
+        elif f.default is not MISSING:
+            value = f.default
+        else:
+            value = f.default_factory()  # type: ignore[operator]
+        object.__setattr__(rules, name, value)
+    return rules
 
 
 # -- the rules described, for a create-table form ----------------------------------------------
@@ -97,6 +134,8 @@ RULE_TEXTS: dict[str, dict[str, RuleText]] = {
                                            "trick)."),
         "bag_penalty": RuleText("Bag penalty", "What a side loses each time its bags reach "
                                 "the bag limit."),
+        "hand_limit": RuleText("Most hands", "The game ends after this many hands if no side "
+                               "has won by then: the higher score wins (equal: a draw)."),
     },
     "hearts": {
         "target": RuleText("Play to (points)", "The game ends after a hand in which someone "
@@ -127,6 +166,8 @@ RULE_TEXTS: dict[str, dict[str, RuleText]] = {
                                         "heart."),
         "jack_value": RuleText("Jack of diamonds value", "What taking the jack of diamonds "
                                "scores when that rule is on (negative lowers the score)."),
+        "hand_limit": RuleText("Most hands", "The game ends after this many hands if nobody "
+                               "has reached the target by then: the lowest score wins."),
     },
 }
 

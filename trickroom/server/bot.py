@@ -24,6 +24,7 @@ from trickroom.game.hearts import HeartsRules, HeartsView, PassOptions
 from trickroom.game.robots import make_robot
 from trickroom.game.spades import SpadesRules, SpadesView
 from trickroom.game.trickgame import TrickView
+from trickroom.game.variants import recorded_rules
 from trickroom.server.client import ServerError, TrickroomClient
 
 
@@ -56,10 +57,11 @@ def view_from_wire(data: dict[str, Any]) -> TrickView:
         "legal": legal,
     }
     if data["game"] == "spades":
-        return SpadesView(**common, rules=SpadesRules(**rules_data), bids=tuple(data["bids"]),
-                          blind=tuple(data["blind"]), bags=tuple(data["bags"]),
-                          spades_broken=data["spades_broken"], sees_hand=data["sees_hand"])
-    return HeartsView(**common, rules=HeartsRules(**rules_data),
+        return SpadesView(**common, rules=recorded_rules(SpadesRules, rules_data),
+                          bids=tuple(data["bids"]), blind=tuple(data["blind"]),
+                          bags=tuple(data["bags"]), spades_broken=data["spades_broken"],
+                          sees_hand=data["sees_hand"])
+    return HeartsView(**common, rules=recorded_rules(HeartsRules, rules_data),
                       pass_direction=data["pass_direction"],
                       passed=tuple(parse_card(c) for c in data["passed"]),
                       received=tuple(parse_card(c) for c in data["received"]),

@@ -19,6 +19,7 @@ from trickroom.server.origins import invalid
 from trickroom.server.passwords import PROFILES
 from trickroom.server.proxies import IPV4_PREFIXES, IPV6_PREFIXES, networks
 from trickroom.server.store.sqlite import DURABILITY
+from trickroom.server.thinkers import WORKERS
 
 DEFAULT_CONFIG = Path(__file__).with_name("rooms.toml")
 RULES_TYPES: dict[str, type] = {"spades": SpadesRules, "hearts": HeartsRules}
@@ -147,6 +148,19 @@ class ServerSettings:
     # and 128 count each address alone (server/proxies.py).
     ipv4_prefix: int = 32
     ipv6_prefix: int = 64
+    # Searching robots' thinking (server/thinking.py): at most ``robot_thinkers`` searches
+    # at once, in worker processes ("process") or threads of the server ("thread"); the
+    # address groups of the tables' seated players take turns, each group with at most
+    # ``robot_queue_per_address`` searches waiting (all together ``robot_queue``), and a
+    # budget of ``robot_thinking_burst_per_address`` processor seconds refilled at
+    # ``robot_thinking_per_second_per_address`` (a share of one core). Past any of them
+    # a robot plays the rule of thumb (the heuristic) at once.
+    robot_thinkers: int = 1
+    robot_worker: str = "process"
+    robot_queue_per_address: int = 2
+    robot_queue: int = 16
+    robot_thinking_burst_per_address: float = 30.0
+    robot_thinking_per_second_per_address: float = 0.25
     # Finished games' reviews (GET /api/games/<id>), encoded, kept for the next request, in
     # bytes at most (server/reviews.py): the least lately read go first.
     review_cache_bytes: int = 67_108_864
@@ -278,7 +292,8 @@ def server_settings(values: Mapping[str, Any],
         raise ConfigError(f"{where('allowed_origins')}: {wrong[0]!r} is not an origin "
                           "(a scheme, http or https, and a host, with a port if not the "
                           "scheme's own: https://cards.example)")
-    choices = {"password_profile": PROFILES, "event_loop": LOOPS, "durability": DURABILITY}
+    choices = {"password_profile": PROFILES, "event_loop": LOOPS, "durability": DURABILITY,
+               "robot_worker": WORKERS}
     for name, allowed in choices.items():
         value = getattr(settings, name)
         if value not in allowed:
@@ -287,6 +302,13 @@ def server_settings(values: Mapping[str, Any],
     if settings.review_cache_bytes < 0:
         raise ConfigError(f"{where('review_cache_bytes')} must be 0 bytes or more (0: "
                           f"keep none), not {settings.review_cache_bytes!r}")
+    for name in ("robot_thinkers", "robot_queue_per_address", "robot_queue"):
+        if getattr(settings, name) < 1:
+            raise ConfigError(f"{where(name)} must be 1 or more, not {getattr(settings, name)!r}")
+    for name in ("robot_thinking_burst_per_address", "robot_thinking_per_second_per_address"):
+        if getattr(settings, name) < 0:
+            raise ConfigError(f"{where(name)} must be 0 or more (0: no searching), not "
+                              f"{getattr(settings, name)!r}")
     if settings.keep_moves_seconds < 0:
         raise ConfigError(f"{where('keep_moves_seconds')} must be 0 seconds or more, "
                           f"not {settings.keep_moves_seconds!r}")

@@ -32,6 +32,7 @@ from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.runner import TableRunner
 from trickroom.server.tables.state import Privacy
+from trickroom.server.thinking import Thinking
 
 log = logging.getLogger("trickroom.lobby")
 
@@ -51,6 +52,8 @@ class Lobby:
         self.rng = rng  # each table's randomness (seeds, tokens, seat draws)
         self.wall_clock = wall_clock  # the tables' "now" (bans end by it)
         self.tables: dict[str, TableRunner] = {}
+        # Where the tables' searching robots think, each address group within its share.
+        self.thinking = Thinking.from_settings(self.settings)
         self.draining = False  # the node is handing its tables over: it opens no new one
         self.subscribers: dict[str, set[Member]] = defaultdict(set)
         self.created_by: dict[str, tuple[str, str]] = {}  # open table -> (creator, address)
@@ -152,7 +155,7 @@ class Lobby:
 
     def _runner(self, machine: TableMachine) -> TableRunner:
         return TableRunner(machine, self.store, self.ranked, self.clients, self, self.hub,
-                           self.wall_clock)
+                           self.wall_clock, self.thinking)
 
     def _add(self, runner: TableRunner) -> None:
         self.tables[runner.id] = runner
@@ -401,3 +404,4 @@ class Lobby:
             self._push_timer = None
         for table in list(self.tables.values()):
             await table.stop()
+        self.thinking.close()

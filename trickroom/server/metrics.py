@@ -35,6 +35,11 @@ class Metrics:
                                          "passwords hashed to check a login", registry=r)
         self.logins_throttled = Counter("trickroom_logins_throttled",
                                         "logins refused by the back-off, unchecked", registry=r)
+        self.robot_moves = Counter("trickroom_robot_moves", "searching robots' moves: "
+                                   "searched, or the heuristic's (over a budget, the queue "
+                                   "full)", ["how"], registry=r)
+        self.robot_seconds = Counter("trickroom_robot_seconds", "processor seconds "
+                                     "searching robots thought", registry=r)
         self.reviews_built = Counter("trickroom_reviews_built", "game reviews replayed and "
                                      "encoded (each finished game's once, while it stays "
                                      "in the cache)", registry=r)

@@ -18,7 +18,8 @@ A table is split the way websockets' and h11's protocol cores are:
   bounded), the records to store, the timers.
 * :mod:`.runner` carries the effects out: it stores records
   (:mod:`.records`) before anything they cover is sent, sets
-  timers, runs robots (the search robot in a worker thread) and fans messages
+  timers, runs robots (the search robot in a worker process, within its
+  players' share: :mod:`~trickroom.server.thinking`) and fans messages
   out to sockets. Nothing of a table changes for a cluster: what the runner
   asks of other nodes (a write's fencing token, messages for their clients)
   it asks of the hub (:mod:`~trickroom.server.hub`), whichever the server has.

@@ -57,13 +57,16 @@ class CancelTimer(Effect):
 
 @dataclass(frozen=True, slots=True)
 class AskRobot(Effect):
-    """Have the seat's robot of ``level`` choose from ``view``; answer ``RobotChose``."""
+    """Have the seat's robot of ``level`` choose from ``view``; answer ``RobotChose``.
+    ``humans``: the connections of the players seated at the table, whose address
+    groups a search is charged to (server/thinking.py)."""
 
     seat: int
     level: str
     view: TrickView
     turn: Turn
     timeout: bool = False
+    humans: tuple[ClientId, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -250,15 +250,18 @@ def _ask_robot(table: Table, index: int, turn: Turn, timeout: bool) -> None:
     player sits here connected: searching robots cost a worker a fifth of a second a
     move, and a table its creator filled with them and left (or whose players all
     dropped) would spend that on nobody, for hours: the table's others are robots, who
-    do not mind, so it plays on at the heuristic (issue 32, A)."""
+    do not mind, so it plays on at the heuristic (issue 32, A). Its players' connections
+    go with the question: the runner charges the search to their address groups, which
+    may have spent their share (server/thinking.py)."""
     state = table.state
     game = state.game
     assert game is not None
     seat = state.seats[index]
     level = seat.robot_level
-    if level == "search" and not any(s.connected for s in state.seats):
+    humans = tuple(s.client for s in state.seats if s.client is not None and s.connected)
+    if level == "search" and not humans:
         level = "heuristic"
-    table.emit(AskRobot(index, level, game.view(index), turn, timeout))
+    table.emit(AskRobot(index, level, game.view(index), turn, timeout, humans))
 
 
 def on_robot_chose(table: Table, cmd: RobotChose) -> None:

@@ -5,8 +5,8 @@ one command at a time, even while one waits for the store) and carries the
 effects out in order: records are stored before anything of their command is
 sent (the machine holds the rest until ``Stored``), timers become
 ``call_later``, robots think inline or, for the search robot, in a worker
-thread so other tables keep moving, and messages go to the connections the
-machine named.
+process within its players' share (:mod:`server.thinking`) so other tables keep
+moving, and messages go to the connections the machine named.
 
 A client's request runs in the connection's own task (:meth:`call`), which
 saves two trips round the event loop on every action; what no request waits
@@ -27,6 +27,7 @@ from typing import Any, Protocol, cast
 
 from trickroom.game.actions import Action
 from trickroom.game.robots import Robot, make_robot
+from trickroom.game.robots.heuristic import heuristic_action
 from trickroom.server.hub.port import Batch, Hub
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ProtocolError, TableInfo
@@ -58,6 +59,7 @@ from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded
 from trickroom.server.tables.state import Phase
+from trickroom.server.thinking import Thinking
 
 log = logging.getLogger("trickroom.table")
 RETRY_SECONDS = 1.0
@@ -68,6 +70,7 @@ class Client(Protocol):
 
     name: str
     remote: bool  # a client of another node of a cluster
+    address: str  # its address group (server/proxies.py), which pays for its robots
 
     def send_text(self, text: str | Shared) -> None:
         """Send one message (a :class:`Shared` one goes to many clients)."""
@@ -110,7 +113,8 @@ class TableRunner:
 
     def __init__(self, machine: TableMachine, store: Store, ranked: Ranked,
                  clients: Mapping[ClientId, Client], lobby: Lobby, hub: Hub,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 thinking: Thinking | None = None) -> None:
         self.machine = machine
         self.id = machine.id
         self.store = store
@@ -119,6 +123,7 @@ class TableRunner:
         self.lobby = lobby
         self.hub = hub  # fences its writes, relays to other nodes' clients
         self.clock = clock
+        self.thinking = thinking or Thinking()  # where searching robots think, and how much
         self.lock = asyncio.Lock()
         self.inbox: asyncio.Queue[Command | None] = asyncio.Queue()  # None: the table closed
         self.stopped = False  # shutting down or closed: no timer or robot acts again
@@ -339,21 +344,34 @@ class TableRunner:
 
     async def _ask_robot(self, effect: AskRobot) -> None:
         robot = self._robot(effect.seat, effect.level)
+        why = told = ""
         if effect.level == "search":
-            # Search thinks for ~200 ms: off the event loop, so other tables keep moving.
-            # The table's lock is held meanwhile, so its game cannot change under it.
-            action: Action = await asyncio.to_thread(robot.choose, effect.view)
+            # A search thinks for ~200 ms of a core: in a worker, charged to the address
+            # groups of the players seated here, in turn with other groups' (thinking.py);
+            # over their share, the rule of thumb plays at once. The table's lock is held
+            # meanwhile, so its game cannot change under it.
+            clients = self.clients
+            groups = dict.fromkeys(clients[c].address for c in effect.humans if c in clients)
+            thought = await self.thinking.think(robot, effect.view, groups)
+            if thought is None:
+                action: Action = heuristic_action(effect.view)
+            else:
+                action, why, told = thought.action, thought.why, thought.told
+                self._robots[self._robot_key(effect.seat, effect.level)] = thought.robot
         else:
             action = robot.choose(effect.view)
-        explain, tell = getattr(robot, "explain", None), getattr(robot, "tell", None)
-        why = explain() if explain is not None else ""
-        told = tell() if tell is not None else ""
+            explain, tell = getattr(robot, "explain", None), getattr(robot, "tell", None)
+            why = explain() if explain is not None else ""
+            told = tell() if tell is not None else ""
         await self._handle(RobotChose(effect.seat, effect.turn, action, effect.timeout, why,
                                       told))
 
+    def _robot_key(self, seat: int, level: str) -> tuple[int, int, str]:
+        return (self.machine.state.games, seat, level)
+
     def _robot(self, seat: int, level: str) -> Robot:
         """The seat's robot for this game (a new game deals new robots, freshly seeded)."""
-        key = (self.machine.state.games, seat, level)
+        key = self._robot_key(seat, level)
         robot = self._robots.get(key)
         if robot is None:
             if any(k[0] != key[0] for k in self._robots):

@@ -56,7 +56,8 @@ export function gameOverView(el, intents) {
     fill(el,
       h("h2", { id: "over-h" }, "Game over"),
       over.abandoned ? h("p", {}, "The game ended early after a disconnection; it is scored as it stood.") : null,
-      h("p", { class: "over-headline" }, youWon ? "You won!" : `${winnerNames.join(" and ")} won.`),
+      h("p", { class: "over-headline" }, youWon ? "You won!" : winners.length ? `${winnerNames.join(" and ")} won.`
+        : over.abandoned ? "No winner." : "A draw: the game reached its last hand with the scores equal."),
       h("table", { class: "final-scores" }, h("caption", {}, "Final scores"), h("tbody", {}, scoreRows(state, over, names))),
       lastHand(state, names),
       over.ratings?.length || chances ? h("section", { class: "ratings" }, h("h3", {}, "Rating changes"),
