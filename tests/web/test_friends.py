@@ -49,6 +49,16 @@ async def test_an_invite_link_seats_a_newcomer_at_a_private_table(web_app, open_
     assert sorted(s.name for s in machine.state.seats if s.kind == "human") == \
         sorted(["guest-host", me["name"]])
 
+    # At the table, its opener finds the link again and may remove the newcomer before
+    # the game; the newcomer's link then lets them in no more.
+    panel = p.locator(".invite-panel")
+    await panel.get_by_role("button", name="Copy link").wait_for()
+    assert await panel.get_by_label("Invite link").input_value() == link
+    await panel.get_by_role("button", name=f"Remove {me['name']}").click()
+    await p.locator(".invite-panel").get_by_role("button", name=f"Remove {me['name']}").wait_for(
+        state="detached")
+    assert sorted(s.name for s in machine.state.seats if s.kind == "human") == ["guest-host"]
+
     # A stale link says to ask for a new one.
     late = await open_page(web_app, label="late")
     await late.page.goto(link.rsplit("/", 1)[0] + "/not-the-code")

@@ -18,6 +18,7 @@ import * as challenges from "./challenges.js";
 const SESSION_KEY = "trickroom.session";
 const SEATS_KEY = "trickroom.seats";
 const IGNORE_KEY = "trickroom.ignored";
+const OPENED_KEY = "trickroom.opened";
 // Each account's device token (a welcome's "device"): sent with its logins, so that a
 // stranger's wrong guesses do not keep this browser out of the account.
 const DEVICES_KEY = "trickroom.devices";
@@ -35,6 +36,11 @@ const ctx = {
   chatListeners: new Set(),
   seats: load(SEATS_KEY, {}), // table id -> {seat, token, room}
   invites: {}, // private table id -> its invite code (from a link, or made here)
+  opened: new Set(load(OPENED_KEY, [])), // the tables this browser opened (it arranges them)
+  rememberOpened(table) {
+    this.opened.add(table);
+    save(OPENED_KEY, [...this.opened].slice(-50));
+  },
   ready: null, // resolves once logged in (or known to be logged out)
   navigate(path) {
     if (location.hash.replace(/^#/, "") === path) route(true);
@@ -151,9 +157,11 @@ ctx.conn.onMessage((msg) => {
     return;
   }
   if (msg.type === "seated" && msg.id == null) {
-    // Seated by the server (a ranked queue match): go to the table.
-    ctx.rememberSeat(msg.table, msg.seat, msg.seat_token, null);
-    toast("Your table is ready", "good");
+    // Seated by the server (a ranked queue match), or moved to another seat at our table
+    // (its opener's move, or new partners for a rematch): go to the table, at that seat.
+    const moved = ctx.seatAt(msg.table);
+    ctx.rememberSeat(msg.table, msg.seat, msg.seat_token, moved?.room ?? null);
+    toast(moved ? "You now sit at another seat" : "Your table is ready", "good");
     ctx.navigate(`/table/${msg.table}`);
   }
   page?.onMessage?.(msg);

@@ -65,7 +65,9 @@ export function gameOverView(el, intents) {
         over.ratings?.length ? h("ul", {}, ratingList(over.ratings,
           { game: state.view?.game || state.info?.game, scores: over.scores, seatOf: (p) => seatOf(state, p) })) : null) : null,
       h("div", { class: "dialog-actions" },
-        state.seat != null ? h("button", { type: "button", class: "primary", onclick: intents.playAgain }, "Play again") : null,
+        state.seat != null ? h("button", { type: "button", class: "primary", onclick: () => intents.playAgain(false) }, "Play again") : null,
+        state.seat != null && !intents.roomRated?.() ? h("button", { type: "button", onclick: () => intents.playAgain(true),
+          title: "If most of the table asks: North stays, the others move one seat on" }, "Play again, new partners") : null,
         state.gameId ? h("a", { class: "button", href: `#/review/${encodeURIComponent(state.gameId)}` }, "Review the game") : null,
         h("button", { type: "button", onclick: () => intents.dispatch({ type: "close_results" }) }, "Look at the table"),
         h("button", { type: "button", onclick: intents.leave }, "Back to lobby")));

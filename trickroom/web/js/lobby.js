@@ -337,6 +337,7 @@ export function mount(main, ctx, params) {
         const t = created.table;
         if (created.invite?.code) {
           ctx.invites[t.id] = created.invite.code;
+          ctx.rememberOpened(t.id);
           showInvite(t.id, created.invite.code);
         }
         try {

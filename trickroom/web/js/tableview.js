@@ -13,6 +13,7 @@ import { SEAT_NAMES } from "./cards.js";
 import { initialState, reduce } from "./tablestate.js";
 import { legalCards, ourTurn, seatAt, seatName, seatNames, trickShowing } from "./tableselectors.js";
 import { chatPanel } from "./chat.js";
+import { invitePanel } from "./tableinvite.js";
 import { scoreSheet, sheetBox } from "./scoresheet.js";
 import { chancesText, drawBar, drawContract, drawStatus } from "./tablebar.js";
 import { drawSeat } from "./tableseat.js";
@@ -62,6 +63,7 @@ export function mount(main, ctx, params) {
   const chatBox = h("div", { class: "table-chat" });
   const voteEl = h("div", { class: "vote-box", role: "alertdialog", "aria-labelledby": "vote-h", hidden: true });
   const overEl = h("dialog", { class: "game-over", "aria-labelledby": "over-h" });
+  const invite = invitePanel(ctx, id); // a private table's link and, for its opener, its seats
   // Our nameplate with the notes beside it (what we received, why a card was refused):
   // a note never pushes the hand down where there is room beside the nameplate.
   const mine = h("div", { class: "my-area" }, h("div", { class: "my-line" }, seatEls[0], receivedNote, handNote), handEl);
@@ -71,7 +73,7 @@ export function mount(main, ctx, params) {
   // the side panel sits beside it on a wide screen, below it on a narrow one.
   root.append(h("div", { class: "table-stage" }, bar, statusLine, contractLine,
     h("div", { class: "table-main" }, felt)),
-    h("aside", { class: "table-side" }, h("h2", {}, "Scores"), sheetEl, h("h2", {}, "Table chat"), chatBox),
+    h("aside", { class: "table-side" }, invite.el, h("h2", {}, "Scores"), sheetEl, h("h2", {}, "Table chat"), chatBox),
     voteEl, overEl);
 
   const chat = chatPanel(ctx, { key: `table:${id}`, title: "Table chat",
@@ -167,9 +169,9 @@ export function mount(main, ctx, params) {
   /** "Waiting for the others to play again" stays until the new game starts (which may
    *  be before the server's answer comes: then it never shows). */
   let waitingAgain = null;
-  async function playAgain() {
+  async function playAgain(rotate = false) {
     try {
-      await ctx.conn.request({ type: "play_again", table: id });
+      await ctx.conn.request({ type: "play_again", table: id, seats: rotate ? "rotate" : "keep" });
       if (state.gameOver && !waitingAgain) waitingAgain = toast("Waiting for the others to play again", "info", null);
     } catch (err) { toast(err.message, "bad"); }
   }
@@ -254,6 +256,7 @@ export function mount(main, ctx, params) {
     hand.draw(state);
     drawSheet();
     drawSpectatorChat();
+    invite.draw(state);
     gameOver.draw(state);
     // A won trick lingers, then slides away: draw the felt again once it has gone.
     if (trickShowing(state, now, trickEnds())) setTimeout(schedule, trickEnds() - (now - state.justWon.at) + 10);
