@@ -27,3 +27,30 @@ def test_every_command_line_option_says_what_it_does():
         for action in sub._actions:
             assert action.help, (name, action.option_strings)
         assert "``" not in sub.format_help()
+
+
+def test_the_demo_prints_each_hand_s_header_and_bids_before_its_tricks():
+    out = io.StringIO()
+    play_demo(seed=1, robot="heuristic", console=Console(file=out, width=120))
+    lines = out.getvalue().splitlines()
+    headers = [i for i, line in enumerate(lines) if line.startswith("hand ") and "bids" in line]
+    firsts = [i for i, line in enumerate(lines) if "trick  1:" in line]
+    assert len(headers) == len(firsts) > 1
+    assert all(h < f for h, f in zip(headers, firsts, strict=True))
+    assert all(f < h for f, h in zip(firsts, headers[1:], strict=False))
+
+
+def test_a_command_whose_reader_stops_early_ends_without_a_traceback():
+    """``trickroom schema | head`` (found by a new user): a BrokenPipeError traceback."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", "from trickroom.server.cli import main; "
+                             "main(['schema'])"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(10).startswith(b"{")
+    proc.stdout.close()  # the reader leaves, as head does, long before the schema's end
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 from tests.server.conftest import url
 from trickroom.game.hearts import HeartsGame
@@ -57,3 +58,6 @@ async def test_four_bots_started_at_once_with_fill_all_play_and_say_who_won(app,
     out = capsys.readouterr().out
     assert out.count("game 1 over") == 4 and out.count("won by") == 4
     assert "hand 1:" in out and out.count("summary") == 4
+    # A new user was not told a game takes minutes at the robots' pace (issue 33, item 17).
+    assert out.count("takes about 4-6 minutes") == 4
+    assert re.search(r"hand 1: .* \(\d+ s\)", out)  # each hand says how long it took

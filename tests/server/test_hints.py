@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import choose, http_get, url, wait_for
+from tests.server.conftest import choose, http_get, play_until_over, url, wait_for
 from tests.server.test_seats import solo_table
 from trickroom.game.engine import ENGINES
 from trickroom.game.variants import BOUNDS
@@ -268,7 +268,9 @@ async def test_a_profile_lists_recent_casual_games_newest_first(app):
                 await wait_for(lambda: machine.state.phase == "playing")
     status, _, body = await http_get(app, "/api/players/ANN")  # names match in any case
     assert status == 200
-    recent = json.loads(body)["recent_games"]
+    profile = json.loads(body)
+    assert profile["casual_games_needed"] == app.config.settings.min_games
+    recent = profile["recent_games"]
     assert [r["game_id"] for r in recent] == [g for g, _ in reversed(games)]
     for entry, (game_id, over) in zip(recent, reversed(games), strict=True):
         assert entry["game_id"] == game_id
@@ -278,6 +280,31 @@ async def test_a_profile_lists_recent_casual_games_newest_first(app):
         assert entry["players"][2] == "bob" and entry["players"][1].startswith("Bot ")
         assert entry["scores"] == over["scores"] and entry["won"] == (0 in over["winners"])
         assert not entry["abandoned"] and isinstance(entry["ended_at"], float)
+        assert entry["registered_players"] == 2  # ann and bob: it may count toward ranked
     assert recent[0]["ended_at"] >= recent[1]["ended_at"]
     bobs = json.loads((await http_get(app, "/api/players/bob"))[2])["recent_games"]
     assert [r["seat"] for r in bobs] == [2, 2]
+
+
+async def test_a_profile_says_a_game_against_robots_alone_did_not_count_toward_ranked(app):
+    """After a whole casual game against robots the profile said "0 casual games finished"
+    beside the game under Recent games, and nothing said why (issue 33, item 4): it gives
+    the count the rule uses, how many it asks for, and how many registered players each
+    game had (one: it cannot count)."""
+    async with TrickroomClient.connect(url(app)) as solo:
+        await solo.request({"type": "register", "name": "solo", "password": "secret-solo"})
+        reply = await solo.request({"type": "create_table", "room": "hearts",
+                                    "rules": {"target": 50}})
+        table = reply["table"]["id"]
+        await solo.request({"type": "sit", "table": table, "seat": 0})
+        await solo.request({"type": "fill_robots", "table": table, "level": "random"})
+        await asyncio.wait_for(play_until_over(solo, table, random.Random(3)), 120)
+        machine = app.lobby.tables[table].machine
+        await wait_for(lambda: machine.state.phase == "over")
+    status, _, body = await http_get(app, "/api/players/solo")
+    assert status == 200
+    profile = json.loads(body)
+    assert profile["casual_games"] == 0
+    assert profile["casual_games_needed"] == app.config.settings.min_games
+    [game] = profile["recent_games"]
+    assert not game["rated"] and game["registered_players"] == 1

@@ -5,7 +5,9 @@ waits for it."""
 
 from __future__ import annotations
 
+import json
 from contextlib import AsyncExitStack
+from urllib.parse import quote
 
 import pytest
 
@@ -18,13 +20,52 @@ from trickroom.server.config import load_config
 from trickroom.server.tables.commands import WindowOver
 
 
-@pytest.mark.parametrize("name", ["bob\n", "bob ", "robot-heuristic", "Robot", "guest-alice",
-                                  "GUEST", "admin", "bö"])
+@pytest.mark.parametrize("name", [
+    "bob\n", "bob ", "robot-heuristic", "Robot", "guest-alice", "GUEST", "admin",
+    "p\u0430ypal",  # a Cyrillic "а" among Latin letters: mixed scripts
+    "\u0410dmin",  # a Cyrillic "А" before "dmin"
+    "\uff41\uff44\uff4d\uff49\uff4e",  # fullwidth "ａｄｍｉｎ": a compatibility form
+    "\U0001d41a\U0001d41b",  # mathematical bold letters
+    "bob\u200b",  # a zero-width space
+    "Ann Lee", "\u0301abc", "a\u00b2", "ann!",
+])
 async def test_look_alike_and_reserved_names_are_refused(app, name):
     async with TrickroomClient.connect(url(app)) as client:
         error = await refused(client, {"type": "register", "name": name, "password": "secret"})
-        assert error["code"] == "invalid_field"
+        assert error["code"] == "invalid_field" and error["field"] == "name", error
     assert await app.store.user_hash(name) is None
+
+
+@pytest.mark.parametrize("name", ["José", "Zoë_2", "Ελένη", "Дмитрий", "山田太郎", "やまだ",
+                                  "김민준", "سارا", "देवनागरी", "Ørjan-Ødegård"])
+async def test_names_in_any_one_script_register(app, name):
+    """Letters of any script, with digits, '_' and '-' (issue 33, item 13: "José" could
+    not register)."""
+    async with TrickroomClient.connect(url(app)) as client:
+        welcome = await client.request({"type": "register", "name": name, "password": "secret"})
+        assert welcome["name"] == name
+    status, _, body = await http_get(app, f"/api/players/{quote(name)}")
+    assert status == 200 and json.loads(body)["name"] == name
+
+
+async def test_a_unicode_name_is_one_name_whatever_its_case_and_composition(db):
+    """NFC: "José" typed with a combining accent is the same name; case-insensitive
+    uniqueness holds beyond ASCII, on both stores."""
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    try:
+        async with TrickroomClient.connect(url(app)) as client:
+            await client.request({"type": "register", "name": "José", "password": "secret"})
+            for other in ("JOSÉ", "jos\u00c9", "Jose\u0301"):
+                error = await refused(client, {"type": "register", "name": other,
+                                               "password": "secret"})
+                assert error["code"] == "name_taken" and error["field"] == "name", error
+        async with TrickroomClient.connect(url(app)) as again:
+            welcome = await again.request({"type": "login", "name": "Jose\u0301",
+                                           "password": "secret"})
+            assert welcome["name"] == "José"
+    finally:
+        await app.stop()
 
 
 async def test_a_name_differing_only_in_case_is_taken_and_the_api_needs_the_exact_pattern(app):

@@ -73,9 +73,9 @@ async def ranked_app(tmp_path, clock):
 
 
 async def players(app: App, stack: AsyncExitStack, names: list[str],
-                  experienced: bool = True) -> list[TrickroomClient]:
+                  experienced: bool = True, first: int = 0) -> list[TrickroomClient]:
     clients = []
-    for i, name in enumerate(names):  # each from an address of its own (loopback has 127/8)
+    for i, name in enumerate(names, first):  # each from an address of its own (127/8)
         client = await stack.enter_async_context(
             TrickroomClient.connect(url(app), local_addr=(f"127.0.0.{10 + i}", 0)))
         await client.request({"type": "register", "name": name, "password": "secret-" + name})
@@ -198,9 +198,10 @@ async def test_guests_and_inexperienced_players_are_refused_with_the_reason(rank
     async with AsyncExitStack() as stack:
         guest = await stack.enter_async_context(TrickroomClient.connect(url(ranked_app)))
         await guest.request({"type": "guest"})
-        [novice] = await players(ranked_app, stack, ["newbie"], experienced=False)
+        [novice, host] = await players(ranked_app, stack, ["newbie", "host1"], experienced=False)
         await ranked_app.store.set_casual_games("newbie", 2)
-        created = await novice.request({"type": "create_table", "room": "spades-zone"})
+        await ranked_app.store.set_casual_games("host1", 5)
+        created = await host.request({"type": "create_table", "room": "spades-zone"})
         table = created["table"]["id"]
         for client, words in ((guest, "registered"), (novice, "finish 5 casual games first "
                                                               "(2 so far)")):
@@ -214,6 +215,46 @@ async def test_guests_and_inexperienced_players_are_refused_with_the_reason(rank
         assert all(s.kind == "empty" for s in seats)
 
 
+async def test_a_player_is_told_why_they_may_not_sit_in_a_ranked_room_before_asking(ranked_app):
+    """The rooms say, for the player asking, why a ranked room's seats are not theirs yet
+    (issue 33, item 4: the lobby offered "Create table" and "Join the queue" to everyone
+    and said no only after the click), and the rule the count follows."""
+    async with AsyncExitStack() as stack:
+        guest = await stack.enter_async_context(TrickroomClient.connect(url(ranked_app)))
+        await guest.request({"type": "guest"})
+        [novice] = await players(ranked_app, stack, ["newbie"], experienced=False)
+        await ranked_app.store.set_casual_games("newbie", 2)
+
+        async def rooms(client: TrickroomClient) -> dict[str, Any]:
+            reply = await client.request({"type": "list_rooms"})
+            return {room["name"]: room for room in reply["rooms"]}
+
+        seen = await rooms(novice)
+        assert seen["spades"]["not_eligible"] is None  # a casual room: anyone sits
+        why = seen["spades-zone"]["not_eligible"]
+        assert "finish 5 casual games first (2 so far)" in why
+        assert "two registered players" in why and "robots" in why
+        assert "registered" in (await rooms(guest))["hearts-zone"]["not_eligible"]
+        await ranked_app.store.set_casual_games("newbie", 5)
+        assert all(room["not_eligible"] is None for room in (await rooms(novice)).values())
+
+
+async def test_a_player_who_may_not_sit_opens_no_ranked_table(ranked_app):
+    """A ranked table opened by someone who may not sit at it stayed listed, empty, until
+    it expired (issue 33, item 4): the server refuses to open it."""
+    async with AsyncExitStack() as stack:
+        [novice] = await players(ranked_app, stack, ["newbie"], experienced=False)
+        error = await refused(novice, {"type": "create_table", "room": "spades-zone"})
+        assert error["code"] == "not_eligible" and "casual games" in error["message"]
+        listing = await novice.request({"type": "list_tables", "room": "spades-zone"})
+        assert listing["tables"] == [] and listing["total"] == 0
+        assert not ranked_app.lobby.tables
+        rooms = (await novice.request({"type": "list_rooms"}))["rooms"]
+        assert all(room["tables"] == 0 for room in rooms)
+        # A casual room's table is anyone's to open.
+        await novice.request({"type": "create_table", "room": "spades"})
+
+
 async def test_turning_rank_me_off_needs_confirming_then_bans_for_a_week(ranked_app, clock):
     async with AsyncExitStack() as stack:
         [eve] = await players(ranked_app, stack, ["eve"])
@@ -224,11 +265,11 @@ async def test_turning_rank_me_off_needs_confirming_then_bans_for_a_week(ranked_
         saved = await eve.request({"type": "settings", "rank_me": False, "confirm": True})
         assert saved["banned_until"] == clock.now + 7 * 24 * 3600  # a Unix time
         await eve.request({"type": "settings", "rank_me": True})
-        created = await eve.request({"type": "create_table", "room": "hearts-zone"})
         with pytest.raises(ServerError) as err:
-            await eve.request({"type": "sit", "table": created["table"]["id"]})
+            await eve.request({"type": "create_table", "room": "hearts-zone"})
         assert err.value.code == "not_eligible" and when(saved["banned_until"]) in str(err.value)
         clock.now += 8 * 24 * 3600
+        created = await eve.request({"type": "create_table", "room": "hearts-zone"})
         await eve.request({"type": "sit", "table": created["table"]["id"]})
 
 
@@ -270,6 +311,42 @@ async def test_the_random_queue_never_seats_two_players_of_one_address_together(
                                    for c in others))
         seated_farm = [c for c in farm if any(m.get("type") == "seated" for m in c.received)]
         assert len(seated_farm) == 1  # one of the four, beside three others
+
+
+async def queue_seats(app: App, clients: list[TrickroomClient], room: str) -> str:
+    """The clients queue, and are seated together by the queue: their table."""
+    seen = [len(c.received) for c in clients]
+    for client in clients:
+        await client.request({"type": "queue", "room": room})
+
+    def seated(i: int) -> list[dict[str, Any]]:
+        return [m for m in clients[i].received[seen[i]:] if m.get("type") == "seated"]
+
+    await wait_for(lambda: all(seated(i) for i in range(len(clients))))
+    [table] = {seated(i)[0]["table"] for i in range(len(clients))}
+    return table
+
+
+async def test_the_random_queue_does_not_seat_again_four_who_just_played_only_each_other(
+        ranked_app):
+    """Issue 32, item 8: four accounts (one person's, from four addresses) farmed the
+    random queue by playing each other again and again. Four players whose last ranked
+    games were all one game together are not drawn together again at once: they wait, and
+    a fifth player is seated with three of them."""
+    async with AsyncExitStack() as stack:
+        four = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])
+        table = await queue_seats(ranked_app, four, "hearts-zone")
+        await asyncio.wait_for(asyncio.gather(
+            *(autoplay(c, table, i) for i, c in enumerate(four))), 120)
+        for client in four:
+            await client.request({"type": "queue", "room": "hearts-zone"})
+        # Each queue request is answered after its match was tried: no one was drawn.
+        assert len((await ranked_app.hub.queued("hearts-zone"))[0]) == 4
+        [fifth] = await players(ranked_app, stack, ["eve"], first=4)
+        again = await queue_seats(ranked_app, [fifth], "hearts-zone")
+        seated = {s.name for s in ranked_app.lobby.tables[again].machine.state.seats}
+        assert "eve" in seated and len(seated & {"ann", "bob", "cat", "dan"}) == 3
+        assert len((await ranked_app.hub.queued("hearts-zone"))[0]) == 1
 
 
 async def test_the_random_queue_seats_four_distinct_players_and_records_it(ranked_app):
@@ -393,7 +470,7 @@ async def test_wocg_quit_is_rated_at_once_banned_and_a_substitute_plays_unrated(
         assert "peter" not in changes  # rated once, when he quit
         stored = await ranked_app.store.player("peter")
         assert stored["ratings"][0]["rating"] == pytest.approx(1475.0)
-        created = await clients[3].request({"type": "create_table", "room": "spades-wocg"})
+        created = await clients[0].request({"type": "create_table", "room": "spades-wocg"})
         with pytest.raises(ServerError) as err:
             await clients[3].request({"type": "sit", "table": created["table"]["id"]})
         assert err.value.code == "not_eligible" and "quit a ranked game" in str(err.value)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from contextlib import AsyncExitStack
 
-from tests.server.conftest import url, wait_for
+from tests.server.conftest import FAST, url, wait_for
 from tests.server.refusals import refused
 from tests.server.test_seats import solo_table
 from trickroom.server.app import App
 from trickroom.server.client import ServerError, TrickroomClient
+from trickroom.server.config import load_config
 
 
 def lines(client: TrickroomClient) -> list[str]:
@@ -137,3 +138,49 @@ async def test_an_account_s_connections_share_one_chat_rate(make_app):
                 except ServerError as exc:
                     assert exc.code == "rate_limited" and "account" in str(exc), exc.reply
         assert sent == 4
+
+
+async def test_a_table_s_spectator_chat_setting_survives_a_restart(db):
+    """The setting is kept with the game in play: set as the table opened, or changed
+    during the game, a restarted server (or a node taking the table over) resumes the
+    game with it."""
+    settings = {**FAST, "resume_grace_seconds": 60.0}  # the robots wait for the players
+    app = App(load_config(**settings), db)
+    await app.start("127.0.0.1", 0)
+    try:
+        async with AsyncExitStack() as stack:
+            tables = {}
+            for name, made_with, changed_to in (("opened_on", True, None),
+                                                ("turned_on", False, True),
+                                                ("turned_off", True, False)):
+                host = await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                await host.request({"type": "guest", "name": name})
+                made = await host.request({"type": "create_table", "room": "spades",
+                                           "spectator_chat": made_with})
+                table = tables[name] = made["table"]["id"]
+                await host.request({"type": "sit", "table": table, "seat": 0})
+                await host.request({"type": "fill_robots", "table": table})
+                await playing(app, table)
+                if changed_to is not None:
+                    await host.request({"type": "table_options", "table": table,
+                                        "spectator_chat": changed_to})
+    finally:
+        await app.stop()
+    app = App(load_config(**settings), db)
+    await app.start("127.0.0.1", 0)
+    try:
+        async with AsyncExitStack() as stack:
+            for name, allowed in (("opened_on", True), ("turned_on", True),
+                                  ("turned_off", False)):
+                table = tables[name]
+                assert app.lobby.tables[table].machine.state.phase == "playing"
+                rail = await spectator(stack, app, table, f"rail-{name}")
+                message = {"type": "chat", "table": table, "text": "nice bid"}
+                if allowed:
+                    await rail.request(message)
+                else:
+                    assert (await refused(rail, message))["code"] == "not_seated"
+                listed = await rail.request({"type": "list_tables", "room": "spades"})
+                assert {t["id"]: t["spectator_chat"] for t in listed["tables"]}[table] is allowed
+    finally:
+        await app.stop()

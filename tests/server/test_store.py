@@ -356,3 +356,16 @@ async def test_a_history_from_before_sigma_was_kept_reads_none_and_then_keeps_it
         assert entry["history"][1]["sigma"] == pytest.approx(changes[0].after.sigma)
     finally:
         await again.close()
+
+
+async def test_a_players_last_ranked_game_is_their_newest_ended_game_with_ratings(store):
+    """What the random queue asks (a four who just played only each other waits)."""
+    for game_id, rated in (("r1", True), ("r2", True), ("c1", False)):
+        await store.persist([GameCreated(game_id, "t1", "spades", "spades", {}, 1, 0,
+                                         seats_of("ann", "bob", "Bot Hazel", "guest-x"),
+                                         "fixed_seating"),
+                             GameEnded(game_id, {"scores": [1, 0], "winners": [0, 2],
+                                                 "finished": True}, {"actions": []},
+                                       () if rated else None)])
+    assert await store.last_ranked_games(["ann", "BOB", "cat", "guest-x"]) == {
+        "ann": "r2", "BOB": "r2"}

@@ -13,6 +13,7 @@ from trickroom.server.client import TrickroomClient
 async def test_a_client_s_rules_in_a_ranked_room_are_refused(app):
     async with TrickroomClient.connect(url(app)) as client:
         await client.request({"type": "register", "name": "ann", "password": "secret-ann"})
+        await app.store.set_casual_games("ann", app.config.settings.min_games)
         error = await refused(client, {"type": "create_table", "room": "spades-zone",
                                        "rules": {"target": 1, "mercy": 1}})
         assert error["code"] == "invalid_field" and "host's rules" in error["message"]

@@ -26,7 +26,9 @@ from typing import Protocol
 
 from trickroom.server import auth, names
 from trickroom.server.config import ServerSettings
+from trickroom.server.friends import Follows
 from trickroom.server.hub.port import SIGNED_OUT, Hub, Member
+from trickroom.server.ignores import Ignores
 from trickroom.server.metrics import METRICS
 from trickroom.server.names import GuestNames
 from trickroom.server.passwords import Passwords, Verdict, normalized
@@ -63,19 +65,30 @@ class Caller(Member, Protocol):
 class Accounts:
     """Logging connections in and out."""
 
-    def __init__(self, settings: ServerSettings, store: Store, hub: Hub,
-                 seated: Callable[[str], bool], in_game: Callable[[Member], bool]) -> None:
+    def __init__(self, settings: ServerSettings, store: Store, hub: Hub, ignores: Ignores,
+                 seated: Callable[[str], bool], in_game: Callable[[Member], bool],
+                 follows: Follows) -> None:
         self.settings = settings
+        self.follows = follows  # a registered player's presence starts and ends here
         self.store = store
         self.hub = hub
+        self.ignores = ignores  # a registered player's list comes with the login
         self.seated = seated  # whether a seat at some table belongs to a name
         self.in_game = in_game  # whether a connection sits at a table here
         self.passwords = Passwords(settings.password_profile, settings.password_workers,
                                    settings.password_queue, settings.password_queue_per_address,
                                    settings.password_checks_per_second_per_address,
-                                   settings.password_check_burst_per_address)
+                                   settings.password_check_burst_per_address,
+                                   budget=self._password_budget)
         self.guests = GuestNames()
         self.guests.on_count = lambda address, count: hub.share_count("guests", address, count)
+
+    async def _password_budget(self, address: str) -> float:
+        """An address's budget of passwords checked, one over every node."""
+        settings = self.settings
+        return await self.hub.take("passwords", address,
+                                   settings.password_checks_per_second_per_address,
+                                   settings.password_check_burst_per_address)
 
     async def authenticate(self, conn: Caller, msg: Authenticate) -> None:
         """Log a connection in as a new account, an account, a guest or a session."""
@@ -102,17 +115,25 @@ class Accounts:
             token = auth.new_token()
             await self.store.create_session(auth.token_hash(token), name, guest, conn.address,
                                             keep=self.settings.sessions_per_account)
+        if conn.guest and conn.name and conn.name != name:
+            # A guest's ignore list is its connection's while it is that guest.
+            with contextlib.suppress(*self.hub.away):
+                await self.hub.ignores_dropped(conn.name)
+        if not guest:
+            await self.ignores.restored(name)
         self.logout(conn)
         conn.name, conn.guest, conn.session = name, guest, auth.token_hash(token)
         conn.logins += 1
+        await self.follows.signed_in(conn)  # online for others before it hears so itself
         conn.reply(Welcome(id=rid, name=name, guest=guest, session=token, device=device))
 
     async def _register(self, conn: Member, msg: Register) -> str:
         refusal = names.account_name_refusal(msg.name)
         if refusal:
-            raise ProtocolError("invalid_field", refusal, msg.id)
+            raise ProtocolError("invalid_field", refusal, msg.id, field="name")
         await self._throttled(conn.address)  # an address that is guessing may not register
-        taken = ProtocolError("name_taken", f"the name {msg.name!r} is taken", msg.id)
+        taken = ProtocolError("name_taken", f"the name {msg.name!r} is taken", msg.id,
+                              field="name")
         if await self.store.user_hash(msg.name) is not None:
             raise taken  # at no cost, and not counted
         # Counted before the hash, over every node (registrations at once do not race
@@ -308,6 +329,7 @@ class Accounts:
         """The connection stops being who it was (it closed, or logged in anew)."""
         if conn.name and conn.guest:
             self.guests.detach(conn.name, self.seated)
+        self.follows.signed_out(conn)
         conn.name, conn.guest = "", True
 
     def close(self) -> None:

@@ -24,10 +24,13 @@ from websockets.asyncio.server import Server, serve
 
 from trickroom.server import logs
 from trickroom.server.accounts import Accounts
+from trickroom.server.challenges import Challenges
 from trickroom.server.collector import Collector
 from trickroom.server.config import Config
+from trickroom.server.friends import Follows
 from trickroom.server.hub import open_hub
 from trickroom.server.hub.port import Member
+from trickroom.server.ignores import Ignores
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ClientMessage, TableInfo
@@ -41,6 +44,7 @@ from trickroom.server.routes import Routes, SecuredConnection
 from trickroom.server.sessions import Sessions, log
 from trickroom.server.store import StoredGame, open_store
 from trickroom.server.tables.commands import ClientId, Disconnect
+from trickroom.server.tables.log import Shared
 from trickroom.server.tables.state import Phase
 
 
@@ -69,10 +73,15 @@ class App:
         self.lobby = Lobby(config, self.store, self.ranked, self.hub, self.clients,
                            wall_clock=wall_clock)
         self.queues = Queues(self.hub, self.lobby, self.ranked)
-        self.accounts = Accounts(settings, self.store, self.hub,
+        self.ignores = Ignores(self.store, self.hub, settings.ignores_per_player)
+        self.follows = Follows(self.store, self.hub, self.lobby, settings.follows_per_player)
+        self.lobby.on_seats = self.follows.changed
+        self.accounts = Accounts(settings, self.store, self.hub, self.ignores,
                                  seated=lambda name: name in self.lobby.seated,
-                                 in_game=self._in_game)
-        self.requests = Requests(settings, self.hub, self.lobby, self.queues, self.ranked)
+                                 in_game=self._in_game, follows=self.follows)
+        self.challenges = Challenges(settings, self.hub, self.lobby, self.follows)
+        self.requests = Requests(settings, self.hub, self.lobby, self.queues, self.ranked,
+                                 self.ignores, self.follows, self.challenges)
         peers = Peers(networks(settings.trusted_proxies), settings.ipv4_prefix,
                       settings.ipv6_prefix)
         self.sessions = Sessions(settings, self.hub, self.lobby, self.queues, self.accounts,
@@ -186,6 +195,13 @@ class _Node:
 
     def subscribers(self, room: str) -> Iterable[Member]:
         return self.app.lobby.subscribers.get(room, ())
+
+    def presence_pushed(self, name: str) -> None:
+        self.app.follows.pushed(name)
+
+    def to_account(self, name: str, message: Shared) -> None:
+        for conn in self.app.follows.connections(name):
+            conn.send_text(message)
 
     async def resume(self, stored: StoredGame) -> None:
         await self.app.lobby.resume(stored)

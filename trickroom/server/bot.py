@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import time
 from typing import Any
 
 from rich.console import Console
+from rich.status import Status
 
 from trickroom.game.actions import action_from_wire
 from trickroom.game.cards import parse_card, parse_cards
@@ -102,14 +104,24 @@ def describe_score(game: str, names: dict[int, str], scores: list[int],
 
 
 async def play_games(client: TrickroomClient, table: str, robot_level: str, games: int,
-                     seed: int, console: Console | None = None) -> list[dict[str, Any]]:
+                     seed: int, console: Console | None = None,
+                     status: Status | None = None) -> list[dict[str, Any]]:
     """Answer every prompt with the robot's choice until ``games`` games are over; with a
-    console, print each hand's score and each game's result as they come."""
+    console, print each hand's score (and how long it took) and each game's result as they
+    come; with a ``status``, keep it saying where the games are (game, hand, trick)."""
     robot = make_robot(robot_level, seed)
     results: list[dict[str, Any]] = []
     names: dict[int, str] = {}
     game = "spades"
     answered = -1  # the seq of the last prompt answered: a repeat of it is stale
+    hand, tricks, started = 1, 0, time.monotonic()
+
+    def progress() -> None:
+        if status is not None:
+            status.update(f"playing game {len(results) + 1} of {games}: hand {hand}, "
+                          f"{tricks} trick(s) played")
+
+    progress()
     async for message in client.messages():
         kind = message.get("type")
         if kind == "prompt" and message["table"] == table:
@@ -131,9 +143,17 @@ async def play_games(client: TrickroomClient, table: str, robot_level: str, game
         if event["type"] == "table":
             names = {s["seat"]: s["name"] for s in event["info"]["seats"] if s["name"]}
             game = event["info"]["game"]
-        elif event["type"] == "hand_scored" and console:
-            console.print(f"  hand {event['hand'] + 1}: "
-                          f"{describe_score(game, names, event['scores'], [])}")
+        elif event["type"] == "trick_won":
+            tricks += 1
+            progress()
+        elif event["type"] == "hand_scored":
+            took = time.monotonic() - started
+            if console:
+                console.print(f"  hand {event['hand'] + 1}: "
+                              f"{describe_score(game, names, event['scores'], [])} "
+                              f"({took:.0f} s)")
+            hand, tricks, started = event["hand"] + 2, 0, time.monotonic()
+            progress()
         elif event["type"] == "game_over":
             results.append(event)
             if console:
@@ -142,6 +162,8 @@ async def play_games(client: TrickroomClient, table: str, robot_level: str, game
             if len(results) >= games:
                 break
             await client.request({"type": "play_again", "table": table})
+            hand, tricks = 1, 0
+            progress()
     return results
 
 
@@ -187,8 +209,12 @@ async def run_bot(args: argparse.Namespace) -> None:
         table, seat = await take_a_seat(client, room, args.fill)
         console.print(f"[bold]{welcome['name']}[/bold] sits at table {table} seat "
                       f"{seat} in room {room} ({args.robot} robot)")
-        with console.status("playing"):
+        console.print("The other seats' robots move at the server's own pace (a default "
+                      "server waits 0.6 s before each robot move, so that people can follow): "
+                      "a game of 8-12 hands takes about 4-6 minutes. Each hand's score is "
+                      "printed as it ends.")
+        with console.status("playing") as status:
             results = await play_games(client, table, args.robot, args.games,
-                                       random.randrange(2**32), console)
+                                       random.randrange(2**32), console, status)
         won = sum(1 for r in results if seat in r["winners"])
         console.print(f"[bold]summary[/bold]: {len(results)} game(s), {won} won")

@@ -41,7 +41,10 @@ def play_demo(seed: int, robot: str, console: Console) -> SpadesGame:
             continue
         seat = game.to_act
         assert seat is not None
+        bidding = game.phase == "bid"
         events = game.apply(robots[seat].choose(game.view(seat)), seat)
+        if bidding and game.phase != "bid":  # the hand's header and bids, then its tricks
+            _print_bids(console, game)
         for event in events:
             if event.kind == "trick_won":
                 cards = " ".join(CARD_TEXT[c] for c in event.cards)  # type: ignore[attr-defined]
@@ -56,14 +59,25 @@ def play_demo(seed: int, robot: str, console: Console) -> SpadesGame:
     return game
 
 
+def _bid_text(bid: int | None, blind: bool) -> str:
+    return "blind nil" if blind else ("nil" if bid == 0 else str(bid))
+
+
+def _print_bids(console: Console, game: SpadesGame) -> None:
+    """A hand's header and its bids, as its play begins (before its tricks)."""
+    bids = ", ".join(f"{SEAT_NAMES[s]} {_bid_text(game.bids[s], game.blind[s])}"
+                     for s in range(4))
+    console.print(f"[bold]hand {game.hand_no + 1}[/bold] (dealer {SEAT_NAMES[game.dealer]}):"
+                  f" bids {bids}")
+
+
 def _print_hand(console: Console, result: SpadesHandResult) -> None:
-    table = Table(title=f"hand {result.hand_no + 1} (dealer {SEAT_NAMES[result.dealer]})")
+    table = Table(title=f"hand {result.hand_no + 1} scored")
     for col in ("seat", "bid", "tricks"):
         table.add_column(col)
     for seat in range(4):
-        bid = "blind nil" if result.blind[seat] else (
-            "nil" if result.bids[seat] == 0 else str(result.bids[seat]))
-        table.add_row(SEAT_NAMES[seat], bid, str(result.tricks_won[seat]))
+        table.add_row(SEAT_NAMES[seat], _bid_text(result.bids[seat], result.blind[seat]),
+                      str(result.tricks_won[seat]))
     console.print(table)
     for side in result.sides:
         name = "North-South" if side.side == 0 else "East-West"
@@ -296,6 +310,20 @@ def add_serve_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Run a command; output cut short by its reader (``trickroom schema | head``) ends
+    it quietly, as any Unix filter does, instead of with a traceback."""
+    try:
+        _run(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python's own advice: point stdout at nothing, so that the flush at exit does not
+        # fail a second time, and exit as a filter whose reader left does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)
+
+
+def _run(argv: list[str] | None) -> None:
     args = build_parser().parse_args(argv)
     if args.command in ("serve", "config"):
         effective = node_settings(args)

@@ -87,6 +87,11 @@ class ServerSettings:
     gc_freeze_above_ms: float = 20.0  # freeze only once a full collection took this long
     event_log_size: int = 1000  # events a table keeps for rejoins; further back: a snapshot
     table_idle_seconds: float = 600.0  # an empty waiting table, or a finished one, then closes
+    follows_per_player: int = 500  # players one account may follow
+    challenge_seconds: float = 60.0  # a challenge waits this long for every answer
+    challenges_per_minute: float = 6.0  # one account's (and one address group's) challenges
+    challenge_burst: int = 6
+    invite_seconds: float = 86400.0  # a private table's invite code lets players in this long
     tables_listed: int = 100  # tables a room's list gives at most (waiting ones first)
     lobby_push_seconds: float = 0.25  # a room's table_update pushes: each table once a beat
     # Accounts and abuse (DESIGN section 12, docs/protocol.md "Limits").

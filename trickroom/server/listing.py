@@ -15,6 +15,13 @@ from trickroom.server.protocol import TableInfo
 LISTED_STATES = ("waiting", "playing", "over")  # a room's list, in this order
 
 
+def unlisted(info: TableInfo, removed: bool) -> bool:
+    """Whether a table is out of its room's list: removed (closed, or run elsewhere), or
+    private (issue 35: a private table is listed to no one, its players included; they
+    come back to it by its invite or their seat)."""
+    return removed or info.private
+
+
 def listed_first(states: Iterable[dict[str, TableInfo]],
                  limit: int) -> tuple[list[TableInfo], int]:
     """The first ``limit`` tables of ``states`` in turn (each in the order it was told),

@@ -31,6 +31,7 @@ from trickroom.server.tables.commands import ClientId, Open, Resume
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.runner import TableRunner
+from trickroom.server.tables.state import Privacy
 
 log = logging.getLogger("trickroom.lobby")
 
@@ -63,6 +64,8 @@ class Lobby:
         # every table (which let each guest leaving cost the loop time of the whole room).
         self.seated: Counter[str] = Counter()
         self._seats_of: dict[TableRunner, tuple[str, ...]] = {}
+        self._runners_of: dict[str, set[TableRunner]] = {}  # account -> tables it sits at
+        self.on_seats: Callable[[str], None] = lambda name: None  # where one sits changed
         self._unpushed: dict[str, tuple[TableInfo, bool]] = {}  # changed, not yet pushed
         self._push_timer: asyncio.TimerHandle | None = None
 
@@ -78,11 +81,16 @@ class Lobby:
                                 f"no table {table_id!r} is open (it may have closed)")
         return self.tables[table_id]
 
-    async def rooms_info(self) -> list[RoomInfo]:
-        """The rooms, with their open tables counted over every node."""
+    async def rooms_info(self, asker: Member | None = None) -> list[RoomInfo]:
+        """The rooms, with their open tables counted over every node; for a logged-in
+        ``asker``, each ranked room says why they may not sit there (before they click)."""
         counts = await self.hub.room_counts(self.rooms)
+        why = None
+        if asker is not None and asker.name and any(r.rated for r in self.rooms.values()):
+            why = await self.ranked.refusal(asker.name, asker.guest)
         return [RoomInfo(name=r.name, game=r.game, rated=r.rated, system=r.system,
-                         rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0))
+                         rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0),
+                         not_eligible=why if r.rated else None)
                 for r in self.rooms.values()]
 
     async def tables_info(self, room: str,
@@ -107,8 +115,16 @@ class Lobby:
 
     async def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
                         table_id: str | None = None, creator: Member | None = None,
-                        spectator_chat: bool = False) -> TableRunner:
+                        spectator_chat: bool = False, private: bool = False,
+                        opener: str | None = None) -> TableRunner:
+        """A new table of ``room_name``. ``creator``: the connection that asked (its caps
+        count it); ``opener``: the player who opens it when no connection asked (a
+        challenge's sender)."""
         room = self.room(room_name)
+        if private and room.rated:
+            raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: its seating "
+                                "is random or the host's, so its tables are not private; "
+                                "open a private table in a casual room")
         if self.draining:
             raise ProtocolError("unavailable", "this server is restarting and opens no "
                                 "table: reconnect, and you will reach another", retry_after=1.0)
@@ -121,8 +137,9 @@ class Lobby:
             except ConfigError as exc:
                 raise ProtocolError("invalid_field", f"rules: {exc}") from None
             machine = TableMachine(table_id, room, self.settings, made, seating, self.rng(),
-                                   creator=creator.name if creator else None,
-                                   spectator_chat=spectator_chat)
+                                   creator=creator.name if creator else opener,
+                                   spectator_chat=spectator_chat,
+                                   private=Privacy() if private else None)
             runner = self._runner(machine)
             if not await self.hub.claim(runner.id):
                 raise ProtocolError("internal", "could not open the table; try again")
@@ -151,6 +168,8 @@ class Lobby:
         if room.rated and rules:
             raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: it plays the "
                                 "host's rules; create the table without 'rules'")
+        if room.rated:  # a table its creator may not sit at would wait, empty, until it expired
+            await self.ranked.check_eligible(creator.name, creator.guest)
         mine, here = self._created(creator.name, creator.address)
         waiting_key = f"{room.name} {creator.address}"
         waiting = self._waiting(room.name, creator.address)
@@ -229,8 +248,21 @@ class Lobby:
                 seated[name] = left
             else:
                 del seated[name]
+            runners = self._runners_of.get(name)
+            if runners is not None:
+                runners.discard(runner)
+                if not runners:
+                    del self._runners_of[name]
         for name in accounts:
             seated[name] += 1
+            self._runners_of.setdefault(name, set()).add(runner)
+        for name in set(old).symmetric_difference(accounts):
+            self.on_seats(name)  # where the player sits changed: their presence
+
+    def seated_at(self, name: str) -> TableRunner | None:
+        """A table of this node where ``name`` sits (one of them, if several), or None."""
+        runners = self._runners_of.get(name)
+        return max(runners, key=lambda r: r.id) if runners else None
 
     def on_change(self, info: TableInfo) -> None:
         """Push a table's new state to everyone subscribed to its room."""
@@ -284,6 +316,8 @@ class Lobby:
         every node): pushed as they came, a client flapping watch and unwatch made each of
         its messages cost the loop a write to every one of them."""
         self.hub.table_changed(info, removed)
+        if info.private:
+            return  # listed to no one: its own players hear of it at the table
         self._unpushed[info.id] = (info, removed)
         if self._push_timer is None:
             self._flush_pushes()
@@ -350,7 +384,10 @@ class Lobby:
                                              "seed": created.seed, "dealer": created.dealer,
                                              "actions": stored.actions})
         machine = TableMachine(created.table_id, self.room(created.room), self.settings,
-                               game.rules, created.seating, self.rng())
+                               game.rules, created.seating, self.rng(),
+                               creator=created.creator, spectator_chat=created.spectator_chat,
+                               private=Privacy.from_stored(created.private)
+                               if created.private is not None else None)
         runner = self._runner(machine)
         self._add(runner)
         await runner.call(Resume(game, created.game_id, created.seats))

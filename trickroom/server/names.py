@@ -1,9 +1,17 @@
 """Player names: what an account may be called, and the guests' names.
 
-One pattern, matched whole: ``bob\\n`` is not a second ``bob``. Names are unique
-regardless of case (the store's ``COLLATE NOCASE``). Names that could pass for
-the server's own are kept for it: a guest's ``guest-...``, a robot's
-``robot-...``, and a few words a player could use to pose as the host.
+A name is 1-24 letters, digits, ``_`` or ``-``, in Unicode's composed form (NFC:
+"José" typed with a combining accent is "José"), matched whole (``bob\n`` is not
+a second ``bob``). The letters may be of any script, but of one script only (or
+the mixes a language writes in one name: Japanese kanji with kana, Korean hangul
+with hanja): a Cyrillic "а" among Latin letters ("pаypal") is a look-alike, not a
+name. Digits are ASCII's; a letter's combining marks (accents, vowel signs) may
+follow it. Compatibility forms are refused (fullwidth "ａｄｍｉｎ", mathematical
+bold, ligatures, superscripts): a name is its own NFKC form. Names are unique
+regardless of case, beyond ASCII too (the store's ``NOCASE``, by Unicode case
+folding). Names that could pass for the server's own are kept for it: a guest's
+``guest-...``, a robot's ``robot-...``, and a few words a player could use to
+pose as the host.
 
 Guest names are ``guest-<wanted>`` with ``-2``, ``-3``, ... when taken, cut so
 that the suffix always fits in the 24 characters. A guest name is held while a
@@ -16,29 +24,73 @@ guest's sessions end, so two people never share one name.
 from __future__ import annotations
 
 import itertools
-import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 MAX_NAME = 24
-NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,24}")
+SEPARATORS = frozenset("_-")
+DIGITS = frozenset("0123456789")
 RESERVED_PREFIXES = ("guest", "robot")
 RESERVED_NAMES = frozenset({"admin", "administrator", "host", "moderator", "server", "system",
                             "trickroom"})
-NAME_RULE = "a name is 1-24 ASCII letters, digits, '_' or '-'"
+NAME_RULE = ("a name is 1 to 24 letters, digits, '_' or '-', its letters all of one "
+             "alphabet (no spaces or other signs)")
+# Scripts one name may mix, as a language writes names: a script's letters are named
+# after it in Unicode ("CJK UNIFIED IDEOGRAPH", "HIRAGANA LETTER A", "HANGUL SYLLABLE").
+_KANA = frozenset({"HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"})
+_MIXES = (frozenset({"CJK"}) | _KANA, frozenset({"CJK", "HANGUL"}))
+
+
+def normal(name: str) -> str:
+    """``name`` in the form it is kept and compared in: Unicode NFC."""
+    return unicodedata.normalize("NFC", name)
+
+
+def _script(ch: str) -> str:
+    """The script a letter belongs to, as its Unicode name begins ("LATIN", "GREEK",
+    "CYRILLIC", "CJK", "HIRAGANA", ...)."""
+    return unicodedata.name(ch, "UNKNOWN").split(" ", 1)[0]
+
+
+def name_problem(name: str) -> str | None:
+    """What makes ``name`` (already NFC) no name, in words, or None."""
+    if not 1 <= len(name) <= MAX_NAME:
+        return NAME_RULE
+    if unicodedata.normalize("NFKC", name) != name:
+        return (f"{NAME_RULE}; {name!r} has a compatibility form of a character "
+                "(a fullwidth or styled letter, a ligature, a superscript)")
+    scripts: set[str] = set()
+    letter_before = False
+    for ch in name:
+        kind = unicodedata.category(ch)
+        if kind[0] == "L":
+            scripts.add(_script(ch))
+            letter_before = True
+        elif kind in ("Mn", "Mc") and letter_before:
+            continue  # an accent or vowel sign of the letter before it
+        elif ch in DIGITS or ch in SEPARATORS:
+            letter_before = False
+        else:
+            return NAME_RULE
+    if len(scripts) > 1 and not any(scripts <= mix for mix in _MIXES):
+        return (f"{NAME_RULE}; {name!r} mixes letters of "
+                f"{' and '.join(sorted(s.title() for s in scripts))}, which makes look-alikes")
+    return None
 
 
 def valid_name(name: str) -> bool:
-    return NAME_RE.fullmatch(name) is not None
+    """Whether ``name`` is a name as given (NFC, and by the rule above)."""
+    return normal(name) == name and name_problem(name) is None
 
 
 def account_name_refusal(name: str) -> str | None:
     """Why ``name`` cannot be an account's, or None."""
     if not valid_name(name):
-        return NAME_RULE
-    lower = name.lower()
-    if lower.startswith(RESERVED_PREFIXES) or lower in RESERVED_NAMES:
+        return name_problem(normal(name)) or NAME_RULE
+    folded = name.casefold()
+    if folded.startswith(RESERVED_PREFIXES) or folded in RESERVED_NAMES:
         return (f"the name {name!r} is reserved (names starting with 'guest' or 'robot', "
                 f"and {', '.join(sorted(RESERVED_NAMES))}, are the server's)")
     return None

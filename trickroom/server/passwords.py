@@ -32,7 +32,7 @@ import hashlib
 import hmac
 import unicodedata
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from enum import IntEnum
 from typing import Any, TypeVar
@@ -115,10 +115,12 @@ class Passwords:
 
     def __init__(self, profile: str = "owasp", workers: int = 1,
                  queue: int = 8, per_address: int = 0, rate: float = 0.0,
-                 burst: int = 30) -> None:
+                 burst: int = 30, budget: Callable[[str], Awaitable[float]] | None = None
+                 ) -> None:
         self.ph = hasher(profile)
-        # Each address's budget of hashes: ``burst``, refilled at ``rate`` a second (0: none).
-        self.budget = Buckets(rate, burst)
+        # Each address's budget of hashes: ``burst``, refilled at ``rate`` a second (0:
+        # none); ``budget``, where given, takes its credit (the hub's, one over every node).
+        self.budget = budget or self._own_budget(Buckets(rate, burst))
         self.queue = queue
         self.per_address = per_address  # one address's share of the queue (0: no share)
         self.pending = 0
@@ -131,6 +133,12 @@ class Passwords:
         # A login for a name nobody has is checked against this, so it takes as long as
         # a real one and does not tell which names exist.
         self._decoy = self.ph.hash("not a password")
+
+    @staticmethod
+    def _own_budget(buckets: Buckets) -> Callable[[str], Awaitable[float]]:
+        async def take(who: str) -> float:
+            return buckets.take(who)
+        return take
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -148,14 +156,14 @@ class Passwords:
         if self.pending >= self.queue:
             raise ProtocolError("rate_limited", "the server is busy checking passwords; "
                                                 "try again in a second", retry_after=1.0)
-        wait = self.budget.take(who) if who else 0.0
-        if wait:
-            raise ProtocolError("rate_limited", "too many passwords checked for your "
-                                f"address; try again in {max(wait, 1):.0f} s",
-                                retry_after=round(wait, 1))
         self.pending += 1
         self.pending_by[who] = mine + 1
         try:
+            wait = await self.budget(who) if who else 0.0
+            if wait:
+                raise ProtocolError("rate_limited", "too many passwords checked for your "
+                                    f"address; try again in {max(wait, 1):.0f} s",
+                                    retry_after=round(wait, 1))
             await self._turn(who)
             try:
                 return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)

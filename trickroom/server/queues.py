@@ -10,10 +10,11 @@ queue") prices that draw.
 
 from __future__ import annotations
 
+import random
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from trickroom.server.hub.port import Hub, Member, Queued
@@ -80,6 +81,15 @@ class Queues:
             players = four_apart(queued, draw)
             if players is None:
                 return
+            # Their last ranked games: the others' only if these four played one together
+            # (four look-ups a match, not one for every player waiting).
+            last = await self.ranked.last_games([player.name for player in players])
+            if together(players, last) is not None:
+                last.update(await self.ranked.last_games(
+                    [entry.name for entry in queued if entry not in players]))
+                players = four_apart(queued, draw, last)
+                if players is None:
+                    return
             for player in players:
                 await self.hub.queue_remove(room_name, player.name)
         table = await self.lobby.new_table(room_name, {}, "random_queue")
@@ -88,7 +98,8 @@ class Queues:
                                         strict=True):
             self._forget(player.client, room_name)
             member.joined(table.id)
-            await table.call(SitReserved(Who(player.client, player.name, player.guest),
+            await table.call(SitReserved(Who(player.client, player.name, player.guest,
+                                                     player.address),
                                          None, seat))
         await self._status(room_name)
 
@@ -113,16 +124,45 @@ class Queues:
             asker.send_text(status.encode())
 
 
-def four_apart(queued: list[Queued], draw: secrets.SystemRandom) -> list[Queued] | None:
-    """Four queued players drawn at random, no two from one address group (issue 32, item
-    8: one person's four accounts, queued together in a quiet room, were seated together
-    and farmed the random queue's rating weight); None until four such are queued."""
+def together(players: list[Queued], last: Mapping[str, str]) -> str | None:
+    """The ranked game that was the last of each of ``players``, if it was one game."""
+    games = {last.get(player.name) for player in players}
+    return games.pop() if len(games) == 1 else None
+
+
+def four_apart(queued: list[Queued], draw: random.Random,
+               last: Mapping[str, str] | None = None) -> list[Queued] | None:
+    """Four queued players drawn at random, no two from one address group, and not four
+    who have just played only each other; None until four such are queued (issue 32,
+    item 8: one person's four accounts, queued together in a quiet room, were seated
+    together and farmed the random queue's rating weight, game after game).
+
+    "Just played only each other": each one's last ranked game (``last``, by name) was
+    one and the same game, the four of them together. Such a four waits for a fifth
+    player, who is seated with three of them; players who met in their last game but
+    not all four (three of them, or a fourth who has played elsewhere since) may meet
+    again, as in any quiet room.
+    """
+    last = last or {}
+    order = draw.sample(queued, len(queued))
     chosen: list[Queued] = []
     groups: set[str] = set()
-    for entry in draw.sample(queued, len(queued)):
+    for entry in order:
         if entry.address not in groups:
             chosen.append(entry)
             groups.add(entry.address)
             if len(chosen) == 4:
-                return chosen
+                break
+    else:
+        return None
+    game = together(chosen, last)
+    if game is None:
+        return chosen
+    # One of the four makes way for a player who did not play that game: the one of the
+    # newcomer's own group, if any is chosen, so that no group is drawn twice.
+    for entry in order:
+        if entry not in chosen and last.get(entry.name) != game:
+            same = [i for i, c in enumerate(chosen) if c.address == entry.address]
+            chosen[same[0] if same else draw.randrange(4)] = entry
+            return chosen
     return None

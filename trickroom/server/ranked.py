@@ -19,6 +19,11 @@ from trickroom.server.store import Store
 from trickroom.server.tables.rating import when
 
 WEEK = 7 * 24 * 3600.0
+# The rule a casual game counts toward ranked play by (server.tables.play._casual_credit),
+# in the words a player reads beside the count.
+CASUAL_RULE = ("A casual game counts when at least two registered players finish it, "
+               "playing from different places (one person's accounts count as one), to at "
+               "least half the room's target; games with only robots and guests do not count")
 
 
 class Ranked:
@@ -39,7 +44,7 @@ class Ranked:
             return "ranked tables are for registered players"
         if account["casual_games"] < self.min_games:
             return (f"not experienced yet: finish {self.min_games} casual games first "
-                    f"({account['casual_games']} so far)")
+                    f"({account['casual_games']} so far). {CASUAL_RULE}")
         if not account["rank_me"]:
             return "\"rank me\" is off in your settings"
         return self._ban(account)
@@ -68,6 +73,11 @@ class Ranked:
         ban = self.clock() + WEEK if not on else None
         await self.store.set_rank_me(name, on, ban)
         return ban
+
+    async def last_games(self, players: list[str]) -> dict[str, str]:
+        """Each player's last ranked game, by name (the random queue does not seat four
+        again who have just played only each other)."""
+        return await self.store.last_ranked_games(players)
 
     async def current(self, players: list[str], kind: str, system: str) -> dict[str, Standing]:
         """Each player's standing now, for those who have one. A player without one is left

@@ -13,14 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from trickroom.server import protocol as wire
+from trickroom.server.challenges import Challenges
 from trickroom.server.chat_text import chat_line
 from trickroom.server.config import ServerSettings
+from trickroom.server.friends import Follows
 from trickroom.server.hub.port import Hub, Member
+from trickroom.server.ignores import Ignores
 from trickroom.server.lobby import Lobby
 from trickroom.server.protocol import ClientMessage, ProtocolError
 from trickroom.server.queues import Queues
 from trickroom.server.ranked import Ranked
 from trickroom.server.tables import commands as command
+from trickroom.server.tables import privacy
 
 
 @dataclass
@@ -32,6 +36,9 @@ class Requests:
     lobby: Lobby
     queues: Queues
     ranked: Ranked
+    ignores: Ignores
+    follows: Follows
+    challenges: Challenges
 
     async def run(self, client: Member, msg: ClientMessage) -> None:
         """Run one request (its refusal raises ``ProtocolError``)."""
@@ -50,8 +57,12 @@ class Requests:
 
     async def create_table(self, client: Member, msg: wire.CreateTable) -> None:
         table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=client,
-                                           spectator_chat=msg.spectator_chat)
-        client.reply(wire.TableCreated(id=msg.id, table=table.machine.info()))
+                                           spectator_chat=msg.spectator_chat,
+                                           private=msg.private)
+        machine = table.machine
+        invite = (privacy.invite_info(machine, machine.state.private)
+                  if machine.state.private is not None else None)
+        client.reply(wire.TableCreated(id=msg.id, table=machine.info(), invite=invite))
 
     async def queue(self, client: Member, msg: wire.Queue) -> None:
         await self.queues.join(client, msg.room, msg.id)
@@ -77,20 +88,40 @@ class Requests:
     async def settings_saved(self, client: Member, msg: wire.Settings) -> None:
         if client.guest:
             raise ProtocolError("not_authorized", "guests have no settings; register first")
-        if not msg.rank_me and not msg.confirm:
+        if msg.rank_me is False and not msg.confirm:
             raise ProtocolError(
                 "confirm_required",
                 "turning \"rank me\" off bans you from ranked play for a week and resets "
                 "your ratings to the start value: send again with \"confirm\": true")
-        until = await self.ranked.set_rank_me(client.name, msg.rank_me)
-        client.reply(wire.SettingsSaved(id=msg.id, rank_me=msg.rank_me,
-                                   banned_until=until or None))
+        if msg.rank_me is not None:
+            await self.ranked.set_rank_me(client.name, msg.rank_me)
+        if msg.hide_presence is not None:
+            await self.follows.hide(client.name, msg.hide_presence)
+        store = self.follows.store
+        account = await store.account(client.name)
+        assert account is not None  # a registered player's connection
+        until = account["banned_until"]
+        client.reply(wire.SettingsSaved(
+            id=msg.id, rank_me=bool(account["rank_me"]),
+            banned_until=until if until and until > self.ranked.clock() else None,
+            hide_presence=await store.hides_presence(client.name)))
+
+    async def follow(self, client: Member, msg: wire.Follow) -> None:
+        await self.follows.follow(client, msg.name, msg.on, msg.id)
+
+    async def friends(self, client: Member, msg: wire.ListFriends) -> None:
+        await self.follows.friends(client, msg.id)
+
+    async def challenge(self, client: Member, msg: wire.Challenge) -> None:
+        await self.challenges.send(client, msg)
+
+    async def answer_challenge(self, client: Member, msg: wire.AnswerChallenge) -> None:
+        await self.challenges.answer(client, msg)
 
     async def ignore(self, client: Member, msg: wire.Ignore) -> None:
-        most = self.settings.ignores_per_player
-        if not await self.hub.ignore(client.name, msg.name, msg.on, most):
-            raise ProtocolError("invalid_field", f"you ignore {most} players, the most one "
-                                "may: stop ignoring one (\"on\": false) first")
+        if not await self.ignores.set(client.name, client.guest, msg.name, msg.on):
+            raise ProtocolError("invalid_field", f"you ignore {self.ignores.most} players, "
+                                "the most one may: stop ignoring one (\"on\": false) first")
         client.reply(wire.Ok(id=msg.id))
 
     # -- a table's requests: each becomes one command for its machine --------------------------
@@ -101,7 +132,7 @@ class Requests:
         if table.machine.room.rated:
             refusal = await self.ranked.refusal(client.name, client.guest)
             ban = await self.ranked.ban(client.name, client.guest)
-        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal, ban))
+        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal, ban, msg.invite))
         client.joined(table.id)
 
     async def rejoin(self, client: Member, msg: wire.Rejoin) -> None:
@@ -112,7 +143,7 @@ class Requests:
     async def watch(self, client: Member, msg: wire.Watch) -> None:
         table = self.lobby.table(msg.table)
         client.joined(table.id)
-        await table.call(command.Watch(client.who, msg.id))
+        await table.call(command.Watch(client.who, msg.id, msg.invite))
 
     async def unwatch(self, client: Member, msg: wire.Unwatch) -> None:
         table = self.lobby.table(msg.table)
@@ -129,11 +160,28 @@ class Requests:
         await self.lobby.table(msg.table).call(
             command.Options(client.who, msg.id, msg.spectator_chat))
 
+    async def invite(self, client: Member, msg: wire.Invite) -> None:
+        await self.lobby.table(msg.table).call(
+            command.Invite(client.who, msg.id, msg.renew, msg.revoke))
+
+    async def reserve(self, client: Member, msg: wire.Reserve) -> None:
+        await self.lobby.table(msg.table).call(
+            command.Reserve(client.who, msg.id, msg.seat, msg.name))
+
+    async def move_seat(self, client: Member, msg: wire.MoveSeat) -> None:
+        await self.lobby.table(msg.table).call(
+            command.MoveSeat(client.who, msg.id, msg.seat, msg.to))
+
+    async def remove_player(self, client: Member, msg: wire.RemovePlayer) -> None:
+        await self.lobby.table(msg.table).call(
+            command.RemovePlayer(client.who, msg.id, msg.seat))
+
     async def start_game(self, client: Member, msg: wire.Start) -> None:
         await self.lobby.table(msg.table).call(command.Start(client.who, msg.id))
 
     async def play_again(self, client: Member, msg: wire.PlayAgain) -> None:
-        await self.lobby.table(msg.table).call(command.PlayAgain(client.who, msg.id))
+        await self.lobby.table(msg.table).call(
+            command.PlayAgain(client.who, msg.id, msg.seats == "rotate"))
 
     async def act(self, client: Member, msg: wire.Act) -> None:
         await self.lobby.table(msg.table).call(command.Act(client.who, msg.id, msg.action))
@@ -155,6 +203,14 @@ REQUESTS: dict[type, Handler] = {
     wire.FillRobots: Requests.fill_robots,
     wire.Start: Requests.start_game,
     wire.TableOptions: Requests.table_options,
+    wire.Invite: Requests.invite,
+    wire.Follow: Requests.follow,
+    wire.Challenge: Requests.challenge,
+    wire.AnswerChallenge: Requests.answer_challenge,
+    wire.ListFriends: Requests.friends,
+    wire.Reserve: Requests.reserve,
+    wire.MoveSeat: Requests.move_seat,
+    wire.RemovePlayer: Requests.remove_player,
     wire.PlayAgain: Requests.play_again,
     wire.Act: Requests.act,
     wire.Chat: Requests.chat,
@@ -168,5 +224,6 @@ REQUESTS: dict[type, Handler] = {
 
 TABLE_REQUESTS = frozenset({wire.Sit, wire.Rejoin, wire.Watch, wire.Unwatch, wire.Stand,
                             wire.FillRobots, wire.Start, wire.PlayAgain, wire.Act,
-                            wire.CastVote, wire.Chat, wire.TableOptions})
+                            wire.CastVote, wire.Chat, wire.TableOptions, wire.Invite,
+                            wire.Reserve, wire.MoveSeat, wire.RemovePlayer})
 """The requests for one table: run by the node that runs the table."""

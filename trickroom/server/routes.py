@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import mimetypes
 import re
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
@@ -37,6 +36,7 @@ from websockets.server import ServerProtocol
 from trickroom.game.engine import rules_catalogue
 from trickroom.ratings import SYSTEMS, Rating
 from trickroom.server import names
+from trickroom.server.assets import IMMUTABLE, REVALIDATE, Assets
 from trickroom.server.config import Config
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
@@ -65,7 +65,6 @@ SECURITY_HEADERS = (
     ("X-Content-Type-Options", "nosniff"),
     ("X-Frame-Options", "DENY"),
     ("Referrer-Policy", "same-origin"),
-    ("Cache-Control", "no-store"),
 )
 
 
@@ -87,6 +86,7 @@ class Routes:
         self.api_budgets = Buckets(settings.http_per_second_per_address,
                                    settings.http_burst_per_address)
         self.reviews = Reviews(store, settings.review_cache_bytes)
+        self.assets = Assets(WEB_ROOT)
         # Each room's list as last sent, kept with the listings it was made of (so none of
         # them is another's while kept): the same listings again are the same bytes.
         self._listed: dict[str, tuple[list[TableInfo], int, bytes]] = {}
@@ -118,7 +118,7 @@ class Routes:
                                  HTTPStatus.SERVICE_UNAVAILABLE)
                 response.headers["Retry-After"] = "1"
                 return response
-        return self.static(path)
+        return self.static(path, request.headers)
 
     async def _readyz(self) -> Response:
         """200 while this node should be sent players; 503 with the reasons when not."""
@@ -202,9 +202,11 @@ class Routes:
         return _json({"game": game, "system": system, "players": board})
 
     async def _player(self, name: str) -> Response:
+        name = names.normal(name)  # as the name was kept (NFC), however the link spelt it
         player = await self.store.player(name) if names.valid_name(name) else None
         if player is None:
             return _json({"error": "no registered player by that name"}, HTTPStatus.NOT_FOUND)
+        player["casual_games_needed"] = self.config.settings.min_games
         for entry in player["ratings"]:
             game, system = entry["game"], entry["system"]
             entry["shown"] = self.shown(game, system, entry["rating"], entry["sigma"])
@@ -213,22 +215,33 @@ class Routes:
                     point["shown"] = self.shown(game, system, point["value"], point["sigma"])
         return _json(player)
 
-    def static(self, path: str) -> Response:
-        relative = "index.html" if path in ("", "/") else path.lstrip("/")
-        try:
-            target = (WEB_ROOT / relative).resolve()
-            found = WEB_ROOT in target.parents and target.is_file()
-        except OSError:  # a name too long for the file system: no file of ours
-            found = False
-        if not found:
+    def static(self, path: str, headers: Headers) -> Response:
+        """A file of the web client (server/assets.py): a versioned one cached for good, any
+        other revalidated by its tag; gzipped for a browser that takes it."""
+        found = self.assets.find(unquote(path))
+        if found is None:
             return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
-        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        return _response(HTTPStatus.OK, target.read_bytes(), kind)
+        asset, versioned = found
+        cache = IMMUTABLE if versioned else REVALIDATE
+        if asset.etag in headers.get("If-None-Match", ""):
+            response = _response(HTTPStatus.NOT_MODIFIED, b"", asset.kind, cache)
+            del response.headers["Content-Length"]
+        else:
+            gzipped = asset.gzipped is not None and "gzip" in headers.get("Accept-Encoding", "")
+            body = asset.gzipped if gzipped and asset.gzipped is not None else asset.body
+            response = _response(HTTPStatus.OK, body, asset.kind, cache)
+            if gzipped:
+                response.headers["Content-Encoding"] = "gzip"
+        response.headers["ETag"] = asset.etag
+        if asset.gzipped is not None:
+            response.headers["Vary"] = "Accept-Encoding"
+        return response
 
 
-def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
+def _response(status: HTTPStatus, body: bytes, content_type: str,
+              cache: str = "no-store") -> Response:
     headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
-                       *SECURITY_HEADERS])
+                       *SECURITY_HEADERS, ("Cache-Control", cache)])
     return Response(status.value, status.phrase, headers, body)
 
 
@@ -261,7 +274,7 @@ class SecuredConnection(ServerConnection):
 
         def secured(status: Any, text: str) -> Response:
             response = reject(status, text)
-            for name, value in SECURITY_HEADERS:
+            for name, value in (*SECURITY_HEADERS, ("Cache-Control", "no-store")):
                 response.headers[name] = value
             return response
 

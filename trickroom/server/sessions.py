@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import math
 from collections import defaultdict
 from collections.abc import Callable
 
@@ -53,7 +54,7 @@ from trickroom.server.requests import REQUESTS, TABLE_REQUESTS, Requests
 from trickroom.server.store import StoreUnavailable
 from trickroom.server.tables.commands import ClientId, Disconnect, Who
 from trickroom.server.tables.log import Shared
-from trickroom.server.throttle import Buckets, TokenBucket
+from trickroom.server.throttle import TokenBucket
 
 log = logging.getLogger("trickroom.server")
 
@@ -139,7 +140,7 @@ class Connection:
         """This connection as a table's command names its sender (made once per login)."""
         who = self._who
         if who is None or who.name != self.name or who.guest != self.guest:
-            who = self._who = Who(self.id, self.name, self.guest)
+            who = self._who = Who(self.id, self.name, self.guest, self.address)
         return who
 
     def error(self, exc: ProtocolError) -> None:
@@ -166,9 +167,6 @@ class Sessions:
         # One message budget for all of an address's sockets (on every node): opening more
         # sockets does not buy a flood more messages.
         self.address_budgets: dict[str, Budget] = {}
-        self.chat_buckets: dict[str, TokenBucket] = {}  # by address, while it has sockets
-        self.chat_accounts = Buckets(settings.chat_per_second_per_account,
-                                     settings.chat_burst_per_account)
         self._here = self._open_here  # one bound method for every connection's use
 
     def number_from(self, first: int) -> None:
@@ -278,7 +276,6 @@ class Sessions:
                      ", ".join(sorted(conn.tables)))
         if self._count_connection(ip, -1) == 0:
             self.address_budgets.pop(ip, None)
-            self.chat_buckets.pop(ip, None)
         METRICS.connections.dec()
         self.lobby.unsubscribe(conn)
         with contextlib.suppress(*self.hub.away):  # Redis away: the socket's close goes on
@@ -309,7 +306,8 @@ class Sessions:
                 raise
             return
         if isinstance(msg, ListRooms):
-            conn.reply(Rooms(id=rid, rooms=await self.lobby.rooms_info()))
+            asker = conn if conn.name else None  # a ranked room says why it is not theirs
+            conn.reply(Rooms(id=rid, rooms=await self.lobby.rooms_info(asker)))
             return
         if isinstance(msg, (Logout, LogoutAll, ChangePassword, ListSessions)):
             await self.accounts.manage(conn, msg)
@@ -319,7 +317,7 @@ class Sessions:
                                 rid)
         try:
             if type(msg) is Chat:  # here, where the client is, before any forwarding
-                self._may_chat(conn)
+                await self._may_chat(conn)
             table_id = getattr(msg, "table", None)
             if (table_id and type(msg) in TABLE_REQUESTS
                     and await self.hub.route(conn, msg, table_id)):
@@ -329,29 +327,36 @@ class Sessions:
             exc.request_id = rid
             raise
 
-    def _may_chat(self, conn: Connection) -> None:
+    async def _may_chat(self, conn: Connection) -> None:
         """A chat line goes to every player or subscriber it is for: over the chat rate
-        of the connection or of its address, it is refused, so that a flood is not every
-        reader's to receive."""
+        of the connection, of its address group or of its account, it is refused, so that
+        a flood is not every reader's to receive. The address's and the account's rates are
+        each one over every node (the hub's): more sockets, or sockets on another node, buy
+        a flood nothing."""
         settings = self.settings
-        by_address = self.chat_buckets.get(conn.address)
-        if by_address is None:
-            by_address = self.chat_buckets[conn.address] = TokenBucket(
-                settings.chat_per_second_per_address, settings.chat_burst_per_address)
         wait = conn.chat_bucket.take()
         if not wait:
-            wait = by_address.take()
+            wait = await self.hub.take("chat-address", conn.address,
+                                       settings.chat_per_second_per_address,
+                                       settings.chat_burst_per_address)
             if wait:
                 conn.chat_bucket.give_back()  # refused all the same: its credit stays
         if wait:
-            raise ProtocolError("rate_limited", f"too many chat messages; wait {wait:.1f} s "
-                                "before the next", retry_after=round(wait, 2))
-        wait = self.chat_accounts.take(conn.name.lower())
+            raise chat_refusal("too many chat messages", wait)
+        wait = await self.hub.take("chat-account", conn.name, settings.chat_per_second_per_account,
+                                   settings.chat_burst_per_account)
         if wait:
             conn.chat_bucket.give_back()
-            by_address.give_back()
-            raise ProtocolError("rate_limited", f"too many chat messages from your account; "
-                                f"wait {wait:.1f} s before the next", retry_after=round(wait, 2))
+            self.hub.give_back("chat-address", conn.address)
+            raise chat_refusal("too many chat messages from your account", wait)
+
+
+def chat_refusal(what: str, wait: float) -> ProtocolError:
+    """A chat line over a rate: ``retry_after`` rounded up, so that a client that waits
+    that long is not refused again for a rounding."""
+    up = math.ceil(wait * 100) / 100
+    return ProtocolError("rate_limited", f"{what}; wait {math.ceil(wait * 10) / 10:.1f} s "
+                         "before the next", retry_after=up)
 
 
 def _frame_of(text: str | Shared) -> bytes:

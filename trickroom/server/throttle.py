@@ -137,6 +137,17 @@ class Buckets:
         self._forget(bucket.stamp)
         return wait
 
+    def until_credit(self, key: str) -> float:
+        """Seconds until ``key`` has a credit to take (0.0: now), taking none."""
+        bucket = self._buckets.get(key)
+        return 0.0 if bucket is None or self.rate <= 0 else bucket.until_credit()
+
+    def give_back(self, key: str) -> None:
+        """Return the credit a :meth:`take` of ``key``'s just took."""
+        bucket = self._buckets.get(key)
+        if bucket is not None:
+            bucket.give_back()
+
     def _forget(self, now: float) -> None:
         """Drop the buckets full again (idle for as long as a burst takes to fill), and
         past ``max_keys`` the least lately used."""

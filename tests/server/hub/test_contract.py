@@ -218,6 +218,30 @@ async def test_a_registered_player_s_ignores_outlive_its_connection(server):
         assert not said(back, "buy my coins")
 
 
+async def test_a_registered_player_s_ignores_come_from_the_store_at_each_login(server):
+    """The store keeps the list (issue 32, item E): what the shared state lost (a
+    restarted Redis, a restarted server) comes back with the next login, on any node."""
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        (pest, friend) = await in_room(stack, "spades", (b, "pest"), (b, "friend"))
+        async with TrickroomClient.connect(url(a)) as reader:
+            await reader.request({"type": "register", "name": "reader", "password": "secret1"})
+            await reader.request({"type": "ignore", "name": "guest-pest"})
+            await reader.request({"type": "ignore", "name": "guest-gone"})
+            await reader.request({"type": "ignore", "name": "guest-gone", "on": False})
+        await a.hub.ignores_dropped("reader")  # what is shared forgot it
+        await a.hub.ignore("reader", "guest-friend", True, 200)  # or holds what was undone
+        assert await b.hub.ignored_by("guest-pest") == frozenset()
+        back = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        await back.request({"type": "login", "name": "reader", "password": "secret1"})
+        assert await a.hub.ignored_by("guest-pest") == {"reader"}
+        await back.request({"type": "list_tables", "room": "spades"})
+        await pest.request({"type": "chat", "room": "spades", "text": "buy my coins"})
+        await friend.request({"type": "chat", "room": "spades", "text": "hello all"})
+        await heard(back, lambda m: m.get("type") == "chat" and m["text"] == "hello all")
+        assert not said(back, "buy my coins")
+
+
 async def test_spectator_chat_at_a_game_in_play_is_the_table_s_choice_on_every_node(server):
     """A spectator on another node than the table's is held to the table's setting, and
     a player there changes it (issue 32, items 15 and 20)."""
@@ -537,3 +561,138 @@ async def test_an_address_s_registrations_are_counted_over_every_node(server):
                 replies.append(exc.reply)
     assert [r["type"] for r in replies] == ["welcome"] * 3 + ["error"] * 2
     assert {r["code"] for r in replies[3:]} == {"rate_limited"}
+
+
+async def test_an_address_s_passwords_checked_are_one_budget_over_every_node(server):
+    """A flood of logins spread over the nodes gets one address's budget of password
+    checks, not one a node (issue 32, items 2-3)."""
+    a, b = await server.nodes(password_check_burst_per_address=3,
+                              password_checks_per_second_per_address=0.001,
+                              login_free_failures=100, login_free_failures_per_address=100,
+                              login_free_failures_per_guess=100, password_profile="cheapest")
+    async with TrickroomClient.connect(url(a)) as owner:
+        await owner.request({"type": "register", "name": "cat", "password": "meow-meow"})
+    codes = []
+    for i, node in enumerate((a, b, a, b, a)):
+        async with TrickroomClient.connect(url(node), local_addr=("127.0.0.7", 0)) as client:
+            codes.append((await refused(client, {"type": "login", "name": "cat",
+                                                 "password": f"guess-{i}"}))["code"])
+    assert codes == ["bad_credentials"] * 3 + ["rate_limited"] * 2
+
+
+async def test_an_account_s_chat_rate_is_one_over_every_node(server):
+    a, b = await server.nodes(chat_burst_per_account=3, chat_per_second_per_account=0.001,
+                              password_profile="cheapest")
+    async with TrickroomClient.connect(url(a), local_addr=("127.0.0.2", 0)) as on_a, \
+            TrickroomClient.connect(url(b), local_addr=("127.0.0.3", 0)) as on_b:
+        await on_a.request({"type": "register", "name": "talker", "password": "talk-talk"})
+        await on_b.request({"type": "login", "name": "talker", "password": "talk-talk"})
+        said = []
+        for client in (on_a, on_b, on_a, on_b, on_a):
+            try:
+                await client.request({"type": "chat", "room": "spades", "text": "hi"})
+                said.append("said")
+            except ServerError as exc:
+                assert exc.code == "rate_limited" and "account" in str(exc), exc.reply
+                said.append("refused")
+    assert said == ["said"] * 3 + ["refused"] * 2
+
+
+async def test_an_address_s_chat_rate_is_one_over_every_node(server):
+    a, b = await server.nodes(chat_burst_per_address=3, chat_per_second_per_address=0.001)
+    async with AsyncExitStack() as stack:
+        said = []
+        for i, node in enumerate((a, b, a, b, a)):
+            client = await stack.enter_async_context(
+                TrickroomClient.connect(url(node), local_addr=("127.0.0.4", 0)))
+            await client.request({"type": "guest", "name": f"talk{i}"})
+            try:
+                await client.request({"type": "chat", "room": "spades", "text": "hi"})
+                said.append("said")
+            except ServerError as exc:
+                assert exc.code == "rate_limited", exc.reply
+                said.append("refused")
+    assert said == ["said"] * 3 + ["refused"] * 2
+
+
+async def test_everyone_s_failed_logins_are_one_budget_over_every_node(server):
+    """A spray over many accounts, passwords and addresses meets one budget of failures,
+    whichever node each guess goes to (issue 32, item 1)."""
+    a, b = await server.nodes(login_failure_burst=4, login_failures_per_second=0.001,
+                              password_profile="cheapest")
+    for i in range(8):
+        async with TrickroomClient.connect(url(a)) as owner:
+            await owner.request({"type": "register", "name": f"p{i}", "password": "own-pass"})
+    codes = []
+    for i, node in enumerate((a, b) * 4):
+        async with TrickroomClient.connect(url(node),
+                                           local_addr=(f"127.0.0.{i + 10}", 0)) as client:
+            codes.append((await refused(client, {"type": "login", "name": f"p{i}",
+                                                 "password": f"guess-{i}"}))["code"])
+    assert codes == ["bad_credentials"] * 4 + ["rate_limited"] * 4
+
+
+async def test_a_private_table_is_listed_on_no_node_and_its_invite_works_from_any(server):
+    """Issue 35: a private table's invite seats a friend who reached another node (sent on
+    to the table's own), and no node lists it."""
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        ann, bob, eve = await guests(stack, (a, "ann"), (b, "bob"), (b, "eve"))
+        made = await ann.request({"type": "create_table", "room": "spades", "private": True})
+        table, code = made["table"]["id"], made["invite"]["code"]
+        await ann.request({"type": "sit", "table": table, "seat": 0})
+        assert (await refused(eve, {"type": "sit", "table": table}))["code"] == "no_such_table"
+        assert (await refused(eve, {"type": "watch", "table": table, "invite": code[:-2]}))[
+            "code"] == "not_invited"
+        assert (await bob.request({"type": "sit", "table": table, "invite": code}))["seat"] == 1
+        for node in (a, b):
+            tables, total = await node.hub.room_tables("spades", 100)
+            assert table not in {t.id for t in tables} and total == 0
+
+
+async def test_a_friend_s_presence_reaches_followers_on_every_node(server):
+    """Issue 35: a player on one node, followed from the other, is seen coming online, at a
+    table and going offline; a node that dies takes its players' presence with it."""
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        ann = await stack.enter_async_context(TrickroomClient.connect(url(a)))
+        await ann.request({"type": "register", "name": "ann", "password": "ann-secret"})
+        async with TrickroomClient.connect(url(b)) as first:
+            await first.request({"type": "register", "name": "bob", "password": "bob-secret"})
+        await ann.request({"type": "follow", "name": "bob"})
+        friends = await ann.request({"type": "friends"})
+        assert friends["players"][0]["online"] is False
+
+        def presence() -> list[dict]:
+            return [m for m in ann.received if m.get("type") == "presence"]
+
+        bob = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        await bob.request({"type": "login", "name": "bob", "password": "bob-secret"})
+        await heard(ann, lambda m: m.get("type") == "presence" and m["online"])
+        table = (await bob.request({"type": "create_table", "room": "spades"}))["table"]["id"]
+        await bob.request({"type": "sit", "table": table})
+        await heard(ann, lambda m: m.get("type") == "presence" and m["at"] is not None)
+        assert presence()[-1]["at"]["table"] == table
+        await bob.ws.close()
+        await heard(ann, lambda m: m.get("type") == "presence" and not m["online"])
+
+
+async def test_a_challenge_reaches_and_is_answered_from_another_node(server):
+    """Issue 35: the challenge goes to the player's node, the answer is taken there, and
+    the table it opens seats both, each from their own node."""
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        ann = await stack.enter_async_context(TrickroomClient.connect(url(a)))
+        bob = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        await ann.request({"type": "register", "name": "ann", "password": "ann-secret"})
+        await bob.request({"type": "register", "name": "bob", "password": "bob-secret"})
+        sent = await ann.request({"type": "challenge", "room": "spades",
+                                  "seats": ["ann", None, "bob", None]})
+        await heard(bob, lambda m: m.get("type") == "challenged")
+        await bob.request({"type": "answer_challenge", "challenge": sent["challenge"]["id"],
+                           "accept": True})
+        await heard(ann, lambda m: m.get("type") == "challenge_over")
+        over = [m for m in ann.received if m.get("type") == "challenge_over"][-1]
+        assert over["outcome"] == "accepted"
+        assert (await ann.request({"type": "sit", "table": over["table"]}))["seat"] == 0
+        assert (await bob.request({"type": "sit", "table": over["table"]}))["seat"] == 2

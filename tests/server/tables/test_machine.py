@@ -27,6 +27,7 @@ from trickroom.server.tables.commands import (
     Start,
     Unwatch,
     Watch,
+    Who,
 )
 from trickroom.server.tables.effects import Persist, Send
 from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded
@@ -158,6 +159,21 @@ def test_a_game_shorter_than_half_its_rooms_target_counts_toward_no_eligibility(
         play_out(table)
         [ended] = [r for r in table.stored if isinstance(r, GameEnded)]
         assert ended.casual_players == counted, target
+
+
+def test_accounts_of_one_address_group_count_as_one_player_toward_eligibility():
+    """Issue 32, item 7: one person's accounts (one address group) count as one player: a
+    game counts only with registered players from two groups, then for each account."""
+    everyone = ("p1", "p2", "p3", "p4")
+    for groups, counted in ((("a", "a", "a", "a"), ()), (("a", "a", "a", "b"), everyone),
+                            (("a", "", "", ""), everyone)):  # "": unknown, each its own
+        table = bench(rules={"target": 250, "mercy": 250})
+        for seat, group in enumerate(groups):
+            client = seat + 1
+            table.do(Sit(Who(client, f"p{client}", False, group), client * 100, seat))
+        play_out(table)
+        [ended] = [r for r in table.stored if isinstance(r, GameEnded)]
+        assert ended.casual_players == counted, groups
 
 
 def test_play_again_starts_a_new_game_once_every_player_asked():

@@ -15,13 +15,22 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Iterable, Sequence
 
 from trickroom.server.config import ServerSettings
-from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued, close_signed_out
-from trickroom.server.listing import LISTED_STATES, listed_first
+from trickroom.server.hub.port import (
+    OFFLINE,
+    Batch,
+    Budget,
+    Host,
+    Member,
+    Presence,
+    Queued,
+    close_signed_out,
+)
+from trickroom.server.listing import LISTED_STATES, listed_first, unlisted
 from trickroom.server.protocol import ClientMessage, TableInfo
 from trickroom.server.store import Fence, Store
 from trickroom.server.tables.commands import ClientId
 from trickroom.server.tables.log import Shared
-from trickroom.server.throttle import Logins, TokenBucket, Window
+from trickroom.server.throttle import Buckets, Logins, TokenBucket, Window
 
 
 class LocalBudget(TokenBucket):
@@ -59,6 +68,10 @@ class LocalHub:
         # Guest names held, case-folded, until when (monotonic): Redis's SET NX PX here.
         self._guests: dict[str, float] = {}
         self._guests_pruned = 0  # how many held names the last pruning left
+        self._buckets: dict[str, Buckets] = {}  # by kind: budgets of ``take``
+        self._presence: dict[str, Presence] = {}  # by account, case-folded: who is online
+        # Challenges by id: until when (monotonic), the record, the answers by name.
+        self._challenges: dict[str, tuple[float, str, dict[str, str]]] = {}
 
     @property
     def host(self) -> Host:
@@ -132,7 +145,7 @@ class LocalHub:
         """Keep a table's latest info in its room's list, in its place while its state
         stays (a waiting table keeps its turn as seats fill), or last in its new state."""
         states = self.listed[info.room]
-        tables = None if removed else states.get(info.state)
+        tables = None if unlisted(info, removed) else states.get(info.state)
         if tables is not None and info.id in tables:
             tables[info.id] = info
             return
@@ -176,6 +189,14 @@ class LocalHub:
     async def ignores_dropped(self, name: str) -> None:
         for other in self.ignores.pop(name, ()):
             _discard(self.ignorers, other, name)
+
+    async def ignores_restored(self, name: str, others: Iterable[str]) -> None:
+        await self.ignores_dropped(name)
+        ignored = set(others)
+        if ignored:
+            self.ignores[name] = ignored
+            for other in ignored:
+                self.ignorers[other].add(name)
 
     async def ignored_by(self, name: str) -> frozenset[str]:
         return frozenset(self.ignorers.get(name, ()))
@@ -238,8 +259,50 @@ class LocalHub:
     async def count_elsewhere(self, kind: str, key: str) -> int:
         return 0
 
+    def presence_changed(self, name: str, here: Presence | None) -> None:
+        key = name.lower()
+        if here is None:
+            self._presence.pop(key, None)
+        else:
+            self._presence[key] = here
+        self.host.presence_pushed(name)
+
+    async def presence(self, names: Sequence[str]) -> dict[str, Presence]:
+        return {name: self._presence.get(name.lower(), OFFLINE) for name in names}
+
+    def to_account(self, name: str, message: Shared) -> None:
+        self.host.to_account(name, message)
+
+    async def challenge_put(self, challenge_id: str, record: str, seconds: float) -> None:
+        now = time.monotonic()
+        self._challenges = {k: c for k, c in self._challenges.items() if c[0] > now}
+        self._challenges[challenge_id] = (now + seconds, record, {})
+
+    async def challenge_answer(self, challenge_id: str, name: str,
+                               answer: str) -> tuple[str, dict[str, str]] | None:
+        found = self._challenges.get(challenge_id)
+        if found is None or found[0] <= time.monotonic():
+            return None
+        _, record, answers = found
+        answers.setdefault(name.lower(), answer)
+        return record, dict(answers)
+
+    async def challenge_claim(self, challenge_id: str) -> bool:
+        return self._challenges.pop(challenge_id, None) is not None
+
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return LocalBudget(rate, burst)
+
+    async def take(self, kind: str, key: str, rate: float, burst: int) -> float:
+        buckets = self._buckets.get(kind)
+        if buckets is None:
+            buckets = self._buckets[kind] = Buckets(rate, burst)
+        return buckets.take(key.lower())
+
+    def give_back(self, kind: str, key: str) -> None:
+        buckets = self._buckets.get(kind)
+        if buckets is not None:
+            buckets.give_back(key.lower())
 
     async def registration(self, address: str, limit: int, seconds: float) -> tuple[float, str]:
         now = time.monotonic()

@@ -82,6 +82,13 @@ class Host(Protocol):
     def subscribers(self, room: str) -> Iterable[Member]:
         """This node's connections subscribed to a room's list and chat."""
 
+    def to_account(self, name: str, message: Shared) -> None:
+        """Send ``message`` to every connection of this node logged in as ``name``."""
+
+    def presence_pushed(self, name: str) -> None:
+        """The account ``name``'s presence changed on some node: tell this node's
+        connections that follow it (they ask :meth:`Hub.presence`)."""
+
     async def resume(self, stored: StoredGame) -> None:
         """Run a stored, unfinished game's table here (a take-over)."""
 
@@ -110,6 +117,25 @@ class Budget(Protocol):
 
     async def more(self) -> float:
         """Fetch credit for this message (and a few after it); the seconds it waits."""
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """Where a registered player is, as one node sees it: connected (``online``), and the
+    table they sit at (its room and game; a private table's id is never told)."""
+
+    online: bool = True
+    table: str | None = None
+    room: str | None = None
+    game: str | None = None
+    private: bool = False
+
+    def merged(self, other: Presence) -> Presence:
+        """Two nodes' views of one player: online on either, at a table of either."""
+        return self if self.room is not None or other.room is None else other
+
+
+OFFLINE = Presence(online=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +251,10 @@ class Hub(Protocol):
     async def ignores_dropped(self, name: str) -> None:
         """Forget whom ``name`` ignores (a guest's list ends with its connection)."""
 
+    async def ignores_restored(self, name: str, others: Iterable[str]) -> None:
+        """``name`` ignores ``others`` and no one else, on every node (a registered
+        player's list, as the store keeps it, at each login)."""
+
     async def ignored_by(self, name: str) -> frozenset[str]:
         """The accounts that ignore ``name`` (read from an index by the ignored name, in
         the time of that set, never of every list)."""
@@ -249,6 +279,32 @@ class Hub(Protocol):
     def tell(self, entry: Queued, text: str) -> None:
         """Send a queued player a message, on whichever node it is connected."""
 
+    # -- presence (issue 35, item 2) --------------------------------------------------------
+
+    def presence_changed(self, name: str, here: Presence | None) -> None:
+        """This node's view of a registered player's presence (None: not connected here,
+        or hidden); every node's followers of ``name`` are told (``Host.presence_pushed``)."""
+
+    async def presence(self, names: Sequence[str]) -> dict[str, Presence]:
+        """Each player's presence over every node, by name as given (``OFFLINE`` if none)."""
+
+    def to_account(self, name: str, message: Shared) -> None:
+        """Send ``message`` to every connection of the account ``name``, on every node."""
+
+    # -- challenges (issue 35, item 3) ------------------------------------------------------
+
+    async def challenge_put(self, challenge_id: str, record: str, seconds: float) -> None:
+        """Keep a challenge (its JSON) for ``seconds``, where every node can answer it."""
+
+    async def challenge_answer(self, challenge_id: str, name: str,
+                               answer: str) -> tuple[str, dict[str, str]] | None:
+        """``name``'s answer to a challenge (its first one counts): the challenge's record
+        and every answer so far, or None when it is gone (expired, or decided)."""
+
+    async def challenge_claim(self, challenge_id: str) -> bool:
+        """Whether this caller is the one to act on the challenge's outcome (the first to
+        ask); the challenge is gone after."""
+
     # -- names and limits -------------------------------------------------------------------
     # A key of a per-address limit is the address's group (server/proxies.py ``group_of``),
     # made by the caller: the hubs count whatever key they are given, all alike.
@@ -265,6 +321,16 @@ class Hub(Protocol):
 
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         """An address's message budget, one for all its sockets on every node."""
+
+    async def take(self, kind: str, key: str, rate: float, burst: int) -> float:
+        """Take one credit of ``key``'s budget of ``kind`` (``rate`` a second, up to
+        ``burst`` saved), one budget over every node (passwords checked for an address,
+        chat lines of an address or an account): 0.0, or, taking nothing, the seconds
+        until there is a credit. A rate of 0 or less limits nothing."""
+
+    def give_back(self, kind: str, key: str) -> None:
+        """Return the credit a :meth:`take` just took (what it was for was refused by
+        another limit)."""
 
     def signed_out(self, name: str, ended: str | None, keep: str, client: ClientId) -> None:
         """Sessions of the account ``name`` ended: close its sockets on every node but the

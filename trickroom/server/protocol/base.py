@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+
+from trickroom.server import names
 
 RequestId = str | int | None
 
@@ -19,7 +21,23 @@ def dumps(data: Any) -> bytes:
     return orjson.dumps(data)
 
 
-Name = Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9_-]+$")]
+def _composed(value: Any) -> Any:
+    """A name in the form it is kept and compared in (NFC), before its length is counted."""
+    return names.normal(value) if isinstance(value, str) else value
+
+
+def _named(value: str) -> str:
+    problem = names.name_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+# A player's (or a room's) name: server/names.py says what one may be.
+Name = Annotated[str, BeforeValidator(_composed), Field(
+    min_length=1, max_length=names.MAX_NAME,
+    description="1-24 letters (of one script), digits, '_' or '-', in Unicode NFC"),
+    AfterValidator(_named)]
 TableId = Annotated[str, Field(min_length=1, max_length=40)]
 Card = Annotated[str, Field(pattern=r"^[2-9TJQKA][CDHS]$")]
 SeatNo = Annotated[int, Field(ge=0, le=3)]
@@ -44,6 +62,7 @@ ERROR_CODES = (
     "too_long",
     "not_seated",
     "not_eligible",
+    "not_invited",
     "confirm_required",
     "unavailable",
     "internal",
@@ -76,22 +95,26 @@ class Error(Reply):
     code: str
     message: str
     retry_after: float | None = None  # rate_limited: seconds until a retry can succeed
+    # The request's field the refusal is about ("name", "password"), when it is about one:
+    # a client says the refusal in its own words by code and field.
+    field: str | None = None
 
 
 class ProtocolError(Exception):
     """A message that cannot be accepted, with the wire error code and a message for people."""
 
     def __init__(self, code: str, message: str, request_id: RequestId = None,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, field: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.request_id = request_id
         self.retry_after = retry_after
+        self.field = field
 
     def to_model(self) -> Reply:
         return Error(id=self.request_id, code=self.code, message=self.message,
-                     retry_after=self.retry_after)
+                     retry_after=self.retry_after, field=self.field)
 
 
 class Moved(Reply):

@@ -55,6 +55,15 @@ class Substituted(ServerMessage):
     name: str
 
 
+class Removed(ServerMessage):
+    """The opener of a private table removed the player at ``seat`` (before a game): they
+    are no longer at the table, and its invite lets them in no more."""
+
+    type: Literal["removed"] = "removed"
+    seat: int
+    name: str
+
+
 class Quit(ServerMessage):
     """A player left a ranked game (WoCG rooms: rated at once, banned until ``banned_until``)."""
 
@@ -250,15 +259,15 @@ GAME_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
 
 
 TABLE_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
-    TableChanged, GameStarted, GameOver, Substituted, Quit, Resumed, VoteStarted, VoteCast,
-    VoteResult, TableClosed,
+    TableChanged, GameStarted, GameOver, Substituted, Removed, Quit, Resumed, VoteStarted,
+    VoteCast, VoteResult, TableClosed,
 )
 
 
 AnyEvent = Annotated[
-    TableChanged | GameStarted | GameOver | Substituted | Quit | Resumed | VoteStarted
-    | VoteCast | VoteResult | TableClosed | HandStartedEvent | DealtEvent | LookedEvent
-    | BidEvent | PassChosenEvent | PassedEvent | ReceivedEvent | PlayedEvent | TrickWonEvent
-    | HandScoredEvent | MoonPendingEvent,
+    TableChanged | GameStarted | GameOver | Substituted | Removed | Quit | Resumed
+    | VoteStarted | VoteCast | VoteResult | TableClosed | HandStartedEvent | DealtEvent
+    | LookedEvent | BidEvent | PassChosenEvent | PassedEvent | ReceivedEvent | PlayedEvent
+    | TrickWonEvent | HandScoredEvent | MoonPendingEvent,
     Field(discriminator="type")]
 """A table event: the table's own, or its game's."""

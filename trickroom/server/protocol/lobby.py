@@ -45,12 +45,18 @@ class Ok(Reply):
 
 
 class RoomInfo(ServerMessage):
+    """A room; ``tables`` counts its open tables on every node. ``not_eligible`` (ranked
+    rooms, in a ``rooms`` reply to a logged-in player): why this player may not sit at the
+    room's tables, open one or join its queue, as a ``not_eligible`` refusal would say;
+    null when they may (and in casual rooms, and for anyone not logged in)."""
+
     name: str
     game: str
     rated: bool
     system: str | None
     rules: dict[str, Any]
     tables: int
+    not_eligible: str | None = None
 
 
 class Rooms(Reply):
@@ -67,6 +73,7 @@ class SeatInfo(ServerMessage):
     kind: Literal["empty", "human", "robot"]
     away: bool = False
     robot_level: Literal["random", "heuristic", "search"] | None = None
+    reserved_for: str | None = None  # a private table's seat kept for this player
 
 
 class TableInfo(ServerMessage):
@@ -85,6 +92,9 @@ class TableInfo(ServerMessage):
     # Whether spectators may chat to the players while a game with a human player is in
     # play (a table option, off unless its players turn it on).
     spectator_chat: bool = False
+    # A private table: listed to no one, entered by its invite (see ``invite``); only
+    # those at it are told of it.
+    private: bool = False
 
 
 class Tables(Reply):
@@ -106,9 +116,26 @@ class TableUpdate(ServerMessage):
     removed: bool = False
 
 
+class InviteInfo(ServerMessage):
+    """A private table's invite: the ``code`` that lets a player in (with the table's id:
+    the browser's link is ``/#/join/<table>/<code>``), valid ``expires_in`` seconds more."""
+
+    table: str
+    code: str | None
+    expires_in: float | None
+
+
 class TableCreated(Reply):
     type: Literal["table_created"] = "table_created"
     table: TableInfo
+    invite: InviteInfo | None = None  # a private table's invite, for its opener to send
+
+
+class Invited(Reply):
+    """The answer to ``invite``."""
+
+    type: Literal["invite"] = "invite"
+    invite: InviteInfo
 
 
 class Seated(Reply):
@@ -162,3 +189,81 @@ class SettingsSaved(Reply):
     type: Literal["settings"] = "settings"
     rank_me: bool
     banned_until: float | None  # a Unix time, as /api/players gives it
+    hide_presence: bool = False
+
+
+class TableRef(ServerMessage):
+    """The table a player sits at: its ``room`` and ``game``, and its id (null for a
+    private table: its id is told to no one who is not at it)."""
+
+    table: str | None
+    room: str
+    game: str
+    private: bool = False
+
+
+class FriendInfo(ServerMessage):
+    """A player you follow: whether they follow you back (``mutual``: friends), whether
+    they are online, and the table they sit at (null: none)."""
+
+    name: str
+    mutual: bool
+    online: bool
+    at: TableRef | None = None
+
+
+class Friends(Reply):
+    """The answer to ``friends``: the players you follow."""
+
+    type: Literal["friends"] = "friends"
+    players: list[FriendInfo]
+
+
+class ChallengeInfo(ServerMessage):
+    """A challenge: who sent it (``by``), the room, its rules and its seats (each a
+    player, or null for a robot), and how long it waits for answers."""
+
+    id: str
+    by: str
+    room: str
+    game: str
+    rules: dict[str, Any]
+    seats: list[str | None]
+    expires_in: float
+
+
+class ChallengeSent(Reply):
+    """The answer to ``challenge``: it waits for every player named to accept."""
+
+    type: Literal["challenge"] = "challenge"
+    challenge: ChallengeInfo
+
+
+class Challenged(ServerMessage):
+    """Pushed to each player challenged (every connection of theirs)."""
+
+    type: Literal["challenged"] = "challenged"
+    challenge: ChallengeInfo
+
+
+class ChallengeOver(ServerMessage):
+    """Pushed to every player of a challenge when it is decided: ``accepted`` (the private
+    ``table`` is open, each player's seat kept for them: ``sit`` there), ``declined``
+    (``by`` whom and why), or ``expired``."""
+
+    type: Literal["challenge_over"] = "challenge_over"
+    challenge: str
+    outcome: Literal["accepted", "declined", "expired"]
+    by: str | None = None
+    reason: str | None = None
+    table: str | None = None
+    seats: list[str | None] | None = None
+
+
+class PresenceUpdate(ServerMessage):
+    """Pushed: a player you follow came online, went offline, sat at or left a table."""
+
+    type: Literal["presence"] = "presence"
+    name: str
+    online: bool
+    at: TableRef | None = None

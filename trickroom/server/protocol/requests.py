@@ -20,7 +20,8 @@ class Request(BaseModel):
 
 
 class Register(Request):
-    """Create an account and log in; names are 1-24 letters, digits, '_' or '-'."""
+    """Create an account and log in; names are 1-24 letters (of one script), digits, '_'
+    or '-' (server/names.py)."""
 
     type: Literal["register"]
     name: Name
@@ -102,6 +103,11 @@ class CreateTable(Request):
     # Spectators may chat to the players while a game with a human player is in play: off
     # unless asked (the table's players may change it: ``table_options``).
     spectator_chat: bool = False
+    # A private table (casual rooms): listed to no one, entered with its invite code.
+    private: bool = False
+
+
+InviteCode = Annotated[str, Field(min_length=1, max_length=64)]
 
 
 class Sit(Request):
@@ -110,6 +116,7 @@ class Sit(Request):
     type: Literal["sit"]
     table: TableId
     seat: Annotated[int, Field(ge=0, le=3)] | None = None
+    invite: InviteCode | None = None  # a private table's invite code
 
 
 class Stand(Request):
@@ -122,6 +129,49 @@ class Stand(Request):
 class Watch(Request):
     type: Literal["watch"]
     table: TableId
+    invite: InviteCode | None = None  # a private table's invite code
+
+
+SeatNo = Annotated[int, Field(ge=0, le=3)]
+
+
+class Invite(Request):
+    """A private table's invite code (its players, or the player who opened it); with
+    ``renew``, a new one (the old stops working), with ``revoke`` (the opener), none."""
+
+    type: Literal["invite"]
+    table: TableId
+    renew: bool = False
+    revoke: bool = False
+
+
+class Reserve(Request):
+    """Keep a seat of a private table for the player ``name`` (null: free it again): the
+    opener, before a game starts."""
+
+    type: Literal["reserve"]
+    table: TableId
+    seat: SeatNo
+    name: Name | None
+
+
+class MoveSeat(Request):
+    """Move the player at ``seat`` to the seat ``to`` (swapping with whoever is there): the
+    opener of a private table, before a game starts."""
+
+    type: Literal["move_seat"]
+    table: TableId
+    seat: SeatNo
+    to: SeatNo
+
+
+class RemovePlayer(Request):
+    """Remove the player at ``seat`` from a private table (they may not come back by its
+    invite): the opener, before a game starts."""
+
+    type: Literal["remove_player"]
+    table: TableId
+    seat: SeatNo
 
 
 class Unwatch(Request):
@@ -153,10 +203,13 @@ class TableOptions(Request):
 
 
 class PlayAgain(Request):
-    """After game over: the same seats play a new game once every human has asked."""
+    """After game over: the same four play a new game once every human has asked;
+    ``seats``: ``keep`` them, or ``rotate`` for new partners (casual tables; the table's
+    majority decides, a tie keeps them)."""
 
     type: Literal["play_again"]
     table: TableId
+    seats: Literal["keep", "rotate"] = "keep"
 
 
 # -- at the table ---------------------------------------------------------------------------
@@ -222,19 +275,62 @@ class CastVote(Request):
 
 
 class Settings(Request):
-    """Player settings. Turning "rank me" off bans ranked play for a week and resets
-    ratings, so it needs ``confirm: true``."""
+    """Player settings, each optional. Turning "rank me" off bans ranked play for a week
+    and resets ratings, so it needs ``confirm: true``; ``hide_presence``: those who follow
+    you see you offline."""
 
     type: Literal["settings"]
-    rank_me: bool
+    rank_me: bool | None = None
     confirm: bool = False
+    hide_presence: bool | None = None
+
+
+class Follow(Request):
+    """Follow a registered player (``on: false``: no longer); follows both ways make two
+    players friends. Registered players only."""
+
+    type: Literal["follow"]
+    name: Name
+    on: bool = True
+
+
+DeclineReason = Literal["generic", "later", "rules", "game", "no_robots", "casual"]
+
+
+class Challenge(Request):
+    """Ask players you name for a game: ``seats`` lists the four seats, each you, a player
+    you challenge (online, registered), or null for a robot; ``room`` a casual room and
+    ``rules`` its variants as ``create_table`` takes them. Accepted by all, it is a
+    private table with each seat kept for its player."""
+
+    type: Literal["challenge"]
+    room: Name
+    seats: Annotated[list[Name | None], Field(min_length=4, max_length=4)]
+    rules: dict[str, Any] = Field(default_factory=dict)
+
+
+class AnswerChallenge(Request):
+    """Accept a challenge, or decline it (``reason``, one of a fixed few, is told)."""
+
+    type: Literal["answer_challenge"]
+    challenge: Annotated[str, Field(min_length=1, max_length=40)]
+    accept: bool
+    reason: DeclineReason | None = None
+
+
+class ListFriends(Request):
+    """The players you follow, each with where they are; each change of theirs is then
+    pushed to this connection (``presence``) until it asks again or closes."""
+
+    type: Literal["friends"]
 
 
 ClientMessage = Annotated[
     Register | Login | Guest | Resume | Logout | LogoutAll | ChangePassword | ListSessions
     | ListRooms | ListTables | CreateTable | Sit | Stand
     | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
-    | Unqueue | CastVote | Settings | TableOptions,
+    | Unqueue | CastVote | Settings | TableOptions | Invite | Reserve | MoveSeat | RemovePlayer
+    | Follow | ListFriends | Challenge | AnswerChallenge,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = tuple(
@@ -242,7 +338,8 @@ CLIENT_TYPES = tuple(
     for m in (Register, Login, Guest, Resume, Logout, LogoutAll, ChangePassword, ListSessions,
               ListRooms, ListTables, CreateTable, Sit, Stand,
               Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
-              Unqueue, CastVote, Settings, TableOptions)
+              Unqueue, CastVote, Settings, TableOptions, Invite, Reserve, MoveSeat,
+              RemovePlayer, Follow, ListFriends, Challenge, AnswerChallenge)
 )
 client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
@@ -289,10 +386,12 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"
         why = first["msg"]
-        if first["type"] == "string_pattern_mismatch" and where == "name":
+        if first["type"] == "value_error":  # a rule of ours (a name's): its words alone
+            why = str(first["ctx"]["error"]) if "ctx" in first else why
+        elif first["type"].startswith("string_too") and first["loc"][-1] in ("name", "room"):
             why = NAME_RULE
-        raise ProtocolError("invalid_field", f"field {where!r}: {why}",
-                            request_id) from None
+        raise ProtocolError("invalid_field", f"field {where!r}: {why}", request_id,
+                            field=where if where != "message" else None) from None
 
 
 def _openers(text: str | bytes) -> int:

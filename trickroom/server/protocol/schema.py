@@ -18,9 +18,15 @@ from trickroom.server.protocol.game import (
     TableEvent,
 )
 from trickroom.server.protocol.lobby import (
+    Challenged,
+    ChallengeOver,
+    ChallengeSent,
     ChatMessage,
+    Friends,
+    Invited,
     Ok,
     Pong,
+    PresenceUpdate,
     QueueStatus,
     Rooms,
     Seated,
@@ -38,14 +44,16 @@ from trickroom.server.protocol.requests import client_adapter
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
     Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip, Moved,
-    SignedOut, SessionList,
+    SignedOut, SessionList, Invited, Friends, PresenceUpdate, ChallengeSent, Challenged,
+    ChallengeOver,
 )
 
 
 AnyServerMessage = Annotated[
     Error | Welcome | Ok | Rooms | Tables | TableUpdate | TableCreated | Seated | Snapshot
     | TableEvent | Skip | Prompt | ChatMessage | Pong | QueueStatus | SettingsSaved | TakenOver
-    | Moved | SignedOut | SessionList,
+    | Moved | SignedOut | SessionList | Invited | Friends | PresenceUpdate | ChallengeSent
+    | Challenged | ChallengeOver,
     Field(discriminator="type")]
 server_adapter: TypeAdapter[Any] = TypeAdapter(AnyServerMessage)
 """Every message the server sends, told apart by ``type`` (tests validate traffic with it)."""

@@ -47,6 +47,9 @@ from trickroom.server.store.values import (
 from trickroom.server.tables.records import GameCreated, Record
 
 RECENT_GAMES = 20  # how many ended games a profile lists
+# What a stored seat keeps for the server alone: the seat token's hash, and the address
+# group its player sat from (for eligibility): never in a game's public record.
+PRIVATE_SEAT_KEYS = frozenset({"token_hash", "group"})
 
 # The next ``limit`` games with moves after a given id, and when each ended: a loose scan
 # of the moves' key (one seek a game), which both engines run the same way.
@@ -61,6 +64,15 @@ SELECT walk.game_id AS game_id, games.finished AS finished
 FROM walk LEFT JOIN games ON games.id = walk.game_id WHERE walk.game_id IS NOT NULL
 ORDER BY walk.game_id
 """
+
+def _registered(seats: list[dict[str, Any]]) -> int:
+    """How many registered accounts sat at a game at its end: a casual game counts toward
+    ranked play only with two (server.tables.play._casual_credit), so a profile can say why
+    a game against robots alone did not count."""
+    return len({str(s.get("account") or s["name"]).lower() for s in seats
+                if s.get("kind") == "human" and not s.get("guest")
+                and not str(s.get("name", "")).startswith("guest-")})
+
 
 # A game's moves go only once it has ended, whatever the caller read before.
 DROP_MOVES_SQL = ("DELETE FROM actions WHERE game_id = ? AND EXISTS (SELECT 1 FROM games "
@@ -286,6 +298,79 @@ class Store(ABC):
                                     "WHERE guest = 1 AND created > ? GROUP BY name", (since,))
         return [(row["name"], row["created"]) for row in rows]
 
+    # -- ignore lists (issue 32, item E) ------------------------------------------------------
+
+    async def ignores(self, name: str) -> list[str]:
+        """Whom a registered player ignores."""
+        rows = await self._fetchall("SELECT other FROM ignores WHERE name = ? ORDER BY other",
+                                    (name,))
+        return [row["other"] for row in rows]
+
+    async def set_ignore(self, name: str, other: str, on: bool, most: int) -> bool:
+        """``name`` ignores ``other`` (``on``) or no longer does. False, changing nothing,
+        when ``name`` ignores ``most`` others already (ignoring one of them again, or
+        ending an ignore, always succeeds)."""
+        if not on:
+            await self._write("DELETE FROM ignores WHERE name = ? AND other = ?", (name, other))
+            return True
+        done: list[bool] = []
+
+        async def add(tx: Tx) -> None:
+            row = await tx.fetchone(
+                "SELECT (SELECT count(*) FROM ignores WHERE name = ?) AS n, (SELECT count(*) "
+                "FROM ignores WHERE name = ? AND other = ?) AS here", (name, name, other))
+            assert row is not None
+            if not row["here"] and row["n"] >= most:
+                done.append(False)
+                return
+            await tx.execute("INSERT INTO ignores (name, other) VALUES (?, ?) "
+                             "ON CONFLICT DO NOTHING", (name, other))
+            done.append(True)
+        await self._write_all([add])
+        return done[-1]
+
+    # -- follows and presence (issue 35, item 2) ---------------------------------------------
+
+    async def follows(self, name: str) -> list[dict[str, Any]]:
+        """Whom ``name`` follows (as each account spells its name), and whether each
+        follows back (a friend)."""
+        rows = await self._fetchall(
+            "SELECT users.name AS other, EXISTS (SELECT 1 FROM follows AS back WHERE "
+            "back.name = follows.other AND back.other = follows.name) AS mutual FROM follows "
+            "JOIN users ON users.name = follows.other WHERE follows.name = ? "
+            "ORDER BY users.name", (name,))
+        return [{"name": row["other"], "mutual": bool(row["mutual"])} for row in rows]
+
+    async def set_follow(self, name: str, other: str, on: bool, most: int) -> bool:
+        """``name`` follows ``other`` (``on``) or no longer does. False, changing nothing,
+        when ``name`` follows ``most`` players already."""
+        if not on:
+            await self._write("DELETE FROM follows WHERE name = ? AND other = ?", (name, other))
+            return True
+        done: list[bool] = []
+
+        async def add(tx: Tx) -> None:
+            row = await tx.fetchone(
+                "SELECT (SELECT count(*) FROM follows WHERE name = ?) AS n, (SELECT count(*) "
+                "FROM follows WHERE name = ? AND other = ?) AS here", (name, name, other))
+            assert row is not None
+            if not row["here"] and row["n"] >= most:
+                done.append(False)
+                return
+            await tx.execute("INSERT INTO follows (name, other) VALUES (?, ?) "
+                             "ON CONFLICT DO NOTHING", (name, other))
+            done.append(True)
+        await self._write_all([add])
+        return done[-1]
+
+    async def hides_presence(self, name: str) -> bool:
+        row = await self._fetchone("SELECT hide_presence FROM users WHERE name = ?", (name,))
+        return bool(row and row["hide_presence"])
+
+    async def set_hide_presence(self, name: str, hidden: bool) -> None:
+        await self._write("UPDATE users SET hide_presence = ? WHERE name = ?",
+                          (int(hidden), name))
+
     # -- games -------------------------------------------------------------------------------------
 
     async def persist(self, records: Sequence[Record], fence: Fence | None = None) -> None:
@@ -358,7 +443,9 @@ class Store(ABC):
                                                  (row["id"],))]
         created = GameCreated(row["id"], row["table_id"], row["room"], row["kind"],
                               json.loads(row["rules"]), row["seed"], row["dealer"],
-                              tuple(json.loads(row["seats"])), row["seating"])
+                              tuple(json.loads(row["seats"])), row["seating"],
+                              bool(row["spectator_chat"]), row["creator"],
+                              json.loads(row["private"]) if row["private"] else None)
         return StoredGame(created, actions)
 
     async def game(self, game_id: str) -> dict[str, Any] | None:
@@ -372,7 +459,7 @@ class Store(ABC):
             "room": row["room"],
             "game": row["kind"],
             "seating": row["seating"],
-            "seats": [{k: v for k, v in s.items() if k != "token_hash"}
+            "seats": [{k: v for k, v in s.items() if k not in PRIVATE_SEAT_KEYS}
                       for s in json.loads(row["seats"])],
             "started": row["started"],
             "finished": row["finished"],
@@ -401,6 +488,7 @@ class Store(ABC):
             mine = next((c for c in ratings or () if c.get("rated")
                          and str(c.get("player", "")).lower() == name.lower()), None)
             seat = row["seat"]
+            seats = json.loads(row["seats"])
             out.append({
                 "game_id": row["id"],
                 "game": row["kind"],
@@ -409,13 +497,27 @@ class Store(ABC):
                 "ended_at": row["finished"],
                 "seat": seat,
                 "players": [s.get("starter") or s.get("name")
-                            for s in sorted(json.loads(row["seats"]), key=lambda s: s["seat"])],
+                            for s in sorted(seats, key=lambda s: s["seat"])],
+                "registered_players": _registered(seats),
                 "scores": result["scores"],
                 "won": seat in result["winners"],
                 "abandoned": not result["finished"],
                 "rating_delta": mine["delta"] if mine is not None else None,
             })
         return out
+
+    async def last_ranked_games(self, names: Sequence[str]) -> dict[str, str]:
+        """Each player's last ranked game (the newest ended game with ratings they sat
+        in, from the start or as a substitute), by name, for those who have one."""
+        found: dict[str, str] = {}
+        for name in names:
+            row = await self._fetchone(
+                "SELECT p.game_id AS game_id FROM game_players p JOIN games g ON "
+                "g.id = p.game_id WHERE p.player = ? AND g.ratings IS NOT NULL "
+                "ORDER BY p.finished DESC LIMIT 1", (name,))
+            if row is not None:
+                found[name] = row["game_id"]
+        return found
 
     async def action_count(self, game_id: str) -> int:
         row = await self._fetchone("SELECT COUNT(*) AS n FROM actions WHERE game_id = ?",

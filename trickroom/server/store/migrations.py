@@ -72,6 +72,41 @@ CREATE TABLE IF NOT EXISTS devices (
 CREATE INDEX IF NOT EXISTS devices_name ON devices (name);
 """
 
+# Migration 3 (issue 32, item E): a registered player's ignore list is kept with the
+# account (a guest's ends with its connection, and is never stored). ``{nocase}`` is each
+# engine's case-blind collation: an account's name, as ``users.name`` compares it.
+IGNORES = "ignore lists kept with the account"
+IGNORES_TABLE = """
+CREATE TABLE IF NOT EXISTS ignores (
+    name TEXT COLLATE {nocase} NOT NULL,
+    other TEXT NOT NULL,
+    PRIMARY KEY (name, other)
+);
+"""
+
+# Migration 4 (issue 32, items 15 and 20; issue 35): a table's options are kept with its
+# game in play, which a restart or a take-over resumes with them: its spectator chat, who
+# opened it, and a private table's invite and seats (JSON, null for a public table). The
+# same SQL on both.
+TABLE_OPTIONS = "a table's options kept with its game"
+SPECTATOR_CHAT = ("games", "spectator_chat", "INTEGER NOT NULL DEFAULT 0")
+TABLE_OPTION_COLUMNS = (SPECTATOR_CHAT, ("games", "creator", "TEXT"),
+                        ("games", "private", "TEXT"))
+
+
+# Migration 5 (issue 35, item 2): whom a player follows (a mutual follow is a friend), and
+# whether they hide their presence from those who follow them.
+FOLLOWS = "follows, and presence a player may hide"
+FOLLOWS_TABLE = """
+CREATE TABLE IF NOT EXISTS follows (
+    name TEXT COLLATE {nocase} NOT NULL,
+    other TEXT COLLATE {nocase} NOT NULL,
+    PRIMARY KEY (name, other)
+);
+CREATE INDEX IF NOT EXISTS follows_other ON follows (other);
+"""
+HIDE_PRESENCE = ("users", "hide_presence", "INTEGER NOT NULL DEFAULT 0")
+
 
 class SchemaTooNew(StoreError):
     """The database is at a schema version this code does not know (a later release

@@ -16,8 +16,15 @@ import asyncpg
 from trickroom.server.store.migrations import (
     DEVICES,
     FIRST,
+    FOLLOWS,
+    FOLLOWS_TABLE,
+    HIDE_PRESENCE,
+    IGNORES,
+    IGNORES_TABLE,
     SESSION_COLUMNS,
     SESSIONS,
+    TABLE_OPTION_COLUMNS,
+    TABLE_OPTIONS,
     Migration,
     Step,
 )
@@ -153,6 +160,22 @@ async def _devices(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, DEVICES.replace("REAL", "DOUBLE PRECISION"), _RELATIONS)
 
 
+async def _follows(conn: asyncpg.Connection) -> str | None:
+    return await _made(conn, FOLLOWS_TABLE.format(nocase="tr_nocase"), _RELATIONS)
+
+
+async def _ignores(conn: asyncpg.Connection) -> str | None:
+    return await _made(conn, IGNORES_TABLE.format(nocase="tr_nocase"), _RELATIONS)
+
+
+def _option_column(table: str, column: str, declaration: str) -> Step[asyncpg.Connection]:
+    async def add(conn: asyncpg.Connection) -> str:
+        await conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} "
+                           f"{declaration}")
+        return "added"
+    return Step(f"{table}.{column}", add)
+
+
 CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
     Migration(1, FIRST, (
         Step("the collation tr_nocase", _collation),
@@ -163,6 +186,10 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
         Step("sessions.last_used, sessions.address", _session_columns),
         Step("devices", _devices),
     )),
+    Migration(3, IGNORES, (Step("ignores", _ignores),)),
+    Migration(4, TABLE_OPTIONS, tuple(_option_column(*added)
+                                      for added in TABLE_OPTION_COLUMNS)),
+    Migration(5, FOLLOWS, (Step("follows", _follows), _option_column(*HIDE_PRESENCE))),
 )
 
 

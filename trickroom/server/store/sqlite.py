@@ -120,11 +120,12 @@ class SqliteStore(Store):
             return await upgrade(self.where, None, chain, None)
         if check:
             db = await aiosqlite.connect(Path(self.path).absolute().as_uri() + "?mode=ro",
-                                         uri=True)
+                                         uri=True, factory=UnicodeNocase)
         else:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            db = await aiosqlite.connect(self.path, isolation_level=None, timeout=30)
+            db = await aiosqlite.connect(self.path, isolation_level=None, timeout=30,
+                                         factory=UnicodeNocase)
         try:
             found = await sqlite_schema.version(db)
             return await upgrade(self.where, found, chain,
@@ -153,11 +154,12 @@ class SqliteStore(Store):
         except sqlite3.Error as exc:  # a directory, or a file that may not be written
             raise StoreError(f"cannot open the SQLite file {self.path}: {exc}") from None
         await self.migrate()
-        self._db = await aiosqlite.connect(self.path)
+        self._db = await aiosqlite.connect(self.path, factory=UnicodeNocase)
         self._db.row_factory = aiosqlite.Row
         await self._db.execute("PRAGMA journal_mode=WAL")
         await self._db.execute(f"PRAGMA synchronous={DURABILITY[self.durability]}")
-        self._conn = sqlite3.connect(self.path, isolation_level="DEFERRED", timeout=30)
+        self._conn = sqlite3.connect(self.path, isolation_level="DEFERRED", timeout=30,
+                                     factory=UnicodeNocase)
         self._conn.execute(f"PRAGMA synchronous={DURABILITY[self.durability]}")
         self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
 
@@ -229,3 +231,21 @@ class SqliteStore(Store):
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         async with self.db.execute(sql, params) as cur:
             return list(await cur.fetchall())  # type: ignore[arg-type]
+
+
+def nocase(a: str, b: str) -> int:
+    """``NOCASE`` by Unicode case folding: SQLite's own folds ASCII alone, so "JOSÉ" and
+    "josé" were two accounts. On ASCII it orders as SQLite's does (names were ASCII until
+    issue 33), so the indexes of an older file stay in order."""
+    x, y = a.casefold(), b.casefold()
+    return (x > y) - (x < y)
+
+
+
+class UnicodeNocase(sqlite3.Connection):
+    """A connection to the file: it compares names by :func:`nocase` (every connection
+    must, or one would see the index out of order)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.create_collation("NOCASE", nocase)

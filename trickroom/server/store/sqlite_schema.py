@@ -20,8 +20,15 @@ import aiosqlite
 from trickroom.server.store.migrations import (
     DEVICES,
     FIRST,
+    FOLLOWS,
+    FOLLOWS_TABLE,
+    HIDE_PRESENCE,
+    IGNORES,
+    IGNORES_TABLE,
     SESSION_COLUMNS,
     SESSIONS,
+    TABLE_OPTION_COLUMNS,
+    TABLE_OPTIONS,
     Migration,
     Step,
 )
@@ -183,6 +190,19 @@ async def _devices(db: aiosqlite.Connection) -> str | None:
     return "made devices" if await _objects(db) - before else None
 
 
+async def _follows(db: aiosqlite.Connection) -> str | None:
+    before = await _objects(db)
+    for statement in statements(FOLLOWS_TABLE.format(nocase="NOCASE")):
+        await db.execute(statement)
+    return "made follows" if await _objects(db) - before else None
+
+
+async def _ignores(db: aiosqlite.Connection) -> str | None:
+    before = await _objects(db)
+    await db.execute(IGNORES_TABLE.format(nocase="NOCASE"))
+    return "made ignores" if await _objects(db) - before else None
+
+
 CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(1, FIRST, (
         Step("tables and indexes", _tables),
@@ -193,6 +213,9 @@ CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
         *(_column("sessions", *added) for added in SESSION_COLUMNS),
         Step("devices", _devices),
     )),
+    Migration(3, IGNORES, (Step("ignores", _ignores),)),
+    Migration(4, TABLE_OPTIONS, tuple(_column(*added) for added in TABLE_OPTION_COLUMNS)),
+    Migration(5, FOLLOWS, (Step("follows", _follows), _column(*HIDE_PRESENCE))),
 )
 
 

@@ -23,6 +23,7 @@ from trickroom.server.tables.records import (
     Banned,
     GameCreated,
     GameEnded,
+    OptionsChanged,
     Rated,
     Record,
     SeatsChanged,
@@ -73,18 +74,26 @@ def statements(record: Record) -> list[Statement]:
                               json.dumps(record.action)))]
     if isinstance(record, GameCreated):
         return [("INSERT INTO games (id, table_id, room, kind, rules, seed, dealer, seats, "
-                 "seating, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 "seating, started, spectator_chat, creator, private) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  (record.game_id, record.table_id, record.room, record.kind,
                   json.dumps(record.rules), record.seed, record.dealer,
-                  json.dumps(list(record.seats)), record.seating, now))]
+                  json.dumps(list(record.seats)), record.seating, now,
+                  int(record.spectator_chat), record.creator, _json_or_null(record.private)))]
+    if isinstance(record, OptionsChanged):
+        return [("UPDATE games SET spectator_chat = ?, private = ? WHERE id = ?",
+                 (int(record.spectator_chat), _json_or_null(record.private),
+                  record.game_id))]
     if isinstance(record, SeatsChanged):
         return [("UPDATE games SET seats = ? WHERE id = ?",
                  (json.dumps(list(record.seats)), record.game_id))]
     if isinstance(record, GameEnded):
         ratings = json.dumps(list(record.ratings)) if record.ratings is not None else None
-        return [("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ? "
-                 "WHERE id = ?", (now, json.dumps(record.result), pack(record.record),
-                                  ratings, record.game_id)),
+        # A private table's invite is a key: it is not kept once its game is over.
+        return [("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ?, "
+                 "private = NULL WHERE id = ?",
+                 (now, json.dumps(record.result), pack(record.record), ratings,
+                  record.game_id)),
                 lambda tx: _index_players(tx, record.game_id, now),
                 *(("UPDATE users SET casual_games = casual_games + 1 WHERE name = ?", (name,))
                   for name in record.casual_players)]
@@ -155,3 +164,7 @@ def standing(value: float, sigma: float, stats_json: str) -> Standing:
     stats = json.loads(stats_json)
     stats["history"] = tuple(stats.get("history", ()))
     return Standing(Rating(value, sigma), PlayerStats(**stats))
+
+
+def _json_or_null(value: Any) -> str | None:
+    return None if value is None else json.dumps(value)

@@ -15,9 +15,12 @@ the table than one talkative spectator; the players' own lines never draw on it.
 
 from __future__ import annotations
 
+import math
+
 from trickroom.server.protocol import ChatMessage, Ok, ProtocolError
 from trickroom.server.tables.commands import Chat, Options
 from trickroom.server.tables.log import Shared
+from trickroom.server.tables.records import OptionsChanged
 from trickroom.server.tables.state import Phase
 from trickroom.server.tables.table import Table
 
@@ -55,15 +58,21 @@ def _spectator_may_chat(table: Table) -> None:
         wait = (1 - credit) / rate
         raise ProtocolError("rate_limited", f"this table's spectators have chatted as much "
                             f"as they may for now; wait {wait:.1f} s before the next",
-                            retry_after=round(wait, 2))
+                            retry_after=math.ceil(wait * 100) / 100)
     state.spectator_credit = credit - 1
 
 
 def on_options(table: Table, cmd: Options) -> None:
-    """Change the table's options: only its players, or the player who opened it."""
+    """Change the table's options: only its players, or the player who opened it. During
+    a game they are stored with it (a restart, or another node taking the table over,
+    resumes it with them); a new game stores them as it starts."""
     if table.seat_of(cmd.who.client) is None and cmd.who.name != table.creator:
         raise ProtocolError("not_seated", "only this table's players or the player who "
                             "opened it may change its options")
-    table.state.spectator_chat = cmd.spectator_chat
+    state = table.state
+    if state.phase is Phase.PLAYING and state.game_id is not None:  # kept with the game
+        table.write(OptionsChanged(state.game_id, cmd.spectator_chat,
+                                   state.private.stored() if state.private else None))
+    state.spectator_chat = cmd.spectator_chat
     table.reply(cmd.who, Ok(id=cmd.rid))
     table.changed()  # the table (a ``table`` event) and the lobby see it

@@ -47,11 +47,14 @@ class Command:
 
 @dataclass(frozen=True, slots=True)
 class Who:
-    """The sender of a request: its connection and the account (or guest) it speaks for."""
+    """The sender of a request: its connection, the account (or guest) it speaks for, and
+    the address group it comes from (``group_of``: what tells one person's accounts
+    apart from another's, for ranked eligibility; "" where none is known)."""
 
     client: ClientId
     name: str
     guest: bool = True
+    group: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +70,13 @@ class Request(Command):
 class Sit(Request):
     """Take ``seat`` (or any free one). ``refusal``: why this player may not sit at a
     ranked table (eligibility, looked up by the runner), or None; ``ban``: why they may
-    not even substitute in a ranked game (a ban), or None."""
+    not even substitute in a ranked game (a ban), or None; ``invite``: a private table's
+    invite code, as sent."""
 
     seat: int | None = None
     refusal: str | None = None
     ban: str | None = None
+    invite: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +93,7 @@ class Stand(Request):
 
 @dataclass(frozen=True, slots=True)
 class Watch(Request):
-    pass
+    invite: str | None = None  # a private table's invite code, as sent
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +115,9 @@ class Start(Request):
 
 @dataclass(frozen=True, slots=True)
 class PlayAgain(Request):
-    pass
+    """Play the next game; ``rotate``: with new partners (if most of the table asks)."""
+
+    rotate: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +147,33 @@ class Chat(Request):
 
     text: str = ""
     ignored_by: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Invite(Request):
+    """A private table's invite: see it, ``renew`` it, or ``revoke`` it."""
+
+    renew: bool = False
+    revoke: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Reserve(Request):
+    """Keep ``seat`` of a private table for ``name`` (None: for no one)."""
+
+    seat: int = 0
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveSeat(Request):
+    seat: int = 0
+    to: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RemovePlayer(Request):
+    seat: int = 0
 
 
 @dataclass(frozen=True, slots=True)

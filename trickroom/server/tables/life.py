@@ -10,6 +10,7 @@ refuses every command; its games stay in the store for review.
 from __future__ import annotations
 
 from trickroom.server.protocol import TableClosed
+from trickroom.server.tables import privacy
 from trickroom.server.tables.commands import IdleOver, Open
 from trickroom.server.tables.effects import Changed, Closed
 from trickroom.server.tables.state import Phase
@@ -17,6 +18,8 @@ from trickroom.server.tables.table import Table
 
 
 def on_open(table: Table, cmd: Open) -> None:
+    if table.state.private is not None:
+        privacy.issue(table, table.state.private)  # its first invite, for its opener
     table.emit(Changed(table.info()))
     tidy(table)
 

@@ -41,7 +41,7 @@ from trickroom.server.protocol import (
     TableChanged,
     TableInfo,
 )
-from trickroom.server.tables import chat, drops, life, play, seating
+from trickroom.server.tables import chat, drops, life, play, privacy, seating
 from trickroom.server.tables.commands import (
     Act,
     AgainOver,
@@ -52,13 +52,17 @@ from trickroom.server.tables.commands import (
     Disconnect,
     Fill,
     IdleOver,
+    Invite,
+    MoveSeat,
     NextHand,
     Open,
     Options,
     PlayAgain,
     Rejoin,
+    RemovePlayer,
     Request,
     RequestId,
+    Reserve,
     Resume,
     Retry,
     RobotChose,
@@ -91,7 +95,7 @@ from trickroom.server.tables.log import EventLog, Shared
 from trickroom.server.tables.policies import DropPolicy, policy_for
 from trickroom.server.tables.records import Record, SeatsChanged
 from trickroom.server.tables.seats import Seat
-from trickroom.server.tables.state import Phase, TableState
+from trickroom.server.tables.state import Phase, Privacy, TableState
 
 STORE_RETRY_SECONDS = 1.0
 
@@ -121,7 +125,8 @@ class TableMachine:
 
     def __init__(self, table_id: str, room: Room, settings: ServerSettings, rules: Any,
                  seating: str, rng: random.Random, seq: int = 0,
-                 creator: str | None = None, spectator_chat: bool = False) -> None:
+                 creator: str | None = None, spectator_chat: bool = False,
+                 private: Privacy | None = None) -> None:
         self.id = table_id
         self.creator = creator  # who opened the table: may fill and start it unseated
         self.room = room
@@ -133,7 +138,7 @@ class TableMachine:
         self.system = room.system or "zone"
         self.rating_system = room.rating_system()  # with the constants the room adopted
         self.turn_seconds = room.turn_seconds or settings.turn_seconds
-        self.state = TableState(spectator_chat=spectator_chat)
+        self.state = TableState(spectator_chat=spectator_chat, private=private)
         self.log = EventLog(table_id, settings.event_log_size, seq)
         self.now = 0.0
         self._out: list[Effect] = []
@@ -322,11 +327,13 @@ class TableMachine:
             id=self.id, room=self.room.name, game=self.room.game, state=state.phase.value,
             seating=self.seating,
             seats=[SeatInfo(seat=s.index, name=s.name, kind=s.kind, away=s.away,
-                            robot_level=s.robot_level if s.robot_plays else None)
+                            robot_level=s.robot_level if s.robot_plays else None,
+                            reserved_for=state.private.reserved.get(s.index)
+                            if state.private else None)
                    for s in state.seats],
             watchers=len(state.watchers), game_id=state.game_id,
             chances=state.chances if state.phase in (Phase.PLAYING, Phase.OVER) else None,
-            spectator_chat=state.spectator_chat)
+            spectator_chat=state.spectator_chat, private=state.private is not None)
 
     def snapshot(self, seat: int | None, rid: RequestId = None) -> Snapshot:
         state = self.state
@@ -367,6 +374,10 @@ HANDLERS: dict[type[Command], Callable[[TableMachine, Any], None]] = {
     Disconnect: seating.on_disconnect,
     Chat: chat.on_chat,
     Options: chat.on_options,
+    Invite: privacy.on_invite,
+    Reserve: privacy.on_reserve,
+    MoveSeat: privacy.on_move_seat,
+    RemovePlayer: privacy.on_remove_player,
     Act: play.on_act,
     Resume: play.on_resume,
     WindowOver: play.on_window_over,

@@ -40,7 +40,7 @@ from trickroom.server.tables.commands import (
 from trickroom.server.tables.effects import AskRobot, Changed, LoadStandings
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.policies import Trigger
-from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded
+from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded, SeatsChanged
 from trickroom.server.tables.seats import Seat
 from trickroom.server.tables.state import Phase, RankedState
 from trickroom.server.tables.table import Table
@@ -81,7 +81,8 @@ def _start_game(table: Table, standings: dict[str, Standing]) -> None:
     rules = game.record()["rules"]
     table.write(GameCreated(game_id, table.id, table.room.name, table.room.game, rules, seed,
                             game.first_dealer, tuple(s.stored() for s in state.seats),
-                            table.seating))
+                            table.seating, state.spectator_chat, table.creator,
+                            state.private.stored() if state.private else None))
     state.game, state.game_id, state.phase = game, game_id, Phase.PLAYING
     state.games += 1
     state.acted = [0, 0, 0, 0]
@@ -323,6 +324,10 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
     for idx, why in state.whys.items():
         if idx < len(record["actions"]):
             record["actions"][idx]["why"] = why
+    # The seats' address groups served the game in play (its eligibility, a restart): a
+    # game kept for good keeps no player's address.
+    table.write(SeatsChanged(game_id, tuple({**s.stored(), "group": None}
+                                            for s in state.seats)))
     table.write(GameEnded(game_id, outcome.to_wire(), record,
                           tuple(ratings) if ratings is not None else None, casual))
     turn = turn_info(table)
@@ -349,16 +354,18 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
 
 def _casual_credit(table: Table) -> tuple[str, ...]:
     """Who a finished casual game counts toward ranked eligibility: each registered
-    account present at the end, once, and only when at least two distinct accounts
-    played (one account alone, or with guests and robots, earns nothing), a game of a
-    real length: to at least half the room's own target (issue 32, item 7: five games
-    to one point, a hand each, had made an account eligible in 0.6 s)."""
+    account present at the end, once, and only when they played from at least two
+    address groups (one person alone, with guests, robots or accounts of their own,
+    earns nothing; the accounts of one group count as one), a game of a real length: to
+    at least half the room's own target (issue 32, item 7: five games to one point, a
+    hand each, with two accounts of one person, had made an account eligible in 0.6 s).
+    A seat stored before groups were kept counts as a group of its own."""
     game = table.state.game
     if game is None or 2 * game.rules.target < table.room.make_rules().target:
         return ()
-    accounts = sorted({s.account for s in table.state.seats
-                       if s.connected and s.account and not s.guest})
-    return tuple(accounts) if len(accounts) >= 2 else ()
+    groups = {s.account: s.group or f"account:{s.account}" for s in table.state.seats
+              if s.connected and s.account and not s.guest}
+    return tuple(sorted(groups)) if len(set(groups.values())) >= 2 else ()
 
 
 # -- a restart -------------------------------------------------------------------------------
@@ -377,7 +384,7 @@ def on_resume(table: Table, cmd: Resume) -> None:
         seat = state.seats[stored["seat"]]
         seat.name, seat.kind = stored["name"], stored["kind"]
         seat.account = stored.get("account", stored["name"] if seat.kind == "human" else None)
-        seat.guest = stored.get("guest", False)
+        seat.guest, seat.group = stored.get("guest", False), stored.get("group")
         seat.token_hash, seat.robot_level = stored.get("token_hash"), stored["robot_level"]
         seat.starter, seat.substitute = stored.get("starter"), stored.get("substitute", False)
         if seat.kind == "human":

@@ -27,6 +27,9 @@ class GameCreated:
     dealer: int
     seats: tuple[dict[str, Any], ...]
     seating: str
+    spectator_chat: bool = False  # the table's option, which a resumed table keeps
+    creator: str | None = None  # who opened the table (may fill, start and arrange it)
+    private: dict[str, Any] | None = None  # a private table's invite and seats (privacy.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,16 @@ class SeatsChanged:
 
     game_id: str
     seats: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OptionsChanged:
+    """The table's options changed during its game (a restart, or the node that takes the
+    table over, resumes the game with them)."""
+
+    game_id: str
+    spectator_chat: bool
+    private: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,4 +91,5 @@ class Banned:
     reason: str
 
 
-Record = GameCreated | ActionTaken | SeatsChanged | GameEnded | Rated | Banned
+Record = (GameCreated | ActionTaken | SeatsChanged | OptionsChanged | GameEnded | Rated
+          | Banned)

@@ -13,7 +13,7 @@ import base64
 
 from trickroom.server.auth import token_hash, token_matches
 from trickroom.server.protocol import Ok, ProtocolError, Seated, Substituted, TakenOver
-from trickroom.server.tables import drops, play
+from trickroom.server.tables import drops, play, privacy
 from trickroom.server.tables.commands import (
     AgainOver,
     Disconnect,
@@ -49,6 +49,7 @@ def _take(table: Table, seat: Seat, who: Who) -> str:
     token = _token(table)
     seat.name, seat.account, seat.kind, seat.guest = who.name, who.name, "human", who.guest
     seat.client, seat.token_hash, seat.again = who.client, token_hash(token), False
+    seat.group = who.group or None
     table.state.watchers.pop(who.client, None)
     return token
 
@@ -68,6 +69,7 @@ def _already_seated(table: Table, who: Who) -> None:
 
 
 def on_sit(table: Table, cmd: Sit) -> None:
+    privacy.admit(table, cmd.who, cmd.invite)
     _already_seated(table, cmd.who)
     state = table.state
     if state.phase is Phase.PLAYING:
@@ -78,7 +80,7 @@ def on_sit(table: Table, cmd: Sit) -> None:
                                           "your own seat with its seat token")
     if table.room.rated and cmd.refusal:
         raise ProtocolError("not_eligible", cmd.refusal)
-    free = [s for s in state.seats if s.kind == "empty"]
+    free = privacy.free_for(table, cmd.who, [s for s in state.seats if s.kind == "empty"])
     if not free:
         raise ProtocolError("table_full", "every seat at this table is taken")
     if table.seating == "random_seating":
@@ -89,6 +91,11 @@ def on_sit(table: Table, cmd: Sit) -> None:
         seat = state.seats[cmd.seat]
         if seat.kind != "empty":
             raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken by {seat.name}")
+        if seat not in free:
+            kept = state.private.reserved.get(seat.index) if state.private else None
+            raise ProtocolError("seat_taken", f"seat {cmd.seat} is kept for {kept}" if kept
+                                else f"seat {free[0].index} is kept for you: sit there")
+    privacy.taken(table, seat)
     token = _take(table, seat, cmd.who)
     table.changed()
     table.cancel(IdleOver)
@@ -156,6 +163,7 @@ def on_stand(table: Table, cmd: Stand) -> None:
 
 
 def on_watch(table: Table, cmd: Watch) -> None:
+    privacy.admit(table, cmd.who, cmd.invite)
     table.state.watchers[cmd.who.client] = cmd.who.name
     table.reply(cmd.who, table.snapshot(None, cmd.rid))
     table.emit(Changed(table.info()))
@@ -181,8 +189,9 @@ def on_fill(table: Table, cmd: Fill) -> None:
     _may_run(table, cmd.who, "fill")
     if table.state.phase is not Phase.WAITING:
         raise ProtocolError("table_full", "the game has started")
+    kept = table.state.private.reserved if table.state.private else {}
     for seat in table.state.seats:
-        if seat.kind == "empty":
+        if seat.kind == "empty" and seat.index not in kept:  # a kept seat waits its player
             seat.kind, seat.robot_level = "robot", cmd.level
             seat.name = robot_name(seat.index, cmd.level)
     table.changed()
@@ -203,12 +212,15 @@ def on_start(table: Table, cmd: Start) -> None:
 def on_play_again(table: Table, cmd: PlayAgain) -> None:
     seat = table.seated(cmd.who)
     state = table.state
+    if cmd.rotate and table.room.rated:
+        raise ProtocolError("invalid_field", "a ranked room seats its players by its own "
+                                             "rule: play again with the seats kept")
     if state.phase is not Phase.OVER:
         raise ProtocolError("wrong_phase", "the game is not over")
     if table.room.rated and any(s.kind != "human" for s in state.seats):
         raise ProtocolError("wrong_phase", "a ranked game starts with four players; "
                                            "a seat is empty")
-    seat.again = True
+    seat.again, seat.rotate = True, cmd.rotate
     _maybe_again(table)
     table.reply(cmd.who, Ok(id=cmd.rid))
 
@@ -232,16 +244,34 @@ def _maybe_again(table: Table) -> None:
         table.set_timer(back_by - table.now, AgainOver())
         return
     table.cancel(AgainOver)
+    asked = [s.rotate for s in state.seats if s.connected]
     for s in state.seats:
-        s.again = False
+        s.again = s.rotate = False
         if s.away:  # gone since the game: a robot plays the seat
-            s.kind, s.name, s.account, s.token_hash = (
-                "robot", f"{s.name} (robot)", None, None)
+            s.kind, s.name, s.account, s.token_hash, s.group = (
+                "robot", f"{s.name} (robot)", None, None, None)
         elif s.kind == "empty":
             s.kind, s.name = "robot", robot_name(s.index, s.robot_level)
+    if 2 * sum(asked) > len(asked):
+        _new_partners(table)
     table.cancel(IdleOver)
     state.phase = Phase.WAITING
     play.maybe_start(table)
+
+
+def _new_partners(table: Table) -> None:
+    """A rematch with new partners: North stays, the other three move one seat on (East
+    to South, South to West, West to East), so that three rematches in a row give each
+    player each partner once (in Hearts: each neighbour to pass to). Robots move with
+    their seats; each player moved learns their new seat."""
+    seats = table.state.seats
+    order = [seats[0], seats[3], seats[1], seats[2]]
+    for index, seat in enumerate(order):
+        seat.index = index
+    seats[:] = order
+    for seat in order[1:]:
+        privacy.tell_seat(table, seat)
+    table.changed()
 
 
 def on_disconnect(table: Table, cmd: Disconnect) -> None:

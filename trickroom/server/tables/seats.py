@@ -40,9 +40,11 @@ class Seat:
     client: ClientId | None = None
     robot_level: RobotLevel = "heuristic"
     again: bool = False  # asked to play again after the game
+    rotate: bool = False  # asked for new partners in the next game (a casual table)
     starter: str | None = None  # who sat here when the game started
     substitute: bool = False  # a human in a quitter's seat, unrated
     guest: bool = False  # the account is a guest session (counts toward no eligibility)
+    group: str | None = None  # the address group it sat from: one person's accounts share it
     away_since: float = 0.0  # when its player went away (a drop, or their server moved)
 
     @property
@@ -63,8 +65,9 @@ class Seat:
         self.name = self.account = self.token_hash = None
         self.client = None
         self.guest = False
+        self.group = None
         self.kind = "empty"
-        self.again = False
+        self.again = self.rotate = False
 
     def copy(self) -> Seat:
         return copy_fields(self)
@@ -74,7 +77,7 @@ class Seat:
         return {"seat": self.index, "name": self.name, "account": self.account,
                 "kind": self.kind, "token_hash": self.token_hash,
                 "robot_level": self.robot_level, "starter": self.starter,
-                "substitute": self.substitute, "guest": self.guest}
+                "substitute": self.substitute, "guest": self.guest, "group": self.group}
 
 
 VOTE_CHOICES = {"wait": ("wait", "dont_wait"), "invite_robot": ("yes", "no")}

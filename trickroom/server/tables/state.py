@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from typing import Any
 
 from trickroom.game.engine import Engine
 from trickroom.ratings import Departure, Standing
@@ -58,6 +59,41 @@ class RankedState:
         return copy_fields(self)
 
 
+@dataclass(slots=True)
+class Privacy:
+    """A private table's way in: its invite code (None: revoked) and until when it lets
+    players in (the table's clock), the seats kept for named players, and who was
+    removed (accounts, case-folded)."""
+
+    invite: str | None = None
+    invite_until: float = 0.0
+    reserved: dict[int, str] = field(default_factory=dict)  # seat -> name
+    removed: set[str] = field(default_factory=set)
+
+    def copy(self) -> Privacy:
+        return copy_fields(self)
+
+    def stored(self) -> dict[str, Any]:
+        """As kept with a game in play (a restart resumes the table private, as it was)."""
+        return {"invite": self.invite, "invite_until": self.invite_until,
+                "reserved": {str(seat): name for seat, name in self.reserved.items()},
+                "removed": sorted(self.removed)}
+
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any]) -> Privacy:
+        return cls(stored.get("invite"), float(stored.get("invite_until", 0.0)),
+                   {int(seat): name for seat, name in stored.get("reserved", {}).items()},
+                   set(stored.get("removed", ())))
+
+    def kept_for(self, name: str) -> int | None:
+        """The seat kept for ``name``, if any."""
+        folded = name.lower()
+        for seat, kept in self.reserved.items():
+            if kept.lower() == folded:
+                return seat
+        return None
+
+
 def _four_seats() -> list[Seat]:
     return [Seat(i) for i in range(4)]
 
@@ -86,6 +122,8 @@ class TableState:
     # -- a ranked game (rating) ----------------------------------------------------------------
     ranked: RankedState = field(default_factory=RankedState, metadata=SEATING)
     chances: list[float] | None = None  # the sides' chances at the start
+    # -- a private table (privacy) ---------------------------------------------------------
+    private: Privacy | None = field(default=None, metadata=SEATING)
     # -- chat ----------------------------------------------------------------------------------
     spectator_chat: bool = False  # spectators chat to the players of a game in play
     # The spectators' chat credit, all of them together (a token bucket) as of

@@ -11,6 +11,9 @@ import * as lobby from "./lobby.js";
 import * as tablePage from "./tableview.js";
 import * as review from "./review.js";
 import * as profile from "./profile.js";
+import * as join from "./join.js";
+import * as friends from "./friends.js";
+import * as challenges from "./challenges.js";
 
 const SESSION_KEY = "trickroom.session";
 const SEATS_KEY = "trickroom.seats";
@@ -31,6 +34,7 @@ const ctx = {
   chats: new Map(), // "room:NAME" | "table:ID" -> [{name, text}]
   chatListeners: new Set(),
   seats: load(SEATS_KEY, {}), // table id -> {seat, token, room}
+  invites: {}, // private table id -> its invite code (from a link, or made here)
   ready: null, // resolves once logged in (or known to be logged out)
   navigate(path) {
     if (location.hash.replace(/^#/, "") === path) route(true);
@@ -94,6 +98,7 @@ function renderHeader() {
     h("nav", { "aria-label": "Main" },
       h("a", { href: "#/" }, "Lobby"),
       h("a", { href: "#/leaders" }, "Leaderboards"),
+      me && !me.guest ? h("a", { href: "#/friends" }, "Friends") : null,
       me && !me.guest ? h("a", { href: `#/player/${encodeURIComponent(me.name)}` }, "Profile") : null),
     h("span", { class: "who" },
       statusEl,
@@ -114,13 +119,16 @@ async function route(force = false) {
   const { parts, params, key } = parseRoute();
   const [head, arg] = parts;
   if (!["review", "player", "leaders"].includes(head)) await ctx.ready;
+  const [, , code] = parts;
   if (parseRoute().key !== key) return; // the hash moved on while we waited
   let module, routeParams = { ...params };
   if (head === "review" && arg) { module = review; routeParams.id = arg; }
   else if (head === "player" && arg) { module = profile; routeParams.name = arg; routeParams.page = "player"; }
   else if (head === "leaders") { module = profile; routeParams.page = "leaders"; }
+  else if (head === "join" && arg && code) { module = join; routeParams.table = arg; routeParams.code = code; }
   else if (!ctx.me || head === "signin") { module = signin; routeParams.next = head === "signin" ? "" : key; }
   else if (head === "table" && arg) { module = tablePage; routeParams.id = arg; }
+  else if (head === "friends") { module = friends; }
   else { module = lobby; routeParams.room = head === "room" ? arg : params.room; }
   const newKey = `${module === signin ? "signin" : "page"}:${key}`;
   if (newKey === pageKey && page && force !== true) return;
@@ -133,6 +141,7 @@ async function route(force = false) {
 }
 
 ctx.conn.onMessage((msg) => {
+  if (challenges.onMessage(ctx, msg)) return;
   if (msg.type === "chat") {
     const key = msg.table ? `table:${msg.table}` : `room:${msg.room}`;
     const log = ctx.chatLog(key);

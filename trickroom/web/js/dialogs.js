@@ -3,6 +3,7 @@
 
 import { h } from "./dom.js";
 import { cardShort } from "./cards.js";
+import { count as cards } from "./counts.js";
 
 export const DIRECTION_OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
 const PASS_ARROWS = { left: "←", right: "→", across: "↑" }; // as the player sees the table
@@ -42,7 +43,7 @@ export function promptDialog(p, v, { seat, seatName, selected, act, pass }) {
     const to = (seat + DIRECTION_OFFSET[v.pass_direction]) % 4;
     return h("div", { class: "prompt-panel pass-dialog", role: "dialog", "aria-label": "Pass cards" },
       h("h2", {}, h("span", { class: "pass-arrow", "aria-hidden": "true" }, PASS_ARROWS[v.pass_direction] || ""),
-        ` Pass ${count} cards ${v.pass_direction}`),
+        ` Pass ${cards(count, "card")} ${v.pass_direction}`),
       // Low enough for a phone: the name on one line (cut if it must be), the cards
       // chosen beside the button.
       h("p", { class: "pass-to", title: seatName(to) }, `to ${seatName(to)}. Choose them in your hand.`),

@@ -2,6 +2,8 @@
 // Player names and chat come from other people; h() puts them in as text, so a
 // name like "<script>" shows as those characters and nothing runs.
 
+import { count } from "./counts.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 function setProps(el, props) {
@@ -74,7 +76,7 @@ export function toast(text, kind = "info", ms = 4000) {
 
 /** Points as a table says them: "1 pt", "13 pts", "−26 pts" (one true minus sign). */
 export function points(n) {
-  return `${n < 0 ? "−" : ""}${Math.abs(n)} ${Math.abs(n) === 1 ? "pt" : "pts"}`;
+  return `${n < 0 ? "−" : ""}${count(Math.abs(n), "pt")}`;
 }
 
 export function seconds(n) {

@@ -4,7 +4,8 @@
 // player asks for the results again.
 
 import { h, fill } from "./dom.js";
-import { sideName, ratingChange } from "./scoresheet.js";
+import { sideName, heartsPlaces, ratingList } from "./scoresheet.js";
+import { summaryTable } from "./handsummary.js";
 import { seatNames } from "./tableselectors.js";
 import { chancesText } from "./tablebar.js";
 
@@ -22,9 +23,26 @@ export function gameOverView(el, intents) {
         h("th", { scope: "row" }, sideName(names, side)), h("td", { class: "num" }, String(over.scores[side])),
         h("td", {}, winners.includes(side) ? "winners" : "")));
     }
+    const places = heartsPlaces(over.scores);
     return [0, 1, 2, 3].sort((a, b) => over.scores[a] - over.scores[b]).map((seat) =>
       h("tr", { class: winners.includes(seat) ? "won" : null }, h("th", { scope: "row" }, names[seat]),
-        h("td", { class: "num" }, String(over.scores[seat])), h("td", {}, winners.includes(seat) ? "winner" : "")));
+        h("td", { class: "num" }, String(over.scores[seat])), h("td", {}, places[seat])));
+  }
+
+  /** The hand that decided the game, scored as every other hand's summary shows it: the
+   *  dialog comes as that hand ends, so it shows its summary too. */
+  function lastHand(state, names) {
+    const v = state.view;
+    const n = v?.hand_results?.length || 0;
+    if (!n) return null;
+    return h("section", { class: "final-hand", "aria-labelledby": "final-hand-h" },
+      h("h3", { id: "final-hand-h" }, `Hand ${n}, the last, scored`),
+      summaryTable({ game: v.game, result: v.hand_results[n - 1], scores: v.scores, names }));
+  }
+
+  /** The seat a rating change's player finished in (its name there, or the last seen). */
+  function seatOf(state, player) {
+    return [0, 1, 2, 3].find((s) => state.info?.seats?.[s]?.name === player || state.names[s] === player) ?? -1;
   }
 
   function draw(state) {
@@ -40,9 +58,11 @@ export function gameOverView(el, intents) {
       over.abandoned ? h("p", {}, "The game ended early after a disconnection; it is scored as it stood.") : null,
       h("p", { class: "over-headline" }, youWon ? "You won!" : `${winnerNames.join(" and ")} won.`),
       h("table", { class: "final-scores" }, h("caption", {}, "Final scores"), h("tbody", {}, scoreRows(state, over, names))),
+      lastHand(state, names),
       over.ratings?.length || chances ? h("section", { class: "ratings" }, h("h3", {}, "Rating changes"),
         chances ? h("p", { class: "chances" }, h("span", { class: "hint" }, "Chances before the game: "), chances) : null,
-        over.ratings?.length ? h("ul", {}, over.ratings.map(ratingChange)) : null) : null,
+        over.ratings?.length ? h("ul", {}, ratingList(over.ratings,
+          { game: state.view?.game || state.info?.game, scores: over.scores, seatOf: (p) => seatOf(state, p) })) : null) : null,
       h("div", { class: "dialog-actions" },
         state.seat != null ? h("button", { type: "button", class: "primary", onclick: intents.playAgain }, "Play again") : null,
         state.gameId ? h("a", { class: "button", href: `#/review/${encodeURIComponent(state.gameId)}` }, "Review the game") : null,

@@ -3,6 +3,7 @@
 // it stays up until they press the button, even when the next hand has been dealt.
 
 import { h } from "./dom.js";
+import { count } from "./counts.js";
 
 const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
 const plain = (n) => (n < 0 ? `−${-n}` : String(n));
@@ -15,7 +16,7 @@ function spadesRows(r, names) {
     const terms = [
       s.made === null ? null : `bid ${s.contract}, took ${s.tricks}${s.made ? "" : " (set)"}`,
       ...nils,
-      s.bags ? `${s.bags} bag${s.bags === 1 ? "" : "s"}` : null,
+      s.bags ? count(s.bags, "bag") : null,
       s.bag_penalty ? `bag penalty ${signed(s.bag_penalty)}` : null,
     ].filter(Boolean);
     const side = `${names[seats[0]]} & ${names[seats[1]]}`;
@@ -42,18 +43,24 @@ function heartsRows(r, names, scores) {
  * turn's dialog shows below the summary (the button then only closes it).
  */
 export function handSummary({ game, number, result, scores, names, onContinue, next }) {
-  const rows = game === "spades" ? spadesRows(result, names) : heartsRows(result, names, result.scores || scores);
   // The heading and its button stay in view when the table must scroll (a short screen,
   // or our turn's dialog below the summary).
   return h("section", { class: "prompt-panel hand-summary", role: "dialog", "aria-labelledby": "summary-h" },
     h("div", { class: "summary-head" }, h("h2", { id: "summary-h" }, `Hand ${number} scored`),
       h("button", { type: "button", class: "primary summary-go", onclick: onContinue },
         next ? `Continue to ${next}` : "Close")),
-    h("div", { class: "summary-body" }, h("table", { class: "summary-table" },
-      h("thead", {}, h("tr", {},
-        h("th", { scope: "col" }, game === "spades" ? "Side" : "Player"),
-        h("th", { scope: "col" }, "This hand"),
-        h("th", { scope: "col", class: "num" }, "Points"),
-        h("th", { scope: "col", class: "num" }, "Score"))),
-      h("tbody", {}, rows))));
+    h("div", { class: "summary-body" }, summaryTable({ game, result, scores, names })));
+}
+
+/** The summary's table alone: how one hand scored, side by side or player by player (the
+ *  game-over dialog shows the deciding hand's with the final scores). */
+export function summaryTable({ game, result, scores, names }) {
+  const rows = game === "spades" ? spadesRows(result, names) : heartsRows(result, names, result.scores || scores);
+  return h("table", { class: "summary-table" },
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, game === "spades" ? "Side" : "Player"),
+      h("th", { scope: "col" }, "This hand"),
+      h("th", { scope: "col", class: "num" }, "Points"),
+      h("th", { scope: "col", class: "num" }, "Score"))),
+    h("tbody", {}, rows));
 }

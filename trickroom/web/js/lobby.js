@@ -1,10 +1,12 @@
 // The lobby: rooms, a room's tables and seats, creating a table, joining,
 // watching, robots, the ranked random queue, and the room's chat.
 
+import { inviteLink } from "./join.js";
 import { h, fill, toast, seconds, sentence } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
 import { chatPanel } from "./chat.js";
 import { getJSON } from "./net.js";
+import { count } from "./counts.js";
 
 const SYSTEM_NAMES = {
   zone: "Zone", zone_tuned: "Zone (tuned)", wocg: "WoCG Elo", wocg_tuned: "WoCG (tuned)",
@@ -20,6 +22,8 @@ export function mount(main, ctx, params) {
   let cut = null; // { listed, total } when the room has more tables than its list gave
   let queue = null; // the last queue_status for this room
   let chat = null;
+  let shownRoom = null; // the room the strip was last scrolled to
+  let myGame = null; // a game going on with this player seated (TableInfo), if any
 
   const alert = h("div", { class: "refusal", role: "alert", hidden: true });
   const roomNav = h("nav", { class: "rooms", "aria-label": "Rooms" });
@@ -43,14 +47,41 @@ export function mount(main, ctx, params) {
   }
 
   async function loadRooms() {
-    const reply = await ctx.conn.request({ type: "list_rooms" });
+    const [reply, games] = await Promise.all([ctx.conn.request({ type: "list_rooms" }), myGames()]);
     ctx.rooms = reply.rooms;
-    const wanted = reply.rooms.find((r) => r.name === params.room) || reply.rooms[0];
+    myGame = games[0] || null;
+    // Back after closing the tab: the lobby opens on the room of the game going on.
+    const wantedName = params.room || myGame?.room;
+    const wanted = reply.rooms.find((r) => r.name === wantedName) || reply.rooms[0];
     renderRooms(wanted);
     if (wanted) await openRoom(wanted);
   }
 
+  /** The games going on with this player in a seat (a robot plays it while they are away),
+   *  newest first: the tables this browser remembers a seat at, as their rooms list them
+   *  now (GET /api/tables: the listing, without subscribing to each room). */
+  async function myGames() {
+    const remembered = Object.entries(ctx.seats).filter(([, s]) => s.room)
+      .sort((a, b) => (b[1].at || 0) - (a[1].at || 0)).slice(0, 4);
+    const rooms = [...new Set(remembered.map(([, s]) => s.room))];
+    const listed = await Promise.all(rooms.map((r) =>
+      getJSON(`/api/tables?room=${encodeURIComponent(r)}`).then((data) => data?.tables || []).catch(() => [])));
+    const byId = new Map(listed.flat().map((t) => [t.id, t]));
+    return remembered.map(([id]) => byId.get(id)).filter((t) => t && t.state === "playing" && mySeatAt(t));
+  }
+
+  /** "Your game is on": from any room, the way back to the seat. */
+  function myGameNote() {
+    if (!myGame) return null;
+    const seat = mySeatAt(myGame);
+    return h("div", { class: "my-game", role: "status" },
+      h("strong", {}, `Your game is on in room ${myGame.room}`),
+      ` (table ${myGame.id})${seat?.away ? ": a robot plays your seat until you are back." : "."} `,
+      h("button", { type: "button", class: "primary", onclick: () => ctx.navigate(`/table/${myGame.id}`) }, "Back to my seat"));
+  }
+
   function renderRooms(current) {
+    const scrolled = roomNav.querySelector("ul")?.scrollLeft || 0;
     fill(roomNav, h("h2", {}, "Rooms"), h("ul", {}, ctx.rooms.map((r) =>
       h("li", {}, h("a", {
         href: `#/room/${encodeURIComponent(r.name)}`, class: "room-link",
@@ -59,7 +90,35 @@ export function mount(main, ctx, params) {
       },
       h("span", { class: "room-name" }, r.name),
       h("span", { class: `badge ${r.rated ? "ranked" : "casual"}` }, r.rated ? `Ranked · ${systemName(r.system)}` : "Casual"),
-      h("span", { class: "room-game" }, `${gameName(r.game)} · ${r.tables} table${r.tables === 1 ? "" : "s"}`))))));
+      h("span", { class: "room-game" }, `${gameName(r.game)} · ${count(r.tables, "table")}`))))));
+    // Once a room is chosen: a later redraw (a count changed) leaves the strip where the
+    // player scrolled it.
+    roomNav.querySelector("ul").scrollLeft = scrolled;
+    if (current && current.name !== shownRoom) requestAnimationFrame(() => showCurrentRoom());
+    shownRoom = current?.name;
+  }
+
+  /** On a phone the rooms are a strip that scrolls sideways: bring the room on screen into
+   *  it (the strip alone scrolls, not the page). */
+  function showCurrentRoom() {
+    const strip = roomNav.querySelector("ul");
+    const link = roomNav.querySelector('.room-link[aria-current="page"]');
+    if (!strip || !link || strip.scrollWidth <= strip.clientWidth) return;
+    const s = strip.getBoundingClientRect();
+    const l = link.getBoundingClientRect();
+    strip.scrollLeft += (l.left - s.left) - (s.width - l.width) / 2;
+  }
+
+  /** A table of the room on screen opened or closed (its listing push): the room's count
+   *  in the strip follows, as the list beside it does. */
+  function countTable(id, removed) {
+    const r = ctx.rooms.find((x) => x.name === room?.name);
+    if (!r) return;
+    const change = removed ? (tables.has(id) ? -1 : 0) : (tables.has(id) ? 0 : 1);
+    if (!change) return;
+    r.tables = Math.max(0, r.tables + change);
+    if (room !== r) room.tables = r.tables;
+    renderRooms(room);
   }
 
   async function openRoom(r) {
@@ -67,6 +126,14 @@ export function mount(main, ctx, params) {
     queue = null;
     alert.hidden = true;
     renderRooms(r);
+    // The rooms again: their counts, and whether this player may sit in the ranked ones
+    // now (a casual game finished since, "rank me" turned on), said before any click.
+    const rooms = await ctx.conn.request({ type: "list_rooms" }).then((reply) => reply.rooms).catch(() => null);
+    if (rooms) {
+      ctx.rooms = rooms;
+      room = rooms.find((x) => x.name === r.name) || r;
+      renderRooms(room);
+    }
     const reply = await ctx.conn.request({ type: "list_tables", room: r.name });
     tables.clear();
     for (const t of reply.tables) tables.set(t.id, t);
@@ -83,13 +150,26 @@ export function mount(main, ctx, params) {
     const rules = Object.entries(room.rules || {}).filter(([k]) => ["target", "mercy", "blind_nil", "moon"].includes(k))
       .map(([k, v]) => `${k.replace("_", " ")} ${v === null || v === false ? "off" : v === true ? "on" : String(v).replaceAll("_", " ")}`).join(" · ");
     fill(roomHead,
+      myGameNote(),
       h("h2", {}, room.name, " ", h("span", { class: `badge ${room.rated ? "ranked" : "casual"}` },
         room.rated ? `Ranked · ${systemName(room.system)}` : "Casual")),
       h("p", { class: "hint" }, `${gameName(room.game)}${rules ? ` · ${rules}` : ""}`),
+      notEligible(),
       h("div", { class: "room-actions" },
-        h("button", { type: "button", class: "primary", onclick: () => dialog.open(room) }, "Create table")));
+        h("button", { type: "button", class: "primary", onclick: () => dialog.open(room),
+          disabled: barred() ? true : null, "aria-describedby": barred() ? "not-eligible" : null }, "Create table")));
     renderQueue();
     renderTables();
+  }
+
+  /** Why this player may not sit in the ranked room on screen (the server's words), or null. */
+  const barred = () => (room?.rated && room.not_eligible) || null;
+
+  function notEligible() {
+    if (!barred()) return null;
+    return h("p", { class: "eligibility", id: "not-eligible" },
+      h("strong", {}, "You may not sit at ranked tables yet. "), sentence(barred()),
+      ctx.me && !ctx.me.guest ? [" ", h("a", { href: `#/player/${encodeURIComponent(ctx.me.name)}` }, "Your casual games")] : null);
   }
 
   function renderQueue() {
@@ -99,11 +179,12 @@ export function mount(main, ctx, params) {
     fill(queueBox,
       h("h3", {}, "Random queue"),
       h("p", { class: "queue-status", "aria-live": "polite" }, queue
-        ? `${queue.length} player${queue.length === 1 ? "" : "s"} waiting` +
+        ? `${count(queue.length, "player")} waiting` +
           (queue.expected_wait != null ? ` · expected wait ${queue.expected_wait < 5 ? "a few seconds" : `about ${seconds(queue.expected_wait)}`}` : "") +
           (inQueue ? " · you are in the queue" : "")
         : "Join the queue to be seated at random with three other players (this weighs most in ratings)."),
       h("button", { type: "button", class: inQueue ? "" : "primary",
+        disabled: !inQueue && barred() ? true : null, "aria-describedby": barred() ? "not-eligible" : null,
         onclick: () => ctx.conn.request({ type: inQueue ? "unqueue" : "queue", room: room.name })
           .then((reply) => { if (reply.type === "queue_status") { queue = reply; renderQueue(); } })
           .catch(refuse) },
@@ -143,7 +224,7 @@ export function mount(main, ctx, params) {
         h("ul", { class: "tc-seats" }, t.seats.map((s) => h("li", { class: `seat-line ${s.kind}` },
           h("span", { class: "seat-dir" }, SEAT_NAMES[s.seat]),
           s.kind === "empty"
-            ? (waiting && !mine && t.seating !== "random_seating"
+            ? (waiting && !mine && t.seating !== "random_seating" && !barred()
               ? h("button", { type: "button", class: "small", onclick: () => sit(t, s.seat) }, "Sit here")
               : h("span", { class: "hint" }, "empty"))
             : h("span", { class: "seat-who" }, s.name,
@@ -151,12 +232,12 @@ export function mount(main, ctx, params) {
               s.away ? h("span", { class: "badge away" }, "away") : null)))),
         h("div", { class: "tc-actions" },
           mine ? h("button", { type: "button", class: "primary", onclick: () => ctx.navigate(`/table/${t.id}`) }, "Back to my seat")
-            : waiting && empty ? h("button", { type: "button", class: "primary", onclick: () => sit(t, null) }, "Join") : null,
+            : waiting && empty && !barred() ? h("button", { type: "button", class: "primary", onclick: () => sit(t, null) }, "Join") : null,
           h("button", { type: "button", onclick: () => ctx.navigate(`/table/${t.id}`) }, "Watch"),
           !room.rated && waiting && empty ? h("button", { type: "button",
             onclick: () => ctx.conn.request({ type: "fill_robots", table: t.id }).catch(refuse) }, "Fill with robots") : null));
     }), cut ? h("li", { class: "empty-note list-cut" },
-      `The room had ${cut.total} tables open; the server listed ${cut.listed} of them, those waiting for players first.`) : null);
+      `The room had ${count(cut.total, "table")} open; the server listed ${cut.listed} of them, those waiting for players first.`) : null);
   }
 
   function createDialog() {
@@ -222,6 +303,8 @@ export function mount(main, ctx, params) {
             "Players pick their seats and partners"),
           h("label", { class: "check" }, h("input", { type: "radio", name: "seating", value: "random_seating" }),
             "Seats are drawn at random")),
+        r.rated ? null : h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }),
+          "Private: listed to no one; friends come in by the invite link you send them"),
         h("p", { class: "error", role: "alert" }),
         h("div", { class: "dialog-actions" },
           h("button", { type: "button", onclick: () => el.close() }, "Cancel"),
@@ -249,8 +332,13 @@ export function mount(main, ctx, params) {
       const errorEl = form.querySelector(".error");
       try {
         const created = await ctx.conn.request({ type: "create_table", room: r.name,
-          ...(r.rated ? {} : { rules: rulesFrom(data, r) }), seating: data.get("seating") });
+          ...(r.rated ? {} : { rules: rulesFrom(data, r), private: data.has("private") }),
+          seating: data.get("seating") });
         const t = created.table;
+        if (created.invite?.code) {
+          ctx.invites[t.id] = created.invite.code;
+          showInvite(t.id, created.invite.code);
+        }
         try {
           const seated = await ctx.conn.request({ type: "sit", table: t.id });
           ctx.rememberSeat(t.id, seated.seat, seated.seat_token, r.name);
@@ -284,6 +372,11 @@ export function mount(main, ctx, params) {
     onReconnect() { if (room) openRoom(room).catch(refuse); },
     onMessage(msg) {
       if (msg.type === "table_update" && room && msg.table.room === room.name) {
+        countTable(msg.table.id, msg.removed);
+        if (myGame?.id === msg.table.id) {
+          myGame = !msg.removed && msg.table.state === "playing" && mySeatAt(msg.table) ? msg.table : null;
+          renderRoom();
+        }
         if (msg.removed) tables.delete(msg.table.id); else tables.set(msg.table.id, msg.table);
         renderTables();
       } else if (msg.type === "queue_status" && room && msg.room === room.name) {
@@ -294,4 +387,24 @@ export function mount(main, ctx, params) {
       }
     },
   };
+}
+
+/** A private table's invite link, to copy and send to friends. */
+function showInvite(table, code) {
+  const link = inviteLink(table, code);
+  const input = h("input", { type: "text", readonly: true, value: link, "aria-label": "Invite link",
+    class: "invite-link", onfocus: (e) => e.target.select() });
+  const note = h("p", { role: "status", class: "hint" });
+  const box = h("dialog", { class: "invite-dialog", "aria-labelledby": "invite-h" },
+    h("h2", { id: "invite-h" }, "Invite your friends"),
+    h("p", {}, "Send them this link: it seats them at this table (for a day)."),
+    input, note,
+    h("div", { class: "dialog-actions" },
+      h("button", { type: "button", onclick: async () => {
+        try { await navigator.clipboard.writeText(link); note.textContent = "Copied."; }
+        catch { input.select(); note.textContent = "Select the link and copy it."; }
+      } }, "Copy link"),
+      h("button", { type: "button", class: "primary", onclick: () => { box.close(); box.remove(); } }, "Done")));
+  document.body.append(box);
+  box.showModal();
 }

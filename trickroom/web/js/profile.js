@@ -4,6 +4,8 @@
 import { h, s, fill, sentence } from "./dom.js";
 import { getJSON } from "./net.js";
 import { systemName } from "./lobby.js";
+import { count } from "./counts.js";
+import { heartsPlaces } from "./scoresheet.js";
 
 const gameName = (g) => (g === "hearts" ? "Hearts" : "Spades");
 const round = (x) => (x == null || Number.isNaN(Number(x)) ? "—" : String(Math.round(Number(x))));
@@ -55,7 +57,7 @@ export function ratingChart(points, { width = 640, height = 240, label = "Rating
   const games = points.filter((p) => !p.start).length;
   // A group, not an image: the dots are links to the games' reviews (an image may hold no links).
   return s("svg", { class: "rating-chart", viewBox: `0 0 ${width} ${height}`, role: "group",
-    "aria-label": `${label}: ${games} game${games === 1 ? "" : "s"}, from ${round(values[0])} to ${round(last.rating)}`,
+    "aria-label": `${label}: ${count(games, "game")}, from ${round(values[0])} to ${round(last.rating)}`,
     preserveAspectRatio: "xMidYMid meet" },
   s("title", {}, label),
   ticks.map((v) => s("g", { class: "tick", "aria-hidden": "true" },
@@ -81,6 +83,24 @@ function niceStep(raw) {
 
 // -- a player's page -----------------------------------------------------------------------------
 
+/** The casual games that count toward ranked play, against how many the server asks for,
+ *  and the rule that counts them (a game against robots alone counts nothing). */
+function casualCount(data) {
+  const done = data.casual_games ?? 0;
+  const needed = data.casual_games_needed;
+  const rankMe = ` · rank me ${data.rank_me === false ? "off" : "on"}`;
+  if (needed == null || done >= needed) {
+    return h("p", { class: "hint casual-count" }, `${count(done, "casual game")} finished${rankMe}`);
+  }
+  return h("p", { class: "hint casual-count" },
+    `${done} of ${count(needed, "casual game")} finished for ranked play${rankMe}. `,
+    `${CASUAL_RULE}.`);
+}
+
+const CASUAL_RULE = "A casual game counts when at least two registered players finish it, playing from " +
+  "different places (one person's accounts count as one), to at least half the room's target; games with " +
+  "only robots and guests do not count";
+
 /** The player's last games, casual and ranked, newest first, each with its review. */
 function recentGames(data) {
   const games = data.recent_games || [];
@@ -88,13 +108,17 @@ function recentGames(data) {
   return h("section", { class: "recent", "aria-labelledby": "recent-h" },
     h("h2", { id: "recent-h" }, "Recent games"),
     games.length ? h("ol", { class: "recent-games" }, games.map((g) => {
-      const outcome = g.abandoned ? "ended early" : g.won ? "won" : "lost";
+      // Hearts: the place, as the game's results say it (a gain in 2nd place is no loss).
+      const outcome = g.abandoned ? "ended early" : g.game === "hearts" && g.scores?.length === 4
+        ? heartsPlaces(g.scores)[g.seat] : g.won ? "won" : "lost";
       const others = g.players.filter((_, seat) => seat !== g.seat);
       return h("li", {},
         h("a", { href: `#/review/${encodeURIComponent(g.game_id)}` }, `${gameName(g.game)} · review`),
         h("span", { class: `outcome ${g.won ? "won" : ""}` }, ` ${outcome}`),
         ` · ${g.rated ? "ranked" : "casual"} in ${g.room}`,
         g.rating_delta != null ? ` · rating ${signed(g.rating_delta)}` : "",
+        !g.rated && g.registered_players != null && g.registered_players < 2
+          ? h("span", { class: "hint" }, " · did not count toward ranked play (one registered player)") : null,
         h("span", { class: "hint" }, ` · with ${others.join(", ")}`,
           g.ended_at ? ` · ${new Date(g.ended_at * 1000).toLocaleString()}` : ""));
     })) : h("p", { class: "hint" }, "No finished games yet."));
@@ -131,7 +155,7 @@ function player(main, ctx, params) {
     const mine = ctx.me && !ctx.me.guest && ctx.me.name.toLowerCase() === (data.name || "").toLowerCase();
     fill(root,
       h("h1", {}, data.name || params.name),
-      h("p", { class: "hint" }, `${data.casual_games ?? 0} casual game${(data.casual_games ?? 0) === 1 ? "" : "s"} finished · rank me ${data.rank_me === false ? "off" : "on"}`),
+      casualCount(data),
       data.banned_until ? h("p", { class: "refusal" }, `Banned from ranked play until ${
         typeof data.banned_until === "number" ? new Date(data.banned_until * 1000).toLocaleString() : data.banned_until}`) : null,
       mine ? rankMe(ctx, data, load) : null,

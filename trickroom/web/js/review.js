@@ -9,7 +9,7 @@ import { h, fill } from "./dom.js";
 import { SEAT_NAMES, sortHand, cardShort } from "./cards.js";
 import { cardEl } from "./cardface.js";
 import { getJSON } from "./net.js";
-import { scoreSheet, ratingChange } from "./scoresheet.js";
+import { heartsPlaces, scoreSheet, ratingList } from "./scoresheet.js";
 
 const OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
 // Seen from one seat, as at the table: that seat at the bottom, the next one (in play
@@ -46,6 +46,14 @@ export function handsOf(data) {
 }
 
 // -- the page ---------------------------------------------------------------------------
+
+/** Hearts' final scores in finishing order, each with its place, as the rating changes
+ *  below them are listed: "bob 30 (won) · ann 50 (2nd) · ...". */
+function heartsFinal(scores, names) {
+  const places = heartsPlaces(scores);
+  return [0, 1, 2, 3].filter((s) => scores[s] != null).sort((a, b) => scores[a] - scores[b])
+    .map((s) => `${names[s]} ${scores[s]} (${places[s]})`).join(" · ");
+}
 
 export function mount(main, ctx, params) {
   const root = h("section", { class: "review", "aria-label": "Game review" }, h("p", {}, "Loading the game…"));
@@ -123,7 +131,7 @@ export function mount(main, ctx, params) {
         h("p", { class: "hint" }, [data.room, data.id, data.finished ? new Date(data.finished * 1000).toLocaleString() : null].filter(Boolean).join(" · ")),
         h("p", {}, "Final scores: ", game === "spades"
           ? `${n[0]} & ${n[2]} ${result.scores?.[0]} · ${n[1]} & ${n[3]} ${result.scores?.[1]}`
-          : (result.scores || []).map((sc, s) => `${n[s]} ${sc}`).join(" · "),
+          : heartsFinal(result.scores || [], n),
         winners.length ? h("b", {}, ` · won by ${winners.join(" and ")}`) : null),
         result.finished === false ? h("p", { class: "hint" }, "The game ended early; it was scored as it stood.") : null),
       h("nav", { class: "review-controls", "aria-label": "Step through the game" },
@@ -151,7 +159,8 @@ export function mount(main, ctx, params) {
             hand.pass_direction === "hold" ? "No pass this hand" : `Passing ${hand.pass_direction}`))),
       scoreSheet(game, hands.map((x) => x.result).slice(0, handNo + (step === tricks ? 1 : 0)).filter(Boolean), n,
         { target: data.record.rules?.target, current: step === tricks ? handNo : undefined }),
-      ratings.length ? h("section", { class: "ratings" }, h("h2", {}, "Rating changes"), h("ul", {}, ratings.map(ratingChange))) : null);
+      ratings.length ? h("section", { class: "ratings" }, h("h2", {}, "Rating changes"), h("ul", {}, ratingList(ratings,
+        { game, scores: result.scores, seatOf: (player) => n.indexOf(player) }))) : null);
   }
 
   const keys = (e) => {

@@ -3,6 +3,7 @@
 
 import { h, fill } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
+import { place } from "./counts.js";
 
 const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
 const total = (n) => (n < 0 ? `−${-n}` : String(n)); // one minus sign on the whole sheet
@@ -52,13 +53,40 @@ export function scoreSheet(game, results, names, { target, current } = {}) {
     }) : h("tr", {}, h("td", { colspan: 5, class: "hint" }, "No hand scored yet."))));
 }
 
-/** A rating change with its breakdown ("how the points were calculated"). */
-export function ratingChange(change) {
+/** Hearts: each seat's place by its final score, lowest first: "won" for a winner alone,
+ *  "2nd", "3rd", "4th", and "tied 2nd" for a shared place (a Hearts "loss" is every place
+ *  but first, so the rating system's won/lost would call a gain in 2nd place "lost"). */
+export function heartsPlaces(scores) {
+  return scores.map((score) => {
+    const rank = 1 + scores.filter((x) => x < score).length;
+    const tied = scores.filter((x) => x === score).length > 1;
+    if (rank === 1 && !tied) return "won";
+    return tied ? `tied ${place(rank)}` : place(rank);
+  });
+}
+
+/** The rating changes in the order the results list the players, each labelled as they
+ *  are: in Hearts by finishing place (lowest score first, the seat order among ties, as
+ *  the score table sorts them); in Spades as the server sent them. `seatOf(player)` is
+ *  the seat a change's player finished in (-1 or undefined when none: listed last). */
+export function ratingList(changes, { game, scores, seatOf }) {
+  if (game !== "hearts" || !scores?.length) return changes.map((change) => ratingChange(change));
+  const places = heartsPlaces(scores);
+  const seat = (change) => { const s = seatOf(change.player); return s == null || s < 0 ? null : s; };
+  const key = (change) => (seat(change) == null ? Infinity : scores[seat(change)]);
+  return [...changes].sort((a, b) => key(a) - key(b))
+    .map((change) => ratingChange(change, seat(change) == null ? null : places[seat(change)]));
+}
+
+/** A rating change with its breakdown ("how the points were calculated"). `label` says the
+ *  result in place of the change's own outcome (a Hearts place: "2nd", not "lost"). */
+export function ratingChange(change, label = null) {
   // before/after are {value, sigma} on the wire (plain numbers are accepted too).
   const value = (x) => Number(x && typeof x === "object" ? x.value : x);
   const delta = Number(change.delta ?? (value(change.after) - value(change.before)));
   const round = (x) => (Math.abs(x) >= 10 || Number.isInteger(x) ? Math.round(x * 10) / 10 : Math.round(x * 100) / 100);
-  const outcome = { win: "won", loss: "lost", tie: "tie", quit: "quit" }[change.outcome] || change.outcome;
+  const outcome = (change.outcome !== "quit" && label) ||
+    { win: "won", loss: "lost", tie: "tie", quit: "quit" }[change.outcome] || change.outcome;
   return h("li", { class: "rating-change" },
     h("div", { class: "rc-head" },
       h("a", { href: `#/player/${encodeURIComponent(change.player)}` }, change.player),

@@ -5,6 +5,7 @@
 import { h, fill, seconds } from "./dom.js";
 import { ourTurn, robotPlays, seatName } from "./tableselectors.js";
 import { soundOn } from "./sound.js";
+import { count } from "./counts.js";
 
 /** Ranked rooms: each side's chance of winning, as the room's rating system put it
  *  when the game started (the server sends it; nothing is computed here). */
@@ -37,7 +38,7 @@ export function drawBar(el, state, intents) {
   if (v && v.game === "spades" && v.hand_no >= 0) {
     scores = [0, 1].map((side) => h("span", { class: "team-score" },
       h("span", { class: "hint" }, side === 0 ? "N+S " : "E+W "), h("b", {}, String(v.scores[side])),
-      h("span", { class: "hint" }, ` (${v.bags?.[side] ?? 0} bags)`)));
+      h("span", { class: "hint" }, ` (${count(v.bags?.[side] ?? 0, "bag")})`)));
   }
   fill(el,
     h("div", { class: "bar-title" },
@@ -66,14 +67,14 @@ export function turnText(state) {
   if (state.paused && v?.phase !== "game_over") return `Paused: ${state.paused}.`;
   if (info.state === "waiting" || !v) {
     const empty = info.seats.filter((s) => s.kind === "empty").length;
-    return `Waiting for players: ${empty} seat${empty === 1 ? "" : "s"} free. The game starts when all four are filled.`;
+    return `Waiting for players: ${count(empty, "seat")} free. The game starts when all four are filled.`;
   }
   if (v.phase === "game_over") return "Game over.";
   if (v.phase === "hand_over") return "Hand over; the next deal is coming.";
   if (v.phase === "pass") {
     const waiting = v.pass_chosen.filter((x) => !x).length;
-    if (ourTurn(state)) return `Your turn: choose ${state.prompt?.pass_count || v.rules.pass_count || 3} cards to pass ${v.pass_direction}.`;
-    return `Passing ${v.pass_direction}: waiting for ${waiting} player${waiting === 1 ? "" : "s"}.`;
+    if (ourTurn(state)) return `Your turn: choose ${count(state.prompt?.pass_count || v.rules.pass_count || 3, "card")} to pass ${v.pass_direction}.`;
+    return `Passing ${v.pass_direction}: waiting for ${count(waiting, "player")}.`;
   }
   if (v.to_act == null) return v.game === "hearts" ? "The 2♣ leads." : "";
   const verb = { bid: "bid", play: "play", moon: "choose how the moon scores" }[v.phase] || "act";
@@ -108,6 +109,6 @@ export function drawContract(el, state) {
     const bags = v.bags?.[side] ?? 0;
     return h("span", { class: "contract" }, h("span", { class: "side-name" }, side === 0 ? "North–South" : "East–West"),
       ` bid ${bid}, have ${have}`,
-      nils.length ? ` (${nils.join(", ")})` : "", `, ${bags} bag${bags === 1 ? "" : "s"}`, side === 0 ? " · " : "");
+      nils.length ? ` (${nils.join(", ")})` : "", `, ${count(bags, "bag")}`, side === 0 ? " · " : "");
   }));
 }

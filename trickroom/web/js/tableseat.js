@@ -6,6 +6,7 @@ import { h, fill, seconds, points } from "./dom.js";
 import { SEAT_NAMES, cardName } from "./cards.js";
 import { cardEl } from "./cardface.js";
 import { placeOf, robotPlays } from "./tableselectors.js";
+import { count } from "./counts.js";
 
 export const PLACES = ["bottom", "left", "top", "right"]; // placeOf's numbers, as CSS names them
 
@@ -41,7 +42,7 @@ function stats(state, seat) {
   }
   return [
     h("span", { class: "pts" }, points(v.points_taken?.[seat] ?? 0)),
-    h("span", { class: "won" }, `${v.tricks_won[seat]} tricks`),
+    h("span", { class: "won" }, count(v.tricks_won[seat], "trick")),
     h("span", { class: "total hint" }, `total ${v.scores[seat]}`),
   ];
 }
@@ -55,8 +56,10 @@ function canSit(state, seat) {
   return info.state === "playing" && state.openSeats.includes(seat);
 }
 
-/** Draw `seat` into `el` as the state has it at `now`; `sit(seat)` takes it. */
-export function drawSeat(el, state, seat, now, { sit }) {
+/** Draw `seat` into `el` as the state has it at `now`; `sit(seat)` takes it, and
+ *  `takeBack()` takes back our own seat a robot plays while we watch it
+ *  (`mineToTakeBack(seat)`: another window of ours had it, and has closed). */
+export function drawSeat(el, state, seat, now, { sit, mineToTakeBack, takeBack }) {
   const info = state.info?.seats?.[seat];
   const v = state.view;
   const turn = v && (v.phase === "pass" ? !v.pass_chosen?.[seat] : v.to_act === seat);
@@ -88,6 +91,8 @@ export function drawSeat(el, state, seat, now, { sit }) {
     v && v.game === "spades" && v.phase === "bid" && v.bids?.[seat] != null && state.bidWhys[seat]
       ? h("div", { class: "hint bid-why" }, state.bidWhys[seat]) : null,
     canSit(state, seat) ? h("button", { type: "button", class: "small", onclick: () => sit(seat) },
-      state.info?.state === "playing" ? "Sit in as substitute" : "Sit here") : null);
+      state.info?.state === "playing" ? "Sit in as substitute" : "Sit here") : null,
+    mineToTakeBack?.(seat) ? h("button", { type: "button", class: "small primary", onclick: takeBack },
+      "Take my seat back") : null);
   el.setAttribute("aria-label", `${SEAT_NAMES[seat]}: ${info?.name || "empty"}${turn ? ", to act" : ""}`);
 }

@@ -122,6 +122,9 @@ export function mount(main, ctx, params) {
           const reply = await ctx.conn.request({ type: "rejoin", table: id, seat_token: seat.token, last_seq: state.seq });
           dispatch({ type: "seated", seat: seat.seat });
           if (reply.type === "snapshot") dispatch(reply);
+          // A seat the queue gave comes without its room: kept now, the lobby finds the
+          // game again after the tab is closed.
+          if (!seat.room && state.info?.room) ctx.rememberSeat(id, seat.seat, seat.token, state.info.room);
           return;
         } catch (err) {
           if (err.code !== "not_authorized") throw err;
@@ -129,7 +132,7 @@ export function mount(main, ctx, params) {
           dispatch({ type: "watching" });
         }
       }
-      dispatch(await ctx.conn.request({ type: "watch", table: id }));
+      dispatch(await ctx.conn.request({ type: "watch", table: id, ...(ctx.invites[id] ? { invite: ctx.invites[id] } : {}) }));
     } catch (err) {
       fill(root, h("div", { class: "panel" }, h("h1", {}, "Table not found"), h("p", {}, sentence(err.message)),
         h("a", { href: "#/" }, "Back to the lobby")));
@@ -195,6 +198,14 @@ export function mount(main, ctx, params) {
     dispatch, act, pass, sit, leave, vote, playAgain,
     fillRobots: () => ctx.conn.request({ type: "fill_robots", table: id }),
     roomRated: () => ctx.rooms.find((r) => r.name === state.info?.room)?.rated,
+    // Watching our own seat while a robot plays it (the newer window that took it has
+    // closed): the seat is ours to take back with its token, without a reload.
+    mineToTakeBack: (seat) => {
+      const mine = ctx.seatAt(id);
+      const info = state.info?.seats?.[seat];
+      return state.seat == null && mine?.seat === seat && !!info?.away && info.name === ctx.me?.name;
+    },
+    takeBack: () => join(),
     toggleSound: () => { setSound(!soundOn()); schedule(); },
     toggleLastTrick: () => dispatch({ type: "toggle_last_trick" }),
     openResults: () => dispatch({ type: "open_results" }),
@@ -261,7 +272,7 @@ export function mount(main, ctx, params) {
     if (msg.type === "prompt" && !before.prompt) playSound("turn");
     if (msg.type === "taken_over") {
       toast("You are playing this seat from another window; this one now watches.", "info", 7000);
-      ctx.conn.request({ type: "watch", table: id }).then(dispatch).catch((err) => toast(err.message, "bad"));
+      ctx.conn.request({ type: "watch", table: id, ...(ctx.invites[id] ? { invite: ctx.invites[id] } : {}) }).then(dispatch).catch((err) => toast(err.message, "bad"));
     }
     if (msg.type !== "event") return;
     const ev = msg.event;

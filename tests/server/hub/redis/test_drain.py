@@ -161,3 +161,19 @@ async def test_a_table_whose_game_just_ended_is_not_handed_over_but_stays_with_i
         # Its player plays again there: the table was never gone.
         again = await player.request({"type": "play_again", "table": table})
         assert again["type"] == "ok", again
+
+
+async def test_a_table_handed_over_keeps_its_spectator_chat_setting(cluster):
+    """The setting is kept with the game (issue 32, items 15 and 20): the node that takes
+    the table over resumes it as its players left it."""
+    leaving, staying = await cluster.node(**NODE_URL), await cluster.node(**NODE_URL)
+    await known_to(leaving, staying)
+    await knows_load(leaving, staying)
+    async with TrickroomClient.connect(url(leaving)) as player:
+        table, _ = await solo_table(player, rules={"target": 500, "mercy": 500}, name="p")
+        await wait_for(lambda: leaving.lobby.tables[table].machine.state.phase == "playing")
+        await player.request({"type": "table_options", "table": table,
+                              "spectator_chat": True})
+        assert await leaving.drain() == 1
+        await wait_for(lambda: table in staying.lobby.tables, 5)
+        assert staying.lobby.tables[table].machine.state.spectator_chat is True

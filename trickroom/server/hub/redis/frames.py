@@ -156,9 +156,26 @@ class SignedOut(Frame):
     client: ClientId
 
 
+@dataclass(frozen=True, slots=True)
+class PresenceChanged(Frame):
+    """On the lobby channel: a player's presence changed on some node; every node with
+    followers of ``name`` reads it again (``Hub.presence``) and tells them."""
+
+    kind = "presence"
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToAccount(Frame):
+    """On the lobby channel: a message (the body) for every connection of ``name``."""
+
+    kind = "to_account"
+    name: str
+
+
 FRAMES: dict[str, type[Frame]] = {cls.kind: cls for cls in (
     Relay, Deliver, Call, Done, Elsewhere, Follow, Gone, Listed, RoomChat, Moved, Closed,
-    Take, SignedOut)}
+    Take, SignedOut, PresenceChanged, ToAccount)}
 
 Handlers = Mapping[type[Frame], Callable[[Any, bytes], None]]
 """What a node does with each kind of frame: the frame and its body."""

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
+import json
 import math
 import secrets
 import time
@@ -27,7 +30,16 @@ from contextlib import AbstractAsyncContextManager
 from redis.exceptions import RedisError
 
 from trickroom.server.config import ServerSettings
-from trickroom.server.hub.port import Batch, Budget, Host, Member, Queued, close_signed_out
+from trickroom.server.hub.port import (
+    OFFLINE,
+    Batch,
+    Budget,
+    Host,
+    Member,
+    Presence,
+    Queued,
+    close_signed_out,
+)
 from trickroom.server.hub.redis import frames
 from trickroom.server.hub.redis.bus import REDIS_AWAY, UNREACHABLE, Bus, ClusterUnavailable
 from trickroom.server.hub.redis.keys import Keys
@@ -86,7 +98,10 @@ class RedisHub:
             frames.Take: self.leases.on_take,
             frames.RoomChat: rooms.on_room_chat,
             frames.SignedOut: self._on_signed_out,
+            frames.PresenceChanged: self._on_presence,
+            frames.ToAccount: self._on_to_account,
         }
+        self._presence_here: dict[str, tuple[str, Presence]] = {}  # this node's, by key
 
     def _on_message(self, channel: str, data: bytes) -> None:
         frame, body = frames.decode(data)
@@ -102,6 +117,8 @@ class RedisHub:
         self.limits.reshare()
         self.rooms.relist()
         self.routing.resync()
+        for name, here in self._presence_here.values():  # a restarted Redis lost them
+            self._write_presence(name, here)
 
     # -- life -------------------------------------------------------------------------------
 
@@ -313,6 +330,9 @@ class RedisHub:
     async def ignores_dropped(self, name: str) -> None:
         await self.rooms.ignores_dropped(name)
 
+    async def ignores_restored(self, name: str, others: Iterable[str]) -> None:
+        await self.rooms.ignores_restored(name, others)
+
     async def ignored_by(self, name: str) -> frozenset[str]:
         return await self.rooms.ignored_by(name)
 
@@ -369,6 +389,12 @@ class RedisHub:
     def budget(self, address: str, rate: float, burst: int) -> Budget:
         return SharedBucket(self.limits, address, rate, burst)
 
+    async def take(self, kind: str, key: str, rate: float, burst: int) -> float:
+        return await self.limits.bucket(kind, key, rate, burst)
+
+    def give_back(self, kind: str, key: str) -> None:
+        self.limits.give_back(kind, key)
+
     async def registration(self, address: str, limit: int, seconds: float) -> tuple[float, str]:
         if self.registrations is None:
             self.registrations = Window(limit, seconds)
@@ -393,6 +419,90 @@ class RedisHub:
         close_signed_out(self.node.host.clients.values(), frame.name, frame.ended, frame.keep,
                          frame.client)
 
+    # -- presence ---------------------------------------------------------------------------
+
+    def _presence_key(self, name: str) -> str:
+        return self.keys.key("presence", name.lower())
+
+    def presence_changed(self, name: str, here: Presence | None) -> None:
+        """This node's view, one field (its number) of the player's hash; a node that dies
+        leaves its field, which readers skip (its lease is gone)."""
+        if here is None:
+            self._presence_here.pop(name.lower(), None)
+        else:
+            self._presence_here[name.lower()] = (name, here)
+        self._write_presence(name, here)
+        self.node.publish(self.keys.lobby_channel, frames.PresenceChanged(name))
+
+    def _write_presence(self, name: str, here: Presence | None) -> None:
+        field = str(self.node.number)
+        if here is None:
+            self.bus.command("hdel", self._presence_key(name), field)
+        else:
+            self.bus.command("hset", self._presence_key(name), field,
+                             json.dumps(dataclasses.asdict(here)))
+
+    async def presence(self, names: Sequence[str]) -> dict[str, Presence]:
+        if not names:
+            return {}
+        async with self.bus.redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.hgetall(self._presence_key(name))
+            found: list[dict[bytes, bytes]] = await pipe.execute()
+        nodes = sorted({int(field) for row in found for field in row})
+        async with self.bus.redis.pipeline(transaction=False) as pipe:
+            for number in nodes:
+                pipe.exists(self.keys.alive(number))
+            live = {n for n, up in zip(nodes, await pipe.execute(), strict=True)
+                    if up or n == self.node.number}
+        out: dict[str, Presence] = {}
+        for name, row in zip(names, found, strict=True):
+            seen = [Presence(**json.loads(value)) for field, value in row.items()
+                    if int(field) in live]
+            out[name] = functools.reduce(Presence.merged, seen) if seen else OFFLINE
+        return out
+
+    def _on_presence(self, frame: frames.PresenceChanged, body: bytes) -> None:
+        self.node.host.presence_pushed(frame.name)
+
+    def to_account(self, name: str, message: Shared) -> None:
+        self.node.publish(self.keys.lobby_channel, frames.ToAccount(name), message.data)
+
+    def _on_to_account(self, frame: frames.ToAccount, body: bytes) -> None:
+        self.node.host.to_account(frame.name, Shared.of_bytes(body))
+
+    # -- challenges ---------------------------------------------------------------------------
+
+    def _challenge_key(self, challenge_id: str) -> str:
+        return self.keys.key("challenge", challenge_id)
+
+    async def challenge_put(self, challenge_id: str, record: str, seconds: float) -> None:
+        key = self._challenge_key(challenge_id)
+        async with self.bus.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, "record", record)
+            pipe.pexpire(key, max(1, int(seconds * 1000)))
+            await pipe.execute()
+
+    async def challenge_answer(self, challenge_id: str, name: str,
+                               answer: str) -> tuple[str, dict[str, str]] | None:
+        key = self._challenge_key(challenge_id)
+        async with self.bus.redis.pipeline(transaction=True) as pipe:
+            pipe.exists(key)
+            pipe.hsetnx(key, f"answer:{name.lower()}", answer)
+            pipe.hgetall(key)
+            alive, _, fields = await pipe.execute()
+        if not alive:
+            await self.bus.redis.delete(key)  # the answer just made it again: gone
+            return None
+        found = {k.decode(): v.decode() for k, v in fields.items()}
+        if "record" not in found:
+            return None
+        answers = {k.split(":", 1)[1]: v for k, v in found.items() if k.startswith("answer:")}
+        return found["record"], answers
+
+    async def challenge_claim(self, challenge_id: str) -> bool:
+        return bool(await self.bus.redis.delete(self._challenge_key(challenge_id)))
+
     async def login_wait(self, account: str | None, address: str | None,
                          guess: str | None = None) -> float:
         """By every node's count of the account and the address (a second node is no way
@@ -405,6 +515,11 @@ class RedisHub:
             waits.append(await self.limits.backoff_wait("account", account))
         if guess is not None:
             waits.append(await self.limits.backoff_wait("guess", guess))
+            everyone = self.logins.everyone
+            if everyone is not None:
+                waits.append(await self.limits.bucket("everyone", "failed-logins",
+                                                      everyone.rate, int(everyone.burst),
+                                                      "peek"))
         return max(waits)
 
     async def login_failed(self, account: str, address: str | None,
@@ -415,6 +530,10 @@ class RedisHub:
             await self.limits.backoff_failed("address", address, self.logins.address)
         if guess is not None:
             await self.limits.backoff_failed("guess", guess, self.logins.guess)
+            everyone = self.logins.everyone
+            if everyone is not None:
+                await self.limits.bucket("everyone", "failed-logins", everyone.rate,
+                                         int(everyone.burst))
 
     async def login_succeeded(self, account: str) -> None:
         self.logins.succeeded(account)

@@ -40,7 +40,7 @@ from redis.exceptions import RedisError
 
 from trickroom.server.hub.redis.bus import UNREACHABLE
 from trickroom.server.hub.redis.keys import Keys
-from trickroom.server.throttle import Backoff, TokenBucket, Window
+from trickroom.server.throttle import Backoff, Buckets, TokenBucket, Window
 
 if TYPE_CHECKING:
     from trickroom.server.hub.redis.bus import Bus
@@ -97,6 +97,31 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate * 1000) + 1000)
 local wait = 0
 if tokens < 0 then wait = -tokens / rate end
 return {granted, tostring(wait)}
+"""
+
+# A budget that refuses past it (TokenBucket.take): ARGV[1] a second, up to ARGV[2] saved.
+# ARGV[3]: 'take' one credit if there is one, 'peek' (take none), 'back' (return one).
+# Returns the seconds until there is a credit ('0': there was, and 'take' took it).
+BUCKET = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local rate, burst, mode = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens') or burst)
+local stamp = tonumber(redis.call('HGET', KEYS[1], 'stamp') or now)
+tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
+local wait = 0
+if mode == 'back' then
+  tokens = math.min(burst, tokens + 1)
+elseif tokens >= 1 then
+  if mode == 'take' then tokens = tokens - 1 end
+else
+  wait = (1 - tokens) / rate
+end
+if mode ~= 'peek' then
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'stamp', tostring(now))
+  redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate * 1000) + 1000)
+end
+return tostring(wait)
 """
 
 # One more failure for a key: past ARGV[1] free ones, it closes for base * 2^k ms, at most
@@ -188,6 +213,9 @@ class Limits:
         self._failed = redis.register_script(FAILED)
         self._wait = redis.register_script(WAIT)
         self._window = redis.register_script(WINDOW)
+        self._bucket = redis.register_script(BUCKET)
+        self._alone: dict[str, Buckets] = {}  # by kind: budgets while Redis does not answer
+        self._rates: dict[str, tuple[float, int]] = {}  # by kind: its rate and burst
         self._warned = 0.0
         self._shared: dict[str, int] = {}  # what this node last wrote, by field
 
@@ -260,6 +288,33 @@ class Limits:
 
     def backoff_succeeded(self, kind: str, key: str) -> None:
         self.bus.command("del", self.keys.backoff(kind, key))
+
+    # -- budgets refusing past them ---------------------------------------------------------
+
+    async def bucket(self, kind: str, key: str, rate: float, burst: int,
+                     mode: str = "take") -> float:
+        """One budget of ``kind`` for ``key`` over every node (see ``BUCKET``): 0.0, or the
+        seconds until it has a credit. While Redis does not answer, this node's own."""
+        if rate <= 0:
+            return 0.0
+        self._rates[kind] = (rate, burst)
+        alone = self._alone.get(kind)
+        if alone is None:
+            alone = self._alone[kind] = Buckets(rate, burst)
+        answer = await self.ask(self._bucket, [self.keys.key("bucket", kind, key.lower())],
+                                [rate, burst, mode], None)
+        if answer is not None:
+            return float(answer)
+        if mode == "take":
+            return alone.take(key.lower())
+        return alone.until_credit(key.lower())
+
+    def give_back(self, kind: str, key: str) -> None:
+        """Return a credit :meth:`bucket` took (sent in order, soon)."""
+        if kind in self._rates:
+            rate, burst = self._rates[kind]
+            self.bus.command("eval", BUCKET, 1,
+                             self.keys.key("bucket", kind, key.lower()), rate, burst, "back")
 
     # -- sliding windows ----------------------------------------------------------------------
 

@@ -40,7 +40,7 @@ from trickroom.server.hub.redis.bus import UNREACHABLE
 from trickroom.server.hub.redis.frames import Listed, RoomChat
 from trickroom.server.hub.redis.leases import Leases
 from trickroom.server.hub.redis.node import Node
-from trickroom.server.listing import LISTED_STATES
+from trickroom.server.listing import LISTED_STATES, unlisted
 from trickroom.server.protocol import TableInfo
 from trickroom.server.tables.log import Shared
 
@@ -166,7 +166,7 @@ class Rooms:
                 *(keys.key("listing", room, state) for state in LISTED_STATES))
 
     def table_changed(self, info: TableInfo, removed: bool) -> None:
-        at = 0 if removed or info.state not in LISTED_STATES else \
+        at = 0 if unlisted(info, removed) or info.state not in LISTED_STATES else \
             LISTED_STATES.index(info.state) + 1
         self.node.bus.command("EVAL", LIST, 6, *self._keys(info.room),
                               self.node.keys.key("listing", info.room, "counter"), info.id,
@@ -301,6 +301,21 @@ class Rooms:
             for other in ignored:
                 pipe.srem(keys.ignored_by(_text(other)), name)
             pipe.delete(keys.ignores(name))
+            await pipe.execute()
+
+    async def ignores_restored(self, name: str, others: Iterable[str]) -> None:
+        """The list replaced in one transaction: no node reads it half made."""
+        keys, redis = self.node.keys, self.node.bus.redis
+        before = {_text(other) for other in await redis.smembers(keys.ignores(name))}
+        ignored = set(others)
+        async with redis.pipeline(transaction=True) as pipe:
+            for other in before - ignored:
+                pipe.srem(keys.ignored_by(other), name)
+            pipe.delete(keys.ignores(name))
+            if ignored:
+                pipe.sadd(keys.ignores(name), *ignored)
+            for other in ignored:
+                pipe.sadd(keys.ignored_by(other), name)
             await pipe.execute()
 
     async def ignored_by(self, name: str) -> frozenset[str]:

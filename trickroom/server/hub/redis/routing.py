@@ -81,7 +81,7 @@ class RemoteClient:
 
     @property
     def who(self) -> Who:
-        return Who(self.id, self.name, self.guest)
+        return Who(self.id, self.name, self.guest, self.address)
 
     def send_text(self, text: str | Shared) -> None:
         self.node.send(self.at, Deliver(self.id), text.data if isinstance(text, Shared) else text)

@@ -1,0 +1,94 @@
+"""Playing with people you know, in the browser (issue 35): a private table's invite link
+opened by a fresh browser seats a newcomer as a guest; a friend's presence appears and
+moves as they do; a challenge sent from the friends page is accepted in the other browser
+and seats both at the table it opens."""
+
+from __future__ import annotations
+
+from tests.web.conftest import PHONE, laid_out
+from tests.web.play import guest_signs_in
+from tests.web.test_a11y import Audit
+
+
+async def registers(page, name: str) -> None:
+    form = page.locator("form[aria-labelledby=register-h]")
+    await form.get_by_label("Name").fill(name)
+    await form.get_by_label("Password (6 or more characters)").fill(f"{name}-secret")
+    await form.get_by_role("button", name="Register").click()
+    await page.locator(".me-name").wait_for()
+
+
+async def test_an_invite_link_seats_a_newcomer_at_a_private_table(web_app, open_page):
+    host = await open_page(web_app, label="host")
+    p = host.page
+    await guest_signs_in(p, "host")
+    await p.locator(".room-link", has_text="spades").first.click()
+    await p.get_by_role("button", name="Create table").click()
+    dialog = p.locator("dialog.create-dialog")
+    await dialog.get_by_label("Private", exact=False).check()
+    await dialog.get_by_role("button", name="Create and sit").click()
+    invite = p.locator("dialog.invite-dialog")
+    await invite.wait_for()
+    audit = Audit(host)
+    await audit("invite-dialog")  # axe, and screenshots at laptop and phone width
+    link = await invite.get_by_label("Invite link").input_value()
+    assert "/#/join/" in link
+    await invite.get_by_role("button", name="Done").click()
+    await p.locator(".table-page").wait_for()
+
+    friend = await open_page(web_app, viewport=PHONE, label="friend")  # a fresh browser
+    await friend.page.goto(link)
+    await friend.page.locator(".table-page").wait_for()
+    await laid_out(friend.page)
+    await friend.shot("seated-by-link", phone=True)
+    audit.check()
+    me = await friend.page.evaluate("window.trickroom.me")
+    assert me["guest"] is True  # signed in as a guest on the way
+    table = link.rsplit("/", 2)[1]
+    machine = web_app.lobby.tables[table].machine
+    assert sorted(s.name for s in machine.state.seats if s.kind == "human") == \
+        sorted(["guest-host", me["name"]])
+
+    # A stale link says to ask for a new one.
+    late = await open_page(web_app, label="late")
+    await late.page.goto(link.rsplit("/", 1)[0] + "/not-the-code")
+    await late.page.get_by_text("Ask the table for a new link").wait_for()
+
+
+async def test_a_friend_s_presence_and_a_challenge_between_two_browsers(web_app, open_page):
+    ann = await open_page(web_app, label="ann")
+    bob = await open_page(web_app, label="bob")
+    await registers(ann.page, "ann")
+    await registers(bob.page, "bob")
+    await ann.page.get_by_role("link", name="Friends").click()
+    await ann.page.get_by_role("textbox", name="Follow a player").fill("bob")
+    await ann.page.get_by_role("button", name="Follow", exact=True).click()
+    row = ann.page.locator('li.friend[data-name="bob"]')
+    await row.get_by_text("online", exact=True).wait_for()
+    # Bob sits at a table: it shows on Ann's page as it happens.
+    await bob.page.locator(".room-link", has_text="hearts").first.click()
+    await bob.page.get_by_role("button", name="Create table").click()
+    await bob.page.locator("dialog.create-dialog").get_by_role("button",
+                                                              name="Create and sit").click()
+    await bob.page.locator(".table-page").wait_for()
+    await row.get_by_text("playing Hearts in hearts").wait_for()
+    audit = Audit(ann)
+    await audit("friends")
+    await bob.page.get_by_role("button", name="Leave table").click()
+    await row.get_by_text("online", exact=True).wait_for()
+
+    await row.get_by_role("button", name="Challenge").click()
+    await row.get_by_role("button", name="Send challenge").click()
+    challenge = bob.page.locator("dialog.challenge-dialog")
+    await challenge.get_by_text("ann challenges you").wait_for()
+    bob_audit = Audit(bob)
+    await bob_audit("challenged")
+    await challenge.get_by_role("button", name="Accept").click()
+    for page in (ann.page, bob.page):
+        await page.locator(".table-page").wait_for()
+    table = ann.page.url.rsplit("/", 1)[1]
+    assert bob.page.url.rsplit("/", 1)[1] == table
+    seats = web_app.lobby.tables[table].machine.state.seats
+    assert [s.name for s in seats if s.kind == "human"] == ["ann", "bob"]
+    audit.check()
+    bob_audit.check()
