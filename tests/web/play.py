@@ -81,7 +81,10 @@ async def play_turn(page: Any, counts: dict[str, int], bid: int = 3,
     look waits for it, so what it sees is what the page knows."""
     await laid_out(page)
     screen = await page.evaluate(SCREEN)
-    if close_summary and screen["summary"]:  # the last hand's summary waits to be closed
+    if screen["summary"]:  # the last hand's summary waits to be closed (our turn's dialog below it)
+        if not close_summary:  # left open: the caller looks at it before anything is answered
+            await page.wait_for_timeout(20)
+            return
         await page.locator(".hand-summary .summary-go").click(timeout=CLICK_MS)
         await page.locator(".hand-summary").wait_for(state="detached")
     elif screen["look"]:

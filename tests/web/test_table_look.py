@@ -107,7 +107,7 @@ async def test_spades_hand_on_the_felt_trick_to_its_winner_and_a_summary_that_wa
     go = summary.get_by_role("button")
     assert await go.inner_text() == "Close"
     await go.click()
-    assert not await p.locator(".hand-summary").count()
+    await p.locator(".hand-summary").wait_for(state="detached")
     assert await p.locator(".bid-dialog").count() == 1
 
 

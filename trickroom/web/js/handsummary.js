@@ -19,9 +19,10 @@ function spadesRows(r, names) {
       s.bags ? count(s.bags, "bag") : null,
       s.bag_penalty ? `bag penalty ${signed(s.bag_penalty)}` : null,
     ].filter(Boolean);
+    const side = `${names[seats[0]]} & ${names[seats[1]]}`;
     return h("tr", {},
-      h("th", { scope: "row" }, `${names[seats[0]]} & ${names[seats[1]]}`),
-      h("td", {}, terms.join(" · ")),
+      h("th", { scope: "row", title: side }, side),
+      h("td", { class: "terms" }, terms.join(" · ")),
       h("td", { class: `num ${s.points < 0 ? "down" : "up"}` }, signed(s.points)),
       h("td", { class: "num" }, plain(s.score)));
   });
@@ -29,8 +30,8 @@ function spadesRows(r, names) {
 
 function heartsRows(r, names, scores) {
   return [0, 1, 2, 3].map((seat) => h("tr", {},
-    h("th", { scope: "row" }, names[seat]),
-    h("td", {}, r.moon === seat ? "shot the moon" : `took ${r.taken?.[seat] ?? r.points[seat]}`),
+    h("th", { scope: "row", title: names[seat] }, names[seat]),
+    h("td", { class: "terms" }, r.moon === seat ? "shot the moon" : `took ${r.taken?.[seat] ?? r.points[seat]}`),
     h("td", { class: `num ${r.points[seat] > 0 ? "down" : "up"}` }, signed(r.points[seat])),
     h("td", { class: "num" }, plain(scores[seat]))));
 }
