@@ -30,7 +30,7 @@ test: $(VENV)/.installed-test
 	$(PY) -m pytest -n 2 $(ARGS)
 
 bench: $(VENV)/.installed-bench
-	@for b in engine rating_systems robots load soak abuse reviews lobby rejoin fuzz; do \
+	@for b in engine rating_systems robots load soak abuse reviews lobby rejoin fuzz presence; do \
 		$(PY) -m bench.$$b || exit 1; done
 
 lint: $(VENV)/.installed-test

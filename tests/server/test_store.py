@@ -255,6 +255,24 @@ async def test_names_are_one_account_whatever_their_case(store: Store):
     assert await store.user_hash("ann") == ("Ann", "h1")
 
 
+async def test_a_write_acknowledged_is_read_back_while_other_reads_run(store: Store):
+    """Read-your-writes under load: each of many players follows six others and then lists
+    whom it follows, all at once, so reads overlap other writes; every list has all six
+    (issue 35's presence bench found the last follow missing on SQLite)."""
+    names = [f"p{i}" for i in range(60)]
+    for name in names:
+        await store.create_user(name, "h")
+
+    async def follow_then_list(i: int) -> list[str]:
+        for k in range(1, 7):
+            await store.set_follow(names[i], names[(i + k) % len(names)], True, 500)
+        return [f["name"] for f in await store.follows(names[i])]
+
+    listed = await asyncio.gather(*(follow_then_list(i) for i in range(len(names))))
+    short = {names[i]: got for i, got in enumerate(listed) if len(got) != 6}
+    assert short == {}
+
+
 async def test_a_stale_owner_s_write_is_refused_by_its_fencing_token(store: Store):
     """A node paused past its lease wakes up and writes: the newer owner's epoch wins."""
     await store.persist([action(0)], Fence("t1", 1))

@@ -229,8 +229,11 @@ class SqliteStore(Store):
     # -- reads ---------------------------------------------------------------------------------
 
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        async with self.db.execute(sql, params) as cur:
-            return list(await cur.fetchall())  # type: ignore[arg-type]
+        """Run and read to the end in one call on the reader's thread. A cursor opened in
+        one call and read in the next keeps its statement, and so the connection's read
+        snapshot, open in between; other reads interleaved there kept that snapshot going,
+        and under load missed writes already committed and acknowledged."""
+        return list(await self.db.execute_fetchall(sql, params))  # type: ignore[arg-type]
 
 
 def nocase(a: str, b: str) -> int:
