@@ -44,7 +44,7 @@ from trickroom.server.hub.redis import frames
 from trickroom.server.hub.redis.bus import REDIS_AWAY, UNREACHABLE, Bus, ClusterUnavailable
 from trickroom.server.hub.redis.keys import Keys
 from trickroom.server.hub.redis.leases import Leases
-from trickroom.server.hub.redis.limits import Limits, SharedBucket
+from trickroom.server.hub.redis.limits import REWRITE, REWRITE_SECONDS, Limits, SharedBucket
 from trickroom.server.hub.redis.node import Node, log
 from trickroom.server.hub.redis.queues import Queues
 from trickroom.server.hub.redis.rooms import Rooms
@@ -102,6 +102,7 @@ class RedisHub:
             frames.ToAccount: self._on_to_account,
         }
         self._presence_here: dict[str, tuple[str, Presence]] = {}  # this node's, by key
+        self._presence_written = 0.0  # when this node's presence hash was last written whole
 
     def _on_message(self, channel: str, data: bytes) -> None:
         frame, body = frames.decode(data)
@@ -117,8 +118,7 @@ class RedisHub:
         self.limits.reshare()
         self.rooms.relist()
         self.routing.resync()
-        for name, here in self._presence_here.values():  # a restarted Redis lost them
-            self._write_presence(name, here)
+        self._rewrite_presence()  # a restarted Redis lost them
 
     # -- life -------------------------------------------------------------------------------
 
@@ -145,7 +145,7 @@ class RedisHub:
         except BaseException:
             await self.bus.stop()  # its connections, if any were made
             raise
-        self.leases.start(renewed=self.limits.renewed)
+        self.leases.start(renewed=self._renewed)
         self.node.spawn(self._balance_loop())
         METRICS.leases.set_function(lambda: len(self.leases.epochs))
         log.info("node %d joined the cluster at %s", number, masked(self.url))
@@ -420,45 +420,56 @@ class RedisHub:
                          frame.client)
 
     # -- presence ---------------------------------------------------------------------------
+    # Each node keeps its players' presence in a hash of its own (name -> JSON), which lives
+    # as long as the node renews its leases (as its limit tallies do): a node that dies
+    # takes its players' presence with it, and one that renews late writes it all again.
 
-    def _presence_key(self, name: str) -> str:
-        return self.keys.key("presence", name.lower())
+    def _presence_key(self, number: int) -> str:
+        return self.keys.key("presence", number)
+
+    def _renewed(self) -> None:
+        self.limits.renewed()
+        key = self._presence_key(self.node.number)
+        if time.monotonic() - self._presence_written > REWRITE_SECONDS:
+            self._rewrite_presence()
+        else:
+            self.bus.command("pexpire", key, self.limits.keep_ms)
+
+    def _rewrite_presence(self) -> None:
+        """Write this node's whole hash again, in one step (Redis lost it, or a renewal came
+        too late to keep it)."""
+        self._presence_written = time.monotonic()
+        key = self._presence_key(self.node.number)
+        pairs = [x for name, here in self._presence_here.values()
+                 for x in (name.lower(), json.dumps(dataclasses.asdict(here)))]
+        self.bus.command("eval", REWRITE, 1, key, self.limits.keep_ms, *pairs)
 
     def presence_changed(self, name: str, here: Presence | None) -> None:
-        """This node's view, one field (its number) of the player's hash; a node that dies
-        leaves its field, which readers skip (its lease is gone)."""
+        key = self._presence_key(self.node.number)
         if here is None:
             self._presence_here.pop(name.lower(), None)
+            self.bus.command("hdel", key, name.lower())
         else:
             self._presence_here[name.lower()] = (name, here)
-        self._write_presence(name, here)
+            self.bus.command("hset", key, name.lower(), json.dumps(dataclasses.asdict(here)))
+            self.bus.command("pexpire", key, self.limits.keep_ms)
         self.node.publish(self.keys.lobby_channel, frames.PresenceChanged(name))
-
-    def _write_presence(self, name: str, here: Presence | None) -> None:
-        field = str(self.node.number)
-        if here is None:
-            self.bus.command("hdel", self._presence_key(name), field)
-        else:
-            self.bus.command("hset", self._presence_key(name), field,
-                             json.dumps(dataclasses.asdict(here)))
 
     async def presence(self, names: Sequence[str]) -> dict[str, Presence]:
         if not names:
             return {}
-        async with self.bus.redis.pipeline(transaction=False) as pipe:
-            for name in names:
-                pipe.hgetall(self._presence_key(name))
-            found: list[dict[bytes, bytes]] = await pipe.execute()
-        nodes = sorted({int(field) for row in found for field in row})
-        async with self.bus.redis.pipeline(transaction=False) as pipe:
+        redis = self.bus.redis
+        nodes = sorted({int(n) for n in await redis.smembers(self.keys.nodes)}
+                       | {self.node.number})
+        fields = [name.lower() for name in names]
+        async with redis.pipeline(transaction=False) as pipe:
             for number in nodes:
-                pipe.exists(self.keys.alive(number))
-            live = {n for n, up in zip(nodes, await pipe.execute(), strict=True)
-                    if up or n == self.node.number}
+                pipe.hmget(self._presence_key(number), fields)
+            found: list[list[bytes | None]] = await pipe.execute()
         out: dict[str, Presence] = {}
-        for name, row in zip(names, found, strict=True):
-            seen = [Presence(**json.loads(value)) for field, value in row.items()
-                    if int(field) in live]
+        for i, name in enumerate(names):
+            seen = [Presence(**json.loads(value)) for row in found
+                    if (value := row[i]) is not None]
             out[name] = functools.reduce(Presence.merged, seen) if seen else OFFLINE
         return out
 
