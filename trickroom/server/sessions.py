@@ -46,6 +46,7 @@ from trickroom.server.protocol import (
     Resume,
     Rooms,
     ServerMessage,
+    Slowed,
     parse_client_message,
 )
 from trickroom.server.proxies import Peers
@@ -88,6 +89,7 @@ class Connection:
         self.tables: set[str] = set()  # the tables this connection sits at or watches
         self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
         self.chat_bucket = TokenBucket(settings.chat_per_second, settings.chat_burst)
+        self.slowed = False  # told ``slowed`` since its messages last came within the rate
         self.outbox_bytes = settings.outbox_bytes
         self.closing = False
         self._here = here  # whether a table is still open (here, or relayed from elsewhere)
@@ -212,7 +214,12 @@ class Sessions:
                 wait = max(conn.bucket.reserve(), address_wait)
                 if wait > 0:
                     METRICS.messages_delayed.inc()
+                    if not conn.slowed:  # said once a spell, not at every message
+                        conn.slowed = True
+                        conn.reply(self._slowed(wait))
                     await asyncio.sleep(wait)
+                elif conn.slowed:
+                    conn.slowed = False
                 message = None
                 try:
                     message = parse_client_message(frame)
@@ -223,6 +230,15 @@ class Sessions:
             pass
         finally:
             await self._closed(conn, conn.address)
+
+    def _slowed(self, wait: float) -> Slowed:
+        settings = self.settings
+        return Slowed(wait=round(wait, 3), message=(
+            f"you send faster than the server reads: {settings.messages_per_second:g} "
+            f"messages a second on a connection (after {settings.message_burst} at once), "
+            f"{settings.messages_per_second_per_address:g} from one address "
+            f"(after {settings.message_burst_per_address}); your messages now wait their "
+            "turn (none is dropped)"))
 
     async def _opened(self, ws: ServerConnection) -> tuple[Connection, Budget] | None:
         """A new socket, counted for its address (None: one too many, closed)."""

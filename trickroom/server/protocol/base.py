@@ -34,6 +34,9 @@ def _named(value: str) -> str:
 
 
 # A player's (or a room's) name: server/names.py says what one may be.
+# The protocol's version: 1 is the protocol as it stood on 2026-12-03; each release that
+# changes what a client sends or gets moves it on, with its entry in docs/changelog.md.
+PROTOCOL = 2
 Name = Annotated[str, BeforeValidator(_composed), Field(
     min_length=1, max_length=names.MAX_NAME,
     description="1-24 letters (of one script), digits, '_' or '-', in Unicode NFC"),

@@ -64,6 +64,14 @@ class Removed(ServerMessage):
     name: str
 
 
+class TimedOut(ServerMessage):
+    """Told to the seat alone: its turn's time ran out, and a robot played it (the action
+    follows, as every action does). The seat's player still sits: the next turn is theirs."""
+
+    type: Literal["timed_out"] = "timed_out"
+    seat: int
+
+
 class Quit(ServerMessage):
     """A player left a ranked game (WoCG rooms: rated at once, banned until ``banned_until``)."""
 
@@ -259,13 +267,13 @@ GAME_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
 
 
 TABLE_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
-    TableChanged, GameStarted, GameOver, Substituted, Removed, Quit, Resumed, VoteStarted,
-    VoteCast, VoteResult, TableClosed,
+    TableChanged, GameStarted, GameOver, Substituted, Removed, TimedOut, Quit, Resumed,
+    VoteStarted, VoteCast, VoteResult, TableClosed,
 )
 
 
 AnyEvent = Annotated[
-    TableChanged | GameStarted | GameOver | Substituted | Removed | Quit | Resumed
+    TableChanged | GameStarted | GameOver | Substituted | Removed | TimedOut | Quit | Resumed
     | VoteStarted | VoteCast | VoteResult | TableClosed | HandStartedEvent | DealtEvent
     | LookedEvent | BidEvent | PassChosenEvent | PassedEvent | ReceivedEvent | PlayedEvent
     | TrickWonEvent | HandScoredEvent | MoonPendingEvent,

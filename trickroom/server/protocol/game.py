@@ -226,15 +226,23 @@ class Prompt(ServerMessage):
     view: GameView  # the seat's whole view, as in a snapshot
     pass_count: int | None = None  # Hearts pass: how many cards to choose
     illegal: list[IllegalCard] = Field(default_factory=list)  # play phase: cards refused, why
+    # When the turn ends (a Unix time, by the server's clock; then a robot plays it, and
+    # the seat hears ``timed_out``), and the server's clock as it sent this: a client whose
+    # clock differs counts ``deadline - now`` from its own receipt. ``seconds`` is that
+    # time left (a turn prompted again, after a rejoin, has less than it had).
+    deadline: float | None = None
+    now: float | None = None
 
     @staticmethod
     def wire(table: str, seq: int, seat: int, phase: str, legal: list[dict[str, Any]],
              seconds: float | None, hand: list[str], view: dict[str, Any],
-             pass_count: int | None, illegal: list[dict[str, str]]) -> bytes:
+             pass_count: int | None, illegal: list[dict[str, str]],
+             deadline: float | None = None, now: float | None = None) -> bytes:
         """The message as sent, from the view's own wire dicts (checked by the tests)."""
         return dumps({"type": "prompt", "table": table, "seq": seq, "seat": seat,
                       "phase": phase, "legal": legal, "seconds": seconds, "hand": hand,
-                      "view": view, "pass_count": pass_count, "illegal": illegal})
+                      "view": view, "pass_count": pass_count, "illegal": illegal,
+                      "deadline": deadline, "now": now})
 
 
 TableEvent.model_rebuild()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from trickroom.server.protocol.base import Reply, ServerMessage
+from trickroom.server.protocol.base import PROTOCOL, Reply, ServerMessage
 
 
 class Welcome(Reply):
@@ -17,6 +17,17 @@ class Welcome(Reply):
     # A registered login's device token: keep it and send it with later logins of this
     # account (``login.device``); a stranger's wrong guesses then do not keep you out.
     device: str | None = None
+    protocol: int = PROTOCOL  # the protocol version this server speaks (docs/changelog.md)
+
+
+class Slowed(ServerMessage):
+    """Sent once when a connection's messages start to come faster than the rate it may
+    send (its own, or its address's): they are not dropped, they wait their turn (this
+    one ``wait`` seconds). Sent again only after a message has come within the rate."""
+
+    type: Literal["slowed"] = "slowed"
+    wait: float
+    message: str
 
 
 class SignedOut(Reply):

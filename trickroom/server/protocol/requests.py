@@ -8,7 +8,11 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from trickroom.server.names import NAME_RULE
-from trickroom.server.protocol.base import Name, ProtocolError, RequestId, TableId
+from trickroom.server.protocol.base import PROTOCOL, Name, ProtocolError, RequestId, TableId
+
+# A client may say which protocol version it speaks (when it logs in): one this server
+# does not speak is refused, so that a bot learns it at once rather than by misreading.
+Version = Annotated[int, Field(ge=1, le=PROTOCOL)]
 
 
 class Request(BaseModel):
@@ -26,6 +30,7 @@ class Register(Request):
     type: Literal["register"]
     name: Name
     password: Annotated[str, Field(min_length=6, max_length=200)]
+    protocol: Version | None = None  # the protocol version the client speaks
 
 
 class Login(Request):
@@ -36,6 +41,7 @@ class Login(Request):
     name: Name
     password: Annotated[str, Field(max_length=200)]
     device: Annotated[str, Field(min_length=10, max_length=100)] | None = None
+    protocol: Version | None = None  # the protocol version the client speaks
 
 
 class Guest(Request):
@@ -43,6 +49,7 @@ class Guest(Request):
 
     type: Literal["guest"]
     name: Name | None = None
+    protocol: Version | None = None  # the protocol version the client speaks
 
 
 class Resume(Request):
@@ -50,6 +57,7 @@ class Resume(Request):
 
     type: Literal["resume"]
     token: Annotated[str, Field(min_length=10, max_length=100)]
+    protocol: Version | None = None  # the protocol version the client speaks
 
 
 Password = Annotated[str, Field(min_length=6, max_length=200)]

@@ -33,6 +33,7 @@ from trickroom.server.protocol.lobby import (
     SessionList,
     SettingsSaved,
     SignedOut,
+    Slowed,
     TableCreated,
     Tables,
     TableUpdate,
@@ -45,7 +46,7 @@ SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
     Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip, Moved,
     SignedOut, SessionList, Invited, Friends, PresenceUpdate, ChallengeSent, Challenged,
-    ChallengeOver,
+    ChallengeOver, Slowed,
 )
 
 
@@ -53,7 +54,7 @@ AnyServerMessage = Annotated[
     Error | Welcome | Ok | Rooms | Tables | TableUpdate | TableCreated | Seated | Snapshot
     | TableEvent | Skip | Prompt | ChatMessage | Pong | QueueStatus | SettingsSaved | TakenOver
     | Moved | SignedOut | SessionList | Invited | Friends | PresenceUpdate | ChallengeSent
-    | Challenged | ChallengeOver,
+    | Challenged | ChallengeOver | Slowed,
     Field(discriminator="type")]
 server_adapter: TypeAdapter[Any] = TypeAdapter(AnyServerMessage)
 """Every message the server sends, told apart by ``type`` (tests validate traffic with it)."""

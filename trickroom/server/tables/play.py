@@ -21,7 +21,15 @@ from trickroom.game.actions import Action, ActionParseError, IllegalAction, Pass
 from trickroom.game.engine import ENGINES
 from trickroom.game.events import Event
 from trickroom.ratings import Standing
-from trickroom.server.protocol import WHY_LENGTH, GameOver, GameStarted, Ok, Prompt, ProtocolError
+from trickroom.server.protocol import (
+    WHY_LENGTH,
+    GameOver,
+    GameStarted,
+    Ok,
+    Prompt,
+    ProtocolError,
+    TimedOut,
+)
 from trickroom.server.tables import drops, rating
 from trickroom.server.tables.commands import (
     Act,
@@ -175,8 +183,10 @@ def advance(table: Table) -> None:
                 delay = max(delay, state.back_by - table.now)
             table.set_timer(delay, RobotTurn(index, turn))
         else:
+            if state.turn_ends.get(index, (None, 0.0))[0] != turn:
+                state.turn_ends[index] = (turn, table.now + table.turn_seconds)
             _prompt(table, seat, turn)
-            table.set_timer(table.turn_seconds, TurnOver(index, turn))
+            table.set_timer(state.turn_ends[index][1] - table.now, TurnOver(index, turn))
 
 
 def _prompt(table: Table, seat: Seat, turn: Turn) -> None:
@@ -194,10 +204,12 @@ def _prompt(table: Table, seat: Seat, turn: Turn) -> None:
         return
     state.prompted[seat.index] = turn
     view = game.view(seat.index).to_wire()  # hand, legal and illegal come from the view
+    ends = state.turn_ends.get(seat.index)
+    deadline = ends[1] if ends is not None and ends[0] == turn else table.now + table.turn_seconds
     prompt = Prompt.wire(table.id, table.log.seq, seat.index, game.phase, view["legal"],
-                         table.turn_seconds, view["hand"], view,
+                         round(max(0.0, deadline - table.now), 3), view["hand"], view,
                          game.rules.pass_count if game.phase == "pass" else None,
-                         view["illegal"])
+                         view["illegal"], round(deadline, 3), round(table.now, 3))
     table.send((seat.client,), Shared(prompt))
 
 
@@ -230,6 +242,7 @@ def on_window_over(table: Table, cmd: WindowOver) -> None:
 
 def on_turn_over(table: Table, cmd: TurnOver) -> None:
     if _current(table, cmd.seat, cmd.turn):
+        table.publish(TimedOut(seat=cmd.seat), to=cmd.seat)  # the seat alone hears it
         _ask_robot(table, cmd.seat, cmd.turn, timeout=True)
 
 

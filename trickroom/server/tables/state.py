@@ -112,6 +112,8 @@ class TableState:
     games: int = 0  # games started at this table
     acted: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # each seat's actions
     prompted: dict[int, Turn] = field(default_factory=dict)  # seat -> turn last prompted
+    # seat -> its turn, and when that turn's clock runs out (the table's wall clock)
+    turn_ends: dict[int, tuple[Turn, float]] = field(default_factory=dict)
     whys: dict[int, str] = field(default_factory=dict)  # a robot's reason, by action index
     resuming: bool = False  # a restored game waits for its standings before going on
     back_by: float = 0.0  # a resumed game's away players' robots wait until then
