@@ -397,8 +397,16 @@ async def test_waiting_to_play_again_goes_once_the_new_game_starts(web_app, open
                              {"Play to (points)": "10",
                               "Mercy: end when a side falls to minus (empty: off)": "10"})
     await play_to_game_over(p)
-    await p.locator("dialog.game-over").get_by_role("button", name="Play again").click()
+    table = p.url.rsplit("/", 1)[1]
+    seats = web_app.lobby.tables[table].machine.state.seats
+    before = [s.name for s in seats]
+    # Issue 35: a rematch with new partners (our vote is the table's: the robots say yes
+    # to anything); North stays, the others move one seat on.
+    await p.locator("dialog.game-over").get_by_role("button",
+                                                    name="Play again, new partners").click()
     await p.locator(".table-page[data-phase='bid']").wait_for()
     await p.wait_for_function(TURN_OR_OVER)  # our first turn of the new game
     await laid_out(p)
     assert await p.locator(".toast", has_text="Waiting for the others").count() == 0
+    after = [s.name for s in web_app.lobby.tables[table].machine.state.seats]
+    assert after == [before[0], before[3], before[1], before[2]]
