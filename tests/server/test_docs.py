@@ -93,3 +93,12 @@ async def test_the_example_bot_in_the_doc_plays_a_whole_game(app, room, tmp_path
     assert proc.returncode == 0, err.decode()
     scores = json.loads(out.decode())
     assert len(scores) == (2 if room == "spades" else 4)
+
+
+def test_the_changelog_has_the_protocol_version_the_server_speaks():
+    from trickroom.server.protocol import CLIENT_TYPES, PROTOCOL
+
+    text = (DOC.parent / "changelog.md").read_text()
+    assert f"\n## {PROTOCOL} (" in text
+    for kind in ("invite", "follow", "friends", "challenge", "answer_challenge"):
+        assert kind in CLIENT_TYPES and f"`{kind}`" in text, kind
