@@ -11,6 +11,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.server.conftest import wait_for
+from tests.server.refusals import answers
 from trickroom.server.app import App
 
 
@@ -36,7 +37,7 @@ async def test_a_flood_is_read_slowly_answered_in_order_and_the_server_stays_up(
         for i in range(count):
             await ws.send(json.dumps({"type": "ping", "id": i}))
         await alive(app)  # while the flood is still being read
-        ids = [json.loads(await asyncio.wait_for(ws.recv(), 10))["id"] for _ in range(count)]
+        ids = [m["id"] for m in (await answers(ws, count))[0]]
         assert ids == list(range(count))
     await alive(app)
 

@@ -15,7 +15,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.server.conftest import url
-from tests.server.refusals import refused
+from tests.server.refusals import answers, refused
 from tests.server.test_http_limits import get
 from trickroom.server.client import TrickroomClient
 from trickroom.server.config import ConfigError, load_config
@@ -156,7 +156,7 @@ async def test_a_64_s_messages_share_one_budget(make_app):
             for i in range(each):
                 await ws.send(json.dumps({"type": "ping", "id": i}))
         for ws in sockets:
-            replies = [json.loads(await ws.recv()) for _ in range(each)]
+            replies, _ = await answers(ws, each)
             assert [r["id"] for r in replies] == list(range(each))
     finally:
         for ws in sockets:

@@ -20,7 +20,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from tests.server.conftest import url
-from tests.server.refusals import refused
+from tests.server.refusals import answers, refused
 from trickroom.server.app import App
 from trickroom.server.client import ServerError, TrickroomClient
 from trickroom.server.metrics import METRICS
@@ -496,7 +496,7 @@ async def test_an_address_floods_two_nodes_at_its_one_rate(server):
             for i in range(each):
                 await ws.send(json.dumps({"type": "ping", "id": i}))
         for ws in sockets:
-            replies = [json.loads(await ws.recv()) for _ in range(each)]
+            replies, _ = await answers(ws, each)
             assert [r["id"] for r in replies] == list(range(each))  # all answered, in order
     finally:
         for ws in sockets:
