@@ -97,7 +97,7 @@ class ServerSettings:
     lobby_push_seconds: float = 0.25  # a room's table_update pushes: each table once a beat
     # Accounts and abuse (DESIGN section 12, docs/protocol.md "Limits").
     password_profile: str = "owasp"  # server/passwords.py PROFILES
-    password_workers: int = 1  # threads hashing passwords
+    password_workers: int = 2  # threads hashing passwords (one address holds all but one)
     password_queue: int = 8  # hashes waiting for them; more: rate_limited at once
     password_queue_per_address: int = 2  # of those, one address's at most (a fair share)
     # Passwords hashed for one address (logins, registrations): this many, refilled at

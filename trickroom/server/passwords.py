@@ -127,6 +127,10 @@ class Passwords:
         self.pending_by: dict[str, int] = {}  # by address, while it has hashes waiting
         self.workers = workers
         self._running = 0  # threads of the pool given a hash
+        self._holding: dict[str, int] = {}  # threads each address holds now
+        # One address holds at most all threads but one: with two or more, another
+        # address's login always finds a thread free, whatever one address floods.
+        self.share = max(1, workers - 1)
         self._waiting: dict[str, deque[asyncio.Future[None]]] = {}  # addresses in turn
         self.checked = 0  # passwords verified since start (the abuse bench reads it)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="passwords")
@@ -168,7 +172,7 @@ class Passwords:
             try:
                 return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
             finally:
-                self._next()
+                self._release(who)
         finally:
             self.pending -= 1
             left = self.pending_by[who] - 1
@@ -178,9 +182,10 @@ class Passwords:
                 del self.pending_by[who]
 
     async def _turn(self, who: str) -> None:
-        """Wait for a thread of the pool, in ``who``'s turn among the addresses waiting."""
-        if self._running < self.workers:
-            self._running += 1
+        """Wait for a thread of the pool, in ``who``'s turn among the addresses waiting,
+        and within its share of the threads."""
+        if self._running < self.workers and self._holding.get(who, 0) < self.share:
+            self._take(who)
             return
         turn = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(who, deque()).append(turn)
@@ -188,23 +193,42 @@ class Passwords:
             await turn
         except asyncio.CancelledError:
             if turn.done() and not turn.cancelled():
-                self._next()  # given the thread as it was cancelled: pass it on
+                self._release(who)  # given the thread as it was cancelled: pass it on
             raise
 
-    def _next(self) -> None:
-        """A thread is free: to the first address in turn (which goes to the back of the
-        line if it has more waiting), or back to the pool."""
+    def _take(self, who: str) -> None:
+        self._running += 1
+        self._holding[who] = self._holding.get(who, 0) + 1
+
+    def _release(self, who: str) -> None:
+        """``who``'s thread is free: to the addresses waiting, in turn."""
+        self._running -= 1
+        held = self._holding[who] - 1
+        if held:
+            self._holding[who] = held
+        else:
+            del self._holding[who]
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Free threads to the addresses waiting, each the first in turn within its share
+        (an address served goes to the back of the line if it has more waiting)."""
         waiting = self._waiting
-        while waiting:
-            who = next(iter(waiting))
+        for who in list(waiting):
+            if self._running >= self.workers:
+                return
+            if self._holding.get(who, 0) >= self.share:
+                continue
             turns = waiting.pop(who)
+            while turns and turns[0].done():  # cancelled while waiting
+                turns.popleft()
+            if not turns:
+                continue
             turn = turns.popleft()
             if turns:
                 waiting[who] = turns  # last now: the others go first
-            if not turn.done():
-                turn.set_result(None)
-                return
-        self._running -= 1
+            self._take(who)
+            turn.set_result(None)
 
     async def hash(self, password: str, who: str = "") -> str:
         """The hash of ``password``, normalised (for the address ``who``)."""
