@@ -95,3 +95,33 @@ async def test_the_password_thread_goes_to_the_addresses_waiting_in_turn():
     passwords.close()
     assert order == ["f1", "f2", "o1", "f3", "f4", "f5"]
     assert passwords.pending == 0 and not passwords.pending_by
+
+
+async def test_one_address_never_holds_every_password_thread():
+    """With two threads, a flood of one address's checks holds one of them: another
+    address's login starts at once, not after one of the flood's (issue 32, item 3: others'
+    logins during a flood)."""
+    import threading
+
+    from trickroom.server.passwords import Passwords
+
+    passwords = Passwords("cheapest", workers=2, queue=16, per_address=8)
+    gate, started = threading.Event(), []
+
+    def work(tag: str) -> str:
+        started.append(tag)
+        gate.wait()
+        return tag
+
+    jobs = []
+    for who, tag in (("flood", "f1"), ("flood", "f2"), ("flood", "f3"), ("other", "o1")):
+        jobs.append(asyncio.create_task(passwords._run(who, work, tag)))
+        await asyncio.sleep(0)
+    async with asyncio.timeout(10):
+        while len(started) < 2:
+            await asyncio.sleep(0.01)
+    assert sorted(started) == ["f1", "o1"]  # the flood's others wait for its one thread
+    gate.set()
+    assert sorted(await asyncio.gather(*jobs)) == ["f1", "f2", "f3", "o1"]
+    passwords.close()
+    assert passwords._running == 0 and not passwords._holding
