@@ -92,7 +92,16 @@ export function drawSeat(el, state, seat, now, { sit, mineToTakeBack, takeBack }
       ? h("div", { class: "hint bid-why" }, state.bidWhys[seat]) : null,
     canSit(state, seat) ? h("button", { type: "button", class: "small", onclick: () => sit(seat) },
       state.info?.state === "playing" ? "Sit in as substitute" : "Sit here") : null,
-    mineToTakeBack?.(seat) ? h("button", { type: "button", class: "small primary", onclick: takeBack },
-      "Take my seat back") : null);
+    mineToTakeBack?.(seat) ? takeBackButton(el, takeBack) : null);
   el.setAttribute("aria-label", `${SEAT_NAMES[seat]}: ${info?.name || "empty"}${turn ? ", to act" : ""}`);
+}
+
+/** The seat's "Take my seat back" button: one element kept across draws (a robot playing
+ *  the seat redraws it at each move, and a button made anew each time slipped from under
+ *  the pointer between press and release). */
+function takeBackButton(el, takeBack) {
+  el.takeBack = takeBack;
+  el.takeBackButton ??= h("button", { type: "button", class: "small primary",
+    onclick: () => el.takeBack?.() }, "Take my seat back");
+  return el.takeBackButton;
 }
