@@ -54,6 +54,11 @@ async def test_an_invite_link_seats_a_newcomer_at_a_private_table(web_app, open_
     panel = p.locator(".invite-panel")
     await panel.get_by_role("button", name="Copy link").wait_for()
     assert await panel.get_by_label("Invite link").input_value() == link
+    # ... move them to South (they are told, and their browser follows), then remove them.
+    await panel.get_by_label(f"Move {me['name']} to").select_option(label="South")
+    await friend.page.wait_for_function(
+        f"window.trickroom.seatAt({table!r})?.seat === 2", timeout=20_000)
+    assert [s.name for s in machine.state.seats][2] == me["name"]
     await panel.get_by_role("button", name=f"Remove {me['name']}").click()
     await p.locator(".invite-panel").get_by_role("button", name=f"Remove {me['name']}").wait_for(
         state="detached")

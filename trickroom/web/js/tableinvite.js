@@ -59,7 +59,12 @@ export function invitePanel(ctx, id) {
       action = h("button", { type: "button", onclick: () => seatRequest({ type: "remove_player", seat: s.seat }) },
         `Remove ${s.name}`);
     }
-    return h("li", {}, h("span", { class: "hint" }, `${SEAT_NAMES[s.seat]}: `), name, " ", action);
+    // Any player may be moved to another seat (swapping with whoever sits there).
+    const move = s.kind !== "empty" ? h("select", { "aria-label": `Move ${s.name} to`,
+      onchange: (e) => { if (e.target.value !== "") seatRequest({ type: "move_seat", seat: s.seat, to: Number(e.target.value) }); } },
+    h("option", { value: "" }, "Move to…"),
+    SEAT_NAMES.map((label, i) => (i === s.seat ? null : h("option", { value: String(i) }, label)))) : null;
+    return h("li", {}, h("span", { class: "hint" }, `${SEAT_NAMES[s.seat]}: `), name, " ", move, " ", action);
   }
 
   let shown = false;
