@@ -107,3 +107,48 @@ async def test_a_friend_s_presence_and_a_challenge_between_two_browsers(web_app,
     assert [s.name for s in seats if s.kind == "human"] == ["ann", "bob"]
     audit.check()
     bob_audit.check()
+
+
+async def test_four_browsers_play_a_rematch_with_new_partners(tmp_path, open_page):
+    """The same four play again with new partners: each browser presses the button, and
+    each follows its player to the new seat. (Turns time out at once, so robots play the
+    game for the four and it is over in seconds.)"""
+    from tests.web.conftest import start_app
+
+    app = await start_app(tmp_path, turn_seconds=0.05, hand_pause=0.05)
+    try:
+        pages = [await open_page(app, label=f"p{i}") for i in range(4)]
+        names = [await guest_signs_in(page.page, f"mate{i}") for i, page in enumerate(pages)]
+        first = pages[0].page
+        await first.locator(".room-link", has_text="spades").first.click()
+        await first.get_by_role("button", name="Create table").click()
+        dialog = first.locator("dialog.create-dialog")
+        await dialog.get_by_label("Play to (points)").fill("10")
+        await dialog.get_by_label("Mercy: end when a side falls to minus (empty: off)").fill("10")
+        await dialog.get_by_role("button", name="Create and sit").click()
+        await first.locator(".table-page").wait_for()
+        table = first.url.rsplit("/", 1)[1]
+        for page in pages[1:]:
+            await page.page.goto(f"{page.page.url.split('#')[0]}#/table/{table}")
+            await page.page.get_by_role("button", name="Sit here").first.click()
+            await page.page.locator(".seat.me").wait_for()
+        machine = app.lobby.tables[table].machine
+        before = [s.name for s in machine.state.seats]
+        assert sorted(before) == sorted(f"guest-{n}" if not n.startswith("guest") else n
+                                        for n in names)
+        for page in pages:
+            await page.page.locator("dialog.game-over").wait_for(timeout=60_000)
+        for page in pages:
+            await page.page.locator("dialog.game-over").get_by_role(
+                "button", name="Play again, new partners").click()
+        await first.wait_for_function(
+            "document.querySelector('.table-page')?.dataset.phase !== 'game_over'")
+        after = [s.name for s in machine.state.seats]
+        assert after == [before[0], before[3], before[1], before[2]]
+        for page in pages:  # each browser sits where its player now sits
+            me = await page.page.evaluate("window.trickroom.me.name")
+            seat = after.index(me)
+            await page.page.wait_for_function(
+                f"window.trickroom.seatAt({table!r})?.seat === {seat}", timeout=20_000)
+    finally:
+        await app.stop()
