@@ -186,7 +186,8 @@ class _Node:
 
     def url(self) -> str | None:
         url = self.app.config.settings.node_url
-        if url is None or self.app.server is None:
+        server = self.app.server
+        if url is None or server is None or not server.sockets:  # not serving, or stopped
             return None
         return url.replace("{port}", str(self.app.port))
 
