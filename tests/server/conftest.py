@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -138,3 +139,17 @@ async def schema():
     name = fresh_name("t_app")
     yield name
     await drop_schema(name)
+
+
+async def next_pushed(client: TrickroomClient, kind: str,
+                      wanted: Callable[[dict[str, Any]], bool] | None = None,
+                      timeout: float = 10.0) -> dict[str, Any]:
+    """The next message of ``kind`` (that ``wanted`` picks) the server pushed to the client,
+    taken from what it received, so that the one after it is the next one found."""
+    async with asyncio.timeout(timeout):
+        while True:
+            for i, message in enumerate(client.received):
+                if message.get("type") == kind and (wanted is None or wanted(message)):
+                    del client.received[i]
+                    return message
+            await asyncio.sleep(0.005)

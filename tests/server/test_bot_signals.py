@@ -8,22 +8,11 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import AsyncExitStack
-from typing import Any
 
-from tests.server.conftest import url
+from tests.server.conftest import next_pushed, url
 from tests.server.refusals import refused
 from trickroom.server.client import TrickroomClient
 from trickroom.server.protocol import PROTOCOL
-
-
-async def next_of(client: TrickroomClient, kind: str, timeout: float = 10.0) -> dict[str, Any]:
-    async with asyncio.timeout(timeout):
-        while True:
-            for i, message in enumerate(client.received):
-                if message.get("type") == kind:
-                    del client.received[i]
-                    return message
-            await asyncio.sleep(0.005)
 
 
 async def solo(stack: AsyncExitStack, app,
@@ -42,13 +31,13 @@ async def test_a_prompt_says_when_its_turn_ends_and_a_repeat_says_the_time_left(
     app = await make_app(turn_seconds=30.0, robot_delay=0.0)
     async with AsyncExitStack() as stack:
         client, table, token = await solo(stack, app)
-        prompt = await next_of(client, "prompt")
+        prompt = await next_pushed(client, "prompt")
         assert prompt["deadline"] - prompt["now"] == prompt["seconds"] == 30.0
         assert abs(prompt["now"] - time.time()) < 5  # the server's Unix clock
         await asyncio.sleep(0.3)  # a while into the turn, the player rejoins
         await client.request({"type": "rejoin", "table": table, "seat_token": token,
                               "last_seq": 0})
-        repeat = await next_of(client, "prompt")
+        repeat = await next_pushed(client, "prompt")
         assert repeat["deadline"] == prompt["deadline"]  # the same turn, the same clock
         assert repeat["seconds"] < prompt["seconds"]
 
@@ -60,11 +49,11 @@ async def test_a_seat_out_of_time_hears_timed_out_then_the_robot_s_move(make_app
         watcher = await stack.enter_async_context(TrickroomClient.connect(url(app)))
         await watcher.request({"type": "guest", "name": "rail"})
         await watcher.request({"type": "watch", "table": table})
-        prompt = await next_of(client, "prompt")
+        prompt = await next_pushed(client, "prompt")
         events = []
         async with asyncio.timeout(10):
             while not any(e["type"] == "bid" and e["seat"] == prompt["seat"] for e in events):
-                message = await next_of(client, "event")
+                message = await next_pushed(client, "event")
                 events.append(message["event"])
         kinds = [e["type"] for e in events]
         assert "timed_out" in kinds and kinds.index("timed_out") < len(kinds) - 1
@@ -79,7 +68,7 @@ async def test_a_client_over_the_rate_is_told_once_a_spell(make_app):
     async with TrickroomClient.connect(url(app)) as client:
         for i in range(12):
             await client.send({"type": "ping", "id": i})
-        await next_of(client, "slowed")
+        await next_pushed(client, "slowed")
         async with asyncio.timeout(10):
             while sum(m.get("type") == "pong" for m in client.received) < 12:
                 await asyncio.sleep(0.01)
@@ -88,7 +77,7 @@ async def test_a_client_over_the_rate_is_told_once_a_spell(make_app):
         await client.request({"type": "ping"})
         for i in range(12):
             await client.send({"type": "ping", "id": 100 + i})
-        slowed = await next_of(client, "slowed")
+        slowed = await next_pushed(client, "slowed")
         assert slowed["wait"] > 0 and "messages a second" in slowed["message"]
 
 

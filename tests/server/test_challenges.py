@@ -5,11 +5,9 @@ floods are refused, typed, over the live socket."""
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import AsyncExitStack
-from typing import Any
 
-from tests.server.conftest import url, wait_for
+from tests.server.conftest import next_pushed, url, wait_for
 from tests.server.refusals import refused
 from trickroom.server.app import App
 from trickroom.server.client import TrickroomClient
@@ -23,17 +21,6 @@ async def registered(stack: AsyncExitStack, app: App, name: str,
     return client
 
 
-async def heard(client: TrickroomClient, kind: str, timeout: float = 10.0) -> dict[str, Any]:
-    """The next message of ``kind`` pushed to the client (taken from what it received)."""
-    async with asyncio.timeout(timeout):
-        while True:
-            for i, message in enumerate(client.received):
-                if message.get("type") == kind:
-                    del client.received[i]
-                    return message
-            await asyncio.sleep(0.005)
-
-
 async def test_an_accepted_challenge_opens_a_private_table_with_the_seats_asked(app):
     async with AsyncExitStack() as stack:
         ann, bob = await registered(stack, app, "ann"), await registered(stack, app, "bob")
@@ -42,11 +29,11 @@ async def test_an_accepted_challenge_opens_a_private_table_with_the_seats_asked(
                                   "rules": {"target": 300}})
         challenge = sent["challenge"]
         assert challenge["by"] == "ann" and challenge["rules"]["target"] == 300
-        got = (await heard(bob, "challenged"))["challenge"]
+        got = (await next_pushed(bob, "challenged"))["challenge"]
         assert got["id"] == challenge["id"] and got["seats"] == ["ann", None, "bob", None]
         await bob.request({"type": "answer_challenge", "challenge": got["id"], "accept": True})
         for client in (ann, bob):
-            over = await heard(client, "challenge_over")
+            over = await next_pushed(client, "challenge_over")
             assert over["outcome"] == "accepted"
         table = over["table"]
         machine = app.lobby.tables[table].machine
@@ -68,7 +55,7 @@ async def test_a_decline_says_who_and_why_and_ends_it_for_everyone(app):
         await cat.request({"type": "answer_challenge", "challenge": cid, "accept": False,
                            "reason": "later"})
         for client in (ann, bob, cat):
-            over = await heard(client, "challenge_over")
+            over = await next_pushed(client, "challenge_over")
             assert (over["outcome"], over["by"], over["reason"]) == ("declined", "cat", "later")
         error = await refused(bob, {"type": "answer_challenge", "challenge": cid,
                                     "accept": True})
@@ -81,8 +68,8 @@ async def test_a_challenge_nobody_answers_expires(make_app):
         ann, bob = await registered(stack, app, "ann"), await registered(stack, app, "bob")
         sent = await ann.request({"type": "challenge", "room": "spades",
                                   "seats": ["ann", "bob", None, None]})
-        assert (await heard(ann, "challenge_over"))["outcome"] == "expired"
-        assert (await heard(bob, "challenge_over"))["outcome"] == "expired"
+        assert (await next_pushed(ann, "challenge_over"))["outcome"] == "expired"
+        assert (await next_pushed(bob, "challenge_over"))["outcome"] == "expired"
         error = await refused(bob, {"type": "answer_challenge",
                                     "challenge": sent["challenge"]["id"], "accept": True})
         assert error["code"] == "not_found"

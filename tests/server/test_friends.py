@@ -4,11 +4,10 @@ follow each other are friends; ``friends`` says where each is, and every change 
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import AsyncExitStack
 from typing import Any
 
-from tests.server.conftest import FAST, url
+from tests.server.conftest import FAST, next_pushed, url
 from tests.server.refusals import refused
 from trickroom.server.app import App
 from trickroom.server.client import TrickroomClient
@@ -27,15 +26,9 @@ async def logged_in(stack: AsyncExitStack, app: App, name: str) -> TrickroomClie
     return client
 
 
-async def pushed(client: TrickroomClient, name: str, timeout: float = 10.0) -> dict[str, Any]:
-    """The next ``presence`` of ``name`` pushed to the client (those before it consumed)."""
-    async with asyncio.timeout(timeout):
-        while True:
-            for i, message in enumerate(client.received):
-                if message.get("type") == "presence" and message["name"] == name:
-                    del client.received[i]
-                    return message
-            await asyncio.sleep(0.005)
+async def pushed(client: TrickroomClient, name: str) -> dict[str, Any]:
+    """The next ``presence`` of ``name`` pushed to the client."""
+    return await next_pushed(client, "presence", lambda m: m["name"] == name)
 
 
 def by_name(reply: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -5,24 +5,13 @@ node that dies takes its players' presence with it."""
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import AsyncExitStack
 
 import redis.asyncio as aioredis
 
-from tests.server.conftest import url
+from tests.server.conftest import next_pushed, url
 from tests.services import REDIS
 from trickroom.server.client import TrickroomClient
-
-
-async def pushed(client: TrickroomClient, wanted, timeout: float = 10.0) -> dict:
-    async with asyncio.timeout(timeout):
-        while True:
-            for i, m in enumerate(client.received):
-                if m.get("type") == "presence" and wanted(m):
-                    del client.received[i]
-                    return m
-            await asyncio.sleep(0.01)
 
 
 async def test_a_node_s_late_renewal_does_not_make_its_players_look_offline(cluster):
@@ -42,5 +31,5 @@ async def test_a_node_s_late_renewal_does_not_make_its_players_look_offline(clus
             await client.aclose()
         table = (await bob.request({"type": "create_table", "room": "spades"}))["table"]["id"]
         await bob.request({"type": "sit", "table": table})
-        seen = await pushed(ann, lambda m: m["name"] == "bob")
+        seen = await next_pushed(ann, "presence", lambda m: m["name"] == "bob")
         assert seen["online"] is True and seen["at"]["table"] == table
