@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -102,3 +103,44 @@ def test_the_changelog_has_the_protocol_version_the_server_speaks():
     assert f"\n## {PROTOCOL} (" in text
     for kind in ("invite", "follow", "friends", "challenge", "answer_challenge"):
         assert kind in CLIENT_TYPES and f"`{kind}`" in text, kind
+
+
+def test_the_moon_choices_the_doc_gives_are_the_ones_the_server_takes():
+    """Found by a bot author (issue 36): the doc named the room's rule values
+    (``add_to_others``) as the action's choices, which the server refuses."""
+    from trickroom.game.actions import action_from_wire
+    from trickroom.server.protocol import parse_client_message
+
+    acts = [m for m in examples("client") if m["type"] == "act"
+            and m["action"].get("type") == "moon"]
+    assert acts
+    for message in acts:
+        parse_client_message(json.dumps(message))
+        action_from_wire(message["action"])  # the engine takes it as it is written
+
+
+async def test_the_seq_after_a_restart_is_as_the_doc_says(tmp_path):
+    """Found by a bot author (issue 36): after a restart the next seq jumped to about
+    1.8e15, and nothing said so. The doc says it now; this holds the server to it."""
+    from tests.server.conftest import FAST, seq_after_restart, url
+    from trickroom.server.app import App
+    from trickroom.server.client import TrickroomClient
+    from trickroom.server.config import load_config
+
+    assert "2^53" in DOC.read_text()
+    db = tmp_path / "t.sqlite3"
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    try:
+        async with TrickroomClient.connect(url(app)) as client:
+            await client.request({"type": "guest"})
+            table = (await client.request({"type": "create_table", "room": "spades"}))
+            table_id = table["table"]["id"]
+            await client.request({"type": "sit", "table": table_id})
+            await client.request({"type": "fill_robots", "table": table_id})  # level: default
+            while app.lobby.tables[table_id].machine.state.phase != "playing":
+                await asyncio.sleep(0.01)
+    finally:
+        await app.stop()
+    seq = await seq_after_restart(db, table_id)
+    assert 10**15 < seq < 2**53
