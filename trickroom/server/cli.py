@@ -14,7 +14,7 @@ import json
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from rich.console import Console
 from rich.table import Table
@@ -86,6 +86,15 @@ def _print_hand(console: Console, result: SpadesHandResult) -> None:
                       f"-> {side.score}")
 
 
+def fail(why: str) -> NoReturn:
+    """End the command with one line on standard error, written whole in one write (a
+    store's thread may still be logging its last JSON line as we go: two writes, the
+    message and its newline, let that line land between them)."""
+    sys.stderr.write(f"trickroom: {why}\n")
+    sys.stderr.flush()
+    raise SystemExit(1)
+
+
 def node_settings(args: argparse.Namespace) -> Effective:
     """The settings ``serve`` and ``config`` run with: the command line's options over
     the environment's ``TRICKROOM_*`` over the room file's over the defaults (see
@@ -97,7 +106,7 @@ def node_settings(args: argparse.Namespace) -> Effective:
     try:
         return resolve(vars(args))
     except ConfigError as exc:
-        raise SystemExit(f"trickroom: {masked(str(exc))}") from None
+        fail(masked(str(exc)))
 
 
 def show_config(effective: Effective, as_json: bool) -> None:
@@ -149,7 +158,7 @@ def serve(effective: Effective) -> None:
 
     failed = run_on(run(), config.settings.event_loop)
     if failed is not None:
-        raise SystemExit(f"trickroom: {failed}")
+        fail(failed)
 
 
 def drain(pid: int, wait: float) -> int:
