@@ -80,12 +80,14 @@ class Engine(Protocol):
 
 
 class EngineClass(Protocol):
-    """A game class: a new game from rules and a seed, or one rebuilt from its record."""
+    """A game class: a new game from rules and a seed (its first hands as given in
+    ``deals``, if any), or one rebuilt from its record."""
 
     @property
     def rules_type(self) -> type: ...
 
-    def __call__(self, rules: Any, seed: int = 0) -> Engine: ...
+    def __call__(self, rules: Any, seed: int = 0, *,
+                 deals: Sequence[Sequence[int]] = ()) -> Engine: ...
 
     def replay(self, record: Mapping[str, Any]) -> Engine: ...
 

@@ -191,7 +191,8 @@ class HeartsGame(TrickGame):
         return POINT_CARDS | (JD_BIT if self.rules.jack_of_diamonds else 0)
 
     def __init__(self, rules: HeartsRules | None = None, seed: int = 0, *,
-                 dealer: int | None = None, first_deal: Sequence[int] | None = None) -> None:
+                 dealer: int | None = None, first_deal: Sequence[int] | None = None,
+                 deals: Sequence[Sequence[int]] = ()) -> None:
         self.scores = [0, 0, 0, 0]
         self.passes: list[tuple[int, ...] | None] = [None] * 4
         self.received: list[tuple[int, ...]] = [(), (), (), ()]
@@ -199,7 +200,8 @@ class HeartsGame(TrickGame):
         r = rules or HeartsRules()
         self._breaks = HEARTS_MASK | (QS_BIT if r.queen_breaks_hearts else 0)
         self._first_trick_void_rule = not r.blood_on_first_trick
-        super().__init__(r, seed, dealer=dealer, first_deal=first_deal)
+        super().__init__(r, seed, dealer=dealer, first_deal=first_deal,
+                         deals=deals)
 
     rules: HeartsRules
 

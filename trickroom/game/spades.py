@@ -166,14 +166,16 @@ class SpadesGame(TrickGame):
     _breaks = SPADES_MASK
 
     def __init__(self, rules: SpadesRules | None = None, seed: int = 0, *,
-                 dealer: int | None = None, first_deal: Sequence[int] | None = None) -> None:
+                 dealer: int | None = None, first_deal: Sequence[int] | None = None,
+                 deals: Sequence[Sequence[int]] = ()) -> None:
         self.scores = [0, 0]
         self.bags = [0, 0]
         self.bids: list[int | None] = [None] * 4
         self.blind = [False] * 4
         self.seen = [True] * 4
         self.nil_stats = [NO_NILS] * 4
-        super().__init__(rules or SpadesRules(), seed, dealer=dealer, first_deal=first_deal)
+        super().__init__(rules or SpadesRules(), seed, dealer=dealer, first_deal=first_deal,
+                         deals=deals)
 
     rules: SpadesRules
 

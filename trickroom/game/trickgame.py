@@ -183,11 +183,17 @@ class TrickGame:
     _scoring_mask: int = 0  # the cards that score when taken (Hearts)
 
     def __init__(self, rules: Any, seed: int = 0, *, dealer: int | None = None,
-                 first_deal: Sequence[int] | None = None) -> None:
+                 first_deal: Sequence[int] | None = None,
+                 deals: Sequence[Sequence[int]] = ()) -> None:
         self.rules = rules
         self.seed = seed
         self._rng_instance: random.Random | None = None
         self.first_dealer = self._rng_draw_dealer() if dealer is None else dealer
+        # Hands dealt as given (a sandbox's deal list): hand k is ``deals[k]`` while the
+        # list lasts, and is dealt from the seed after it.
+        self.deals = tuple(tuple(d) for d in deals)
+        if first_deal is None and self.deals:
+            first_deal = self.deals[0]
         self.first_deal = tuple(first_deal) if first_deal is not None else None
         self.dealer = self.first_dealer
         self.phase = "hand_over"
@@ -249,6 +255,8 @@ class TrickGame:
             "seed": self.seed,
             "dealer": self.first_dealer,
             "deal": [texts_of(m) for m in self.first_deal] if self.first_deal else None,
+            **({"deals": [[texts_of(m) for m in d] for d in self.deals]}
+               if len(self.deals) > 1 else {}),
             "actions": [{"seat": s, **a.to_wire()} for s, a in self.actions],
         }
 
@@ -259,7 +267,9 @@ class TrickGame:
         rules = recorded_rules(cls.rules_type, _tuples(record.get("rules", {})))
         deal_texts = record.get("deal")
         masks = hands_from_texts(deal_texts) if deal_texts else None
-        game = cls(rules, record.get("seed", 0), dealer=record["dealer"], first_deal=masks)
+        deals = [hands_from_texts(d) for d in record.get("deals") or ()]
+        game = cls(rules, record.get("seed", 0), dealer=record["dealer"], first_deal=masks,
+                   deals=deals)
         for item in record.get("actions", []):
             if game.phase == "hand_over":
                 game.next_hand()
@@ -352,7 +362,8 @@ class TrickGame:
             raise IllegalAction(f"the next hand is dealt after a hand, not in {self.phase!r}",
                                 "wrong_phase")
         self.dealer = (self.dealer + 1) % 4
-        return self._start_hand(None)
+        upcoming = self.hand_no + 1
+        return self._start_hand(self.deals[upcoming] if upcoming < len(self.deals) else None)
 
     @property
     def awaiting(self) -> tuple[int, ...]:

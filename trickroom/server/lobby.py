@@ -19,19 +19,27 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from trickroom.game.cards import CardParseError, hands_from_texts
 from trickroom.game.engine import ENGINES
 from trickroom.game.trickgame import rules_wire
 from trickroom.server.config import Config, ConfigError, Room
 from trickroom.server.hub.port import Hub, Member
 from trickroom.server.metrics import METRICS
-from trickroom.server.protocol import ChatMessage, ProtocolError, RoomInfo, TableInfo, TableUpdate
+from trickroom.server.protocol import (
+    ChatMessage,
+    ProtocolError,
+    RoomInfo,
+    SandboxRequest,
+    TableInfo,
+    TableUpdate,
+)
 from trickroom.server.ranked import Ranked
 from trickroom.server.store import Store, StoredGame
 from trickroom.server.tables.commands import ClientId, Open, Resume
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.runner import TableRunner
-from trickroom.server.tables.state import Privacy
+from trickroom.server.tables.state import Privacy, Sandbox
 from trickroom.server.thinking import Thinking
 
 log = logging.getLogger("trickroom.lobby")
@@ -119,11 +127,14 @@ class Lobby:
     async def new_table(self, room_name: str, rules: dict[str, Any], seating: str,
                         table_id: str | None = None, creator: Member | None = None,
                         spectator_chat: bool = False, private: bool = False,
-                        opener: str | None = None) -> TableRunner:
+                        opener: str | None = None,
+                        sandbox: SandboxRequest | None = None) -> TableRunner:
         """A new table of ``room_name``. ``creator``: the connection that asked (its caps
         count it); ``opener``: the player who opens it when no connection asked (a
-        challenge's sender)."""
+        challenge's sender); ``sandbox``: fixed deals (the table is then private)."""
         room = self.room(room_name)
+        made_sandbox = self._sandbox(sandbox) if sandbox is not None else None
+        private = private or made_sandbox is not None
         if private and room.rated:
             raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: its seating "
                                 "is random or the host's, so its tables are not private; "
@@ -142,7 +153,7 @@ class Lobby:
             machine = TableMachine(table_id, room, self.settings, made, seating, self.rng(),
                                    creator=creator.name if creator else opener,
                                    spectator_chat=spectator_chat,
-                                   private=Privacy() if private else None)
+                                   private=Privacy(sandbox=made_sandbox) if private else None)
             runner = self._runner(machine)
             if not await self.hub.claim(runner.id):
                 raise ProtocolError("internal", "could not open the table; try again")
@@ -152,6 +163,20 @@ class Lobby:
         self._add(runner)
         await runner.call(Open())
         return runner
+
+    def _sandbox(self, asked: SandboxRequest) -> Sandbox:
+        """A sandbox as asked, its deals checked (each a whole deck in four hands)."""
+        deals = []
+        for index, hands in enumerate(asked.deals):
+            try:
+                hands_from_texts(hands)
+            except CardParseError as exc:
+                raise ProtocolError("invalid_field", f"field 'sandbox.deals.{index}': {exc}",
+                                    field=f"sandbox.deals.{index}") from None
+            deals.append(tuple(tuple(hand) for hand in hands))
+        seed = asked.seed if asked.seed is not None else self.rng().getrandbits(48)
+        return Sandbox(seed, tuple(deals), asked.duplicate,
+                       known=asked.seed is not None or bool(deals))
 
     def _runner(self, machine: TableMachine) -> TableRunner:
         return TableRunner(machine, self.store, self.ranked, self.clients, self, self.hub,
@@ -383,14 +408,16 @@ class Lobby:
             log.warning("game %s: room %s is no longer configured; left as is",
                         created.game_id, created.room)
             return None
+        privacy = Privacy.from_stored(created.private) if created.private is not None else None
+        sandbox = privacy.sandbox if privacy is not None else None
         game = ENGINES[created.kind].replay({"game": created.kind, "rules": created.rules,
                                              "seed": created.seed, "dealer": created.dealer,
+                                             "deals": list(sandbox.deals) if sandbox else None,
                                              "actions": stored.actions})
         machine = TableMachine(created.table_id, self.room(created.room), self.settings,
                                game.rules, created.seating, self.rng(),
                                creator=created.creator, spectator_chat=created.spectator_chat,
-                               private=Privacy.from_stored(created.private)
-                               if created.private is not None else None)
+                               private=privacy)
         runner = self._runner(machine)
         self._add(runner)
         await runner.call(Resume(game, created.game_id, created.seats))

@@ -58,7 +58,7 @@ class Requests:
     async def create_table(self, client: Member, msg: wire.CreateTable) -> None:
         table = await self.lobby.new_table(msg.room, msg.rules, msg.seating, creator=client,
                                            spectator_chat=msg.spectator_chat,
-                                           private=msg.private)
+                                           private=msg.private, sandbox=msg.sandbox)
         machine = table.machine
         invite = (privacy.invite_info(machine, machine.state.private)
                   if machine.state.private is not None else None)

@@ -72,6 +72,28 @@ class TimedOut(ServerMessage):
     seat: int
 
 
+class DuplicateMargin(ServerMessage):
+    """A player's result in a duplicate match: their seat in each game, their margin on
+    each deal (points against the field with the same cards, more is better) and in all."""
+
+    name: str
+    seats: list[int]
+    deals: list[float]
+    total: float
+
+
+class DuplicateResult(ServerMessage):
+    """A duplicate match at a sandbox table is over (its last game ended): each deal
+    played in every game, scored against the other games with the same cards. ``hands``:
+    per game, per deal, each seat's points (Spades: its side's; Hearts: minus its own)."""
+
+    type: Literal["duplicate_result"] = "duplicate_result"
+    games: int
+    deals: int
+    hands: list[list[list[int]]]
+    players: list[DuplicateMargin]
+
+
 class Quit(ServerMessage):
     """A player left a ranked game (WoCG rooms: rated at once, banned until ``banned_until``)."""
 
@@ -267,15 +289,15 @@ GAME_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
 
 
 TABLE_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
-    TableChanged, GameStarted, GameOver, Substituted, Removed, TimedOut, Quit, Resumed,
-    VoteStarted, VoteCast, VoteResult, TableClosed,
+    TableChanged, GameStarted, GameOver, Substituted, Removed, TimedOut, DuplicateResult,
+    Quit, Resumed, VoteStarted, VoteCast, VoteResult, TableClosed,
 )
 
 
 AnyEvent = Annotated[
-    TableChanged | GameStarted | GameOver | Substituted | Removed | TimedOut | Quit | Resumed
-    | VoteStarted | VoteCast | VoteResult | TableClosed | HandStartedEvent | DealtEvent
-    | LookedEvent | BidEvent | PassChosenEvent | PassedEvent | ReceivedEvent | PlayedEvent
-    | TrickWonEvent | HandScoredEvent | MoonPendingEvent,
+    TableChanged | GameStarted | GameOver | Substituted | Removed | TimedOut | DuplicateResult
+    | Quit | Resumed | VoteStarted | VoteCast | VoteResult | TableClosed | HandStartedEvent
+    | DealtEvent | LookedEvent | BidEvent | PassChosenEvent | PassedEvent | ReceivedEvent
+    | PlayedEvent | TrickWonEvent | HandScoredEvent | MoonPendingEvent,
     Field(discriminator="type")]
 """A table event: the table's own, or its game's."""

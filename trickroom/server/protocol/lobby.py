@@ -87,6 +87,21 @@ class SeatInfo(ServerMessage):
     reserved_for: str | None = None  # a private table's seat kept for this player
 
 
+class SandboxInfo(ServerMessage):
+    """A sandbox table: every game dealt from one seed, its first ``deals`` hands as given.
+    The seed is told to no one while games may be played on it (it is every hand's cards):
+    a finished game's review has it. ``known_deals``: the opener chose the seed or the
+    deals, so knows every hand (fair for a bot's own tests, not for a match with another);
+    in duplicate matches, the games of the match now played (``match_played``, back to 0
+    when a match ends) of its ``match_games``."""
+
+    deals: int
+    known_deals: bool
+    duplicate: bool
+    match_played: int
+    match_games: int
+
+
 class TableInfo(ServerMessage):
     id: str
     room: str
@@ -106,6 +121,7 @@ class TableInfo(ServerMessage):
     # A private table: listed to no one, entered by its invite (see ``invite``); only
     # those at it are told of it.
     private: bool = False
+    sandbox: SandboxInfo | None = None  # a sandbox table's fixed deals
 
 
 class Tables(Reply):

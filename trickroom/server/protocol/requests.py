@@ -103,6 +103,26 @@ class ListTables(Request):
     room: Name
 
 
+DealHands = Annotated[list[Annotated[list[Annotated[str, Field(max_length=3)]],
+                                      Field(min_length=13, max_length=13)]],
+                      Field(min_length=4, max_length=4)]
+MAX_SANDBOX_DEALS = 40  # a deal list's length (a frame holds about fifty deals)
+
+
+class SandboxRequest(BaseModel):
+    """A sandbox's deals: ``seed`` (any from 0 to 2**53; drawn when left out) fixes every
+    deal of every game; ``deals`` gives the first hands' cards (four hands of 13 cards,
+    seat 0 first), dealt from the seed after them; ``duplicate``: play duplicate matches
+    (the same deals again, everyone one seat on: two games in Spades, four in Hearts)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seed: Annotated[int, Field(ge=0, le=2**53)] | None = None
+    deals: Annotated[list[DealHands], Field(max_length=MAX_SANDBOX_DEALS)] = Field(
+        default_factory=list)
+    duplicate: bool = False
+
+
 class CreateTable(Request):
     type: Literal["create_table"]
     room: Name
@@ -113,6 +133,9 @@ class CreateTable(Request):
     spectator_chat: bool = False
     # A private table (casual rooms): listed to no one, entered with its invite code.
     private: bool = False
+    # Fixed deals for reproducible tests and duplicate matches (a sandbox is private and
+    # its games count toward nothing).
+    sandbox: SandboxRequest | None = None
 
 
 InviteCode = Annotated[str, Field(min_length=1, max_length=64)]

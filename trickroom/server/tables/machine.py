@@ -35,6 +35,7 @@ from trickroom.server.config import Room, ServerSettings
 from trickroom.server.protocol import (
     Error,
     ProtocolError,
+    SandboxInfo,
     SeatInfo,
     ServerMessage,
     Snapshot,
@@ -333,7 +334,16 @@ class TableMachine:
                    for s in state.seats],
             watchers=len(state.watchers), game_id=state.game_id,
             chances=state.chances if state.phase in (Phase.PLAYING, Phase.OVER) else None,
-            spectator_chat=state.spectator_chat, private=state.private is not None)
+            spectator_chat=state.spectator_chat, private=state.private is not None,
+            sandbox=self._sandbox_info())
+
+    def _sandbox_info(self) -> SandboxInfo | None:
+        sandbox = self.state.private.sandbox if self.state.private else None
+        if sandbox is None:
+            return None
+        return SandboxInfo(deals=len(sandbox.deals), known_deals=sandbox.known,
+                           duplicate=sandbox.duplicate, match_played=len(sandbox.played),
+                           match_games=sandbox.match_games(self.room.game))
 
     def snapshot(self, seat: int | None, rid: RequestId = None) -> Snapshot:
         state = self.state

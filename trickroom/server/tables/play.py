@@ -17,12 +17,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from trickroom.game import duplicate
 from trickroom.game.actions import Action, ActionParseError, IllegalAction, Pass, action_from_wire
+from trickroom.game.cards import hands_from_texts
 from trickroom.game.engine import ENGINES
 from trickroom.game.events import Event
 from trickroom.ratings import Standing
 from trickroom.server.protocol import (
     WHY_LENGTH,
+    DuplicateMargin,
+    DuplicateResult,
     GameOver,
     GameStarted,
     Ok,
@@ -50,7 +54,7 @@ from trickroom.server.tables.log import Shared
 from trickroom.server.tables.policies import Trigger
 from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded, SeatsChanged
 from trickroom.server.tables.seats import Seat
-from trickroom.server.tables.state import Phase, RankedState
+from trickroom.server.tables.state import Phase, RankedState, Sandbox
 from trickroom.server.tables.table import Table
 
 # -- the start -------------------------------------------------------------------------------
@@ -81,8 +85,16 @@ def on_standings(table: Table, cmd: StandingsLoaded) -> None:
 
 def _start_game(table: Table, standings: dict[str, Standing]) -> None:
     state = table.state
-    seed = table.rng.getrandbits(32)
-    game = ENGINES[table.room.game](table.rules, seed)
+    sandbox = state.private.sandbox if state.private else None
+    if sandbox is None:
+        seed = table.rng.getrandbits(32)
+        game = ENGINES[table.room.game](table.rules, seed)
+    else:  # every game of a sandbox on the same deals (a duplicate match moves the players)
+        seed = sandbox.seed
+        game = ENGINES[table.room.game](table.rules, seed,
+                                        deals=[hands_from_texts(d) for d in sandbox.deals])
+        if not sandbox.played:
+            sandbox.first_seats = {s.name or "": s.index for s in state.seats}
     game_id = f"{table.id}-{table.rng.getrandbits(32):08x}"
     for seat in state.seats:
         seat.starter, seat.substitute, seat.again = seat.name, False, False
@@ -335,7 +347,9 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
     assert game is not None and game_id is not None
     outcome = game.result()
     ratings = rating.rate(table, outcome) if table.room.rated else None
-    casual = () if table.room.rated or abandoned else _casual_credit(table)
+    sandbox = state.private.sandbox if state.private else None
+    # A sandbox's deals are known beforehand: its games count toward nothing.
+    casual = () if table.room.rated or abandoned or sandbox else _casual_credit(table)
     record = game.record()
     for idx, why in state.whys.items():
         if idx < len(record["actions"]):
@@ -359,6 +373,8 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
                                winners=[] if abandoned else list(outcome.winners),
                                ratings=ratings or [], abandoned=abandoned,
                                chances=state.chances))
+    if sandbox is not None and sandbox.duplicate:
+        _match_game_over(table, sandbox)
     state.phase = Phase.OVER
     state.paused, state.vote = None, None
     table.cancel_kinds(TurnOver, RobotTurn, NextHand, VoteOver, Retry)
@@ -366,6 +382,29 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
     table.tidy()
     if state.phase is Phase.OVER:
         table.set_timer(table.settings.table_idle_seconds, IdleOver())
+
+
+def _match_game_over(table: Table, sandbox: Sandbox) -> None:
+    """A game of a duplicate match is over: keep its hands' points; after the match's
+    last game, tell the table how each player did against the field (and start anew)."""
+    state = table.state
+    game = state.game
+    assert game is not None
+    kind = table.room.game
+    names = tuple(s.name or "" for s in state.seats)
+    sandbox.played.append(duplicate.PlayedGame(
+        (names[0], names[1], names[2], names[3]),
+        tuple(duplicate.hand_points(kind, r) for r in game.hand_results)))
+    if len(sandbox.played) < sandbox.match_games(kind):
+        return
+    played, sandbox.played = sandbox.played, []
+    margins = duplicate.compare(played, sandbox.first_seats)
+    deals = min(len(g.hands) for g in played)
+    table.publish(DuplicateResult(
+        games=len(played), deals=deals,
+        hands=[[list(h) for h in g.hands[:deals]] for g in played],
+        players=[DuplicateMargin(name=m.name, seats=list(m.seats), deals=list(m.deals),
+                                 total=round(m.total, 2)) for m in margins]))
 
 
 def _casual_credit(table: Table) -> tuple[str, ...]:

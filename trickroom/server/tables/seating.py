@@ -252,7 +252,10 @@ def _maybe_again(table: Table) -> None:
                 "robot", f"{s.name} (robot)", None, None, None)
         elif s.kind == "empty":
             s.kind, s.name = "robot", robot_name(s.index, s.robot_level)
-    if 2 * sum(asked) > len(asked):
+    sandbox = state.private.sandbox if state.private else None
+    if sandbox is not None and sandbox.played:
+        _next_match_seats(table)
+    elif 2 * sum(asked) > len(asked):
         _new_partners(table)
     table.cancel(IdleOver)
     state.phase = Phase.WAITING
@@ -270,6 +273,20 @@ def _new_partners(table: Table) -> None:
         seat.index = index
     seats[:] = order
     for seat in order[1:]:
+        privacy.tell_seat(table, seat)
+    table.changed()
+
+
+def _next_match_seats(table: Table) -> None:
+    """The next game of a duplicate match: everyone one seat on (North to East, East to
+    South, ...), so that the same deals give each player the cards another held. Robots
+    move too; each player moved learns their new seat."""
+    seats = table.state.seats
+    order = [seats[3], seats[0], seats[1], seats[2]]
+    for index, seat in enumerate(order):
+        seat.index = index
+    seats[:] = order
+    for seat in order:
         privacy.tell_seat(table, seat)
     table.changed()
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
+from trickroom.game.duplicate import MATCH_GAMES, PlayedGame
 from trickroom.game.engine import Engine
 from trickroom.ratings import Departure, Standing
 from trickroom.server.tables.commands import ClientId, TimerCommand, Turn
@@ -60,6 +61,43 @@ class RankedState:
 
 
 @dataclass(slots=True)
+class Sandbox:
+    """A sandbox's deals (issue 36, item 4): every game of the table is dealt from
+    ``seed``, its first hands from ``deals`` (each four hands of card texts) when given,
+    so a bot's test repeats exactly. ``duplicate``: the games make matches (two in Spades,
+    four in Hearts), each player one seat on in each game; ``played``: the match's games
+    so far, and ``first_seats``: where each player sat in its first. ``known``: the opener
+    chose the seed or deals (else the seed was drawn, and no one knows it)."""
+
+    seed: int
+    deals: tuple[tuple[tuple[str, ...], ...], ...] = ()
+    duplicate: bool = False
+    known: bool = True
+    played: list[PlayedGame] = field(default_factory=list)
+    first_seats: dict[str, int] = field(default_factory=dict)
+
+    def copy(self) -> Sandbox:
+        return copy_fields(self)
+
+    def match_games(self, kind: str) -> int:
+        return MATCH_GAMES[kind] if self.duplicate else 1
+
+    def stored(self) -> dict[str, Any]:
+        return {"seed": self.seed, "deals": [[list(h) for h in d] for d in self.deals],
+                "duplicate": self.duplicate, "known": self.known,
+                "played": [g.to_wire() for g in self.played],
+                "first_seats": dict(self.first_seats)}
+
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any]) -> Sandbox:
+        return cls(int(stored["seed"]),
+                   tuple(tuple(tuple(h) for h in d) for d in stored.get("deals", ())),
+                   bool(stored.get("duplicate", False)), bool(stored.get("known", True)),
+                   [PlayedGame.from_wire(g) for g in stored.get("played", ())],
+                   {str(k): int(v) for k, v in stored.get("first_seats", {}).items()})
+
+
+@dataclass(slots=True)
 class Privacy:
     """A private table's way in: its invite code (None: revoked) and until when it lets
     players in (the table's clock), the seats kept for named players, and who was
@@ -69,6 +107,7 @@ class Privacy:
     invite_until: float = 0.0
     reserved: dict[int, str] = field(default_factory=dict)  # seat -> name
     removed: set[str] = field(default_factory=set)
+    sandbox: Sandbox | None = None  # fixed deals (a sandbox table is always private)
 
     def copy(self) -> Privacy:
         return copy_fields(self)
@@ -77,13 +116,16 @@ class Privacy:
         """As kept with a game in play (a restart resumes the table private, as it was)."""
         return {"invite": self.invite, "invite_until": self.invite_until,
                 "reserved": {str(seat): name for seat, name in self.reserved.items()},
-                "removed": sorted(self.removed)}
+                "removed": sorted(self.removed),
+                **({"sandbox": self.sandbox.stored()} if self.sandbox else {})}
 
     @classmethod
     def from_stored(cls, stored: dict[str, Any]) -> Privacy:
+        sandbox = stored.get("sandbox")
         return cls(stored.get("invite"), float(stored.get("invite_until", 0.0)),
                    {int(seat): name for seat, name in stored.get("reserved", {}).items()},
-                   set(stored.get("removed", ())))
+                   set(stored.get("removed", ())),
+                   Sandbox.from_stored(sandbox) if sandbox else None)
 
     def kept_for(self, name: str) -> int | None:
         """The seat kept for ``name``, if any."""
