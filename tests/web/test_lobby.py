@@ -59,3 +59,29 @@ async def test_a_room_with_more_tables_than_its_list_says_so(tmp_path, open_page
             page.check()
     finally:
         await app.stop()
+
+
+async def test_a_bot_account_is_marked_in_the_lobby_at_the_table_and_in_its_profile(
+        web_app, open_page):
+    """Issue 36, item 1: a program plays as a BOT account, marked as one wherever its name
+    shows."""
+    page = await open_page(web_app)
+    p = page.page
+    await guest_signs_in(p, "looker")
+    await p.locator(".room-link", has_text="spades").first.click()
+    async with TrickroomClient.connect(ws_url(web_app)) as bot:
+        await bot.request({"type": "register", "name": "robo", "password": "robo-robo"})
+        await bot.request({"type": "upgrade_to_bot", "confirm": True})
+        made = await bot.request({"type": "create_table", "room": "spades"})
+        table = made["table"]["id"]
+        await bot.request({"type": "sit", "table": table, "seat": 0})
+        card = p.locator(f'[data-table="{table}"]')
+        await card.locator(".seat-line", has_text="robo").locator(".badge.bot").wait_for()
+        await card.get_by_role("button", name="Watch").click()
+        seat = p.locator('.seat[data-seat="0"]')
+        await seat.locator(".badge.bot", has_text="BOT").wait_for()
+        assert "(BOT)" in (await seat.get_attribute("aria-label") or "")
+        await p.evaluate("location.hash = '#/player/robo'")
+        await p.locator(".profile h1 .badge.bot").wait_for()
+        await p.get_by_text("bot ladder").first.wait_for()
+    page.check()

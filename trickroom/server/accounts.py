@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -47,12 +48,15 @@ from trickroom.server.protocol import (
     SessionInfo,
     SessionList,
     SignedOut,
+    UpgradeToBot,
     Welcome,
 )
 from trickroom.server.store import NameTaken, Store
 
+log = logging.getLogger("trickroom.accounts")
+
 Authenticate = Register | Login | Guest | Resume
-Manage = Logout | LogoutAll | ChangePassword | ListSessions
+Manage = Logout | LogoutAll | ChangePassword | ListSessions | UpgradeToBot
 
 
 class Caller(Member, Protocol):
@@ -125,7 +129,9 @@ class Accounts:
         conn.name, conn.guest, conn.session = name, guest, auth.token_hash(token)
         conn.logins += 1
         await self.follows.signed_in(conn)  # online for others before it hears so itself
-        conn.reply(Welcome(id=rid, name=name, guest=guest, session=token, device=device))
+        account = None if guest else await self.store.account(name)
+        conn.reply(Welcome(id=rid, name=name, guest=guest, session=token, device=device,
+                           bot=bool(account and account["bot"])))
 
     async def _register(self, conn: Member, msg: Register) -> str:
         refusal = names.account_name_refusal(msg.name)
@@ -288,12 +294,37 @@ class Accounts:
             await self._sign_out(conn, SignedOut(id=msg.id, sessions=ended))
         elif isinstance(msg, ChangePassword):
             await self._change_password(conn, msg)
+        elif isinstance(msg, UpgradeToBot):
+            await self._upgrade_to_bot(conn, msg)
         else:
             since = time.time() - self.settings.session_idle_seconds
             conn.reply(SessionList(id=msg.id, sessions=[
                 SessionInfo(created=row["created"], last_used=row["last_used"],
                             address=row["address"], current=row["token_hash"] == conn.session)
                 for row in await self.store.sessions_of(conn.name, since)]))
+
+    async def _upgrade_to_bot(self, conn: Caller, msg: UpgradeToBot) -> None:
+        """The account becomes a BOT's, for good (Lichess's rule): one that was ever rated
+        as a person keeps that record, so it may not (a new account is the bot's); nor may
+        one seated at a table, whose seat shows a person."""
+        account = await self.store.account(conn.name)
+        assert account is not None
+        if account["bot"]:
+            raise ProtocolError("invalid_field", f"{conn.name} is a BOT account already",
+                                msg.id)
+        if not msg.confirm:
+            raise ProtocolError("confirm_required", "a BOT account is one for good: it then "
+                                "never plays as a person, nor at people's ranked tables. "
+                                "Send again with \"confirm\": true", msg.id)
+        if await self.store.has_ratings(conn.name):
+            raise ProtocolError("not_eligible", f"{conn.name} has played ranked games as a "
+                                "person; register a new account for your bot", msg.id)
+        if self.seated(conn.name):
+            raise ProtocolError("wrong_phase", "you sit at a table as a person: stand up "
+                                "(or finish the game) first", msg.id)
+        await self.store.make_bot(conn.name)
+        log.info("%s is a BOT account now", conn.name)
+        conn.reply(Ok(id=msg.id))
 
     async def _change_password(self, conn: Caller, msg: ChangePassword) -> None:
         """A new password, checked against the old one, and the account's other sessions

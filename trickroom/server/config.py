@@ -6,7 +6,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -178,6 +178,14 @@ class Room:
     rules: dict[str, Any] = field(default_factory=dict)
     turn_seconds: float | None = None  # this room's turn timer; None: the server's
     constants: dict[str, float] = field(default_factory=dict)  # a refit's, adopted
+    # Who sits: "people" (and, in casual rooms, BOT accounts too), or "bots": a ranked
+    # room of the bot ladder, where only BOT accounts sit and are rated apart from people.
+    players: Literal["people", "bots"] = "people"
+
+    @property
+    def ladder(self) -> bool:
+        """A ranked room of the bot ladder."""
+        return self.players == "bots"
 
     def rating_system(self) -> RatingSystem:
         """The system this room's games are rated and predicted with: the preset it names
@@ -246,9 +254,15 @@ def load_config(path: str | Path | None = None, *, origins: Mapping[str, str] | 
         try:
             room = Room(name=entry["name"], game=entry["game"], rated=entry.get("rated", False),
                         system=entry.get("system"), rules=dict(entry.get("rules", {})),
-                        turn_seconds=entry.get("turn_seconds"))
+                        turn_seconds=entry.get("turn_seconds"),
+                        players=entry.get("players", "people"))
         except KeyError as exc:
             raise ConfigError(f"a room needs a {exc.args[0]!r}") from None
+        if room.players not in ("people", "bots"):  # a room file's word, unchecked till here
+            raise ConfigError(f"room {room.name!r}: players must be \"people\" or \"bots\"")
+        if room.ladder and not room.rated:
+            raise ConfigError(f"room {room.name!r}: a room of bots is the bot ladder, so it "
+                              "is ranked (rated = true, with a system)")
         if room.game not in RULES_TYPES:
             raise ConfigError(f"room {room.name!r}: game must be spades or hearts")
         if room.rated and room.system not in SYSTEMS:

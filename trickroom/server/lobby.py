@@ -96,12 +96,14 @@ class Lobby:
         """The rooms, with their open tables counted over every node; for a logged-in
         ``asker``, each ranked room says why they may not sit there (before they click)."""
         counts = await self.hub.room_counts(self.rooms)
-        why = None
-        if asker is not None and asker.name and any(r.rated for r in self.rooms.values()):
-            why = await self.ranked.refusal(asker.name, asker.guest)
+        why: dict[bool, str | None] = {}  # by whether the room is the bot ladder
+        if asker is not None and asker.name:
+            for ladder in sorted({r.ladder for r in self.rooms.values() if r.rated}):
+                why[ladder] = await self.ranked.refusal(asker.name, asker.guest, ladder)
         return [RoomInfo(name=r.name, game=r.game, rated=r.rated, system=r.system,
                          rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0),
-                         not_eligible=why if r.rated else None)
+                         not_eligible=why.get(r.ladder) if r.rated else None,
+                         players=r.players)
                 for r in self.rooms.values()]
 
     async def tables_info(self, room: str,
@@ -197,7 +199,7 @@ class Lobby:
             raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: it plays the "
                                 "host's rules; create the table without 'rules'")
         if room.rated:  # a table its creator may not sit at would wait, empty, until it expired
-            await self.ranked.check_eligible(creator.name, creator.guest)
+            await self.ranked.check_eligible(creator.name, creator.guest, room.ladder)
         mine, here = self._created(creator.name, creator.address)
         waiting_key = f"{room.name} {creator.address}"
         waiting = self._waiting(room.name, creator.address)

@@ -41,7 +41,7 @@ class Queues:
         if not room.rated:
             raise ProtocolError("invalid_field", "the random queue is for ranked rooms; "
                                                  "casual tables are in the table list")
-        await self.ranked.check_eligible(client.name, client.guest)
+        await self.ranked.check_eligible(client.name, client.guest, room.ladder)
         entry = Queued(client.id, client.name, client.guest, client.address, self.clock())
         if not await self.hub.queue_add(room_name, entry):
             raise ProtocolError("invalid_field", "you are already in this queue")
@@ -100,7 +100,7 @@ class Queues:
             member.joined(table.id)
             await table.call(SitReserved(Who(player.client, player.name, player.guest,
                                                      player.address),
-                                         None, seat))
+                                         None, seat, self.lobby.room(room_name).ladder))
         await self._status(room_name)
 
     async def _status(self, room_name: str, asker: Member | None = None,

@@ -35,14 +35,26 @@ class Ranked:
         self.min_games = min_games
         self.clock = clock
 
-    async def refusal(self, name: str, guest: bool) -> str | None:
-        """Why a player may not sit at a ranked table (and until when), or None."""
+    async def refusal(self, name: str, guest: bool, ladder: bool = False) -> str | None:
+        """Why a player may not sit at a ranked table (and until when), or None.
+        ``ladder``: a table of the bot ladder, where BOT accounts alone sit; people's
+        ranked tables are never a BOT's."""
         if guest:
+            if ladder:
+                return ("the bot ladder is for BOT accounts: register your bot, then "
+                        "upgrade the account (upgrade_to_bot)")
             return "ranked tables are for registered players: register or log in first"
         account = await self.store.account(name)
         if account is None:
             return "ranked tables are for registered players"
-        if account["casual_games"] < self.min_games:
+        if ladder:
+            if not account["bot"]:
+                return ("the bot ladder is for BOT accounts; people play ranked in the "
+                        "other ranked rooms")
+        elif account["bot"]:
+            return ("BOT accounts play ranked games on the bot ladder (its rooms), never at "
+                    "people's ranked tables")
+        elif account["casual_games"] < self.min_games:
             return (f"not experienced yet: finish {self.min_games} casual games first "
                     f"({account['casual_games']} so far). {CASUAL_RULE}")
         if not account["rank_me"]:
@@ -62,9 +74,9 @@ class Ranked:
             return f"banned from ranked play until {when(account['banned_until'])} ({reason})"
         return None
 
-    async def check_eligible(self, name: str, guest: bool) -> None:
+    async def check_eligible(self, name: str, guest: bool, ladder: bool = False) -> None:
         """Raise ``not_eligible`` saying why (and until when) a player may not sit."""
-        why = await self.refusal(name, guest)
+        why = await self.refusal(name, guest, ladder)
         if why is not None:
             raise ProtocolError("not_eligible", why)
 

@@ -129,10 +129,16 @@ class Requests:
     async def sit(self, client: Member, msg: wire.Sit) -> None:
         table = self.lobby.table(msg.table)
         refusal = ban = None
-        if table.machine.room.rated:
-            refusal = await self.ranked.refusal(client.name, client.guest)
+        room = table.machine.room
+        if room.rated:
+            refusal = await self.ranked.refusal(client.name, client.guest, room.ladder)
             ban = await self.ranked.ban(client.name, client.guest)
-        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal, ban, msg.invite))
+        account = None if client.guest else await self.ranked.store.account(client.name)
+        bot = bool(account and account["bot"])
+        if room.rated and bot != room.ladder:
+            ban = refusal  # not even as a substitute: bots and people are ranked apart
+        await table.call(command.Sit(client.who, msg.id, msg.seat, refusal, ban, msg.invite,
+                                     bot))
         client.joined(table.id)
 
     async def rejoin(self, client: Member, msg: wire.Rejoin) -> None:

@@ -162,7 +162,8 @@ class Routes:
         if path.startswith("/api/games/"):
             return await self._game(unquote(path.removeprefix("/api/games/")))
         if path == "/api/leaderboard":
-            return await self._leaderboard(params.get("game", ""), params.get("system", ""))
+            return await self._leaderboard(params.get("game", ""), params.get("system", ""),
+                                           params.get("ladder", "people"))
         if path.startswith("/api/players/"):
             return await self._player(unquote(path.removeprefix("/api/players/")))
         return _json({"error": f"no API path {path}"}, HTTPStatus.NOT_FOUND)
@@ -189,17 +190,23 @@ class Routes:
             return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
         return _response(HTTPStatus.OK, body, "application/json")
 
-    async def _leaderboard(self, game: str, system: str) -> Response:
-        if game not in ("spades", "hearts") or system not in SYSTEMS:
-            return _json({"error": "give game=spades|hearts and system="
-                                   + "|".join(sorted(SYSTEMS))}, HTTPStatus.BAD_REQUEST)
+    async def _leaderboard(self, game: str, system: str, ladder: str) -> Response:
+        """A leaderboard of people, or (``ladder=bots``) the bot ladder's: BOT accounts
+        are rated on their own, never among people."""
+        if game not in ("spades", "hearts") or system not in SYSTEMS \
+                or ladder not in ("people", "bots"):
+            return _json({"error": "give game=spades|hearts, system="
+                                   + "|".join(sorted(SYSTEMS))
+                                   + " and (optionally) ladder=people|bots"},
+                         HTTPStatus.BAD_REQUEST)
         board = await self.store.leaderboard(game, system,
-                                             self.config.settings.leaderboard_min_games)
+                                             self.config.settings.leaderboard_min_games,
+                                             bots=ladder == "bots")
         for entry in board:
             entry["shown"] = self.shown(game, system, entry["rating"], entry["sigma"])
         # Ranked by the number players read (Weng-Lin's conservative skill, not its mean).
         board.sort(key=lambda entry: -entry["shown"])
-        return _json({"game": game, "system": system, "players": board})
+        return _json({"game": game, "system": system, "ladder": ladder, "players": board})
 
     async def _player(self, name: str) -> Response:
         name = names.normal(name)  # as the name was kept (NFC), however the link spelt it

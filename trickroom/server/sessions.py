@@ -47,6 +47,7 @@ from trickroom.server.protocol import (
     Rooms,
     ServerMessage,
     Slowed,
+    UpgradeToBot,
     parse_client_message,
 )
 from trickroom.server.proxies import Peers
@@ -325,7 +326,7 @@ class Sessions:
             asker = conn if conn.name else None  # a ranked room says why it is not theirs
             conn.reply(Rooms(id=rid, rooms=await self.lobby.rooms_info(asker)))
             return
-        if isinstance(msg, (Logout, LogoutAll, ChangePassword, ListSessions)):
+        if isinstance(msg, (Logout, LogoutAll, ChangePassword, ListSessions, UpgradeToBot)):
             await self.accounts.manage(conn, msg)
             return
         if not conn.name:

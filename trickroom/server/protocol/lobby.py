@@ -18,6 +18,7 @@ class Welcome(Reply):
     # account (``login.device``); a stranger's wrong guesses then do not keep you out.
     device: str | None = None
     protocol: int = PROTOCOL  # the protocol version this server speaks (docs/changelog.md)
+    bot: bool = False  # a BOT account (upgrade_to_bot)
 
 
 class Slowed(ServerMessage):
@@ -68,6 +69,8 @@ class RoomInfo(ServerMessage):
     rules: dict[str, Any]
     tables: int
     not_eligible: str | None = None
+    # "bots": a ranked room of the bot ladder, where BOT accounts alone sit.
+    players: Literal["people", "bots"] = "people"
 
 
 class Rooms(Reply):
@@ -85,6 +88,7 @@ class SeatInfo(ServerMessage):
     away: bool = False
     robot_level: Literal["random", "heuristic", "search"] | None = None
     reserved_for: str | None = None  # a private table's seat kept for this player
+    bot: bool = False  # a BOT account plays here (a program, marked as one)
 
 
 class SandboxInfo(ServerMessage):

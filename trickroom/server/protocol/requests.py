@@ -83,6 +83,15 @@ class ChangePassword(Request):
     new_password: Password
 
 
+class UpgradeToBot(Request):
+    """Make this account a BOT's, as Lichess does: for good (there is no way back), so
+    ``confirm: true`` is needed. A BOT is marked as one wherever its name shows, never sits
+    at people's ranked tables and is rated on the bot ladder's instead."""
+
+    type: Literal["upgrade_to_bot"]
+    confirm: bool = False
+
+
 class ListSessions(Request):
     """The account's active sessions (where and when each was used)."""
 
@@ -358,6 +367,7 @@ class ListFriends(Request):
 
 ClientMessage = Annotated[
     Register | Login | Guest | Resume | Logout | LogoutAll | ChangePassword | ListSessions
+    | UpgradeToBot
     | ListRooms | ListTables | CreateTable | Sit | Stand
     | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
     | Unqueue | CastVote | Settings | TableOptions | Invite | Reserve | MoveSeat | RemovePlayer
@@ -367,6 +377,7 @@ ClientMessage = Annotated[
 CLIENT_TYPES = tuple(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in (Register, Login, Guest, Resume, Logout, LogoutAll, ChangePassword, ListSessions,
+              UpgradeToBot,
               ListRooms, ListTables, CreateTable, Sit, Stand,
               Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
               Unqueue, CastVote, Settings, TableOptions, Invite, Reserve, MoveSeat,

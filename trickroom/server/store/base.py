@@ -564,10 +564,20 @@ class Store(ABC):
     # -- accounts for ranked play ---------------------------------------------------------------
 
     async def account(self, name: str) -> dict[str, Any] | None:
-        """A registered player's ranked settings: rank_me, banned_until, casual_games."""
+        """A registered player's ranked settings: rank_me, banned_until, casual_games, and
+        whether the account is a BOT's."""
         row = await self._fetchone("SELECT name, rank_me, banned_until, ban_reason, "
-                                   "casual_games FROM users WHERE name = ?", (name,))
+                                   "casual_games, bot FROM users WHERE name = ?", (name,))
         return dict(row) if row else None
+
+    async def make_bot(self, name: str) -> None:
+        """The account is a BOT's from now on (there is no way back)."""
+        await self._write("UPDATE users SET bot = 1 WHERE name = ?", (name,))
+
+    async def has_ratings(self, name: str) -> bool:
+        """Whether the player was ever rated (a ranked game played)."""
+        return await self._fetchone("SELECT 1 AS one FROM rating_history WHERE player = ? "
+                                    "LIMIT 1", (name,)) is not None
 
     async def set_casual_games(self, name: str, games: int) -> None:
         await self._write("UPDATE users SET casual_games = ? WHERE name = ?", (games, name))
@@ -596,10 +606,13 @@ class Store(ABC):
         return out
 
     async def leaderboard(self, kind: str, system: str, min_games: int,
-                          limit: int = 100) -> list[dict[str, Any]]:
-        rows = await self._fetchall("SELECT player, value, sigma, stats FROM ratings WHERE "
-                                    "kind = ? AND system = ? ORDER BY value DESC",
-                                    (kind, system))
+                          limit: int = 100, bots: bool = False) -> list[dict[str, Any]]:
+        """The players' leaderboard of a game and system, or (``bots``) the bot ladder's:
+        BOT accounts are rated apart from people, and each list has only its own."""
+        rows = await self._fetchall("SELECT r.player, r.value, r.sigma, r.stats FROM ratings r "
+                                    "JOIN users u ON u.name = r.player WHERE r.kind = ? AND "
+                                    "r.system = ? AND u.bot = ? ORDER BY r.value DESC",
+                                    (kind, system, int(bots)))
         board = []
         for row in rows:
             stats = json.loads(row["stats"])
@@ -632,7 +645,8 @@ class Store(ABC):
                             "skill_ratio": stats.get("nil_set", 0) / faced if faced else None,
                             "history": [h for h in history if h["kind"] == row["kind"]
                                         and h["system"] == row["system"]]})
-        return {"name": account["name"], "rank_me": bool(account["rank_me"]),
+        return {"name": account["name"], "bot": bool(account["bot"]),
+                "rank_me": bool(account["rank_me"]),
                 "banned_until": account["banned_until"] or None,
                 "casual_games": account["casual_games"], "ratings": ratings,
                 "recent_games": await self.recent_games(account["name"])}

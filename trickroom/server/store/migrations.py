@@ -107,6 +107,10 @@ CREATE INDEX IF NOT EXISTS follows_other ON follows (other);
 """
 HIDE_PRESENCE = ("users", "hide_presence", "INTEGER NOT NULL DEFAULT 0")
 
+# Migration 6 (issue 36, item 1): BOT accounts, which play on a ladder of their own.
+BOTS = "BOT accounts"
+BOT_COLUMN = ("users", "bot", "INTEGER NOT NULL DEFAULT 0")
+
 
 class SchemaTooNew(StoreError):
     """The database is at a schema version this code does not know (a later release

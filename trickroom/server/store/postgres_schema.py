@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncpg
 
 from trickroom.server.store.migrations import (
+    BOT_COLUMN,
+    BOTS,
     DEVICES,
     FIRST,
     FOLLOWS,
@@ -190,6 +192,7 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
     Migration(4, TABLE_OPTIONS, tuple(_option_column(*added)
                                       for added in TABLE_OPTION_COLUMNS)),
     Migration(5, FOLLOWS, (Step("follows", _follows), _option_column(*HIDE_PRESENCE))),
+    Migration(6, BOTS, (_option_column(*BOT_COLUMN),)),
 )
 
 

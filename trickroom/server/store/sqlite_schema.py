@@ -18,6 +18,8 @@ from typing import Any
 import aiosqlite
 
 from trickroom.server.store.migrations import (
+    BOT_COLUMN,
+    BOTS,
     DEVICES,
     FIRST,
     FOLLOWS,
@@ -216,6 +218,7 @@ CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(3, IGNORES, (Step("ignores", _ignores),)),
     Migration(4, TABLE_OPTIONS, tuple(_column(*added) for added in TABLE_OPTION_COLUMNS)),
     Migration(5, FOLLOWS, (Step("follows", _follows), _column(*HIDE_PRESENCE))),
+    Migration(6, BOTS, (_column(*BOT_COLUMN),)),
 )
 
 

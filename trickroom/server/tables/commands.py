@@ -71,12 +71,13 @@ class Sit(Request):
     """Take ``seat`` (or any free one). ``refusal``: why this player may not sit at a
     ranked table (eligibility, looked up by the runner), or None; ``ban``: why they may
     not even substitute in a ranked game (a ban), or None; ``invite``: a private table's
-    invite code, as sent."""
+    invite code, as sent; ``bot``: the account is a BOT's (shown at the seat)."""
 
     seat: int | None = None
     refusal: str | None = None
     ban: str | None = None
     invite: str | None = None
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,7 @@ class SitReserved(Request):
     """The random queue seats a matched player at ``seat``; the game starts at four."""
 
     seat: int = 0
+    bot: bool = False  # a BOT account (the bot ladder's queue)
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,7 +90,7 @@ def charge(table: Table, seat: Seat, trigger: Trigger) -> None:
 def robot_keeps(table: Table, seat: Seat, trigger: Trigger) -> None:
     table.cancel(WindowOver, seat.index)
     table.cancel(TurnOver, seat.index)
-    seat.kind, seat.token_hash, seat.client = "robot", None, None
+    seat.kind, seat.token_hash, seat.client, seat.bot = "robot", None, None, False
     seat.name = f"{seat.starter or seat.name} (robot)"
     table.save_seats()
     table.changed()

@@ -327,7 +327,7 @@ class TableMachine:
         return TableInfo(
             id=self.id, room=self.room.name, game=self.room.game, state=state.phase.value,
             seating=self.seating,
-            seats=[SeatInfo(seat=s.index, name=s.name, kind=s.kind, away=s.away,
+            seats=[SeatInfo(seat=s.index, name=s.name, kind=s.kind, away=s.away, bot=s.bot,
                             robot_level=s.robot_level if s.robot_plays else None,
                             reserved_for=state.private.reserved.get(s.index)
                             if state.private else None)

@@ -419,7 +419,7 @@ def _casual_credit(table: Table) -> tuple[str, ...]:
     if game is None or 2 * game.rules.target < table.room.make_rules().target:
         return ()
     groups = {s.account: s.group or f"account:{s.account}" for s in table.state.seats
-              if s.connected and s.account and not s.guest}
+              if s.connected and s.account and not s.guest and not s.bot}
     return tuple(sorted(groups)) if len(set(groups.values())) >= 2 else ()
 
 
@@ -440,6 +440,7 @@ def on_resume(table: Table, cmd: Resume) -> None:
         seat.name, seat.kind = stored["name"], stored["kind"]
         seat.account = stored.get("account", stored["name"] if seat.kind == "human" else None)
         seat.guest, seat.group = stored.get("guest", False), stored.get("group")
+        seat.bot = stored.get("bot", False)
         seat.token_hash, seat.robot_level = stored.get("token_hash"), stored["robot_level"]
         seat.starter, seat.substitute = stored.get("starter"), stored.get("substitute", False)
         if seat.kind == "human":

@@ -44,10 +44,12 @@ def _token(table: Table) -> str:
     return base64.urlsafe_b64encode(table.rng.getrandbits(192).to_bytes(24, "big")).decode()
 
 
-def _take(table: Table, seat: Seat, who: Who) -> str:
-    """``who`` takes ``seat``; returns the seat token (only its hash is kept)."""
+def _take(table: Table, seat: Seat, who: Who, bot: bool) -> str:
+    """``who`` takes ``seat`` (``bot``: a BOT account); returns the seat token (only its
+    hash is kept)."""
     token = _token(table)
     seat.name, seat.account, seat.kind, seat.guest = who.name, who.name, "human", who.guest
+    seat.bot = bot
     seat.client, seat.token_hash, seat.again = who.client, token_hash(token), False
     seat.group = who.group or None
     table.state.watchers.pop(who.client, None)
@@ -96,7 +98,7 @@ def on_sit(table: Table, cmd: Sit) -> None:
             raise ProtocolError("seat_taken", f"seat {cmd.seat} is kept for {kept}" if kept
                                 else f"seat {free[0].index} is kept for you: sit there")
     privacy.taken(table, seat)
-    token = _take(table, seat, cmd.who)
+    token = _take(table, seat, cmd.who, cmd.bot)
     table.changed()
     table.cancel(IdleOver)
     play.maybe_start(table)
@@ -109,7 +111,7 @@ def on_sit_reserved(table: Table, cmd: SitReserved) -> None:
     seat = table.state.seats[cmd.seat]
     if seat.kind != "empty" or table.state.phase is not Phase.WAITING:
         raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken")
-    token = _take(table, seat, cmd.who)
+    token = _take(table, seat, cmd.who, cmd.bot)
     table.changed()
     table.cancel(IdleOver)
     table.reply(cmd.who, Seated(id=cmd.rid, table=table.id, seat=seat.index,
@@ -135,7 +137,7 @@ def _substitute(table: Table, cmd: Sit) -> None:
     if table.room.rated and cmd.ban:
         raise ProtocolError("not_eligible", cmd.ban)
     seat = state.seats[index]
-    token = _take(table, seat, cmd.who)
+    token = _take(table, seat, cmd.who, cmd.bot)
     seat.substitute = True
     open_seats.discard(index)
     table.save_seats()
@@ -250,6 +252,7 @@ def _maybe_again(table: Table) -> None:
         if s.away:  # gone since the game: a robot plays the seat
             s.kind, s.name, s.account, s.token_hash, s.group = (
                 "robot", f"{s.name} (robot)", None, None, None)
+            s.bot = False
         elif s.kind == "empty":
             s.kind, s.name = "robot", robot_name(s.index, s.robot_level)
     sandbox = state.private.sandbox if state.private else None

@@ -44,6 +44,7 @@ class Seat:
     starter: str | None = None  # who sat here when the game started
     substitute: bool = False  # a human in a quitter's seat, unrated
     guest: bool = False  # the account is a guest session (counts toward no eligibility)
+    bot: bool = False  # the account is a BOT's (marked as one wherever its name shows)
     group: str | None = None  # the address group it sat from: one person's accounts share it
     away_since: float = 0.0  # when its player went away (a drop, or their server moved)
 
@@ -64,7 +65,7 @@ class Seat:
     def clear(self) -> None:
         self.name = self.account = self.token_hash = None
         self.client = None
-        self.guest = False
+        self.guest = self.bot = False
         self.group = None
         self.kind = "empty"
         self.again = self.rotate = False
@@ -77,7 +78,8 @@ class Seat:
         return {"seat": self.index, "name": self.name, "account": self.account,
                 "kind": self.kind, "token_hash": self.token_hash,
                 "robot_level": self.robot_level, "starter": self.starter,
-                "substitute": self.substitute, "guest": self.guest, "group": self.group}
+                "substitute": self.substitute, "guest": self.guest, "group": self.group,
+                "bot": self.bot}
 
 
 VOTE_CHOICES = {"wait": ("wait", "dont_wait"), "invite_robot": ("yes", "no")}

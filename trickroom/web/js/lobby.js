@@ -228,6 +228,7 @@ export function mount(main, ctx, params) {
               ? h("button", { type: "button", class: "small", onclick: () => sit(t, s.seat) }, "Sit here")
               : h("span", { class: "hint" }, "empty"))
             : h("span", { class: "seat-who" }, s.name,
+              s.bot ? h("span", { class: "badge bot", title: "A BOT account: a program plays here" }, "BOT") : null,
               s.kind === "robot" ? h("span", { class: "badge robot" }, "robot") : null,
               s.away ? h("span", { class: "badge away" }, "away") : null)))),
         h("div", { class: "tc-actions" },

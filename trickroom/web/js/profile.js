@@ -154,8 +154,9 @@ function player(main, ctx, params) {
     const stat = (label, value) => h("div", { class: "stat" }, h("dt", {}, label), h("dd", {}, value ?? "—"));
     const mine = ctx.me && !ctx.me.guest && ctx.me.name.toLowerCase() === (data.name || "").toLowerCase();
     fill(root,
-      h("h1", {}, data.name || params.name),
-      casualCount(data),
+      h("h1", {}, data.name || params.name,
+        data.bot ? h("span", { class: "badge bot", title: "A BOT account: a program plays as this player" }, "BOT") : null),
+      data.bot ? h("p", { class: "hint" }, "A BOT account: a program. It plays ranked games on the bot ladder, rated apart from people.") : casualCount(data),
       data.banned_until ? h("p", { class: "refusal" }, `Banned from ranked play until ${
         typeof data.banned_until === "number" ? new Date(data.banned_until * 1000).toLocaleString() : data.banned_until}`) : null,
       mine ? rankMe(ctx, data, load) : null,
@@ -214,22 +215,26 @@ function leaders(main, ctx, params) {
   const game = params.game || "spades";
   const system = params.system || [...(ctx.rooms || [])].find((r) => r.rated && r.game === game)?.system || "zone";
   systems.add(system);
+  // People's boards, or the bot ladder's (BOT accounts are rated apart from people).
+  const ladder = params.ladder === "bots" ? "bots" : "people";
   const board = h("div", { class: "board" }, h("p", {}, "Loading…"));
   const change = () => {
     const form = new FormData(controls);
-    location.hash = `/leaders?game=${form.get("game")}&system=${form.get("system")}`;
+    location.hash = `/leaders?game=${form.get("game")}&system=${form.get("system")}&ladder=${form.get("ladder")}`;
   };
   const controls = h("form", { class: "board-controls", onchange: change, onsubmit: (e) => e.preventDefault() },
     h("label", { class: "field" }, h("span", {}, "Game"), h("select", { name: "game" },
       ["spades", "hearts"].map((g) => h("option", { value: g, selected: g === game ? true : null }, gameName(g))))),
     h("label", { class: "field" }, h("span", {}, "Rating system"), h("select", { name: "system" },
-      [...systems].map((x) => h("option", { value: x, selected: x === system ? true : null }, systemName(x))))));
+      [...systems].map((x) => h("option", { value: x, selected: x === system ? true : null }, systemName(x))))),
+    h("label", { class: "field" }, h("span", {}, "Players"), h("select", { name: "ladder" },
+      [["people", "People"], ["bots", "Bot ladder"]].map(([v, t]) => h("option", { value: v, selected: v === ladder ? true : null }, t)))));
   fill(main, h("section", { class: "leaders" }, h("h1", {}, "Leaderboards"), controls, board));
-  getJSON(`/api/leaderboard?game=${encodeURIComponent(game)}&system=${encodeURIComponent(system)}`).then((data) => {
+  getJSON(`/api/leaderboard?game=${encodeURIComponent(game)}&system=${encodeURIComponent(system)}&ladder=${ladder}`).then((data) => {
     const rows = data ? listOf(data.players || data.leaderboard || data.leaders || data.rows || data) : [];
     if (!rows.length) { fill(board, h("p", { class: "hint" }, "No rated players yet for this game and system.")); return; }
     fill(board, h("table", { class: "leaderboard" },
-      h("caption", {}, `${gameName(game)} · ${systemName(system)}`),
+      h("caption", {}, `${gameName(game)} · ${systemName(system)}${ladder === "bots" ? " · bot ladder" : ""}`),
       h("thead", {}, h("tr", {}, ["#", "Player", "Rating", "Games", "Won", game === "spades" ? "Skill ratio" : null]
         .filter(Boolean).map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, rows.map((r, i) => h("tr", {},

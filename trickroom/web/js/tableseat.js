@@ -69,6 +69,7 @@ export function drawSeat(el, state, seat, now, { sit, mineToTakeBack, takeBack }
   el.className = `seat pos-${PLACES[placeOf(state, seat)]}${clocked ? " turn" : ""}${seat === state.seat ? " me" : ""}${info?.away ? " away" : ""}`;
   el.dataset.seat = seat;
   const badges = [];
+  if (info?.bot) badges.push(h("span", { class: "badge bot", title: "A BOT account: a program plays here" }, "BOT"));
   if (info?.kind === "robot") badges.push(h("span", { class: "badge robot", title: info.robot_level ? `${info.robot_level} robot` : "robot" }, "robot"));
   if (info?.away) badges.push(h("span", { class: "badge away", title: "Dropped: a robot plays this seat until they come back" }, "away · robot playing"));
   if (v && v.hand_no >= 0 && v.dealer === seat) badges.push(h("span", { class: "badge dealer", title: "Dealer" }, "D"));
@@ -93,7 +94,7 @@ export function drawSeat(el, state, seat, now, { sit, mineToTakeBack, takeBack }
     canSit(state, seat) ? h("button", { type: "button", class: "small", onclick: () => sit(seat) },
       state.info?.state === "playing" ? "Sit in as substitute" : "Sit here") : null,
     mineToTakeBack?.(seat) ? takeBackButton(el, takeBack) : null);
-  el.setAttribute("aria-label", `${SEAT_NAMES[seat]}: ${info?.name || "empty"}${turn ? ", to act" : ""}`);
+  el.setAttribute("aria-label", `${SEAT_NAMES[seat]}: ${info?.name || "empty"}${info?.bot ? " (BOT)" : ""}${turn ? ", to act" : ""}`);
 }
 
 /** The seat's "Take my seat back" button: one element kept across draws (a robot playing
