@@ -17,8 +17,6 @@ from typing import Any
 
 from rich.console import Console
 from rich.status import Status
-from trickroom_client import Prompt, TrickroomClient, find_or_create_table, sign_in, take_a_seat
-from trickroom_client import play_games as play_prompts
 
 from trickroom.game.actions import action_from_wire
 from trickroom.game.cards import parse_card, parse_cards
@@ -28,6 +26,8 @@ from trickroom.game.robots import make_robot
 from trickroom.game.spades import SpadesRules, SpadesView
 from trickroom.game.trickgame import TrickView
 from trickroom.game.variants import recorded_rules
+from trickroom_client import Prompt, TrickroomClient, find_or_create_table, sign_in, take_a_seat
+from trickroom_client import play_games as play_prompts
 
 
 def view_from_wire(data: dict[str, Any]) -> TrickView:

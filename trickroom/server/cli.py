@@ -365,9 +365,8 @@ def _run(argv: list[str] | None) -> None:
     elif args.command == "demo":
         play_demo(args.seed, args.robot, Console())
     elif args.command == "bot":
-        from trickroom_client import ServerError
-
         from trickroom.server.bot import run_bot
+        from trickroom_client import ServerError
 
         try:
             asyncio.run(run_bot(args))

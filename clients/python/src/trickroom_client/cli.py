@@ -26,6 +26,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--name", help="a guest name, or the account's name with --password")
     p.add_argument("--password", help="log in (an unknown name is registered)")
     p.add_argument("--table", help="sit at this table instead of finding one")
+    p.add_argument("--invite", help="the code of a private --table")
     p.add_argument("--create", metavar="JSON",
                    help="open a new table with these create_table fields, "
                         "e.g. '{\"private\": true}'")
@@ -46,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         results = asyncio.run(play(args.url, choose, room=args.room, games=args.games,
                                    name=args.name, password=args.password, table=args.table,
+                                   invite=args.invite,
                                    create=create, fill_robots=args.fill))
     except (ServerError, ConnectionError, OSError) as exc:
         print(f"trickroom-bot: {exc}", file=sys.stderr)

@@ -102,9 +102,10 @@ async def find_or_create_table(client: TrickroomClient, room: str,
 
 async def take_a_seat(client: TrickroomClient, room: str = "spades", *,
                       table: str | None = None, seat: int | None = None,
-                      create: Mapping[str, Any] | None = None,
+                      invite: str | None = None, create: Mapping[str, Any] | None = None,
                       fill_robots: bool | str = False) -> tuple[str, int]:
-    """Sit at ``table`` (at ``seat`` if given), else at a new table of ``room`` opened with
+    """Sit at ``table`` (at ``seat`` if given; with ``invite``, a private table's code),
+    else at a new table of ``room`` opened with
     ``create``'s fields, else at a waiting table of the room or a new one. Then, if asked,
     robots fill the empty seats (``fill_robots`` True: the server's default level; a string:
     that level). Returns the table's id and the seat.
@@ -118,6 +119,8 @@ async def take_a_seat(client: TrickroomClient, room: str = "spades", *,
         sit: dict[str, Any] = {"type": "sit", "table": chosen}
         if seat is not None:
             sit["seat"] = seat
+        if invite is not None:
+            sit["invite"] = invite
         try:
             seated = await client.request(sit)
         except ServerError as exc:
@@ -186,7 +189,7 @@ async def play_games(client: TrickroomClient, table: str, choose: Choose, games:
 
 async def play(url: str, choose: Choose = random_action, *, room: str = "spades",
                games: int = 1, name: str | None = None, password: str | None = None,
-               table: str | None = None, seat: int | None = None,
+               table: str | None = None, seat: int | None = None, invite: str | None = None,
                create: Mapping[str, Any] | None = None, fill_robots: bool | str = False,
                play_again: bool = True, again: Mapping[str, Any] | None = None,
                on_message: Observer | None = None,
@@ -202,7 +205,7 @@ async def play(url: str, choose: Choose = random_action, *, room: str = "spades"
     ``connect_options`` go to websockets' ``connect`` (``additional_headers``...)."""
     async with TrickroomClient.connect(url, **connect_options) as client:
         await sign_in(client, name, password)
-        at, sat = await take_a_seat(client, room, table=table, seat=seat, create=create,
-                                    fill_robots=fill_robots)
+        at, sat = await take_a_seat(client, room, table=table, seat=seat, invite=invite,
+                                    create=create, fill_robots=fill_robots)
         return await play_games(client, at, choose, games, on_message=on_message,
                                 play_again=play_again, again=again, seat=sat)
