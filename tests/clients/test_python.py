@@ -145,10 +145,11 @@ def test_the_wheel_holds_the_typed_client_and_nothing_of_the_server(installed):
 
 
 async def test_the_installed_bot_plays_whole_games_against_a_live_server(app, installed):
+    """Two games of the room's own rules (to 500 points), with robots of the quickest kind."""
     venv, _ = installed
     bot = await asyncio.create_subprocess_exec(
         str(venv / "bin" / "trickroom-bot"), url(app), "--room", "spades", "--games", "2",
-        "--create", json.dumps({"private": True, "rules": ONE_HAND}), "--fill", "random",
+        "--create", json.dumps({"private": True}), "--fill", "random",
         "--seed", "1", cwd=venv, env=alone(),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await asyncio.wait_for(bot.communicate(), 60)

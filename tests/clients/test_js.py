@@ -1,0 +1,94 @@
+"""The JavaScript client package (clients/js): its tarball, as ``npm pack`` makes it,
+installed into an empty project and its tests (``node --test``) run there against a live
+server, whole games included; and, on the checkout, its TypeScript types checked against
+the schema the server publishes."""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.server.conftest import url
+from trickroom.server.protocol import json_schema
+
+JS = Path(__file__).resolve().parents[2] / "clients" / "js"
+QUIET = ["--no-audit", "--no-fund", "--silent"]
+
+
+def npm() -> str:
+    found = shutil.which("npm")
+    assert found and shutil.which("node"), \
+        "Node.js is needed: sudo apt-get install nodejs npm (.ci/run does)"
+    return found
+
+
+def passed(output: str, tests: int) -> bool:
+    """Whether ``node --test`` says all ``tests`` tests passed (and none failed)."""
+    return (re.search(rf"^# pass {tests}$", output, re.M) is not None
+            and re.search(r"^# fail 0$", output, re.M) is not None)
+
+
+@pytest.fixture(scope="module")
+def packed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty project with the package's tarball installed (and its dependency, ws), and
+    the package's live tests beside it, which import it by its name."""
+    work = tmp_path_factory.mktemp("js")
+    done = subprocess.run([npm(), "pack", "--json", "--pack-destination", str(work)], cwd=JS,
+                          check=True, capture_output=True, text=True, timeout=120)
+    [tarball] = json.loads(done.stdout)
+    files = {f["path"] for f in tarball["files"]}
+    assert {"package.json", "src/index.js", "src/index.d.ts", "src/protocol.d.ts",
+            "src/bot.js"} <= files
+    assert all(f.startswith("src/") for f in files - {"package.json", "README.md"}), files
+    project = work / "project"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps(
+        {"name": "uses-trickroom-client", "private": True, "type": "module"}))
+    subprocess.run([npm(), "install", *QUIET, "--prefer-offline", str(work / tarball["filename"])],
+                   cwd=project, check=True, timeout=300)
+    shutil.copy(JS / "test" / "live.test.mjs", project)
+    return project
+
+
+@pytest.fixture(scope="module")
+def checkout() -> Path:
+    """clients/js with its devDependencies (the type generator, TypeScript), installed from
+    its lock file once (xdist's workers each have this fixture: the folder is the lock)."""
+    folder = os.open(JS, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        modules = JS / "node_modules"
+        if not all((modules / m).exists() for m in ("ws", "json-schema-to-typescript",
+                                                     "typescript")):
+            subprocess.run([npm(), "ci", *QUIET], cwd=JS, check=True, timeout=300)
+    finally:
+        os.close(folder)
+    return JS
+
+
+async def test_the_packed_client_plays_whole_games_against_a_live_server(app, packed):
+    proc = await asyncio.create_subprocess_exec(
+        "node", "--test", "live.test.mjs", cwd=packed,
+        env={**os.environ, "TRICKROOM_URL": url(app)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    output = out.decode()
+    assert proc.returncode == 0 and passed(output, 4), output
+
+
+def test_the_types_are_those_of_the_published_schema(checkout, tmp_path):
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(json_schema()))
+    done = subprocess.run(["node", "--test", "test/types.test.mjs"], cwd=checkout,
+                          env={**os.environ, "TRICKROOM_SCHEMA": str(schema)},
+                          capture_output=True, text=True, timeout=120)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0 and passed(output, 2), output
