@@ -19,7 +19,8 @@ import pytest
 from tests.server.conftest import url
 from trickroom.server.protocol import json_schema
 
-JS = Path(__file__).resolve().parents[2] / "clients" / "js"
+ROOT = Path(__file__).resolve().parents[2]
+JS = ROOT / "clients" / "js"
 QUIET = ["--no-audit", "--no-fund", "--silent"]
 
 
@@ -99,3 +100,18 @@ def test_the_types_are_those_of_the_published_schema(checkout, tmp_path):
                           capture_output=True, text=True, timeout=120)
     output = done.stdout + done.stderr
     assert done.returncode == 0 and passed(output, 2), output
+
+
+async def test_the_docs_example_plays_with_the_installed_package(app, packed):
+    """docs/protocol.md's JavaScript bot, on the installed tarball, against a live server."""
+    [code] = re.findall(r"```js\n(.*?)\n```", (ROOT / "docs" / "protocol.md").read_text(),
+                        re.S)
+    assert "ws://127.0.0.1:8765/ws" in code
+    (packed / "example.mjs").write_text(code.replace("ws://127.0.0.1:8765/ws", url(app)))
+    proc = await asyncio.create_subprocess_exec(
+        "node", "example.mjs", cwd=packed,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    games = re.findall(r"\[ (-?\d+(?:, -?\d+){3}) \]", out.decode())  # console.log's arrays
+    assert len(games) == 2, out.decode()  # two games' four scores

@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from trickroom_client import (
 from trickroom_client.play import STALE
 
 ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "protocol.md"
 CLIENT = ROOT / "clients" / "python"
 ONE_HAND = {"hand_limit": 1}  # a game of one hand: whole games in a short test
 
@@ -157,3 +159,18 @@ async def test_the_installed_bot_plays_whole_games_against_a_live_server(app, in
     lines = out.decode().splitlines()
     assert [line.split(":")[0] for line in lines] == ["game 1 over", "game 2 over", "summary"]
     assert lines[-1].startswith("summary: 2 game(s)")
+
+
+async def test_the_docs_example_plays_with_the_package_alone(app, installed, tmp_path):
+    """docs/protocol.md's bot on the client package, run where there is no server."""
+    venv, _ = installed
+    [code] = re.findall(r"```python client-example\n(.*?)\n```", DOC.read_text(), re.S)
+    example = tmp_path / "example.py"
+    example.write_text(code)
+    bot = await asyncio.create_subprocess_exec(
+        str(venv / "bin" / "python"), str(example), url(app), cwd=tmp_path, env=alone(),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(bot.communicate(), 60)
+    assert bot.returncode == 0, err.decode()
+    scores = json.loads(out.decode())
+    assert len(scores) == 2 and all(len(s) == 4 and max(s) >= 100 for s in scores)
