@@ -55,8 +55,8 @@ export class TrickroomClient {
 
   attach(ws) {
     this.ws = ws;
+    // A socket left behind for the table's own node still delivers what it had for us.
     ws.addEventListener("message", (event) => {
-      if (ws !== this.ws) return; // a socket left behind for the table's own node
       const message = JSON.parse(typeof event.data === "string" ? event.data : String(event.data));
       this.received.push(message);
       const waiter = Number.isInteger(message.id) ? this.waiting.get(message.id) : undefined;
@@ -66,7 +66,7 @@ export class TrickroomClient {
       } else this.push(message);
     });
     ws.addEventListener("close", () => {
-      if (ws !== this.ws) return;
+      if (ws !== this.ws) return; // the one left behind: this client goes on
       this.closed = true;
       for (const waiter of this.waiting.values()) waiter.reject(new Error("connection closed"));
       this.waiting.clear();
