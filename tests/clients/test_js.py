@@ -89,7 +89,7 @@ async def test_the_packed_client_plays_whole_games_against_a_live_server(make_ap
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
     output = out.decode()
-    assert proc.returncode == 0 and passed(output, 6), output
+    assert proc.returncode == 0 and passed(output, 7), output
 
 
 def test_the_types_are_those_of_the_published_schema(checkout, tmp_path):

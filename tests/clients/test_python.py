@@ -73,6 +73,15 @@ async def test_play_opens_a_table_with_the_callers_fields_and_plays_the_games_as
         assert listing["tables"] == []
 
 
+async def test_a_rematch_with_new_partners_is_played_from_the_seat_it_moved_to(app):
+    """``play_again`` with ``"seats": "rotate"`` moves every seat but North's one on, told
+    by a ``seated``: the next game is played, and reported, from there."""
+    results = await asyncio.wait_for(
+        play(url(app), random_action, room="spades", create={"rules": ONE_HAND}, seat=1,
+             fill_robots="random", games=3, again={"seats": "rotate"}), 60)
+    assert [r["seat"] for r in results] == [1, 2, 3]
+
+
 async def test_a_prompt_a_timer_overtook_is_answered_late_and_the_game_goes_on(make_app):
     """The bot's first answer comes after its turn ran out (``timed_out``: a robot played
     it); the refusal of that late answer is no error, and the game plays to its end."""

@@ -83,6 +83,14 @@ test("play opens a table with the caller's fields and plays the games asked", as
   assert.ok(passes.length > 0 && passes.every((p) => p.pass_count === 2));
 });
 
+test("a rematch with new partners is played from the seat it moved to", async () => {
+  const results = await play(URL, randomAction, {
+    room: "spades", create: { rules: ONE_HAND }, seat: 1, fillRobots: "random", games: 3,
+    again: { seats: "rotate" },
+  });
+  assert.deepEqual(results.map((r) => r.seat), [1, 2, 3]);
+});
+
 test("the package's trickroom-bot plays whole games of the room's own rules", async () => {
   const bin = join(dirname(createRequire(import.meta.url).resolve("trickroom-client")), "bot.js");
   const { stdout } = await promisify(execFile)(process.execPath, [bin, URL, "--room", "spades",
