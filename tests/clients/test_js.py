@@ -6,7 +6,6 @@ the schema the server publishes."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import json
 import os
 import re
@@ -16,19 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.clients.js import JS, QUIET, checkout, npm
 from tests.server.conftest import url
 from trickroom.server.protocol import json_schema
 
 ROOT = Path(__file__).resolve().parents[2]
-JS = ROOT / "clients" / "js"
-QUIET = ["--no-audit", "--no-fund", "--silent"]
-
-
-def npm() -> str:
-    found = shutil.which("npm")
-    assert found and shutil.which("node"), \
-        "Node.js is needed: sudo apt-get install nodejs npm (.ci/run does)"
-    return found
+__all__ = ["checkout"]
 
 
 def passed(output: str, tests: int) -> bool:
@@ -57,22 +49,6 @@ def packed(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    cwd=project, check=True, timeout=300)
     shutil.copy(JS / "test" / "live.test.mjs", project)
     return project
-
-
-@pytest.fixture(scope="module")
-def checkout() -> Path:
-    """clients/js with its devDependencies (the type generator, TypeScript), installed from
-    its lock file once (xdist's workers each have this fixture: the folder is the lock)."""
-    folder = os.open(JS, os.O_RDONLY)
-    try:
-        fcntl.flock(folder, fcntl.LOCK_EX)
-        modules = JS / "node_modules"
-        if not all((modules / m).exists() for m in ("ws", "json-schema-to-typescript",
-                                                     "typescript")):
-            subprocess.run([npm(), "ci", *QUIET], cwd=JS, check=True, timeout=300)
-    finally:
-        os.close(folder)
-    return JS
 
 
 # Node 20 has no WebSocket of its own (the client then takes ws's); with this flag it has

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from tests.clients.test_js import checkout
+from tests.clients.js import checkout
 from tests.server.conftest import url
 from tests.server.hub.redis.test_moved import NODE_URL, known_to, open_table
 from trickroom_client import TrickroomClient, play_games, random_action, sign_in, take_a_seat
