@@ -160,7 +160,7 @@ async def test_the_installed_bot_plays_whole_games_against_a_live_server(app, in
     venv, _ = installed
     bot = await asyncio.create_subprocess_exec(
         str(venv / "bin" / "trickroom-bot"), url(app), "--room", "spades", "--games", "2",
-        "--create", json.dumps({"private": True}), "--fill", "random",
+        "--create", json.dumps({"private": True}), "--fill", "--level", "random",
         "--seed", "1", cwd=venv, env=alone(),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await asyncio.wait_for(bot.communicate(), 60)

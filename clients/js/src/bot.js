@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // trickroom-bot: plays a random legal action each turn, with nothing but this package.
 // Usage: trickroom-bot [URL] [--room R] [--games N] [--name N] [--password P]
-//                      [--table T] [--invite CODE] [--create JSON] [--fill [LEVEL]]
+//                      [--table T] [--invite CODE] [--create JSON] [--fill] [--level L]
 import { parseArgs } from "node:util";
 import { play, randomAction } from "./index.js";
 
@@ -15,7 +15,8 @@ const { values, positionals } = parseArgs({
     table: { type: "string" },
     invite: { type: "string" },
     create: { type: "string" },
-    fill: { type: "string" }, // a robot level; "" (--fill=) for the server's default
+    fill: { type: "boolean", default: false },
+    level: { type: "string" }, // the robots' level; the server's default without it
   },
 });
 const url = positionals[0] ?? "ws://127.0.0.1:8765/ws";
@@ -24,7 +25,7 @@ try {
     ...values,
     games: Number(values.games),
     create: values.create ? JSON.parse(values.create) : undefined,
-    fillRobots: values.fill === undefined ? false : values.fill || true,
+    fillRobots: values.fill ? values.level ?? true : false,
   });
   results.forEach((r, i) => console.log(
     `game ${i + 1} over: scores ${JSON.stringify(r.scores)}, won by seats ` +

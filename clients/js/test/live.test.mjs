@@ -94,7 +94,7 @@ test("a rematch with new partners is played from the seat it moved to", async ()
 test("the package's trickroom-bot plays whole games of the room's own rules", async () => {
   const bin = join(dirname(createRequire(import.meta.url).resolve("trickroom-client")), "bot.js");
   const { stdout } = await promisify(execFile)(process.execPath, [bin, URL, "--room", "spades",
-    "--games", "2", "--create", "{}", "--fill", "random"]);
+    "--games", "2", "--create", "{}", "--fill", "--level", "random"]);
   const lines = stdout.trim().split("\n");
   assert.deepEqual(lines.map((line) => line.split(":")[0]),
     ["game 1 over", "game 2 over", "summary"]);

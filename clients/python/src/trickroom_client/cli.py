@@ -30,10 +30,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--create", metavar="JSON",
                    help="open a new table with these create_table fields, "
                         "e.g. '{\"private\": true}'")
-    p.add_argument("--fill", nargs="?", const=True, default=False, metavar="LEVEL",
-                   help="fill the empty seats with robots (of LEVEL, else the server's default)")
+    p.add_argument("--fill", action="store_true", help="fill the empty seats with robots")
+    p.add_argument("--level", help="the robots' level (default: the server's)")
     p.add_argument("--seed", type=int, help="seed the bot's choices")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    try:
+        args.create = json.loads(args.create) if args.create else None
+    except ValueError as exc:
+        p.error(f"--create is not JSON: {exc}")
+    if args.create is not None and not isinstance(args.create, dict):
+        p.error("--create is a JSON object of create_table fields")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -43,12 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     def choose(prompt: Prompt) -> dict[str, Any]:
         return random_action(prompt, rng)
 
-    create = json.loads(args.create) if args.create else None
+    fill: bool | str = (args.level or True) if args.fill else False
     try:
         results = asyncio.run(play(args.url, choose, room=args.room, games=args.games,
                                    name=args.name, password=args.password, table=args.table,
-                                   invite=args.invite,
-                                   create=create, fill_robots=args.fill))
+                                   invite=args.invite, create=args.create, fill_robots=fill))
     except (ServerError, ConnectionError, OSError) as exc:
         print(f"trickroom-bot: {exc}", file=sys.stderr)
         return 1
