@@ -34,8 +34,8 @@ bench: $(VENV)/.installed-bench
 		$(PY) -m bench.$$b || exit 1; done
 
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check trickroom tests bench
-	$(VENV)/bin/mypy trickroom bench
+	$(VENV)/bin/ruff check trickroom tests bench clients/python
+	$(VENV)/bin/mypy trickroom bench clients/python/src/trickroom_client
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -25,22 +25,27 @@ def test_an_installed_copy_serves_the_web_client_and_the_default_rooms(tmp_path)
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "trickroom", source / "trickroom",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    # The server ships the Python client's package from its own folder (no PyPI package).
+    for folder in ("trickroom", "clients/python/src"):
+        shutil.copytree(ROOT / folder, source / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
                     "--target", str(target), str(source)], check=True, timeout=240)
     shutil.rmtree(source)  # nothing may be read from the source tree
-    # One package of our own name in site-packages: nothing called game, server or web
-    # to clash with other software.
+    # Packages of our own name in site-packages: nothing called game, server or web
+    # to clash with other software; the client's package, typed, beside the server's.
     installed = {p.name for p in target.iterdir() if not p.name.endswith((".dist-info",
                                                                           ".egg-info"))}
-    assert installed == {"trickroom"} | ({"bin"} & installed), installed
+    assert installed == {"trickroom", "trickroom_client"} | ({"bin"} & installed), installed
+    assert (target / "trickroom_client" / "py.typed").exists()
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(target), "XDG_DATA_HOME": str(tmp_path / "data")}
     server = subprocess.Popen(
         [sys.executable, "-c", "import sys; from trickroom.server.cli import main; "
-         "import trickroom; assert trickroom.__file__.startswith(sys.argv[1]), trickroom.__file__; "
+         "import trickroom, trickroom_client; "
+         "assert trickroom.__file__.startswith(sys.argv[1]), trickroom.__file__; "
+         "assert trickroom_client.__file__.startswith(sys.argv[1]), trickroom_client.__file__; "
          f"main(['serve', '--port', '{port}'])", str(target)],
         cwd=tmp_path, env=env, stderr=subprocess.PIPE)
     try:

@@ -43,9 +43,10 @@ def base_image() -> str:
 def test_it_copies_what_an_install_needs_and_nothing_else():
     copied = {source for i, a in instructions() if i == "COPY" and "--from" not in a
               for source in a.split()[:-1]}
-    assert copied == {"pyproject.toml", "README.md", "trickroom"}
+    assert copied == {"pyproject.toml", "README.md", "trickroom", "clients/python/src"}
     install = (ROOT / "tests" / "test_install.py").read_text()
-    assert '("pyproject.toml", "README.md")' in install and '"trickroom"' in install
+    assert '("pyproject.toml", "README.md")' in install
+    assert '("trickroom", "clients/python/src")' in install
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".git", ".venv", "packaging/secrets", "packaging/tls"} <= set(ignored)
 

@@ -1,9 +1,10 @@
 """``trickroom bot``: a robot that plays through the socket like any outside program.
 
-It uses only the documented protocol (docs/protocol.md) through the SDK in
-``server/client.py``. Each prompt carries the seat's view; :func:`view_from_wire`
-turns it back into the engine's view type so the same robots that run inside
-the server can choose the action.
+It uses only the documented protocol (docs/protocol.md) through the client package
+(``trickroom_client``: its :func:`~trickroom_client.play_games` loop, with the server's robots
+as the ``choose``). Each prompt carries the seat's view; :func:`view_from_wire` turns it back
+into the engine's view type so the same robots that run inside the server can choose the
+action. What this module adds to the client's loop is only the robots and the printing.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from trickroom.game.robots import make_robot
 from trickroom.game.spades import SpadesRules, SpadesView
 from trickroom.game.trickgame import TrickView
 from trickroom.game.variants import recorded_rules
-from trickroom.server.client import ServerError, TrickroomClient
+from trickroom_client import Prompt, TrickroomClient, find_or_create_table, sign_in, take_a_seat
+from trickroom_client import play_games as play_prompts
 
 
 def view_from_wire(data: dict[str, Any]) -> TrickView:
@@ -70,23 +72,6 @@ def view_from_wire(data: dict[str, Any]) -> TrickView:
                       hearts_broken=data["hearts_broken"])
 
 
-async def find_or_create_table(client: TrickroomClient, room: str) -> str | None:
-    """A waiting table of the room with a free seat, or a new one; None: none may be opened
-    now (the address's waiting tables are at the server's cap: look again soon)."""
-    listing = await client.request({"type": "list_tables", "room": room})
-    for table in listing["tables"]:
-        if table["state"] == "waiting" and any(s["kind"] == "empty" for s in table["seats"]):
-            return str(table["id"])
-    try:
-        created = await client.request({"type": "create_table", "room": room})
-    except ServerError as exc:
-        if exc.code == "rate_limited":
-            await asyncio.sleep(exc.reply.get("retry_after") or 0.5)
-            return None
-        raise
-    return str(created["table"]["id"])
-
-
 def describe_score(game: str, names: dict[int, str], scores: list[int],
                    winners: list[int]) -> str:
     """A game's or hand's standing for people: names with scores, leaders first."""
@@ -105,6 +90,49 @@ def describe_score(game: str, names: dict[int, str], scores: list[int],
     return text
 
 
+class Progress:
+    """What ``trickroom bot`` prints as the games go: each hand's score and how long it took,
+    each game's result, and a status line (game, hand, trick). Fed every pushed message."""
+
+    def __init__(self, table: str, games: int, console: Console | None,
+                 status: Status | None) -> None:
+        self.table, self.games, self.console, self.status = table, games, console, status
+        self.names: dict[int, str] = {}
+        self.game = "spades"
+        self.over = 0
+        self.hand, self.tricks, self.started = 1, 0, time.monotonic()
+        self.show()
+
+    def show(self) -> None:
+        if self.status is not None and self.over < self.games:
+            self.status.update(f"playing game {self.over + 1} of {self.games}: hand "
+                               f"{self.hand}, {self.tricks} trick(s) played")
+
+    def __call__(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "event" or message.get("table") != self.table:
+            return
+        event = message["event"]
+        if event["type"] == "table":
+            self.names = {s["seat"]: s["name"] for s in event["info"]["seats"] if s["name"]}
+            self.game = event["info"]["game"]
+        elif event["type"] == "trick_won":
+            self.tricks += 1
+        elif event["type"] == "hand_scored":
+            took = time.monotonic() - self.started
+            if self.console:
+                self.console.print(f"  hand {event['hand'] + 1}: "
+                                   f"{describe_score(self.game, self.names, event['scores'], [])}"
+                                   f" ({took:.0f} s)")
+            self.hand, self.tricks, self.started = event["hand"] + 2, 0, time.monotonic()
+        elif event["type"] == "game_over":
+            self.over += 1
+            if self.console:
+                score = describe_score(self.game, self.names, event["scores"], event["winners"])
+                self.console.print(f"[bold]game {self.over} over[/bold]: {score}")
+            self.hand, self.tricks = 1, 0
+        self.show()
+
+
 async def play_games(client: TrickroomClient, table: str, robot_level: str, games: int,
                      seed: int, console: Console | None = None,
                      status: Status | None = None) -> list[dict[str, Any]]:
@@ -112,103 +140,23 @@ async def play_games(client: TrickroomClient, table: str, robot_level: str, game
     console, print each hand's score (and how long it took) and each game's result as they
     come; with a ``status``, keep it saying where the games are (game, hand, trick)."""
     robot = make_robot(robot_level, seed)
-    results: list[dict[str, Any]] = []
-    names: dict[int, str] = {}
-    game = "spades"
-    answered = -1  # the seq of the last prompt answered: a repeat of it is stale
-    hand, tricks, started = 1, 0, time.monotonic()
 
-    def progress() -> None:
-        if status is not None:
-            status.update(f"playing game {len(results) + 1} of {games}: hand {hand}, "
-                          f"{tricks} trick(s) played")
+    async def choose(prompt: Prompt) -> dict[str, Any]:
+        view = view_from_wire(prompt["view"])
+        action = await asyncio.to_thread(robot.choose, view)
+        return action.to_wire()
 
-    progress()
-    async for message in client.messages():
-        kind = message.get("type")
-        if kind == "prompt" and message["table"] == table:
-            if message["seq"] <= answered:
-                continue
-            answered = message["seq"]
-            view = view_from_wire(message["view"])
-            game = view.game
-            action = await asyncio.to_thread(robot.choose, view)
-            try:
-                await client.act(table, action.to_wire())
-            except ServerError as exc:
-                if exc.code not in ("not_your_turn", "wrong_phase"):
-                    raise  # a stale prompt (a timer played for us) is fine; anything else is not
-            continue
-        if kind != "event" or message.get("table") != table:
-            continue
-        event = message["event"]
-        if event["type"] == "table":
-            names = {s["seat"]: s["name"] for s in event["info"]["seats"] if s["name"]}
-            game = event["info"]["game"]
-        elif event["type"] == "trick_won":
-            tricks += 1
-            progress()
-        elif event["type"] == "hand_scored":
-            took = time.monotonic() - started
-            if console:
-                console.print(f"  hand {event['hand'] + 1}: "
-                              f"{describe_score(game, names, event['scores'], [])} "
-                              f"({took:.0f} s)")
-            hand, tricks, started = event["hand"] + 2, 0, time.monotonic()
-            progress()
-        elif event["type"] == "game_over":
-            results.append(event)
-            if console:
-                console.print(f"[bold]game {len(results)} over[/bold]: "
-                              f"{describe_score(game, names, event['scores'], event['winners'])}")
-            if len(results) >= games:
-                break
-            await client.request({"type": "play_again", "table": table})
-            hand, tricks = 1, 0
-            progress()
-    return results
-
-
-async def take_a_seat(client: TrickroomClient, room: str, fill: bool) -> tuple[str, int]:
-    """Sit at a waiting table of ``room`` (or a new one), and fill it if asked. Another bot
-    may take the seat or start the table first: then try another (a few times)."""
-    for _ in range(5):
-        table = await find_or_create_table(client, room)
-        if table is None:
-            continue
-        try:
-            seated = await client.request({"type": "sit", "table": table})
-        except ServerError as exc:
-            if exc.code in ("seat_taken", "table_full", "no_such_table"):
-                continue
-            raise
-        if fill:
-            try:
-                await client.request({"type": "fill_robots", "table": table,
-                                      "level": "heuristic"})
-            except ServerError as exc:
-                if exc.code != "table_full":
-                    raise  # table_full: four players came first; the game is on
-        return table, int(seated["seat"])
-    raise ServerError({"code": "table_full", "message": f"no seat came free in room {room!r}"})
+    return await play_prompts(client, table, choose, games,
+                              on_message=Progress(table, games, console, status))
 
 
 async def run_bot(args: argparse.Namespace) -> None:
     console = Console()
     room = args.room or args.game
     async with TrickroomClient.connect(args.url) as client:
-        if args.name and args.password:
-            try:
-                welcome = await client.request({"type": "login", "name": args.name,
-                                                "password": args.password})
-            except ServerError as exc:
-                if exc.code != "bad_credentials":
-                    raise
-                welcome = await client.request({"type": "register", "name": args.name,
-                                                "password": args.password})
-        else:
-            welcome = await client.request({"type": "guest", "name": args.name})
-        table, seat = await take_a_seat(client, room, args.fill)
+        welcome = await sign_in(client, args.name, args.password)
+        table, seat = await take_a_seat(client, room,
+                                        fill_robots="heuristic" if args.fill else False)
         console.print(f"[bold]{welcome['name']}[/bold] sits at table {table} seat "
                       f"{seat} in room {room} ({args.robot} robot)")
         console.print("The other seats' robots move at the server's own pace (a default "
@@ -218,5 +166,8 @@ async def run_bot(args: argparse.Namespace) -> None:
         with console.status("playing") as status:
             results = await play_games(client, table, args.robot, args.games,
                                        random.randrange(2**32), console, status)
-        won = sum(1 for r in results if seat in r["winners"])
+        won = sum(1 for r in results if r["seat"] in r["winners"])
         console.print(f"[bold]summary[/bold]: {len(results)} game(s), {won} won")
+
+
+__all__ = ["find_or_create_table", "play_games", "run_bot", "view_from_wire"]

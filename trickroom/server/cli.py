@@ -366,7 +366,7 @@ def _run(argv: list[str] | None) -> None:
         play_demo(args.seed, args.robot, Console())
     elif args.command == "bot":
         from trickroom.server.bot import run_bot
-        from trickroom.server.client import ServerError
+        from trickroom_client import ServerError
 
         try:
             asyncio.run(run_bot(args))
