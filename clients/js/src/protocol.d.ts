@@ -14,6 +14,7 @@ export type ClientMessage =
   | LogoutAll
   | ChangePassword
   | ListSessions
+  | UpgradeToBot
   | ListRooms
   | ListTables
   | CreateTable
@@ -181,6 +182,19 @@ export interface ListSessions {
   type: "sessions";
 }
 /**
+ * Make this account a BOT's, as Lichess does: for good (there is no way back), so
+ * ``confirm: true`` is needed. A BOT is marked as one wherever its name shows, never sits
+ * at people's ranked tables and is rated on the bot ladder's instead.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "UpgradeToBot".
+ */
+export interface UpgradeToBot {
+  id?: string | number | null;
+  type: "upgrade_to_bot";
+  confirm?: boolean;
+}
+/**
  * This interface was referenced by `Protocol`'s JSON-Schema
  * via the `definition` "ListRooms".
  */
@@ -219,6 +233,29 @@ export interface CreateTable {
   seating?: "random_seating" | "fixed_seating";
   spectator_chat?: boolean;
   private?: boolean;
+  sandbox?: SandboxRequest | null;
+}
+/**
+ * A sandbox's deals: ``seed`` (any from 0 to 2**53; drawn when left out) fixes every
+ * deal of every game; ``deals`` gives the first hands' cards (four hands of 13 cards,
+ * seat 0 first), dealt from the seed after them; ``duplicate``: play duplicate matches
+ * (the same deals again, everyone one seat on: two games in Spades, four in Hearts).
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "SandboxRequest".
+ */
+export interface SandboxRequest {
+  seed?: number | null;
+  /**
+   * @maxItems 40
+   */
+  deals?: [
+    [string, string, string, string, string, string, string, string, string, string, string, string, string],
+    [string, string, string, string, string, string, string, string, string, string, string, string, string],
+    [string, string, string, string, string, string, string, string, string, string, string, string, string],
+    [string, string, string, string, string, string, string, string, string, string, string, string, string]
+  ][];
+  duplicate?: boolean;
 }
 /**
  * Take a seat (0..3) at a table, or any free seat when ``seat`` is omitted.
@@ -575,6 +612,7 @@ export interface Welcome {
   session: string;
   device?: string | null;
   protocol?: number;
+  bot?: boolean;
 }
 /**
  * This interface was referenced by `Protocol`'s JSON-Schema
@@ -612,6 +650,7 @@ export interface RoomInfo {
   };
   tables: number;
   not_eligible?: string | null;
+  players?: "people" | "bots";
 }
 /**
  * A room's open tables: at most the server's ``tables_listed`` of them, those waiting
@@ -644,6 +683,7 @@ export interface TableInfo {
   chances?: number[] | null;
   spectator_chat?: boolean;
   private?: boolean;
+  sandbox?: SandboxInfo | null;
 }
 /**
  * A seat as the lobby and the table show it; ``robot_level`` when a robot plays it (a
@@ -659,6 +699,25 @@ export interface SeatInfo {
   away?: boolean;
   robot_level?: ("random" | "heuristic" | "search") | null;
   reserved_for?: string | null;
+  bot?: boolean;
+}
+/**
+ * A sandbox table: every game dealt from one seed, its first ``deals`` hands as given.
+ * The seed is told to no one while games may be played on it (it is every hand's cards):
+ * a finished game's review has it. ``known_deals``: the opener chose the seed or the
+ * deals, so knows every hand (fair for a bot's own tests, not for a match with another);
+ * in duplicate matches, the games of the match now played (``match_played``, back to 0
+ * when a match ends) of its ``match_games``.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "SandboxInfo".
+ */
+export interface SandboxInfo {
+  deals: number;
+  known_deals: boolean;
+  duplicate: boolean;
+  match_played: number;
+  match_games: number;
 }
 /**
  * Pushed to a room's subscribers when one of its tables changes.
@@ -909,6 +968,7 @@ export interface TableEvent {
     | Substituted
     | Removed
     | TimedOut
+    | DuplicateResult
     | Quit
     | Resumed
     | VoteStarted
@@ -1007,6 +1067,34 @@ export interface Removed {
 export interface TimedOut {
   type: "timed_out";
   seat: number;
+}
+/**
+ * A duplicate match at a sandbox table is over (its last game ended): each deal
+ * played in every game, scored against the other games with the same cards. ``hands``:
+ * per game, per deal, each seat's points (Spades: its side's; Hearts: minus its own).
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "DuplicateResult".
+ */
+export interface DuplicateResult {
+  type: "duplicate_result";
+  games: number;
+  deals: number;
+  hands: number[][][];
+  players: DuplicateMargin[];
+}
+/**
+ * A player's result in a duplicate match: their seat in each game, their margin on
+ * each deal (points against the field with the same cards, more is better) and in all.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "DuplicateMargin".
+ */
+export interface DuplicateMargin {
+  name: string;
+  seats: number[];
+  deals: number[];
+  total: number;
 }
 /**
  * A player left a ranked game (WoCG rooms: rated at once, banned until ``banned_until``).
