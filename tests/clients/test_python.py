@@ -183,3 +183,21 @@ async def test_the_docs_example_plays_with_the_package_alone(app, installed, tmp
     assert bot.returncode == 0, err.decode()
     scores = json.loads(out.decode())
     assert len(scores) == 2 and all(len(s) == 4 and max(s) >= 100 for s in scores)
+
+
+async def test_the_duplicate_match_example_plays_a_whole_match_in_twenty_lines(app, installed):
+    """Issue 36: a bot of at most 20 lines on the client package plays a whole duplicate
+    match against robots and prints each player's result against the field."""
+    venv, _ = installed
+    example = ROOT / "examples" / "duplicate_match.py"
+    assert len(example.read_text().splitlines()) <= 20
+    bot = await asyncio.create_subprocess_exec(
+        str(venv / "bin" / "python"), str(example), url(app), cwd=venv, env=alone(),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(bot.communicate(), 120)
+    assert bot.returncode == 0, err.decode()
+    lines = out.decode().splitlines()
+    assert len(lines) == 4 and any(line.startswith("guest-") for line in lines)
+    # The two sides' margins cancel: one deal's gain is the other side's loss.
+    totals = [float(line.rsplit(":", 1)[1].split()[0]) for line in lines]
+    assert abs(sum(totals)) < 0.05

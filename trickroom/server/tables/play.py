@@ -360,6 +360,8 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
                                             for s in state.seats)))
     table.write(GameEnded(game_id, outcome.to_wire(), record,
                           tuple(ratings) if ratings is not None else None, casual))
+    if sandbox is not None and sandbox.duplicate:
+        _match_game_over(table, sandbox)  # told before the game's end: a bot stops there
     turn = turn_info(table)
     over = GameOver(scores=list(outcome.scores), winners=list(outcome.winners),
                     ratings=ratings or [], chances=state.chances)
@@ -373,8 +375,6 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
                                winners=[] if abandoned else list(outcome.winners),
                                ratings=ratings or [], abandoned=abandoned,
                                chances=state.chances))
-    if sandbox is not None and sandbox.duplicate:
-        _match_game_over(table, sandbox)
     state.phase = Phase.OVER
     state.paused, state.vote = None, None
     table.cancel_kinds(TurnOver, RobotTurn, NextHand, VoteOver, Retry)
