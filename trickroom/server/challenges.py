@@ -91,9 +91,14 @@ class Challenges:
                 raise ProtocolError("not_authorized", f"{other} does not take challenges "
                                                       "from you")
         seconds = self.settings.challenge_seconds
+        bots = []  # a bot may take only bots' challenges, or none of theirs (its choice)
+        for name in named:
+            account = await self.follows.store.account(name)
+            if account is not None and account["bot"]:
+                bots.append(account["name"])
         info = ChallengeInfo(id=secrets.token_urlsafe(12), by=me, room=room.name,
                              game=room.game, rules=rules, seats=list(msg.seats),
-                             expires_in=seconds)
+                             expires_in=seconds, bots=bots)
         await self.hub.challenge_put(info.id, info.model_dump_json(), seconds)
         conn.reply(ChallengeSent(id=msg.id, challenge=info))
         pushed = Shared(Challenged(challenge=info).encode())

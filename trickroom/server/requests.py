@@ -64,6 +64,33 @@ class Requests:
                   if machine.state.private is not None else None)
         client.reply(wire.TableCreated(id=msg.id, table=machine.info(), invite=invite))
 
+    async def seek(self, client: Member, msg: wire.Seek) -> None:
+        """A game now: robots at a new table of a casual room, or the bot ladder's queue."""
+        room = self.lobby.room(msg.room)
+        if room.rated:
+            if not room.ladder:
+                raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: join "
+                                    "its queue (queue); seek robots in a casual room")
+            if msg.rules:
+                raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: it "
+                                    "plays the host's rules; seek without 'rules'")
+            await self.queues.join(client, msg.room, msg.id)
+            return
+        account = None if client.guest else await self.ranked.store.account(client.name)
+        table = await self.lobby.new_table(msg.room, msg.rules, "fixed_seating",
+                                           creator=client)
+        client.joined(table.id)
+        await table.call(command.SitWithRobots(client.who, msg.id, msg.level,
+                                               bool(account and account["bot"])))
+
+    async def events(self, client: Member, msg: wire.Events) -> None:
+        """The account's games in play, from the store (its tables may be on any node)."""
+        if client.guest:
+            raise ProtocolError("not_authorized", "guests have no event stream; register "
+                                                  "(a bot: and upgrade_to_bot) first")
+        games = await self.ranked.store.games_in_play(client.name)
+        client.reply(wire.EventsReply(id=msg.id, games=[wire.GameRef(**g) for g in games]))
+
     async def queue(self, client: Member, msg: wire.Queue) -> None:
         await self.queues.join(client, msg.room, msg.id)
 
@@ -221,6 +248,8 @@ REQUESTS: dict[type, Handler] = {
     wire.Act: Requests.act,
     wire.Chat: Requests.chat,
     wire.Queue: Requests.queue,
+    wire.Seek: Requests.seek,
+    wire.Events: Requests.events,
     wire.Unqueue: Requests.unqueue,
     wire.CastVote: Requests.vote,
     wire.Settings: Requests.settings_saved,

@@ -42,7 +42,9 @@ export type ClientMessage =
   | Follow
   | ListFriends
   | Challenge
-  | AnswerChallenge;
+  | AnswerChallenge
+  | Events
+  | Seek;
 /**
  * This interface was referenced by `Protocol`'s JSON-Schema
  * via the `definition` "ServerMessage".
@@ -74,7 +76,10 @@ export type ServerMessage =
   | ChallengeSent
   | Challenged
   | ChallengeOver
-  | Slowed;
+  | Slowed
+  | EventsReply
+  | GameStart
+  | GameFinish;
 
 export interface Protocol {
   client?: ClientMessage;
@@ -584,7 +589,39 @@ export interface AnswerChallenge {
   type: "answer_challenge";
   challenge: string;
   accept: boolean;
-  reason?: ("generic" | "later" | "rules" | "game" | "no_robots" | "casual") | null;
+  reason?: ("generic" | "later" | "rules" | "game" | "no_robots" | "casual" | "only_bots" | "no_bots") | null;
+}
+/**
+ * The account's games in play, now; its games' starts and ends (``game_start``,
+ * ``game_finish``) and challenges (``challenged``, ``challenge_over``) are pushed to
+ * every connection of the account, on any node. Registered players only.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "Events".
+ */
+export interface Events {
+  id?: string | number | null;
+  type: "events";
+}
+/**
+ * A game now: in a casual room, a new table of your own with robots of ``level`` in
+ * the other seats (``rules`` as ``create_table`` takes them), started at once; in a room
+ * of the bot ladder, its random queue (as ``queue``).
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "Seek".
+ */
+export interface Seek {
+  id?: string | number | null;
+  type: "seek";
+  /**
+   * 1-24 letters (of one script), digits, '_' or '-', in Unicode NFC
+   */
+  room: string;
+  level?: "random" | "heuristic" | "search";
+  rules?: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * This interface was referenced by `Protocol`'s JSON-Schema
@@ -1571,6 +1608,7 @@ export interface ChallengeInfo {
   };
   seats: (string | null)[];
   expires_in: number;
+  bots?: string[];
 }
 /**
  * Pushed to each player challenged (every connection of theirs).
@@ -1611,4 +1649,61 @@ export interface Slowed {
   type: "slowed";
   wait: number;
   message: string;
+}
+/**
+ * The answer to ``events``: the account's games in play, on every node.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "EventsReply".
+ */
+export interface EventsReply {
+  id?: string | number | null;
+  type: "events";
+  games: GameRef[];
+}
+/**
+ * A game in play at a table where the player sits (``seat``).
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "GameRef".
+ */
+export interface GameRef {
+  table: string;
+  game_id: string;
+  room: string;
+  game: string;
+  seat: number;
+}
+/**
+ * Pushed to every connection of a registered player whose game starts (any node).
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "GameStart".
+ */
+export interface GameStart {
+  type: "game_start";
+  table: string;
+  game_id: string;
+  room: string;
+  game: string;
+  seat: number;
+}
+/**
+ * Pushed to every connection of a registered player whose game ended: the final
+ * ``scores`` and ``winners`` (seats) as ``game_over`` gives them; ``abandoned``: ended
+ * early on the score so far.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "GameFinish".
+ */
+export interface GameFinish {
+  type: "game_finish";
+  table: string;
+  game_id: string;
+  room: string;
+  game: string;
+  seat: number;
+  scores: number[];
+  winners: number[];
+  abandoned?: boolean;
 }

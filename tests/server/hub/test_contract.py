@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 
@@ -19,7 +20,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from tests.server.conftest import url
+from tests.server.conftest import play_until_over, url
 from tests.server.refusals import answers, refused
 from trickroom.server.app import App
 from trickroom.server.client import ServerError, TrickroomClient
@@ -696,3 +697,29 @@ async def test_a_challenge_reaches_and_is_answered_from_another_node(server):
         assert over["outcome"] == "accepted"
         assert (await ann.request({"type": "sit", "table": over["table"]}))["seat"] == 0
         assert (await bob.request({"type": "sit", "table": over["table"]}))["seat"] == 2
+
+
+async def test_a_bot_hears_its_game_start_and_end_on_another_node(server):
+    """Issue 36, item 2: a game's start and end reach every connection of the account,
+    on whichever node; ``events`` lists the games in play from any node."""
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        waiting = await stack.enter_async_context(TrickroomClient.connect(url(a)))
+        await waiting.request({"type": "register", "name": "robo", "password": "robo-robo"})
+        assert (await waiting.request({"type": "events"}))["games"] == []
+        player = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        await player.request({"type": "login", "name": "robo", "password": "robo-robo"})
+        seated = await player.request({"type": "seek", "room": "hearts", "level": "random",
+                                       "rules": {"hand_limit": 1}})
+        table = seated["table"]
+        await heard(waiting, lambda m: m.get("type") == "game_start")
+        start = next(m for m in waiting.received if m.get("type") == "game_start")
+        assert (start["table"], start["seat"], start["game"]) == (table, 0, "hearts")
+        games = (await waiting.request({"type": "events"}))["games"]
+        assert [(g["table"], g["seat"], g["game_id"]) for g in games] == [
+            (table, 0, start["game_id"])]
+        await play_until_over(player, table, random.Random(1))
+        await heard(waiting, lambda m: m.get("type") == "game_finish")
+        finish = next(m for m in waiting.received if m.get("type") == "game_finish")
+        assert finish["game_id"] == start["game_id"] and len(finish["scores"]) == 4
+        assert (await waiting.request({"type": "events"}))["games"] == []

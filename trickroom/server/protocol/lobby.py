@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import Field
+
 from trickroom.server.protocol.base import PROTOCOL, Reply, ServerMessage
 
 
@@ -250,6 +252,50 @@ class Friends(Reply):
     players: list[FriendInfo]
 
 
+class GameRef(ServerMessage):
+    """A game in play at a table where the player sits (``seat``)."""
+
+    table: str
+    game_id: str
+    room: str
+    game: str
+    seat: int
+
+
+class EventsReply(Reply):
+    """The answer to ``events``: the account's games in play, on every node."""
+
+    type: Literal["events"] = "events"
+    games: list[GameRef]
+
+
+class GameStart(ServerMessage):
+    """Pushed to every connection of a registered player whose game starts (any node)."""
+
+    type: Literal["game_start"] = "game_start"
+    table: str
+    game_id: str
+    room: str
+    game: str
+    seat: int
+
+
+class GameFinish(ServerMessage):
+    """Pushed to every connection of a registered player whose game ended: the final
+    ``scores`` and ``winners`` (seats) as ``game_over`` gives them; ``abandoned``: ended
+    early on the score so far."""
+
+    type: Literal["game_finish"] = "game_finish"
+    table: str
+    game_id: str
+    room: str
+    game: str
+    seat: int
+    scores: list[int]
+    winners: list[int]
+    abandoned: bool = False
+
+
 class ChallengeInfo(ServerMessage):
     """A challenge: who sent it (``by``), the room, its rules and its seats (each a
     player, or null for a robot), and how long it waits for answers."""
@@ -261,6 +307,7 @@ class ChallengeInfo(ServerMessage):
     rules: dict[str, Any]
     seats: list[str | None]
     expires_in: float
+    bots: list[str] = Field(default_factory=list)  # the players named who are BOT accounts
 
 
 class ChallengeSent(Reply):

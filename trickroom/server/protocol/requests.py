@@ -334,7 +334,8 @@ class Follow(Request):
     on: bool = True
 
 
-DeclineReason = Literal["generic", "later", "rules", "game", "no_robots", "casual"]
+DeclineReason = Literal["generic", "later", "rules", "game", "no_robots", "casual",
+                        "only_bots", "no_bots"]
 
 
 class Challenge(Request):
@@ -358,6 +359,25 @@ class AnswerChallenge(Request):
     reason: DeclineReason | None = None
 
 
+class Events(Request):
+    """The account's games in play, now; its games' starts and ends (``game_start``,
+    ``game_finish``) and challenges (``challenged``, ``challenge_over``) are pushed to
+    every connection of the account, on any node. Registered players only."""
+
+    type: Literal["events"]
+
+
+class Seek(Request):
+    """A game now: in a casual room, a new table of your own with robots of ``level`` in
+    the other seats (``rules`` as ``create_table`` takes them), started at once; in a room
+    of the bot ladder, its random queue (as ``queue``)."""
+
+    type: Literal["seek"]
+    room: Name
+    level: Literal["random", "heuristic", "search"] = "heuristic"
+    rules: dict[str, Any] = Field(default_factory=dict)
+
+
 class ListFriends(Request):
     """The players you follow, each with where they are; each change of theirs is then
     pushed to this connection (``presence``) until it asks again or closes."""
@@ -371,7 +391,7 @@ ClientMessage = Annotated[
     | ListRooms | ListTables | CreateTable | Sit | Stand
     | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
     | Unqueue | CastVote | Settings | TableOptions | Invite | Reserve | MoveSeat | RemovePlayer
-    | Follow | ListFriends | Challenge | AnswerChallenge,
+    | Follow | ListFriends | Challenge | AnswerChallenge | Events | Seek,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = tuple(
@@ -381,7 +401,7 @@ CLIENT_TYPES = tuple(
               ListRooms, ListTables, CreateTable, Sit, Stand,
               Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
               Unqueue, CastVote, Settings, TableOptions, Invite, Reserve, MoveSeat,
-              RemovePlayer, Follow, ListFriends, Challenge, AnswerChallenge)
+              RemovePlayer, Follow, ListFriends, Challenge, AnswerChallenge, Events, Seek)
 )
 client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

@@ -22,7 +22,10 @@ from trickroom.server.protocol.lobby import (
     ChallengeOver,
     ChallengeSent,
     ChatMessage,
+    EventsReply,
     Friends,
+    GameFinish,
+    GameStart,
     Invited,
     Ok,
     Pong,
@@ -46,7 +49,7 @@ SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
     Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip, Moved,
     SignedOut, SessionList, Invited, Friends, PresenceUpdate, ChallengeSent, Challenged,
-    ChallengeOver, Slowed,
+    ChallengeOver, Slowed, EventsReply, GameStart, GameFinish,
 )
 
 
@@ -54,7 +57,7 @@ AnyServerMessage = Annotated[
     Error | Welcome | Ok | Rooms | Tables | TableUpdate | TableCreated | Seated | Snapshot
     | TableEvent | Skip | Prompt | ChatMessage | Pong | QueueStatus | SettingsSaved | TakenOver
     | Moved | SignedOut | SessionList | Invited | Friends | PresenceUpdate | ChallengeSent
-    | Challenged | ChallengeOver | Slowed,
+    | Challenged | ChallengeOver | Slowed | EventsReply | GameStart | GameFinish,
     Field(discriminator="type")]
 server_adapter: TypeAdapter[Any] = TypeAdapter(AnyServerMessage)
 """Every message the server sends, told apart by ``type`` (tests validate traffic with it)."""

@@ -448,6 +448,23 @@ class Store(ABC):
                               json.loads(row["private"]) if row["private"] else None)
         return StoredGame(created, actions)
 
+    async def games_in_play(self, name: str) -> list[dict[str, Any]]:
+        """The games in play where the registered player ``name`` sits (any node's): each
+        its table, id, room, game and seat. The games in play are the server's live
+        tables (the partial index ``games_unfinished``), few enough to read through."""
+        rows = await self._fetchall("SELECT id, table_id, room, kind, seats FROM games "
+                                    "WHERE finished IS NULL ORDER BY started")
+        folded = name.lower()
+        found = []
+        for row in rows:
+            for seat in json.loads(row["seats"]):
+                if seat.get("kind") == "human" and not seat.get("guest") \
+                        and (seat.get("account") or "").lower() == folded:
+                    found.append({"table": row["table_id"], "game_id": row["id"],
+                                  "room": row["room"], "game": row["kind"],
+                                  "seat": seat["seat"]})
+        return found
+
     async def game(self, game_id: str) -> dict[str, Any] | None:
         """A game's public record: finished games only (an unfinished one holds live hands)."""
         row = await self._fetchone("SELECT * FROM games WHERE id = ?", (game_id,))

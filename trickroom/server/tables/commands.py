@@ -89,6 +89,15 @@ class SitReserved(Request):
 
 
 @dataclass(frozen=True, slots=True)
+class SitWithRobots(Request):
+    """``seek``: the seeker takes seat 0 of its new table, robots of ``level`` the rest,
+    and the game starts (``bot``: a BOT account)."""
+
+    level: Literal["random", "heuristic", "search"] = "heuristic"
+    bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Stand(Request):
     """Free the seat before a game; during one, leave it (a quit in ranked rooms)."""
 

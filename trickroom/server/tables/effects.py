@@ -102,3 +102,11 @@ class Note(Effect):
     text: str
     seat: int | None = None
     player: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToAccounts(Effect):
+    """Messages for registered players wherever they are connected (every node): each a
+    name and its message (a game's start or end, for their event stream)."""
+
+    messages: tuple[tuple[str, Shared], ...]

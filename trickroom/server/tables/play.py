@@ -15,6 +15,7 @@ stale and does nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from trickroom.game import duplicate
@@ -27,11 +28,14 @@ from trickroom.server.protocol import (
     WHY_LENGTH,
     DuplicateMargin,
     DuplicateResult,
+    GameFinish,
     GameOver,
+    GameStart,
     GameStarted,
     Ok,
     Prompt,
     ProtocolError,
+    ServerMessage,
     TimedOut,
 )
 from trickroom.server.tables import drops, rating
@@ -49,7 +53,7 @@ from trickroom.server.tables.commands import (
     VoteOver,
     WindowOver,
 )
-from trickroom.server.tables.effects import AskRobot, Changed, LoadStandings
+from trickroom.server.tables.effects import AskRobot, Changed, LoadStandings, ToAccounts
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.policies import Trigger
 from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded, SeatsChanged
@@ -116,7 +120,19 @@ def _start_game(table: Table, standings: dict[str, Standing]) -> None:
                               system=table.system if table.room.rated else None,
                               chances=state.chances))
     table.publish_game(game.opening_events())
+    _tell_players(table, lambda seat: GameStart(
+        table=table.id, game_id=game_id, room=table.room.name, game=table.room.game,
+        seat=seat.index))
     advance(table)
+
+
+def _tell_players(table: Table, message: Callable[[Seat], ServerMessage]) -> None:
+    """A message for each registered player seated, wherever their connections are (the
+    event stream a bot waits on: issue 36, item 2)."""
+    told = tuple((s.account, Shared(message(s).encode())) for s in table.state.seats
+                 if s.kind == "human" and s.account and not s.guest)
+    if told:
+        table.emit(ToAccounts(told))
 
 
 # -- moves ---------------------------------------------------------------------------------
@@ -375,6 +391,10 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
                                winners=[] if abandoned else list(outcome.winners),
                                ratings=ratings or [], abandoned=abandoned,
                                chances=state.chances))
+    _tell_players(table, lambda seat: GameFinish(
+        table=table.id, game_id=game_id, room=table.room.name, game=table.room.game,
+        seat=seat.index, scores=list(outcome.scores),
+        winners=[] if abandoned else list(outcome.winners), abandoned=abandoned))
     state.phase = Phase.OVER
     state.paused, state.vote = None, None
     table.cancel_kinds(TurnOver, RobotTurn, NextHand, VoteOver, Retry)

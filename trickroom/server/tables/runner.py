@@ -54,6 +54,7 @@ from trickroom.server.tables.effects import (
     Persist,
     Send,
     SetTimer,
+    ToAccounts,
 )
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
@@ -329,6 +330,11 @@ class TableRunner:
     def _changed(self, effect: Changed) -> None:
         self.lobby.on_change(effect.info)
 
+    def _to_accounts(self, effect: ToAccounts) -> None:
+        for name, message in effect.messages:
+            with contextlib.suppress(*self.hub.away):  # Redis away: the game goes on
+                self.hub.to_account(name, message)
+
     def _set_timer(self, effect: SetTimer) -> None:
         old = self._timers.pop(effect.key, None)
         if old is not None:
@@ -418,5 +424,6 @@ CARRY_OUT: dict[type[Effect], Carry] = {
     Changed: TableRunner._changed,
     Closed: TableRunner._close,
     Note: TableRunner._note,
+    ToAccounts: TableRunner._to_accounts,
 }
 """How the runner carries out each effect but a send: at once, or awaited (a coroutine)."""

@@ -24,6 +24,7 @@ from trickroom.server.tables.commands import (
     RobotTurn,
     Sit,
     SitReserved,
+    SitWithRobots,
     Stand,
     Start,
     TurnOver,
@@ -116,6 +117,23 @@ def on_sit_reserved(table: Table, cmd: SitReserved) -> None:
     table.cancel(IdleOver)
     table.reply(cmd.who, Seated(id=cmd.rid, table=table.id, seat=seat.index,
                                 seat_token=token))
+    play.maybe_start(table)
+
+
+def on_sit_with_robots(table: Table, cmd: SitWithRobots) -> None:
+    """A seek's table (casual, its seeker's own): the seeker at North, robots in the other
+    seats, and the game starts."""
+    _may_run(table, cmd.who, "fill")
+    state = table.state
+    if state.phase is not Phase.WAITING or any(s.kind != "empty" for s in state.seats):
+        raise ProtocolError("table_full", "the table is no longer empty")
+    token = _take(table, state.seats[0], cmd.who, cmd.bot)
+    for seat in state.seats[1:]:
+        seat.kind, seat.robot_level = "robot", cmd.level
+        seat.name = robot_name(seat.index, cmd.level)
+    table.changed()
+    table.cancel(IdleOver)
+    table.reply(cmd.who, Seated(id=cmd.rid, table=table.id, seat=0, seat_token=token))
     play.maybe_start(table)
 
 
