@@ -36,6 +36,7 @@ WRONG = [
     {"type": "bid", "value": 14},
     {"type": "bid", "value": -1},
     {"type": "bid", "value": "4"},
+    {"type": "bid", "value": 4, "blind": True},  # a blind bid is nil
     {"type": "bid"},
     {"type": "pass", "cards": []},
     {"type": "pass", "cards": ["QS", "AH", "KD", "2C", "3C"]},

@@ -8,7 +8,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from trickroom.game.variants import HEARTS_BOUNDS
-from trickroom.server.protocol.base import Card, Reply, RequestId, SeatNo, ServerMessage, dumps
+from trickroom.server.protocol.base import (
+    Card,
+    Reply,
+    RequestId,
+    SeatNo,
+    ServerMessage,
+    dumps,
+    type_required,
+)
 from trickroom.server.protocol.events import AnyEvent
 from trickroom.server.protocol.lobby import TableInfo
 
@@ -174,9 +182,17 @@ class Skip(ServerMessage):
     seq: int
 
 
+def _blind_is_nil(schema: dict[str, Any]) -> None:
+    """A blind bid is nil: ``"blind": true`` only with value 0 (as the server reads it)."""
+    type_required(schema)
+    schema["if"] = {"properties": {"blind": {"const": True}}, "required": ["blind"]}
+    schema["then"] = {"properties": {"value": {"const": 0}}}
+
+
 class BidAction(ServerMessage):
     """A Spades bid, 0 for nil; ``"blind": true`` for blind nil."""
 
+    model_config = ConfigDict(json_schema_extra=_blind_is_nil)
     type: Literal["bid"] = "bid"
     value: Annotated[int, Field(ge=0, le=13)]
     blind: bool | None = None
