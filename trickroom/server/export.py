@@ -128,6 +128,9 @@ class Exports:
         games = self.games(player, query)
         first = await anext(games, None)
         transport = connection.transport
+        # Nothing more is read from the client: what it sends waits in its own buffers,
+        # not this node's memory, however long the export.
+        transport.pause_reading()
         self._streaming.add(connection)
         try:
             transport.write(head)
