@@ -18,6 +18,7 @@ from trickroom.server import export, routes
 from trickroom.server.app import App
 from trickroom.server.client import TrickroomClient
 from trickroom.server.config import load_config
+from trickroom.server.throttle import Buckets
 
 
 def dechunked(body: bytes) -> tuple[bytes, bool]:
@@ -212,3 +213,54 @@ async def test_a_node_that_stops_cuts_its_exports_short(tmp_path):
     data, whole = dechunked(body)
     assert head.startswith(b"HTTP/1.1 200") and not whole
     assert len(data.splitlines()) == 1
+
+
+class StalledClient:
+    """A connection whose client takes no byte: what is written stays in the buffer."""
+
+    def __init__(self) -> None:
+        self.written = b""
+        self.closed = self.aborted = False
+        self.connection_lost_waiter = asyncio.get_running_loop().create_future()
+        self.transport = self
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def is_closing(self) -> bool:
+        return self.closed or self.aborted
+
+    def pause_reading(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True  # the buffer never empties: the socket never closes by itself
+
+    def abort(self) -> None:
+        self.aborted = True
+        if not self.connection_lost_waiter.done():
+            self.connection_lost_waiter.set_result(None)
+
+    async def drain(self) -> None:
+        await asyncio.Event().wait()
+
+
+class TwoGames:
+    async def player_games(self, name, limit, since=None, before=None):
+        return [("g2", 2.0), ("g1", 1.0)] if before is None else []
+
+
+class Reviewed:
+    async def body(self, game_id, keep=True):
+        return b'{"id": "%s"}' % game_id.encode()
+
+
+async def test_a_client_that_takes_nothing_is_cut_off_and_its_socket_dropped(monkeypatch):
+    monkeypatch.setattr(export, "STALL_SECONDS", 0.05)
+    monkeypatch.setattr(export, "CLOSE_SECONDS", 0.05)
+    exports = export.Exports(TwoGames(), Reviewed(), Buckets(0, 0))
+    client = StalledClient()
+    await asyncio.wait_for(exports.stream(client, "k", "ann", export.ExportQuery(),
+                                          b"HEAD\r\n\r\n"), 10)
+    assert client.aborted
+    assert client.written == b'HEAD\r\n\r\n%x\r\n{"id": "g2"}\n\r\n' % len(b'{"id": "g2"}\n')
