@@ -10,6 +10,9 @@ which it is answered 429 with ``Retry-After``; static files, ``/healthz``,
 ``/readyz`` and ``/metrics`` are not counted (a monitor behind one address is
 never starved).
 
+One answer is a stream: a player's games export (:mod:`.export`) is written on the
+socket itself, for as long as it takes, where every other answer is one body.
+
 Every answer of the port carries the security headers, websockets' own refusals of a
 handshake too (:class:`SecuredConnection`), and no request is answered 500 for what
 it holds: a control character in the path, a path no file system takes, or two
