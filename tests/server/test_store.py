@@ -21,6 +21,7 @@ from trickroom.server.store import (
     Store,
     open_store,
 )
+from trickroom.server.store.statements import INDEX_PLAYER
 from trickroom.server.tables.records import ActionTaken, Banned, GameCreated, GameEnded, Rated
 
 
@@ -215,6 +216,33 @@ async def test_recent_games_are_the_last_twenty_of_the_player_newest_first(store
         plan = store._conn.execute("EXPLAIN QUERY PLAN SELECT game_id FROM game_players "
                                    "WHERE player = 'ann' ORDER BY finished DESC").fetchall()
         assert "game_players_recent" in str(plan)
+
+
+async def test_an_export_pages_a_player_s_ended_games_newest_first_by_key(store):
+    """``player_games`` (the JSON Lines export): newest first, ties in time by id; each
+    page after the last one's key, so pages never repeat or skip a game."""
+    await store.create_user("ann", "x")
+    for i in range(5):
+        await store.persist([GameCreated(f"e{i}", "t1", "spades", "spades", {}, i, 0,
+                                         seats_of("ann", "Bot Hugo", "bob", "guest-x"),
+                                         "fixed_seating"), ended(f"e{i}")])
+    await store.persist([GameCreated("live", "t2", "spades", "spades", {}, 9, 0,
+                                     seats_of("ann"), "fixed_seating")])
+    await store._write_all([(INDEX_PLAYER, ("ann", game_id, 0, 10.0))
+                            for game_id in ("tie-a", "tie-c", "tie-b")])
+    everything = await store.player_games("ANN", 100)
+    assert [g for g, _ in everything] == ["e4", "e3", "e2", "e1", "e0",
+                                          "tie-c", "tie-b", "tie-a"]
+    paged, before = [], None
+    while page := await store.player_games("ann", 3, before=before):
+        paged += page
+        before = (page[-1][1], page[-1][0])
+    assert paged == everything
+    since = everything[2][1]
+    assert [g for g, _ in await store.player_games("ann", 100, since=since)] == \
+        ["e4", "e3", "e2"]
+    assert await store.player_games("ann", 2, since=since, before=(since, "e2")) == []
+    assert await store.player_games("Bot Hugo", 100) == []
 
 
 async def test_a_file_from_before_recent_games_indexes_its_ended_games_on_open(tmp_path):

@@ -107,7 +107,8 @@ class App:
         self.server = await serve(
             self.sessions.handler, host, port, process_request=self.routes.process_request,
             max_size=self.config.settings.max_frame_bytes, compression=None,
-            ping_interval=20, ping_timeout=20, create_connection=SecuredConnection)
+            ping_interval=20, ping_timeout=20, create_connection=SecuredConnection,
+            open_timeout=None)  # each connection holds its own (routes.SecuredConnection)
         self.routes.origins.listening(host, self.port)
         self.collector.start()
         self.retention.start()
@@ -162,6 +163,7 @@ class App:
         """
         await self.retention.stop()
         await self.lobby.stop()
+        self.routes.exports.stop()
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()

@@ -74,25 +74,29 @@ class Reviews:
         self._builder = asyncio.Semaphore(1)  # one replay at a time
         METRICS.review_cache_bytes.set_function(lambda: self.kept.bytes)
 
-    async def body(self, game_id: str) -> bytes | None:
+    async def body(self, game_id: str, keep: bool = True) -> bytes | None:
         """A finished game's review, encoded; None when there is no finished game by that
-        id (not kept: the game may finish later)."""
+        id (not kept: the game may finish later). ``keep``: False for an export's line,
+        which is served and not kept (a bulk export would push out the reviews being read).
+        """
         body = self.kept.get(game_id)
         if body is not None:
             return body
         building = self._building.get(game_id)
         if building is None:
-            building = self._building[game_id] = asyncio.ensure_future(self._build(game_id))
+            building = self._building[game_id] = asyncio.ensure_future(
+                self._build(game_id, keep))
             building.add_done_callback(lambda _: self._building.pop(game_id, None))
         # A request that goes away (its client hung up) leaves the build to the others.
         return await asyncio.shield(building)
 
-    async def _build(self, game_id: str) -> bytes | None:
+    async def _build(self, game_id: str, keep: bool) -> bytes | None:
         record = await self.store.game(game_id)
         if record is None:
             return None
         async with self._builder:
             body = await asyncio.to_thread(encoded, record)
         METRICS.reviews_built.inc()
-        self.kept.put(game_id, body)
+        if keep:
+            self.kept.put(game_id, body)
         return body

@@ -10,6 +10,9 @@ which it is answered 429 with ``Retry-After``; static files, ``/healthz``,
 ``/readyz`` and ``/metrics`` are not counted (a monitor behind one address is
 never starved).
 
+One answer is a stream: a player's games export (:mod:`.export`) is written on the
+socket itself, for as long as it takes, where every other answer is one body.
+
 Every answer of the port carries the security headers, websockets' own refusals of a
 handshake too (:class:`SecuredConnection`), and no request is answered 500 for what
 it holds: a control character in the path, a path no file system takes, or two
@@ -18,6 +21,7 @@ it holds: a control character in the path, a path no file system takes, or two
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
@@ -38,6 +42,7 @@ from trickroom.ratings import SYSTEMS, Rating
 from trickroom.server import names
 from trickroom.server.assets import IMMUTABLE, REVALIDATE, Assets
 from trickroom.server.config import Config
+from trickroom.server.export import CONTENT_TYPE, BadParameter, Exports, export_query
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.origins import Origins
@@ -52,6 +57,11 @@ WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
 # A game's id as the server makes them (a table's id, "-", eight hex digits): anything
 # else names no game, and never reaches the store (PostgreSQL's text holds no NUL).
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+# A player's export: its name is any text up to the suffix (names.py judges it).
+EXPORT = re.compile(r"/api/players/(.+)/games\.jsonl")
+# How long a connection may take to send its request and be answered (websockets'
+# ``open_timeout``, held by the connection itself: an export lifts it for its stream).
+OPEN_SECONDS = 10.0
 # A control character (a NUL, an escape) in a path: no browser's request, and no file's.
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -86,6 +96,7 @@ class Routes:
         self.api_budgets = Buckets(settings.http_per_second_per_address,
                                    settings.http_burst_per_address)
         self.reviews = Reviews(store, settings.review_cache_bytes)
+        self.exports = Exports(store, self.reviews, self.api_budgets)
         self.assets = Assets(WEB_ROOT)
         # Each room's list as last sent, kept with the listings it was made of (so none of
         # them is another's while kept): the same listings again are the same bytes.
@@ -106,10 +117,14 @@ class Routes:
         if path == "/metrics":
             return _response(HTTPStatus.OK, METRICS.render(), "text/plain; version=0.0.4")
         if path.startswith("/api/"):
-            wait = self.api_budgets.take(self.peers.key(connection, request))
+            key = self.peers.key(connection, request)
+            wait = self.api_budgets.take(key)
             if wait:
                 return _rate_limited(wait)
             try:
+                exported = EXPORT.fullmatch(path)
+                if exported is not None:
+                    return await self._export(connection, key, unquote(exported[1]), query)
                 return await self.api(path, query)
             except StoreUnavailable as exc:
                 log.warning("GET %s: the database is unavailable: %s", path, exc)
@@ -208,6 +223,32 @@ class Routes:
         board.sort(key=lambda entry: -entry["shown"])
         return _json({"game": game, "system": system, "ladder": ladder, "players": board})
 
+    async def _export(self, connection: ServerConnection, key: str, name: str,
+                      query: str) -> Response:
+        """A player's games as JSON Lines (:mod:`.export`), streamed on the connection
+        itself; a bad parameter (400) or an unknown player (404) is a typed JSON answer."""
+        try:
+            asked = export_query(query)
+        except BadParameter as exc:
+            return _json({"code": "invalid_field", "field": exc.field,
+                          "message": str(exc)}, HTTPStatus.BAD_REQUEST)
+        name = names.normal(name)
+        account = await self.store.account(name) if names.valid_name(name) else None
+        if account is None:
+            return _json({"code": "not_found", "message": "no registered player by that "
+                          "name"}, HTTPStatus.NOT_FOUND)
+        if isinstance(connection, SecuredConnection):
+            connection.answer_at_length()
+        head = b"".join([b"HTTP/1.1 200 OK\r\n", *(
+            b"%s: %s\r\n" % (k.encode(), v.encode()) for k, v in (
+                ("Content-Type", CONTENT_TYPE), ("Transfer-Encoding", "chunked"),
+                *SECURITY_HEADERS, ("Cache-Control", "no-store"), ("Connection", "close"))),
+            b"\r\n"])
+        await self.exports.stream(connection, key, account["name"], asked, head)
+        # Never sent: the stream closed the connection, and websockets sends nothing on a
+        # closed one.
+        return _response(HTTPStatus.OK, b"", CONTENT_TYPE)
+
     async def _player(self, name: str) -> Response:
         name = names.normal(name)  # as the name was kept (NFC), however the link spelt it
         player = await self.store.player(name) if names.valid_name(name) else None
@@ -287,3 +328,18 @@ class SecuredConnection(ServerConnection):
 
         protocol.reject = secured  # type: ignore[method-assign]
         super().__init__(protocol, *args, **kwargs)
+        self.opening: asyncio.Timeout | None = None
+
+    async def handshake(self, *args: Any, **kwargs: Any) -> None:
+        """The handshake within ``OPEN_SECONDS`` (websockets' ``open_timeout``, which the
+        server is started without), unless its answer is a stream (an export) that paces
+        itself: see :meth:`answer_at_length`."""
+        async with asyncio.timeout(OPEN_SECONDS) as self.opening:
+            await super().handshake(*args, **kwargs)
+
+    def answer_at_length(self) -> None:
+        """This request's answer is written for as long as it takes (an export's stream):
+        the handshake's time limit no longer holds. A slow reader is cut off by the stream
+        itself."""
+        if self.opening is not None:
+            self.opening.reschedule(None)

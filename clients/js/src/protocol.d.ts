@@ -46,6 +46,22 @@ export type ClientMessage =
   | Events
   | Seek;
 /**
+ * What ``act`` may carry at a Spades table: a bid (0 to 13, 0 for nil; ``"blind":
+ * true`` with 0 for blind nil), ``look``, or a card to ``play``.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "SpadesAction".
+ */
+export type SpadesAction = BidAction | LookAction | PlayAction;
+/**
+ * What ``act`` may carry at a Hearts table: the cards to ``pass``, a card to
+ * ``play``, or a ``moon`` choice (``add`` or ``subtract``).
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "HeartsAction".
+ */
+export type HeartsAction = PassAction | PlayAction | MoonAction;
+/**
  * This interface was referenced by `Protocol`'s JSON-Schema
  * via the `definition` "ServerMessage".
  */
@@ -254,12 +270,7 @@ export interface SandboxRequest {
   /**
    * @maxItems 40
    */
-  deals?: [
-    [string, string, string, string, string, string, string, string, string, string, string, string, string],
-    [string, string, string, string, string, string, string, string, string, string, string, string, string],
-    [string, string, string, string, string, string, string, string, string, string, string, string, string],
-    [string, string, string, string, string, string, string, string, string, string, string, string, string]
-  ][];
+  deals?: string[][][];
   duplicate?: boolean;
 }
 /**
@@ -343,7 +354,12 @@ export interface PlayAgain {
   seats?: "keep" | "rotate";
 }
 /**
- * A game action: ``{"type": "play", "card": "QS"}``, ``{"type": "bid", "value": 4}``, ...
+ * ``act`` as the schema publishes it: ``action`` is one game's action
+ * (:class:`SpadesAction` or :class:`HeartsAction`), so that a strict validator catches a
+ * wrong one before it is sent (a moon choice no game has, a ``play`` without its card, a
+ * bid out of range). The server reads the request as
+ * :class:`~trickroom.server.protocol.requests.Act` (any object), and the engine refuses
+ * a wrong action naming the rule: what it accepts is the same.
  *
  * This interface was referenced by `Protocol`'s JSON-Schema
  * via the `definition` "Act".
@@ -352,9 +368,59 @@ export interface Act {
   id?: string | number | null;
   type: "act";
   table: string;
-  action: {
-    [k: string]: unknown | undefined;
-  };
+  action: SpadesAction | HeartsAction;
+}
+/**
+ * A Spades bid, 0 for nil; ``"blind": true`` for blind nil.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "BidAction".
+ */
+export interface BidAction {
+  type: "bid";
+  value: number;
+  blind?: boolean | null;
+}
+/**
+ * Spades: look at your cards instead of bidding blind nil.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "LookAction".
+ */
+export interface LookAction {
+  type: "look";
+}
+/**
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "PlayAction".
+ */
+export interface PlayAction {
+  type: "play";
+  card: string;
+}
+/**
+ * Hearts: the cards to pass (``pass_count`` of your hand).
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "PassAction".
+ */
+export interface PassAction {
+  type: "pass";
+  /**
+   * @minItems 1
+   * @maxItems 4
+   */
+  cards: string[];
+}
+/**
+ * Hearts: having shot the moon, add 26 to the others or take 26 off your own score.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "MoonAction".
+ */
+export interface MoonAction {
+  type: "moon";
+  choice: "add" | "subtract";
 }
 /**
  * Come back to a seat after a drop: the seat token and the last ``seq`` seen.
@@ -573,7 +639,7 @@ export interface Challenge {
    * @minItems 4
    * @maxItems 4
    */
-  seats: [string | null, string | null, string | null, string | null];
+  seats: (string | null)[];
   rules?: {
     [k: string]: unknown | undefined;
   };
@@ -873,54 +939,6 @@ export interface TrickDone {
   cards: string[];
   points: number;
   scoring: string[];
-}
-/**
- * A Spades bid, 0 for nil; ``"blind": true`` for blind nil.
- *
- * This interface was referenced by `Protocol`'s JSON-Schema
- * via the `definition` "BidAction".
- */
-export interface BidAction {
-  type: "bid";
-  value: number;
-  blind?: boolean | null;
-}
-/**
- * Spades: look at your cards instead of bidding blind nil.
- *
- * This interface was referenced by `Protocol`'s JSON-Schema
- * via the `definition` "LookAction".
- */
-export interface LookAction {
-  type: "look";
-}
-/**
- * This interface was referenced by `Protocol`'s JSON-Schema
- * via the `definition` "PlayAction".
- */
-export interface PlayAction {
-  type: "play";
-  card: string;
-}
-/**
- * Hearts: the cards to pass (``pass_count`` of your hand).
- *
- * This interface was referenced by `Protocol`'s JSON-Schema
- * via the `definition` "PassAction".
- */
-export interface PassAction {
-  type: "pass";
-  cards: string[];
-}
-/**
- * Hearts: having shot the moon, add 26 to the others or take 26 off your own score.
- *
- * This interface was referenced by `Protocol`'s JSON-Schema
- * via the `definition` "MoonAction".
- */
-export interface MoonAction {
-  type: "moon";
-  choice: "add" | "subtract";
 }
 /**
  * A card of your hand you may not play now, and why, in a sentence for the player

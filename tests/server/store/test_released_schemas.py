@@ -125,6 +125,9 @@ async def test_its_players_games_and_ratings_read_back_as_its_server_left_them(
             assert (point["game_id"], point["delta"]) == (finished["id"], shown["delta"])
             [recent] = player["recent_games"]
             assert recent["game_id"] == finished["id"] and recent["rated"]
+            # the games export (issue 36): its ended game, never the one in play
+            assert [g for g, _ in await store.player_games(shown["player"], 10)] == \
+                [finished["id"]]
         board = await store.leaderboard("spades", "zone", min_games=1)
         assert sorted(p["player"] for p in board) == sorted(users)
         in_play = restored.said["in_play"]

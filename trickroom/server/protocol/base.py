@@ -72,7 +72,7 @@ ERROR_CODES = (
 )
 
 
-def _type_required(schema: dict[str, Any]) -> None:
+def type_required(schema: dict[str, Any]) -> None:
     """Every message says its ``type``: the schema says so too (it has a default here)."""
     required = schema.setdefault("required", [])
     if "type" in schema.get("properties", {}) and "type" not in required:
@@ -82,7 +82,7 @@ def _type_required(schema: dict[str, Any]) -> None:
 class ServerMessage(BaseModel):
     """Base of what the server sends; unknown fields are an error, so the docs stay exact."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra=_type_required)
+    model_config = ConfigDict(extra="forbid", json_schema_extra=type_required)
 
     def encode(self) -> str:
         """The message as sent: JSON text, every field present (null when empty)."""

@@ -5,9 +5,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from trickroom.server.protocol.base import Card, Reply, RequestId, SeatNo, ServerMessage, dumps
+from trickroom.game.variants import HEARTS_BOUNDS
+from trickroom.server.protocol.base import (
+    Card,
+    Reply,
+    RequestId,
+    SeatNo,
+    ServerMessage,
+    dumps,
+    type_required,
+)
 from trickroom.server.protocol.events import AnyEvent
 from trickroom.server.protocol.lobby import TableInfo
 
@@ -173,9 +182,17 @@ class Skip(ServerMessage):
     seq: int
 
 
+def _blind_is_nil(schema: dict[str, Any]) -> None:
+    """A blind bid is nil: ``"blind": true`` only with value 0 (as the server reads it)."""
+    type_required(schema)
+    schema["if"] = {"properties": {"blind": {"const": True}}, "required": ["blind"]}
+    schema["then"] = {"properties": {"value": {"const": 0}}}
+
+
 class BidAction(ServerMessage):
     """A Spades bid, 0 for nil; ``"blind": true`` for blind nil."""
 
+    model_config = ConfigDict(json_schema_extra=_blind_is_nil)
     type: Literal["bid"] = "bid"
     value: Annotated[int, Field(ge=0, le=13)]
     blind: bool | None = None
@@ -196,7 +213,8 @@ class PassAction(ServerMessage):
     """Hearts: the cards to pass (``pass_count`` of your hand)."""
 
     type: Literal["pass"] = "pass"
-    cards: list[Card]
+    cards: Annotated[list[Card], Field(min_length=HEARTS_BOUNDS["pass_count"][0],
+                                       max_length=HEARTS_BOUNDS["pass_count"][1])]
 
 
 class MoonAction(ServerMessage):
@@ -208,6 +226,18 @@ class MoonAction(ServerMessage):
 
 GameAction = Annotated[BidAction | LookAction | PlayAction | PassAction | MoonAction,
                        Field(discriminator="type")]
+
+
+class SpadesAction(RootModel[Annotated[BidAction | LookAction | PlayAction,
+                                       Field(discriminator="type")]]):
+    """What ``act`` may carry at a Spades table: a bid (0 to 13, 0 for nil; ``"blind":
+    true`` with 0 for blind nil), ``look``, or a card to ``play``."""
+
+
+class HeartsAction(RootModel[Annotated[PassAction | PlayAction | MoonAction,
+                                       Field(discriminator="type")]]):
+    """What ``act`` may carry at a Hearts table: the cards to ``pass``, a card to
+    ``play``, or a ``moon`` choice (``add`` or ``subtract``)."""
 
 
 class Prompt(ServerMessage):

@@ -256,7 +256,11 @@ class PlayAgain(Request):
 
 
 class Act(Request):
-    """A game action: ``{"type": "play", "card": "QS"}``, ``{"type": "bid", "value": 4}``, ..."""
+    """A game action: ``{"type": "play", "card": "QS"}``, ``{"type": "bid", "value": 4}``, ...
+
+    The server reads ``action`` as any object and the engine judges it, so that a wrong
+    one is refused with the rule it breaks; the schema publishes it typed per game
+    (:class:`~trickroom.server.protocol.schema.Act`)."""
 
     type: Literal["act"]
     table: TableId
@@ -394,14 +398,15 @@ ClientMessage = Annotated[
     | Follow | ListFriends | Challenge | AnswerChallenge | Events | Seek,
     Field(discriminator="type"),
 ]
+CLIENT_MODELS: tuple[type[Request], ...] = (
+    Register, Login, Guest, Resume, Logout, LogoutAll, ChangePassword, ListSessions,
+    UpgradeToBot, ListRooms, ListTables, CreateTable, Sit, Stand,
+    Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
+    Unqueue, CastVote, Settings, TableOptions, Invite, Reserve, MoveSeat,
+    RemovePlayer, Follow, ListFriends, Challenge, AnswerChallenge, Events, Seek)
 CLIENT_TYPES = tuple(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
-    for m in (Register, Login, Guest, Resume, Logout, LogoutAll, ChangePassword, ListSessions,
-              UpgradeToBot,
-              ListRooms, ListTables, CreateTable, Sit, Stand,
-              Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
-              Unqueue, CastVote, Settings, TableOptions, Invite, Reserve, MoveSeat,
-              RemovePlayer, Follow, ListFriends, Challenge, AnswerChallenge, Events, Seek)
+    for m in CLIENT_MODELS
 )
 client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

@@ -523,6 +523,28 @@ class Store(ABC):
             })
         return out
 
+    async def player_games(self, name: str, limit: int, since: float | None = None,
+                           before: tuple[float, str] | None = None
+                           ) -> list[tuple[str, float]]:
+        """One page of a player's ended games for an export (``GET
+        /api/players/NAME/games.jsonl``): at most ``limit`` ids, each with when it ended,
+        newest first (by when each ended, then by id, so that ties have an order), those
+        ended at ``since`` or after, strictly after ``before`` in that order (the last of
+        the page before: a key, not an offset, so a game ending meanwhile neither repeats
+        nor hides one). Read from the profile's index (``game_players``), which holds
+        ended games only."""
+        sql = "SELECT game_id, finished FROM game_players WHERE player = ?"
+        params: list[Any] = [name]
+        if since is not None:
+            sql += " AND finished >= ?"
+            params.append(since)
+        if before is not None:
+            sql += " AND (finished < ? OR (finished = ? AND game_id < ?))"
+            params += [before[0], before[0], before[1]]
+        sql += " ORDER BY finished DESC, game_id DESC LIMIT ?"
+        rows = await self._fetchall(sql, [*params, limit])
+        return [(row["game_id"], float(row["finished"])) for row in rows]
+
     async def last_ranked_games(self, names: Sequence[str]) -> dict[str, str]:
         """Each player's last ranked game (the newest ended game with ratings they sat
         in, from the start or as a substitute), by name, for those who have one."""
