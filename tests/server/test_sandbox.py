@@ -253,5 +253,31 @@ async def test_a_drawn_seed_is_told_to_no_one_while_it_deals(app):
         before = client.received[:client.received.index(over)]
         assert before and not any(str(seed) in str(m) for m in before)
         game_id = app.lobby.tables[table].machine.state.game_id
-        status, _, body = await http_get(app, f"/api/games/{game_id}")
-        assert status == 200 and json.loads(body)["record"]["seed"] == seed
+        # The table's next game deals the same cards: its review waits for it to close.
+        status, _, _ = await http_get(app, f"/api/games/{game_id}")
+        assert status == 404
+        await client.request({"type": "stand", "table": table})
+    await wait_for(lambda: table not in app.lobby.tables)
+    status, _, body = await http_get(app, f"/api/games/{game_id}")
+    assert status == 200 and json.loads(body)["record"]["seed"] == seed
+    assert json.loads(body)["sandbox"] is True
+
+
+async def test_a_duplicate_match_s_first_game_is_in_no_export_while_the_second_plays(
+        tmp_path):
+    """The first game of a match shows every hand the second is dealing: neither its
+    review nor its player's export shows it while the table is open."""
+    app = App(load_config(**FAST, password_profile="cheapest"), tmp_path / "t.sqlite3")
+    await app.start("127.0.0.1", 0)
+    try:
+        async with TrickroomClient.connect(url(app)) as client:
+            await client.request({"type": "register", "name": "robo", "password": "robo-robo"})
+            made = await sandbox_table(client, "spades", duplicate=True)
+            table = made["table"]["id"]
+            await play_until_over(client, table, random.Random(1))
+            await client.request({"type": "play_again", "table": table})
+            await next_pushed(client, "event", lambda m: m["event"]["type"] == "game_started")
+            status, _, body = await http_get(app, "/api/players/robo/games.jsonl")
+            assert status == 200 and body == b"0\r\n\r\n"  # a whole export, of no game
+    finally:
+        await app.stop()

@@ -289,6 +289,10 @@ class Lobby:
         for name in set(old).symmetric_difference(accounts):
             self.on_seats(name)  # where the player sits changed: their presence
 
+    async def table_open(self, room: str, table_id: str) -> bool:
+        """Whether a table of ``room`` is open, on this node or another."""
+        return table_id in self.tables or bool(await self.hub.room_listings(room, [table_id]))
+
     def seated_at(self, name: str) -> TableRunner | None:
         """A table of this node where ``name`` sits (one of them, if several), or None."""
         runners = self._runners_of.get(name)

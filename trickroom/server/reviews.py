@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from trickroom.game.review import review
@@ -67,8 +68,12 @@ def encoded(record: dict[str, Any]) -> bytes:
 class Reviews:
     """The reviews a node serves: each built once, off the loop, and kept."""
 
-    def __init__(self, store: Store, max_bytes: int) -> None:
+    def __init__(self, store: Store, max_bytes: int,
+                 table_open: Callable[[str, str], Awaitable[bool]] | None = None) -> None:
         self.store = store
+        # Whether a room's table is still open (on any node): a sandbox's games are not
+        # shown while its table may deal the same cards again (issue 36, item 4).
+        self.table_open = table_open
         self.kept = Kept(max_bytes)
         self._building: dict[str, asyncio.Future[bytes | None]] = {}
         self._builder = asyncio.Semaphore(1)  # one replay at a time
@@ -94,6 +99,9 @@ class Reviews:
         record = await self.store.game(game_id)
         if record is None:
             return None
+        if record["sandbox"] and self.table_open is not None \
+                and await self.table_open(record["room"], record["table"]):
+            return None  # its deals are still being played: shown once the table closes
         async with self._builder:
             body = await asyncio.to_thread(encoded, record)
         METRICS.reviews_built.inc()

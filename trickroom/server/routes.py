@@ -95,7 +95,7 @@ class Routes:
         self.origins = Origins(settings.allowed_origins)
         self.api_budgets = Buckets(settings.http_per_second_per_address,
                                    settings.http_burst_per_address)
-        self.reviews = Reviews(store, settings.review_cache_bytes)
+        self.reviews = Reviews(store, settings.review_cache_bytes, lobby.table_open)
         self.exports = Exports(store, self.reviews, self.api_budgets)
         self.assets = Assets(WEB_ROOT)
         # Each room's list as last sent, kept with the listings it was made of (so none of

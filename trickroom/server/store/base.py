@@ -483,6 +483,9 @@ class Store(ABC):
             "result": json.loads(row["result"]),
             "record": unpack(row["record"]),
             "ratings": json.loads(row["ratings"]) if row["ratings"] else [],
+            # Dealt from a sandbox's fixed seed or list (its table's later games reuse the
+            # deals: the review waits for the table to close).
+            "sandbox": bool(row["private"] and "sandbox" in json.loads(row["private"])),
         }
 
     async def room_games(self, room: str) -> list[dict[str, Any]]:

@@ -89,11 +89,12 @@ def statements(record: Record) -> list[Statement]:
                  (json.dumps(list(record.seats)), record.game_id))]
     if isinstance(record, GameEnded):
         ratings = json.dumps(list(record.ratings)) if record.ratings is not None else None
-        # A private table's invite is a key: it is not kept once its game is over.
+        # A private table's invite is a key: it is not kept once its game is over; only
+        # that it was a sandbox's is (store.game says so, and the review waits for it).
         return [("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ?, "
-                 "private = NULL WHERE id = ?",
+                 "private = ? WHERE id = ?",
                  (now, json.dumps(record.result), pack(record.record), ratings,
-                  record.game_id)),
+                  '{"sandbox": true}' if record.sandbox else None, record.game_id)),
                 lambda tx: _index_players(tx, record.game_id, now),
                 *(("UPDATE users SET casual_games = casual_games + 1 WHERE name = ?", (name,))
                   for name in record.casual_players)]

@@ -375,7 +375,8 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
     table.write(SeatsChanged(game_id, tuple({**s.stored(), "group": None}
                                             for s in state.seats)))
     table.write(GameEnded(game_id, outcome.to_wire(), record,
-                          tuple(ratings) if ratings is not None else None, casual))
+                          tuple(ratings) if ratings is not None else None, casual,
+                          sandbox is not None))
     if sandbox is not None and sandbox.duplicate:
         _match_game_over(table, sandbox)  # told before the game's end: a bot stops there
     turn = turn_info(table)

@@ -71,6 +71,7 @@ class GameEnded:
     record: dict[str, Any]
     ratings: tuple[dict[str, Any], ...] | None = None
     casual_players: tuple[str, ...] = ()
+    sandbox: bool = False  # dealt from a sandbox (its review waits for its table to close)
 
 
 @dataclass(frozen=True, slots=True)
