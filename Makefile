@@ -30,11 +30,11 @@ test: $(VENV)/.installed-test
 	$(PY) -m pytest -n 2 $(ARGS)
 
 bench: $(VENV)/.installed-bench
-	@for b in engine rating_systems robots load soak abuse reviews lobby rejoin fuzz presence; do \
+	@for b in engine rating_systems robots load soak abuse reviews lobby rejoin fuzz presence bots; do \
 		$(PY) -m bench.$$b || exit 1; done
 
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check trickroom tests bench clients/python
+	$(VENV)/bin/ruff check trickroom tests bench clients/python examples
 	$(VENV)/bin/mypy trickroom bench clients/python/src/trickroom_client
 
 clean:

@@ -1,231 +1,229 @@
-"""The load benches' players: four socket bots to a table, timing each action's fan-out.
+"""Bot event streams: what one costs the server, and that each hears its games (issue 36).
 
-Each bot answers every new prompt with a random legal action (a prompt whose ``seq`` was
-already answered is skipped), at once or after a think time, and asks to play again when
-a game ends. An action's latency runs from the bot's ``act`` to the moment its event came
-off the last of the four seats' sockets (:mod:`bench.stamps`); a bot given a list of
-``oks`` also times its own ``act`` until the server's answer. A :class:`Pacer` shared by
-every bot of a run spaces their actions to a given rate.
+A bot waits on its account's event stream (docs/protocol.md, "For bots"): a socket logged
+in as a BOT account that has asked ``events``, to which the server pushes its games'
+starts and ends and its challenges. ``--streams`` such sockets (1,000 by default) are held
+open at once on one process (SQLite), each a BOT account of its own.
 
-A bot told ``moved`` (its ``sit`` or ``rejoin`` is for a table of another node) opens a
-socket to the URL given (resolved against its own socket's), resumes its session there
-and sends the request again, as the protocol asks; its reader carries on on the new socket.
+**Memory.** The server's RSS (``VmRSS``, as :mod:`bench.load` measures a connection) with
+every account made and no stream open, then with all the streams open, logged in and
+subscribed, over the streams: what one stream costs, its socket included. A few streams
+open first and stay (``--warm``), so that first-use allocations are not counted.
+
+**Delivery.** Then ``--games`` of the bots each seek a game against robots from a second
+socket (the bot's table), and each stream must hear its ``game_start`` and
+``game_finish``; the time from the seek's sending to ``game_start`` on the stream (a table
+opened, seated, started, stored and told) is reported (p50, p99).
+
+The server runs in its own process on 127.0.0.1 (:mod:`bench.harness`), with the
+cheapest password hash and no per-address caps on accounts or sockets (the run's sockets
+all come from one address). Ends with::
+
+    bots streams=<n> kib_per_stream=<k> start_p99_ms=<x> missed=<m>
+
+Run: ``python -m bench.bots`` (about a minute); the run exits 1 if a stream missed an
+event or the server died.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import contextlib
-import itertools
 import json
 import random
+import sys
+import tempfile
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
-from urllib.parse import urljoin
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import TypeVar
 
+from rich.console import Console
+from rich.progress import Progress
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
 
-from bench.harness import choose
-from bench.stamps import StampedConnection, arrival
+from bench.figures import command_line, pct
+from bench.harness import Server, choose, raise_fd_limit, request, room_file, rss_kib
 
-ACTION_EVENTS = ("bid", "played", "passed", "looked")
-
-
-@dataclass
-class Stats:
-    latencies: list[float] = field(default_factory=list)
-    actions: int = 0
-    errors: dict[str, int] = field(default_factory=dict)
-    games: int = 0
-    measuring: bool = False
-
-    def error(self, code: str) -> None:
-        self.errors[code] = self.errors.get(code, 0) + 1
+T = TypeVar("T")
+PASSWORD = "bench-bot-password"
+SETTINGS = [
+    'password_profile = "cheapest"',
+    "registrations_per_hour_per_address = 1000000",
+    "password_check_burst_per_address = 1000000",
+    "password_checks_per_second_per_address = 1000000.0",
+    "password_queue = 1000000",
+    "password_queue_per_address = 1000000",
+    "tables_per_account = 1000000",
+]
 
 
-@dataclass
-class TableTrack:
-    """Who is waiting for which action's event at one table, to time the fan-out."""
+async def bounded(items: Iterable[T], work: Callable[[T], Awaitable[None]],
+                  at_once: int = 50) -> None:
+    """``work`` on every item, ``at_once`` at a time."""
+    sem = asyncio.Semaphore(at_once)
 
-    id: str = ""
-    sent: dict[int, float] = field(default_factory=dict)  # seat -> when its act was sent
-    seen: dict[int, int] = field(default_factory=dict)  # seat -> seats that got its event
+    async def one(item: T) -> None:
+        async with sem:
+            await work(item)
 
-
-class Pacer:
-    """Every bot of a run acts through one pacer: at most ``rate`` actions a second over
-    all tables, evenly spaced. A single process paced to a cluster's own rate does the
-    cluster's work at the cluster's pace, so the two are compared at equal load."""
-
-    def __init__(self, rate: float, clock: Callable[[], float] = time.perf_counter,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
-        self.gap = 1.0 / rate
-        self.next = 0.0
-        self.clock, self.sleep = clock, sleep
-
-    async def take(self) -> None:
-        now = self.clock()
-        slot = max(now, self.next)
-        self.next = slot + self.gap
-        if slot > now:
-            await self.sleep(slot - now)
+    await asyncio.gather(*(one(item) for item in items))
 
 
-class Bot:
-    """One seat: answers each new prompt with a random legal action."""
-
-    ids = itertools.count(1)
-
-    def __init__(self, ws: ClientConnection, seat: int, track: TableTrack, stats: Stats,
-                 rng: random.Random, think: float = 0.0, pacer: Pacer | None = None,
-                 oks: list[float] | None = None, url: str = "") -> None:
-        self.ws, self.seat, self.track, self.stats, self.rng = ws, seat, track, stats, rng
-        self.url = url  # where ws is connected (for a relative moved URL)
-        self.session: str | None = None  # to resume on another node's socket
-        self.moved = 0  # moved redirects followed
-        self.think = think  # mean seconds before answering a prompt (0: at once)
-        self.pacer = pacer
-        self.oks = oks  # where to put each act's time until its ok (None: not timed)
-        self.acts: dict[int, float] = {}  # act id -> when it was sent
-        self.acting = True  # False: reads everything, answers no prompt (a frozen table)
-        self.arrived = 0.0  # when the frame being handled arrived
-        self.answered = -1
-        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
-
-    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Send a request and return its answer (an error raises); a ``moved`` is followed."""
-        for _ in range(4):
-            rid = next(self.ids)
-            fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-            self.replies[rid] = fut
-            await self.ws.send(json.dumps({**message, "id": rid}))
-            reply = await asyncio.wait_for(fut, 30)
-            if reply.get("type") == "error":
-                raise RuntimeError(f"{message['type']}: {reply['code']}: {reply['message']}")
-            if reply.get("type") != "moved":
-                if reply.get("type") == "welcome":
-                    self.session = reply.get("session")
-                return reply
-            await self.follow(str(reply["url"]))
-        raise RuntimeError(f"{message['type']}: moved too many times")
-
-    async def follow(self, url: str) -> None:
-        """Carry on on a socket of the node a ``moved`` named, logged in as before."""
-        self.moved += 1
-        url = urljoin(self.url, url)
-        ws = await connect(url, max_size=2**22, compression=None, open_timeout=60,
-                           create_connection=StampedConnection)
-        old, self.ws, self.url = self.ws, ws, url
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(old.close(), 5)  # the reader goes on with the new socket
-        if self.session is not None:
-            await self.request({"type": "resume", "token": self.session})
-
-    async def run(self) -> None:
-        while True:
-            ws = self.ws
-            with contextlib.suppress(ConnectionClosed):
-                async for frame in ws:
-                    self.arrived = arrival(ws)
-                    await self.handle(json.loads(frame))
-            if self.ws is ws:
-                return  # closed, not moved
-
-    async def handle(self, msg: dict[str, Any]) -> None:
-        kind = msg["type"]
-        rid = msg.get("id")
-        sent = self.acts.pop(rid, None) if isinstance(rid, int) else None
-        if sent is not None and kind == "ok" and self.oks is not None and self.stats.measuring:
-            self.oks.append(self.arrived - sent)
-        if rid is not None and rid in self.replies:
-            fut = self.replies.pop(rid)
-            if not fut.done():
-                fut.set_result(msg)
-            if kind != "error":
-                return
-        if kind == "event":
-            event = msg["event"]
-            if event["type"] in ACTION_EVENTS:
-                self.on_action_event(event)
-            elif event["type"] == "game_over":
-                if self.seat == 0:
-                    self.stats.games += 1
-                await self.ws.send(json.dumps({"type": "play_again", "table": self.track.id}))
-        elif kind == "prompt":
-            if msg["seq"] <= self.answered or not self.acting:
-                return
-            self.answered = msg["seq"]
-            action = choose(msg, self.rng)
-            if self.think:
-                # Not here: a bot asleep in its reader would delay the events it should time.
-                delay = self.think * (0.5 + self.rng.random())
-                asyncio.get_running_loop().call_later(
-                    delay, lambda: asyncio.ensure_future(self.act(action)))
-            else:
-                await self.act(action)
-        elif kind == "error" and self.stats.measuring:
-            self.stats.error(msg.get("code", "?"))
-
-    async def act(self, action: dict[str, Any]) -> None:
-        if self.pacer is not None:
-            await self.pacer.take()
-        rid = next(self.ids)
-        self.track.sent[self.seat] = self.acts[rid] = time.perf_counter()
-        self.track.seen[self.seat] = 0
-        with contextlib.suppress(ConnectionClosed):
-            await self.ws.send(json.dumps({"type": "act", "table": self.track.id,
-                                           "action": action, "id": rid}))
-
-    def on_action_event(self, event: dict[str, Any]) -> None:
-        seat = event.get("seat")
-        track = self.track
-        if seat not in track.sent:
-            return
-        track.seen[seat] += 1
-        if track.seen[seat] == 4:
-            elapsed = self.arrived - track.sent.pop(seat)
-            if self.stats.measuring:
-                self.stats.latencies.append(elapsed)
-                self.stats.actions += 1
+async def socket(url: str) -> ClientConnection:
+    return await connect(url, compression=None, open_timeout=60, max_size=2**22)
 
 
-Seated = tuple[Bot, "asyncio.Task[None]"]
-MakeBot = Callable[[ClientConnection, int, TableTrack], Bot]
+class Stream:
+    """A bot's event stream: a socket logged in as its BOT account that asked ``events``;
+    it reads every push and notes when each game's start and end came."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.started: dict[str, float] = {}  # table -> when its game_start came
+        self.finished: set[str] = set()
+        self.reader: asyncio.Task[None] | None = None
+
+    async def read(self) -> None:
+        async for frame in self.ws:
+            message = json.loads(frame)
+            if message.get("type") == "game_start":
+                self.started[message["table"]] = time.perf_counter()
+            elif message.get("type") == "game_finish":
+                self.finished.add(message["table"])
 
 
-async def seat_table(url_of: Callable[[int], str], make: MakeBot) -> list[Seated]:
-    """A new table of the "spades" room with a bot in each seat, seat ``s`` connected to
-    ``url_of(s)``; each bot's reader runs as a task."""
-    track = TableTrack()
-    bots: list[Seated] = []
-    for seat in range(4):
-        ws = await connect(url_of(seat), max_size=2**22, compression=None, open_timeout=60,
-                           create_connection=StampedConnection)
-        bot = make(ws, seat, track)
-        bot.url = url_of(seat)
-        bots.append((bot, asyncio.create_task(bot.run())))
-        await bot.request({"type": "guest", "name": f"b{seat}"})
-    reply = await bots[0][0].request({"type": "create_table", "room": "spades"})
-    track.id = reply["table"]["id"]
-    for bot, _ in bots:
-        await bot.request({"type": "sit", "table": track.id, "seat": bot.seat})
-    return bots
+async def make_bot(url: str, name: str) -> None:
+    """A BOT account, made on a socket closed after."""
+    ws = await socket(url)
+    try:
+        await request(ws, {"type": "register", "name": name, "password": PASSWORD})
+        await request(ws, {"type": "upgrade_to_bot", "confirm": True})
+    finally:
+        await ws.close()
 
 
-async def open_table(url: str, stats: Stats, rng: random.Random,
-                     think: float = 0.0) -> list[Seated]:
-    """Four bots at a new table on one server."""
-    return await seat_table(lambda _seat: url,
-                            lambda ws, seat, track: Bot(ws, seat, track, stats, rng, think))
+async def open_stream(url: str, name: str) -> Stream:
+    ws = await socket(url)
+    await request(ws, {"type": "login", "name": name, "password": PASSWORD})
+    reply = await request(ws, {"type": "events"})
+    assert reply["games"] == []
+    stream = Stream(ws)
+    stream.reader = asyncio.create_task(stream.read())
+    return stream
 
 
-async def close_all(bots: list[Seated]) -> None:
-    async def close(bot: Bot, task: asyncio.Task[None]) -> None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(bot.ws.close(), 5)
-        task.cancel()
+async def play_one(url: str, name: str, stream: Stream, timeout: float) -> float | None:
+    """The bot seeks a game against robots on a second socket and plays it (a random
+    legal action a prompt); the ms from the seek's sending to ``game_start`` on its
+    stream, or None if the stream missed the start or the end."""
 
-    await asyncio.gather(*(close(b, t) for b, t in bots))
+
+    rng = random.Random(name)
+    ws = await socket(url)
+    try:
+        await request(ws, {"type": "login", "name": name, "password": PASSWORD})
+        asked = time.perf_counter()
+        seated = await request(ws, {"type": "seek", "room": "spades", "level": "random",
+                                    "rules": {"hand_limit": 1}})
+        table = seated["table"]
+        last = -1
+        async with asyncio.timeout(timeout):
+            while table not in stream.finished:
+                try:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 0.2))
+                except TimeoutError:
+                    continue
+                if message.get("type") == "prompt" and message["seq"] > last:
+                    last = message["seq"]
+                    await ws.send(json.dumps({"type": "act", "table": table,
+                                              "action": choose(message, rng)}))
+    except TimeoutError:
+        return None
+    finally:
+        await ws.close()
+    start = stream.started.get(table)
+    return None if start is None else (start - asked) * 1000
+
+
+async def main(args: argparse.Namespace) -> int:
+    raise_fd_limit()
+    console = Console(width=160)
+    total = args.streams + args.warm
+    names = [f"bot{i:05d}" for i in range(total)]
+    console.print(f"bots: {args.streams} event streams (+{args.warm} warm-up) on one "
+                  f"process, then {args.games} of them each play a game against robots")
+    with tempfile.TemporaryDirectory(prefix="trickroom-bots-") as tmp, \
+            Progress(console=console, transient=True) as progress:
+        workdir = Path(tmp)
+        config = room_file(workdir, "bots", settings=SETTINGS)
+        with Server(workdir / "bots.sqlite3", config) as server:
+            made = progress.add_task("BOT accounts", total=total)
+
+            async def make(name: str) -> None:
+                await make_bot(server.url, name)
+                progress.advance(made)
+
+            await bounded(names, make)
+            streams: dict[str, Stream] = {}
+            for name in names[args.streams:]:  # first-use allocations, not counted
+                streams[name] = await open_stream(server.url, name)
+            await asyncio.sleep(args.settle)
+            before = rss_kib(server.pid)
+            opened = progress.add_task("event streams", total=args.streams)
+
+            async def subscribe(name: str) -> None:
+                streams[name] = await open_stream(server.url, name)
+                progress.advance(opened)
+
+            await bounded(names[:args.streams], subscribe)
+            await asyncio.sleep(args.settle)
+            after = rss_kib(server.pid)
+            played = progress.add_task("games heard on the streams", total=args.games)
+            starts: list[float] = []
+            missed = 0
+
+            async def play(name: str) -> None:
+                nonlocal missed
+                ms = await play_one(server.url, name, streams[name], args.timeout)
+                if ms is None:
+                    missed += 1
+                else:
+                    starts.append(ms)
+                progress.advance(played)
+
+            step = max(1, args.streams // max(1, args.games))
+            await bounded(names[:args.streams:step][:args.games], play, at_once=10)
+            alive = server.alive
+            for stream in streams.values():
+                await stream.ws.close()
+                if stream.reader is not None:
+                    stream.reader.cancel()
+    kib = (after - before) / max(1, args.streams)
+    console.print(f"memory: {args.streams} streams open: RSS {before / 1024:.1f} -> "
+                  f"{after / 1024:.1f} MiB, {kib:.2f} KiB a stream (its socket included)")
+    console.print(f"delivery: {len(starts)} of {args.games} games heard start and end on "
+                  f"their streams; seek sent -> game_start p50 {pct(starts, 0.5):.2f} ms, "
+                  f"p99 {pct(starts, 0.99):.2f} ms")
+    print(f"bots streams={args.streams} kib_per_stream={kib:.2f} "
+          f"start_p99_ms={pct(starts, 0.99):.2f} missed={missed}", flush=True)
+    return 1 if missed or not alive else 0
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = command_line(__doc__)
+    parser.add_argument("--streams", type=int, default=1000,
+                        help="event streams held open at once (default 1000)")
+    parser.add_argument("--warm", type=int, default=10,
+                        help="streams opened before the baseline (default 10)")
+    parser.add_argument("--games", type=int, default=20,
+                        help="bots that then play a game, heard on their streams (default 20)")
+    parser.add_argument("--settle", type=float, default=1.0,
+                        help="seconds for the server's memory to settle before a reading")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="seconds a game may take before its stream counts as missed")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse_args())))

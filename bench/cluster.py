@@ -86,10 +86,10 @@ from rich.console import Console
 from rich.table import Table
 from websockets.asyncio.client import ClientConnection, connect
 
-from bench.bots import Bot, Pacer, Seated, Stats, TableTrack, close_all, seat_table
 from bench.faults import CLUSTER_SETTINGS, LEASE, Services, fault_phase, fault_table
 from bench.figures import command_line, pct, ratio
 from bench.harness import CpuClock, Server, cpu_seconds, raise_fd_limit, room_file
+from bench.players import Bot, Pacer, Seated, Stats, TableTrack, close_all, seat_table
 from tests.services import PostgresServer, RedisServer
 
 

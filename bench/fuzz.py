@@ -33,9 +33,9 @@ from typing import Any
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from bench.bots import Stats, close_all, open_table
 from bench.figures import command_line, pct, ratio
 from bench.harness import Server, raise_fd_limit, room_file
+from bench.players import Stats, close_all, open_table
 from trickroom.server.protocol import ERROR_CODES
 
 TYPES = ["ping", "guest", "resume", "list_rooms", "list_tables", "sit", "stand",

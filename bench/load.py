@@ -55,7 +55,6 @@ from pathlib import Path
 from websockets.asyncio.client import ClientConnection, connect
 
 from bench import baselines
-from bench.bots import Seated, Stats, close_all, open_table
 from bench.figures import command_line, pct, ratio
 from bench.harness import (
     LOAD_CONFIG,
@@ -67,6 +66,7 @@ from bench.harness import (
     wait_port,
     with_settings,
 )
+from bench.players import Seated, Stats, close_all, open_table
 from bench.stamps import STAMP
 
 

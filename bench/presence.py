@@ -62,10 +62,10 @@ from rich.table import Table
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from bench.bots import Pacer
 from bench.faults import CLUSTER_SETTINGS, LEASE, Services
 from bench.figures import command_line, pct
 from bench.harness import Server, raise_fd_limit, request, room_file, rss_kib
+from bench.players import Pacer
 from bench.stamps import StampedConnection, arrival
 from tests.services import missing
 

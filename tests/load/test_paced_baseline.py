@@ -9,8 +9,8 @@ import math
 import pytest
 
 from bench import cluster
-from bench.bots import Pacer
 from bench.harness import Server, room_file
+from bench.players import Pacer
 
 
 async def test_a_paced_level_reports_its_figures(tmp_path):
