@@ -723,3 +723,34 @@ async def test_a_bot_hears_its_game_start_and_end_on_another_node(server):
         finish = next(m for m in waiting.received if m.get("type") == "game_finish")
         assert finish["game_id"] == start["game_id"] and len(finish["scores"]) == 4
         assert (await waiting.request({"type": "events"}))["games"] == []
+
+
+async def test_a_bot_plays_a_duplicate_match_at_another_node_s_sandbox(server):
+    """Issue 36, items 1 and 4 on every hub: an account upgraded on one node is a BOT on
+    the other (the store is shared), and its duplicate match at a sandbox table of one
+    node is played from a connection of the other (``moved`` followed), to its result."""
+    a, b = await server.nodes(password_profile="cheapest")
+    async with AsyncExitStack() as stack:
+        opener = await stack.enter_async_context(TrickroomClient.connect(url(a)))
+        await opener.request({"type": "register", "name": "robo", "password": "robo-robo"})
+        await opener.request({"type": "upgrade_to_bot", "confirm": True})
+        made = await opener.request({"type": "create_table", "room": "spades",
+                                     "rules": {"hand_limit": 1},
+                                     "sandbox": {"seed": 5, "duplicate": True}})
+        table = made["table"]["id"]
+        await opener.ws.close()
+        bot = await stack.enter_async_context(TrickroomClient.connect(url(b)))
+        welcome = await bot.request({"type": "login", "name": "robo", "password": "robo-robo"})
+        assert welcome["bot"] is True
+        await bot.request({"type": "sit", "table": table, "seat": 0})
+        await bot.request({"type": "fill_robots", "table": table, "level": "random"})
+        await play_until_over(bot, table, random.Random(1))
+        await bot.request({"type": "play_again", "table": table})
+        await play_until_over(bot, table, random.Random(2))
+        await heard(bot, lambda m: m.get("type") == "event"
+                    and m["event"]["type"] == "duplicate_result")
+        result = next(m["event"] for m in bot.received if m.get("type") == "event"
+                      and m["event"]["type"] == "duplicate_result")
+        assert result["games"] == 2 and result["deals"] == 1
+        robo = next(p for p in result["players"] if p["name"] == "robo")
+        assert robo["seats"] == [0, 1]
