@@ -420,3 +420,36 @@ async def test_the_score_sheet_keeps_its_newest_hand_in_view(web_app, open_page)
     await p.locator(".sheet tbody tr").nth(8).wait_for()
     await p.wait_for_function(SHEET_AT_END)
     await page.shot("sheet-at-its-newest-hand")
+
+
+async def test_a_duplicate_match_from_the_create_dialog_ends_with_the_result_against_the_field(
+        web_app, open_page):
+    """Issue 36, item 4, offered to everyone: a player opens a duplicate match from the
+    create dialog, plays its two Spades games against robots (moved one seat for the
+    second), and the last game's end shows each player against the field."""
+    page = await open_page(web_app)
+    p = page.page
+    await guest_signs_in(p, "dupe")
+    await p.locator(".room-link", has_text="spades").first.click()
+    await p.get_by_role("button", name="Create table").click()
+    dialog = p.locator("dialog.create-dialog")
+    await dialog.get_by_text("More rules").click()
+    await dialog.get_by_label("Most hands").fill("1")
+    await dialog.get_by_label("Duplicate match", exact=False).check()
+    await dialog.get_by_role("button", name="Create and sit").click()
+    await p.locator("dialog.invite-dialog").get_by_role("button", name="Done").click()
+    await p.get_by_role("button", name="Fill with robots").click()
+    await p.get_by_text("duplicate match, 0 of 2 games played").wait_for()
+    await play_to_game_over(p)
+    over = p.locator("dialog[open]", has_text="Game over")
+    assert await over.get_by_role("link", name="Review the game").count() == 0  # not yet
+    await over.get_by_role("button", name="Next game of the match (2 of 2)").click()
+    await p.get_by_text("duplicate match, 1 of 2 games played").wait_for()
+    await p.locator('.seat.me[data-seat="1"]').wait_for()  # one seat on
+    await play_to_game_over(p)
+    result = p.locator("dialog[open] section.duplicate")
+    await result.wait_for()
+    rows = await result.locator("tbody tr").all_inner_texts()
+    assert len(rows) == 4 and any("guest-dupe" in row for row in rows)
+    await page.shot("duplicate-result")
+    page.check()

@@ -40,6 +40,19 @@ export function gameOverView(el, intents) {
       summaryTable({ game: v.game, result: v.hand_results[n - 1], scores: v.scores, names }));
   }
 
+  /** A duplicate match's result: each player against the field, deal by deal. */
+  function duplicateResult(state) {
+    const d = state.duplicate;
+    if (!d) return null;
+    const points = (x) => (x > 0 ? `+${x}` : String(x));
+    return h("section", { class: "duplicate", "aria-labelledby": "duplicate-h" },
+      h("h3", { id: "duplicate-h" }, "The match against the field"),
+      h("p", { class: "hint" }, `The same ${d.deals === 1 ? "deal" : `${d.deals} deals`} in ${d.games} games, everyone one seat on each game: points a deal above (or below) the others who held the same cards.`),
+      h("table", { class: "final-scores" }, h("caption", {}, "Against the field"),
+        h("tbody", {}, [...d.players].sort((x, y) => y.total - x.total).map((p) =>
+          h("tr", {}, h("th", { scope: "row" }, p.name), h("td", { class: "num" }, points(p.total)))))));
+  }
+
   /** The seat a rating change's player finished in (its name there, or the last seen). */
   function seatOf(state, player) {
     return [0, 1, 2, 3].find((s) => state.info?.seats?.[s]?.name === player || state.names[s] === player) ?? -1;
@@ -53,6 +66,8 @@ export function gameOverView(el, intents) {
     const youWon = state.seat != null && winners.includes(state.seat);
     const winnerNames = winners.map((s) => (s === state.seat ? "you" : names[s]));
     const chances = chancesText(state, over.chances);
+    const sandbox = state.info?.sandbox;
+    const inMatch = sandbox?.duplicate && sandbox.match_played > 0;
     fill(el,
       h("h2", { id: "over-h" }, "Game over"),
       over.abandoned ? h("p", {}, "The game ended early after a disconnection; it is scored as it stood.") : null,
@@ -60,15 +75,18 @@ export function gameOverView(el, intents) {
         : over.abandoned ? "No winner." : "A draw: the game reached its last hand with the scores equal."),
       h("table", { class: "final-scores" }, h("caption", {}, "Final scores"), h("tbody", {}, scoreRows(state, over, names))),
       lastHand(state, names),
+      duplicateResult(state),
       over.ratings?.length || chances ? h("section", { class: "ratings" }, h("h3", {}, "Rating changes"),
         chances ? h("p", { class: "chances" }, h("span", { class: "hint" }, "Chances before the game: "), chances) : null,
         over.ratings?.length ? h("ul", {}, ratingList(over.ratings,
           { game: state.view?.game || state.info?.game, scores: over.scores, seatOf: (p) => seatOf(state, p) })) : null) : null,
       h("div", { class: "dialog-actions" },
-        state.seat != null ? h("button", { type: "button", class: "primary", onclick: () => intents.playAgain(false) }, "Play again") : null,
-        state.seat != null && !intents.roomRated?.() ? h("button", { type: "button", onclick: () => intents.playAgain(true),
+        state.seat != null ? h("button", { type: "button", class: "primary", onclick: () => intents.playAgain(false) },
+          inMatch ? `Next game of the match (${sandbox.match_played + 1} of ${sandbox.match_games})` : "Play again") : null,
+        state.seat != null && !intents.roomRated?.() && !sandbox?.duplicate ? h("button", { type: "button", onclick: () => intents.playAgain(true),
           title: "If most of the table asks: North stays, the others move one seat on" }, "Play again, new partners") : null,
-        state.gameId ? h("a", { class: "button", href: `#/review/${encodeURIComponent(state.gameId)}` }, "Review the game") : null,
+        // A sandbox's games are reviewed once its table closes (its next games deal the same cards).
+        state.gameId && !sandbox ? h("a", { class: "button", href: `#/review/${encodeURIComponent(state.gameId)}` }, "Review the game") : null,
         h("button", { type: "button", onclick: () => intents.dispatch({ type: "close_results" }) }, "Look at the table"),
         h("button", { type: "button", onclick: intents.leave }, "Back to lobby")));
     if (!el.open) el.showModal();

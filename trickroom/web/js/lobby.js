@@ -306,6 +306,9 @@ export function mount(main, ctx, params) {
             "Seats are drawn at random")),
         r.rated ? null : h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }),
           "Private: listed to no one; friends come in by the invite link you send them"),
+        // A sandbox (issue 36): the bench's duplicate method, for everyone (a private table).
+        r.rated ? null : h("label", { class: "check" }, h("input", { type: "checkbox", name: "duplicate" }),
+          "Duplicate match (private): the same deals played again, everyone one seat on, each deal scored against the others who held the cards"),
         h("p", { class: "error", role: "alert" }),
         h("div", { class: "dialog-actions" },
           h("button", { type: "button", onclick: () => el.close() }, "Cancel"),
@@ -333,7 +336,8 @@ export function mount(main, ctx, params) {
       const errorEl = form.querySelector(".error");
       try {
         const created = await ctx.conn.request({ type: "create_table", room: r.name,
-          ...(r.rated ? {} : { rules: rulesFrom(data, r), private: data.has("private") }),
+          ...(r.rated ? {} : { rules: rulesFrom(data, r), private: data.has("private"),
+            ...(data.has("duplicate") ? { sandbox: { duplicate: true } } : {}) }),
           seating: data.get("seating") });
         const t = created.table;
         if (created.invite?.code) {

@@ -7,6 +7,13 @@ import { ourTurn, robotPlays, seatName } from "./tableselectors.js";
 import { soundOn } from "./sound.js";
 import { count } from "./counts.js";
 
+/** A sandbox table (fixed deals): what it is, and where a duplicate match stands. */
+function sandboxText(sandbox) {
+  if (!sandbox) return null;
+  if (!sandbox.duplicate) return "sandbox (fixed deals)";
+  return `duplicate match, ${sandbox.match_played} of ${sandbox.match_games} games played`;
+}
+
 /** Ranked rooms: each side's chance of winning, as the room's rating system put it
  *  when the game started (the server sends it; nothing is computed here). */
 export function chancesText(state, chances) {
@@ -43,7 +50,7 @@ export function drawBar(el, state, intents) {
   fill(el,
     h("div", { class: "bar-title" },
       h("h1", {}, `${info?.game === "hearts" ? "Hearts" : "Spades"} · table ${state.table}`),
-      h("span", { class: "hint" }, [info?.room, rules.target ? `to ${rules.target}` : null,
+      h("span", { class: "hint" }, [info?.room, sandboxText(info?.sandbox), rules.target ? `to ${rules.target}` : null,
         v?.hand_no >= 0 ? `hand ${v.hand_no + 1}` : null,
         v?.game === "hearts" && v.hand_no >= 0 ? (v.pass_direction === "hold" ? "no pass" : `pass ${v.pass_direction}`) : null,
         state.seat == null ? "watching" : null].filter(Boolean).join(" · "))),

@@ -48,6 +48,7 @@ export function initialState(table) {
     showLastTrick: false,
     resultsClosed: false, // the game-over dialog was closed
     summaryClosed: -1, // the number of hands whose summaries the player has seen
+    duplicate: null, // a duplicate match's result (duplicate_result), until the next game
     myVotes: {}, // vote id -> our choice, until the server counts it
     handNote: "", // why the card last pressed may not be played
   };
@@ -192,7 +193,7 @@ const EVENTS = {
     s.chances = ev.chances || null;
     const game = s.info?.game || (ev.rules && "pass_cycle" in ev.rules ? "hearts" : "spades");
     s.view = freshView(game, ev.rules, s.seat);
-    Object.assign(s, { gameOver: null, lastTrick: null, votes: [], paused: null, openSeats: [],
+    Object.assign(s, { gameOver: null, lastTrick: null, votes: [], paused: null, openSeats: [], duplicate: null,
       resultsClosed: false, myVotes: {}, summaryClosed: -1 });
   },
 
@@ -292,6 +293,10 @@ const EVENTS = {
     }
     if (ev.outcome === "robot") s.openSeats = s.openSeats.filter((x) => x !== ev.seat);
   },
+
+  // A sandbox's duplicate match is over: each player's result against the field (shown
+  // with the match's last game over, until the next game starts).
+  duplicate_result(s, ev) { s.duplicate = ev; },
 
   // Ranked rooms: a quit (rated at once in WoCG rooms), a substitute, a game resumed.
   quit(s, ev) { if (!s.openSeats.includes(ev.seat)) s.openSeats.push(ev.seat); },
