@@ -308,7 +308,7 @@ export function mount(main, ctx, params) {
           "Private: listed to no one; friends come in by the invite link you send them"),
         // A sandbox (issue 36): the bench's duplicate method, for everyone (a private table).
         r.rated ? null : h("label", { class: "check" }, h("input", { type: "checkbox", name: "duplicate" }),
-          "Duplicate match (private): the same deals played again, everyone one seat on, each deal scored against the others who held the cards"),
+          "Duplicate match: the same deals played again, everyone one seat on, each deal scored against the others who held the cards (by invite only)"),
         h("p", { class: "error", role: "alert" }),
         h("div", { class: "dialog-actions" },
           h("button", { type: "button", onclick: () => el.close() }, "Cancel"),
