@@ -24,6 +24,7 @@ from websockets.asyncio.server import Server, serve
 
 from trickroom.server import logs
 from trickroom.server.accounts import Accounts
+from trickroom.server.analysis import Analyses
 from trickroom.server.challenges import Challenges
 from trickroom.server.collector import Collector
 from trickroom.server.config import Config
@@ -80,15 +81,16 @@ class App:
                                  seated=lambda name: name in self.lobby.seated,
                                  in_game=self._in_game, follows=self.follows)
         self.challenges = Challenges(settings, self.hub, self.lobby, self.follows)
+        self.analyses = Analyses(settings, self.store, self.lobby.table_open)
         self.requests = Requests(settings, self.hub, self.lobby, self.queues, self.ranked,
-                                 self.ignores, self.follows, self.challenges)
+                                 self.ignores, self.follows, self.challenges, self.analyses)
         peers = Peers(networks(settings.trusted_proxies), settings.ipv4_prefix,
                       settings.ipv6_prefix)
         self.sessions = Sessions(settings, self.hub, self.lobby, self.queues, self.accounts,
                                  self.requests, peers, self.clients)
         self.readiness = Readiness(self.store.ping, self.hub.unready)
         self.routes = Routes(config, self.store, self.lobby, self.sessions.admits, peers,
-                             self.readiness.problems)
+                             self.readiness.problems, self.analyses)
         self.passwords, self.guests = self.accounts.passwords, self.accounts.guests
         self.server: Server | None = None
 
@@ -162,6 +164,7 @@ class App:
         would otherwise play on, and be cut off mid-action when the tables stopped.
         """
         await self.retention.stop()
+        await self.analyses.close()
         await self.lobby.stop()
         self.routes.exports.stop()
         if self.server is not None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trickroom.server import protocol as wire
+from trickroom.server.analysis import Analyses
 from trickroom.server.challenges import Challenges
 from trickroom.server.chat_text import chat_line
 from trickroom.server.config import ServerSettings
@@ -39,6 +40,7 @@ class Requests:
     ignores: Ignores
     follows: Follows
     challenges: Challenges
+    analyses: Analyses
 
     async def run(self, client: Member, msg: ClientMessage) -> None:
         """Run one request (its refusal raises ``ProtocolError``)."""
@@ -90,6 +92,14 @@ class Requests:
                                                   "(a bot: and upgrade_to_bot) first")
         games = await self.ranked.store.games_in_play(client.name)
         client.reply(wire.EventsReply(id=msg.id, games=[wire.GameRef(**g) for g in games]))
+
+    async def analyse(self, client: Member, msg: wire.Analyse) -> None:
+        """Ask for a finished game's analysis; the reply says where it stands (progress and
+        the result: ``GET /api/games/<id>/analysis``)."""
+        found = await self.analyses.request(msg.game_id, client.address)
+        client.reply(wire.AnalysisStatus(id=msg.id, game_id=msg.game_id,
+                                         state=found["state"], done=found["done"],
+                                         total=found["total"]))
 
     async def queue(self, client: Member, msg: wire.Queue) -> None:
         await self.queues.join(client, msg.room, msg.id)
@@ -249,6 +259,7 @@ REQUESTS: dict[type, Handler] = {
     wire.Chat: Requests.chat,
     wire.Queue: Requests.queue,
     wire.Seek: Requests.seek,
+    wire.Analyse: Requests.analyse,
     wire.Events: Requests.events,
     wire.Unqueue: Requests.unqueue,
     wire.CastVote: Requests.vote,

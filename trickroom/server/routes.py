@@ -40,6 +40,7 @@ from websockets.server import ServerProtocol
 from trickroom.game.engine import rules_catalogue
 from trickroom.ratings import SYSTEMS, Rating
 from trickroom.server import names
+from trickroom.server.analysis import Analyses
 from trickroom.server.assets import IMMUTABLE, REVALIDATE, Assets
 from trickroom.server.config import Config
 from trickroom.server.export import CONTENT_TYPE, BadParameter, Exports, export_query
@@ -84,9 +85,11 @@ class Routes:
     def __init__(self, config: Config, store: Store, lobby: Lobby,
                  admits: Callable[[str], Awaitable[bool]],
                  peers: Peers,
-                 unready: Callable[[], Awaitable[list[str]]] | None = None) -> None:
+                 unready: Callable[[], Awaitable[list[str]]] | None = None,
+                 analyses: Analyses | None = None) -> None:
         self.config = config
         self.unready = unready  # why the node should not be sent players now
+        self.analyses = analyses
         self.store = store
         self.lobby = lobby
         self.admits = admits  # whether an address group may open one more socket
@@ -174,6 +177,9 @@ class Routes:
             return _json({"rules": rules_catalogue()})
         if path == "/api/tables":
             return await self._tables(params.get("room", ""))
+        if path.startswith("/api/games/") and path.endswith("/analysis"):
+            return await self._analysis(unquote(path.removeprefix("/api/games/")
+                                                .removesuffix("/analysis")))
         if path.startswith("/api/games/"):
             return await self._game(unquote(path.removeprefix("/api/games/")))
         if path == "/api/leaderboard":
@@ -204,6 +210,22 @@ class Routes:
         if body is None:
             return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
         return _response(HTTPStatus.OK, body, "application/json")
+
+    async def _analysis(self, game_id: str) -> Response:
+        """A game's analysis: 200 with it when done; 202 with the progress while it is
+        queued or running; 404 when never asked (``analyse`` asks) or no such game."""
+        found = None
+        if self.analyses is not None and GAME_ID.fullmatch(game_id):
+            found = await self.analyses.status(game_id)
+        if found is None:
+            return _json({"code": "not_found", "error": "no analysis of that game: ask for "
+                          "one with the socket's analyse request"}, HTTPStatus.NOT_FOUND)
+        body = {"game_id": game_id, "state": found["state"], "done": found["done"],
+                "total": found["total"]}
+        if found["state"] == "done":
+            return _json({**body, "analysis": found["result"]})
+        return _json(body, HTTPStatus.ACCEPTED if found["state"] != "failed"
+                     else HTTPStatus.OK)
 
     async def _leaderboard(self, game: str, system: str, ladder: str) -> Response:
         """A leaderboard of people, or (``ladder=bots``) the bot ladder's: BOT accounts

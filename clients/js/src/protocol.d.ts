@@ -44,7 +44,8 @@ export type ClientMessage =
   | Challenge
   | AnswerChallenge
   | Events
-  | Seek;
+  | Seek
+  | Analyse;
 /**
  * What ``act`` may carry at a Spades table: a bid (0 to 13, 0 for nil; ``"blind":
  * true`` with 0 for blind nil), ``look``, or a card to ``play``.
@@ -95,7 +96,8 @@ export type ServerMessage =
   | Slowed
   | EventsReply
   | GameStart
-  | GameFinish;
+  | GameFinish
+  | AnalysisStatus;
 
 export interface Protocol {
   client?: ClientMessage;
@@ -688,6 +690,19 @@ export interface Seek {
   rules?: {
     [k: string]: unknown | undefined;
   };
+}
+/**
+ * Ask for a finished game's analysis (each decision's loss against the search's
+ * best); it runs in the background: ``GET /api/games/<id>/analysis`` shows its
+ * progress and then its result.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "Analyse".
+ */
+export interface Analyse {
+  id?: string | number | null;
+  type: "analyse";
+  game_id: string;
 }
 /**
  * This interface was referenced by `Protocol`'s JSON-Schema
@@ -1724,4 +1739,19 @@ export interface GameFinish {
   scores: number[];
   winners: number[];
   abandoned?: boolean;
+}
+/**
+ * Where a game's analysis stands: ``queued``, ``running`` (``done`` of ``total``
+ * hands), ``done`` or ``failed``; the result is at ``/api/games/<id>/analysis``.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "AnalysisStatus".
+ */
+export interface AnalysisStatus {
+  id?: string | number | null;
+  type: "analysis";
+  game_id: string;
+  state: "queued" | "running" | "done" | "failed";
+  done: number;
+  total: number;
 }

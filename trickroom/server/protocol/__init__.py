@@ -89,6 +89,7 @@ from trickroom.server.protocol.game import (
     VoteInfo,
 )
 from trickroom.server.protocol.lobby import (
+    AnalysisStatus,
     Challenged,
     ChallengeInfo,
     ChallengeOver,
@@ -127,6 +128,7 @@ from trickroom.server.protocol.lobby import (
 from trickroom.server.protocol.requests import (
     CLIENT_TYPES,
     Act,
+    Analyse,
     AnswerChallenge,
     CastVote,
     Challenge,
@@ -187,6 +189,8 @@ __all__ = [
     "TABLE_EVENT_MODELS",
     "WHY_LENGTH",
     "Act",
+    "Analyse",
+    "AnalysisStatus",
     "AnswerChallenge",
     "AnyEvent",
     "AnyServerMessage",

@@ -252,6 +252,17 @@ class Friends(Reply):
     players: list[FriendInfo]
 
 
+class AnalysisStatus(Reply):
+    """Where a game's analysis stands: ``queued``, ``running`` (``done`` of ``total``
+    hands), ``done`` or ``failed``; the result is at ``/api/games/<id>/analysis``."""
+
+    type: Literal["analysis"] = "analysis"
+    game_id: str
+    state: Literal["queued", "running", "done", "failed"]
+    done: int
+    total: int
+
+
 class GameRef(ServerMessage):
     """A game in play at a table where the player sits (``seat``)."""
 

@@ -382,6 +382,15 @@ class Seek(Request):
     rules: dict[str, Any] = Field(default_factory=dict)
 
 
+class Analyse(Request):
+    """Ask for a finished game's analysis (each decision's loss against the search's
+    best); it runs in the background: ``GET /api/games/<id>/analysis`` shows its
+    progress and then its result."""
+
+    type: Literal["analyse"]
+    game_id: Annotated[str, Field(min_length=1, max_length=64)]
+
+
 class ListFriends(Request):
     """The players you follow, each with where they are; each change of theirs is then
     pushed to this connection (``presence``) until it asks again or closes."""
@@ -395,7 +404,7 @@ ClientMessage = Annotated[
     | ListRooms | ListTables | CreateTable | Sit | Stand
     | Watch | Unwatch | FillRobots | Start | PlayAgain | Act | Rejoin | Chat | Ignore | Ping | Queue
     | Unqueue | CastVote | Settings | TableOptions | Invite | Reserve | MoveSeat | RemovePlayer
-    | Follow | ListFriends | Challenge | AnswerChallenge | Events | Seek,
+    | Follow | ListFriends | Challenge | AnswerChallenge | Events | Seek | Analyse,
     Field(discriminator="type"),
 ]
 CLIENT_MODELS: tuple[type[Request], ...] = (
@@ -403,7 +412,7 @@ CLIENT_MODELS: tuple[type[Request], ...] = (
     UpgradeToBot, ListRooms, ListTables, CreateTable, Sit, Stand,
     Watch, Unwatch, FillRobots, Start, PlayAgain, Act, Rejoin, Chat, Ignore, Ping, Queue,
     Unqueue, CastVote, Settings, TableOptions, Invite, Reserve, MoveSeat,
-    RemovePlayer, Follow, ListFriends, Challenge, AnswerChallenge, Events, Seek)
+    RemovePlayer, Follow, ListFriends, Challenge, AnswerChallenge, Events, Seek, Analyse)
 CLIENT_TYPES = tuple(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in CLIENT_MODELS

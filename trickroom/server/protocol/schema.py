@@ -20,6 +20,7 @@ from trickroom.server.protocol.game import (
     TableEvent,
 )
 from trickroom.server.protocol.lobby import (
+    AnalysisStatus,
     Challenged,
     ChallengeOver,
     ChallengeSent,
@@ -52,7 +53,7 @@ SERVER_MODELS: tuple[type[BaseModel], ...] = (
     Error, Welcome, Ok, Rooms, Tables, TableUpdate, TableCreated, Seated, Snapshot, TableEvent,
     Prompt, ChatMessage, Pong, QueueStatus, SettingsSaved, TakenOver, Skip, Moved,
     SignedOut, SessionList, Invited, Friends, PresenceUpdate, ChallengeSent, Challenged,
-    ChallengeOver, Slowed, EventsReply, GameStart, GameFinish,
+    ChallengeOver, Slowed, EventsReply, GameStart, GameFinish, AnalysisStatus,
 )
 
 
@@ -60,7 +61,8 @@ AnyServerMessage = Annotated[
     Error | Welcome | Ok | Rooms | Tables | TableUpdate | TableCreated | Seated | Snapshot
     | TableEvent | Skip | Prompt | ChatMessage | Pong | QueueStatus | SettingsSaved | TakenOver
     | Moved | SignedOut | SessionList | Invited | Friends | PresenceUpdate | ChallengeSent
-    | Challenged | ChallengeOver | Slowed | EventsReply | GameStart | GameFinish,
+    | Challenged | ChallengeOver | Slowed | EventsReply | GameStart | GameFinish
+    | AnalysisStatus,
     Field(discriminator="type")]
 server_adapter: TypeAdapter[Any] = TypeAdapter(AnyServerMessage)
 """Every message the server sends, told apart by ``type`` (tests validate traffic with it)."""

@@ -448,6 +448,31 @@ class Store(ABC):
                               json.loads(row["private"]) if row["private"] else None)
         return StoredGame(created, actions)
 
+    # -- analyses (issue 38) ----------------------------------------------------------------
+
+    async def analysis(self, game_id: str) -> dict[str, Any] | None:
+        """A game's analysis: its state (queued, running, done, failed), progress (``done``
+        of ``total`` hands), when asked and finished, and (done) its result."""
+        row = await self._fetchone("SELECT * FROM analyses WHERE game_id = ?", (game_id,))
+        if row is None:
+            return None
+        found = dict(row)
+        found["result"] = json.loads(row["result"]) if row["result"] else None
+        return found
+
+    async def analysis_queued(self, game_id: str, total: int, now: float) -> None:
+        await self._write("DELETE FROM analyses WHERE game_id = ?", (game_id,))
+        await self._write("INSERT INTO analyses (game_id, state, done, total, requested) "
+                          "VALUES (?, 'queued', 0, ?, ?)", (game_id, total, now))
+
+    async def analysis_progress(self, game_id: str, state: str, done: int,
+                                result: dict[str, Any] | None = None,
+                                finished: float | None = None) -> None:
+        await self._write("UPDATE analyses SET state = ?, done = ?, result = ?, finished = ? "
+                          "WHERE game_id = ?",
+                          (state, done, json.dumps(result) if result is not None else None,
+                           finished, game_id))
+
     async def games_in_play(self, name: str) -> list[dict[str, Any]]:
         """The games in play where the registered player ``name`` sits (any node's): each
         its table, id, room, game and seat. The games in play are the server's live

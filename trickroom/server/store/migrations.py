@@ -111,6 +111,21 @@ HIDE_PRESENCE = ("users", "hide_presence", "INTEGER NOT NULL DEFAULT 0")
 BOTS = "BOT accounts"
 BOT_COLUMN = ("users", "bot", "INTEGER NOT NULL DEFAULT 0")
 
+# Migration 7 (issue 38): each finished game's analysis, its progress while it runs (any
+# node reads it) and its result, kept and reused.
+ANALYSES = "game analyses"
+ANALYSES_TABLE = """
+CREATE TABLE IF NOT EXISTS analyses (
+    game_id TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    done INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    requested REAL NOT NULL,
+    finished REAL,
+    result TEXT
+);
+"""
+
 
 class SchemaTooNew(StoreError):
     """The database is at a schema version this code does not know (a later release

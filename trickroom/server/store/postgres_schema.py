@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncpg
 
 from trickroom.server.store.migrations import (
+    ANALYSES,
+    ANALYSES_TABLE,
     BOT_COLUMN,
     BOTS,
     DEVICES,
@@ -166,6 +168,10 @@ async def _follows(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, FOLLOWS_TABLE.format(nocase="tr_nocase"), _RELATIONS)
 
 
+async def _analyses(conn: asyncpg.Connection) -> str | None:
+    return await _made(conn, ANALYSES_TABLE.replace("REAL", "DOUBLE PRECISION"), _RELATIONS)
+
+
 async def _ignores(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, IGNORES_TABLE.format(nocase="tr_nocase"), _RELATIONS)
 
@@ -193,6 +199,7 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
                                       for added in TABLE_OPTION_COLUMNS)),
     Migration(5, FOLLOWS, (Step("follows", _follows), _option_column(*HIDE_PRESENCE))),
     Migration(6, BOTS, (_option_column(*BOT_COLUMN),)),
+    Migration(7, ANALYSES, (Step("analyses", _analyses),)),
 )
 
 

@@ -18,6 +18,8 @@ from typing import Any
 import aiosqlite
 
 from trickroom.server.store.migrations import (
+    ANALYSES,
+    ANALYSES_TABLE,
     BOT_COLUMN,
     BOTS,
     DEVICES,
@@ -199,6 +201,12 @@ async def _follows(db: aiosqlite.Connection) -> str | None:
     return "made follows" if await _objects(db) - before else None
 
 
+async def _analyses(db: aiosqlite.Connection) -> str | None:
+    before = await _objects(db)
+    await db.execute(ANALYSES_TABLE)
+    return "made analyses" if await _objects(db) - before else None
+
+
 async def _ignores(db: aiosqlite.Connection) -> str | None:
     before = await _objects(db)
     await db.execute(IGNORES_TABLE.format(nocase="NOCASE"))
@@ -219,6 +227,7 @@ CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(4, TABLE_OPTIONS, tuple(_column(*added) for added in TABLE_OPTION_COLUMNS)),
     Migration(5, FOLLOWS, (Step("follows", _follows), _column(*HIDE_PRESENCE))),
     Migration(6, BOTS, (_column(*BOT_COLUMN),)),
+    Migration(7, ANALYSES, (Step("analyses", _analyses),)),
 )
 
 
