@@ -16,8 +16,10 @@ standard error (a choice within the error of the best is never called a mistake)
 * Spades: inaccuracy from 10 points, mistake from 25, blunder from 60;
 * Hearts: inaccuracy from 1.5 points, mistake from 4, blunder from 8.
 
-A decision's accuracy is where the choice lies between the worst candidate (0) and the
-best (100); a seat's accuracy is the mean over its decisions that had a choice.
+A decision's accuracy falls from 100 (the best choice) as its loss grows, as Lichess's
+does: ``100 * exp(-loss / scale)``, the scale the game's "mistake" (25 points in Spades,
+4 in Hearts), so a mistake scores about 37 and a blunder near 0, whatever the worst
+candidate was; a seat's accuracy is the mean over its decisions that had a choice.
 
 The all-seeing view ("with the cards known") plays each candidate out once on the true
 deal: no real seat knows it, so its loss is shown apart and labels nothing.
@@ -213,9 +215,7 @@ def _decision(game: Any, view: TrickView, index: int, seat: int, action: Any, sa
     loss = max(0.0, means[best] - means[chosen])
     diffs = [b - c for b, c in zip(values[best], values[chosen], strict=True)]
     loss_se = _se(diffs, weights)
-    worst = min(means)
-    accuracy = 100.0 if means[best] - worst < 1e-9 else \
-        min(100.0, max(0.0, 100.0 * (means[chosen] - worst) / (means[best] - worst)))
+    accuracy = 100.0 * math.exp(-loss / THRESHOLDS[view.game][1])
     seeing_best = seeing_loss = None
     if seeing:
         true = [game.hands[s] for s in range(4)]

@@ -1,17 +1,19 @@
 """Games' analyses on request (issue 38): queued, run in worker processes, kept and reused.
 
-A player asks for a finished game's analysis (``analyse``). The game is split into its
-hands, each analysed in a worker process (:func:`trickroom.game.analysis.analyse`) at a
-lower priority than the server, ``analysis_workers`` at once: the search never runs on
-the event loop nor holds its GIL, so the tables do not wait for it. Progress (hands done
-of all) and the result are kept in the store, so any node of a cluster answers
-``GET /api/games/<id>/analysis`` with them, and a result is reused by every later asker.
+A player asks for a finished game's analysis (``analyse``) on any node. The store is the
+queue (a row a game, ``queued``), which every node's workers take jobs from (a claim is a
+conditional update: one node has it), so a cluster's analyses go to whichever node has a
+worker free. A job is split into the game's hands, each analysed in a worker process
+(:func:`trickroom.game.analysis.analyse`) at a lower priority than the server,
+``analysis_workers`` at once on a node: the search never runs on the event loop nor holds
+its GIL, so the tables do not wait for it. Progress (hands done of all) is written as it
+goes (renewing the claim) and the result kept, so any node answers
+``GET /api/games/<id>/analysis``, and a result is reused by every later asker.
 
-Bounds: ``analysis_queue`` games waiting or running on a node, and one at a time for an
-address group; past either the request is refused (``rate_limited``), the game's state
-unchanged. A game queued or running on a node that stopped is asked again after
-``STALE_SECONDS``. Each node runs the analyses asked of it; the store is where nodes
-share them.
+Bounds: ``analysis_queue`` games waiting or running, all nodes together, and one at a
+time for an address group; past either the request is refused (``rate_limited``), the
+game's state unchanged. A job whose node went quiet (stopped, or cut off) for
+``STALE_SECONDS`` is taken again by another.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import secrets
 import time
 from typing import Any
 
@@ -33,7 +36,8 @@ from trickroom.server.thinkers import start_worker
 
 log = logging.getLogger("trickroom.analysis")
 
-STALE_SECONDS = 600.0  # a queued or running analysis not finished by then is asked again
+STALE_SECONDS = 120.0  # a running job's claim not renewed for this long is taken again
+POLL_SECONDS = 1.0  # how often an idle node looks for other nodes' queued jobs
 
 
 def analyse_hand(record: dict[str, Any], seats: list[int], samples: int,
@@ -50,17 +54,19 @@ def analysed_seats(game: dict[str, Any]) -> list[int]:
 
 
 class Analyses:
-    """This node's analyses: the queue, the worker pool and the store's record of each."""
+    """This node's part of the analyses: asking, the workers, and the jobs they take."""
 
     def __init__(self, settings: ServerSettings, store: Store,
                  table_open: Any = None) -> None:
         self.settings = settings
         self.store = store
         self.table_open = table_open  # a sandbox's games wait for its table (server/reviews.py)
-        self.running: dict[str, str] = {}  # game id -> the address group that asked
+        self.node = secrets.token_hex(6)  # this process, as the jobs' claims name it
+        self.jobs: set[str] = set()  # the games this node's workers analyse now
         self._tasks: set[asyncio.Task[None]] = set()
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
-        self._slots = asyncio.Semaphore(settings.analysis_workers)
+        self._wake = asyncio.Event()
+        self._taker: asyncio.Task[None] | None = None
 
     def pool(self) -> concurrent.futures.ProcessPoolExecutor:
         if self._pool is None:
@@ -72,62 +78,101 @@ class Analyses:
                 initargs=(os.getpid(),))
         return self._pool
 
+    def start(self) -> None:
+        """Take jobs: asked here (at once) or on another node (within ``POLL_SECONDS``)."""
+        if self._taker is None:
+            self._taker = asyncio.create_task(self._take())
+
     async def status(self, game_id: str) -> dict[str, Any] | None:
         """What the store says of a game's analysis (None: never asked)."""
         return await self.store.analysis(game_id)
 
     async def request(self, game_id: str, group: str) -> dict[str, Any]:
-        """Ask for a game's analysis: its state now (done: at once; else queued here)."""
+        """Ask for a game's analysis: its state now (done: at once; else queued)."""
         game = await self.store.game(game_id)
         if game is None or (game["sandbox"] and self.table_open is not None
                             and await self.table_open(game["room"], game["table"])):
             raise ProtocolError("not_found", f"no finished game {game_id!r} to analyse")
         found = await self.store.analysis(game_id)
         now = time.time()
-        if found is not None and (found["state"] == "done" or (
-                found["state"] in ("queued", "running")
-                and now - found["requested"] < STALE_SECONDS)):
+        live_since = now - STALE_SECONDS
+        if found is not None and (found["state"] == "done" or found["state"] == "queued" or (
+                found["state"] == "running" and found["claimed"] >= live_since)):
             return found
-        if group in self.running.values():
+        waiting, askers = await self.store.analyses_waiting(live_since)
+        if group in askers:
             raise ProtocolError("rate_limited", "one analysis at a time from one address: "
                                 "wait for the one asked to finish", retry_after=5.0)
-        if len(self.running) >= self.settings.analysis_queue:
-            raise ProtocolError("rate_limited", f"{len(self.running)} games are being "
-                                "analysed on this server: ask again in a minute",
-                                retry_after=30.0)
+        if waiting >= self.settings.analysis_queue:
+            raise ProtocolError("rate_limited", f"{waiting} games are being analysed: ask "
+                                "again in a minute", retry_after=30.0)
         total = await asyncio.to_thread(hands_in, game["record"])
-        self.running[game_id] = group
-        await self.store.analysis_queued(game_id, total, now)
-        task = asyncio.create_task(self._run(game_id, game, total))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return {"game_id": game_id, "state": "queued", "done": 0, "total": total,
-                "requested": now, "finished": None, "result": None}
+        await self.store.analysis_queued(game_id, total, now, group)
+        self._wake.set()
+        return {"game_id": game_id, "state": "queued", "done": 0, "total": total}
 
-    async def _run(self, game_id: str, game: dict[str, Any], total: int) -> None:
-        seats = analysed_seats(game)
-        samples = self.settings.analysis_samples
+    async def _take(self) -> None:
+        """Claim queued jobs while a worker is free here."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(POLL_SECONDS):
+                    await self._wake.wait()
+            self._wake.clear()
+            try:
+                while len(self.jobs) < self.settings.analysis_workers:
+                    now = time.time()
+                    game_id = await self.store.analysis_claim(self.node, now,
+                                                              now - STALE_SECONDS)
+                    if game_id is None:
+                        break
+                    self.jobs.add(game_id)
+                    task = asyncio.create_task(self._run(game_id))
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
+            except Exception:  # the store away a moment: look again at the next turn
+                log.warning("could not take analyses from the store", exc_info=True)
+
+    async def _run(self, game_id: str) -> None:
         loop = asyncio.get_running_loop()
-        parts: list[Analysis] = []
+        done = 0
         try:
+            game = await self.store.game(game_id)
+            found = await self.store.analysis(game_id)
+            if game is None or found is None:
+                return
+            seats, total = analysed_seats(game), found["total"]
+            samples = self.settings.analysis_samples
+            parts: list[Analysis] = []
             for hand in range(total):
-                async with self._slots:
-                    await self.store.analysis_progress(game_id, "running", hand)
-                    parts.append(await loop.run_in_executor(
-                        self.pool(), analyse_hand, game["record"], seats, samples, hand))
+                parts.append(await loop.run_in_executor(
+                    self.pool(), analyse_hand, game["record"], seats, samples, hand))
+                done = hand + 1
+                await self.store.analysis_progress(game_id, self.node, "running", done,
+                                                   time.time())
             whole = merged(game["game"], samples, parts)
-            await self.store.analysis_progress(game_id, "done", total,
-                                               whole.to_wire(seats), time.time())
+            await self.store.analysis_progress(game_id, self.node, "done", total, time.time(),
+                                               whole.to_wire(seats))
             log.info("game %s analysed: %d decisions, %d play-outs", game_id,
                      len(whole.decisions), whole.playouts)
+        except asyncio.CancelledError:
+            raise
         except Exception:
             log.exception("game %s: the analysis failed", game_id)
             with contextlib.suppress(Exception):
-                await self.store.analysis_progress(game_id, "failed", len(parts))
+                await self.store.analysis_progress(game_id, self.node, "failed", done,
+                                                   time.time())
         finally:
-            self.running.pop(game_id, None)
+            self.jobs.discard(game_id)
+            self._wake.set()  # a worker is free: the next job
 
     async def close(self) -> None:
+        """Stop taking jobs; the ones in hand stay claimed and are taken again elsewhere
+        once their claim goes quiet."""
+        if self._taker is not None:
+            self._taker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._taker
+            self._taker = None
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:

@@ -114,6 +114,7 @@ class App:
         self.routes.origins.listening(host, self.port)
         self.collector.start()
         self.retention.start()
+        self.analyses.start()
         METRICS.logged_events.set_function(
             lambda: sum(len(t.machine.log) for t in self.lobby.tables.values()))
         log.info("serving on %s:%d, %d game(s) resumed", host, self.port, resumed)

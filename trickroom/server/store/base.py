@@ -448,11 +448,11 @@ class Store(ABC):
                               json.loads(row["private"]) if row["private"] else None)
         return StoredGame(created, actions)
 
-    # -- analyses (issue 38) ----------------------------------------------------------------
+    # -- analyses (issue 38): the store is the queue every node's workers take from -----
 
     async def analysis(self, game_id: str) -> dict[str, Any] | None:
         """A game's analysis: its state (queued, running, done, failed), progress (``done``
-        of ``total`` hands), when asked and finished, and (done) its result."""
+        of ``total`` hands), when asked, claimed and finished, and (done) its result."""
         row = await self._fetchone("SELECT * FROM analyses WHERE game_id = ?", (game_id,))
         if row is None:
             return None
@@ -460,18 +460,44 @@ class Store(ABC):
         found["result"] = json.loads(row["result"]) if row["result"] else None
         return found
 
-    async def analysis_queued(self, game_id: str, total: int, now: float) -> None:
-        await self._write("DELETE FROM analyses WHERE game_id = ?", (game_id,))
-        await self._write("INSERT INTO analyses (game_id, state, done, total, requested) "
-                          "VALUES (?, 'queued', 0, ?, ?)", (game_id, total, now))
+    async def analysis_queued(self, game_id: str, total: int, now: float, asker: str) -> None:
+        await self._write_all([
+            ("DELETE FROM analyses WHERE game_id = ?", (game_id,)),
+            ("INSERT INTO analyses (game_id, state, done, total, requested, asker) "
+             "VALUES (?, 'queued', 0, ?, ?, ?)", (game_id, total, now, asker))])
 
-    async def analysis_progress(self, game_id: str, state: str, done: int,
-                                result: dict[str, Any] | None = None,
-                                finished: float | None = None) -> None:
-        await self._write("UPDATE analyses SET state = ?, done = ?, result = ?, finished = ? "
-                          "WHERE game_id = ?",
-                          (state, done, json.dumps(result) if result is not None else None,
-                           finished, game_id))
+    async def analyses_waiting(self, live_since: float) -> tuple[int, set[str]]:
+        """How many analyses wait or run (on every node), and who asked them (address
+        groups); a running one whose node went quiet before ``live_since`` is not counted."""
+        rows = await self._fetchall("SELECT asker FROM analyses WHERE state = 'queued' OR "
+                                    "(state = 'running' AND claimed >= ?)", (live_since,))
+        return len(rows), {row["asker"] for row in rows}
+
+    async def analysis_claim(self, node: str, now: float, live_since: float) -> str | None:
+        """Take the oldest waiting analysis (or one whose node went quiet before
+        ``live_since``) for ``node``; its game id, or None. Two nodes claiming at once: the
+        conditional update lets one have it."""
+        rows = await self._fetchall(
+            "SELECT game_id FROM analyses WHERE state = 'queued' OR (state = 'running' AND "
+            "claimed < ?) ORDER BY requested LIMIT 3", (live_since,))
+        for row in rows:
+            game_id = row["game_id"]
+            await self._write("UPDATE analyses SET state = 'running', node = ?, claimed = ?, "
+                              "done = 0 WHERE game_id = ? AND (state = 'queued' OR (state = "
+                              "'running' AND claimed < ?))", (node, now, game_id, live_since))
+            mine = await self._fetchone("SELECT node, claimed FROM analyses WHERE game_id = ?",
+                                        (game_id,))
+            if mine is not None and mine["node"] == node and mine["claimed"] == now:
+                return str(game_id)
+        return None
+
+    async def analysis_progress(self, game_id: str, node: str, state: str, done: int,
+                                now: float, result: dict[str, Any] | None = None) -> None:
+        """A claimed analysis's progress (renewing the claim), or its end."""
+        await self._write("UPDATE analyses SET state = ?, done = ?, claimed = ?, result = ?, "
+                          "finished = ? WHERE game_id = ? AND node = ?",
+                          (state, done, now, json.dumps(result) if result is not None else None,
+                           now if state in ("done", "failed") else None, game_id, node))
 
     async def games_in_play(self, name: str) -> list[dict[str, Any]]:
         """The games in play where the registered player ``name`` sits (any node's): each

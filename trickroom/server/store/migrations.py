@@ -111,8 +111,9 @@ HIDE_PRESENCE = ("users", "hide_presence", "INTEGER NOT NULL DEFAULT 0")
 BOTS = "BOT accounts"
 BOT_COLUMN = ("users", "bot", "INTEGER NOT NULL DEFAULT 0")
 
-# Migration 7 (issue 38): each finished game's analysis, its progress while it runs (any
-# node reads it) and its result, kept and reused.
+# Migration 7 (issue 38): each finished game's analysis: the queue every node's workers
+# take jobs from (``claimed`` by a node, renewed as it goes), its progress (any node
+# reads it) and its result, kept and reused.
 ANALYSES = "game analyses"
 ANALYSES_TABLE = """
 CREATE TABLE IF NOT EXISTS analyses (
@@ -121,9 +122,13 @@ CREATE TABLE IF NOT EXISTS analyses (
     done INTEGER NOT NULL,
     total INTEGER NOT NULL,
     requested REAL NOT NULL,
+    asker TEXT NOT NULL,
+    node TEXT,
+    claimed REAL,
     finished REAL,
     result TEXT
 );
+CREATE INDEX IF NOT EXISTS analyses_waiting ON analyses (state, requested);
 """
 
 

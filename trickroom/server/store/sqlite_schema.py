@@ -203,7 +203,8 @@ async def _follows(db: aiosqlite.Connection) -> str | None:
 
 async def _analyses(db: aiosqlite.Connection) -> str | None:
     before = await _objects(db)
-    await db.execute(ANALYSES_TABLE)
+    for statement in statements(ANALYSES_TABLE):
+        await db.execute(statement)
     return "made analyses" if await _objects(db) - before else None
 
 

@@ -1,0 +1,316 @@
+"""Game analysis (issue 38): what it costs, whether it measures skill, and what it does to
+the tables beside it.
+
+**Cost.** One whole game of heuristic robots (Spades to 500, Hearts to 100) analysed at
+the server's default strength (``analysis_samples``, every seat), in one process: the
+process's CPU seconds for the game (``spades_s_per_game``, ``hearts_s_per_game``).
+
+**Validity.** Players at the ratings bench's levels (:mod:`bench.ratings_real`: the
+heuristic robot taking a random legal action with probability ε, ε from 0 to 1, lower
+is stronger), ``--per-level`` of each, play ``--games`` games each, four drawn at random
+a game. Every decision of every seat is analysed (at ``--samples`` deals a decision:
+fewer than the server's, to be affordable). Then:
+
+* ``level_spearman_<game>``: Spearman between each level's mean loss a decision and ε
+  (1.0: the losses order the levels perfectly, the goal);
+* ``accuracy_vs_rating_spearman``: after the same games, Spearman between each player's
+  accuracy (their decisions' mean) and their strength, less that of their WoCG rating
+  (Elo) and their strength; positive: the accuracy tells the levels apart better (both
+  are printed, per game).
+
+**Load.** ``--tables`` tables of four socket bots (:mod:`bench.players`, a think time of
+``--think`` seconds) on one server process at its default pool (``analysis_workers``),
+measured for ``--duration`` seconds without analysis, then again while the server
+analyses whole robot games without pause (asked from four address groups, each asking
+again as its last ends): ``load_p99_ratio`` is the second p99 over the first, from the same
+run. The goal is 1.2 at most.
+
+Ends with::
+
+    analysis spades_s_per_game=<s> hearts_s_per_game=<s> level_spearman_spades=<r>
+    level_spearman_hearts=<r> accuracy_vs_rating_spearman=<d> load_p99_ratio=<x>
+
+Run: ``python -m bench.analysis`` (a few minutes on two cores; ``--jobs`` processes
+analyse the validity games).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sqlite3
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+from websockets.asyncio.client import connect
+
+from bench.figures import command_line, pct
+from bench.harness import Server, raise_fd_limit, request, room_file
+from bench.players import Seated, Stats, close_all, open_table
+from bench.ratings_real import LEVELS, GradedRobot, spearman
+from trickroom.game.analysis import DEFAULT_SAMPLES, Analysis, analyse
+from trickroom.game.hearts import HeartsGame, HeartsRules
+from trickroom.game.robots import make_robot
+from trickroom.game.spades import SpadesGame, SpadesRules
+from trickroom.ratings import GameResult, system_named
+
+MAX_HANDS = 60
+
+
+def whole_game(kind: str, seed: int, players: list[Any]) -> dict[str, Any]:
+    """A game played to its end by ``players`` (robots, seat order); its record."""
+    game: Any = SpadesGame(SpadesRules(mercy=200), seed=seed) if kind == "spades" \
+        else HeartsGame(HeartsRules(), seed=seed)
+    while True:
+        while game.phase in ("bid", "pass", "play", "moon"):
+            seat = game.awaiting[0]
+            game.apply(players[seat].choose(game.view(seat)), seat)
+        if game.phase == "game_over" or game.hand_no >= MAX_HANDS:
+            break
+        game.next_hand()
+    record: dict[str, Any] = game.record()
+    outcome = game.result()
+    record["_scores"], record["_winners"] = list(outcome.seat_scores), list(outcome.winners)
+    record["_hands"] = outcome.hands_played
+    return record
+
+
+def cost(kind: str, samples: int) -> float:
+    """CPU seconds to analyse every seat of one heuristic robots' game."""
+    record = whole_game(kind, 11, [make_robot("heuristic", s) for s in range(4)])
+    start = time.process_time()
+    analyse(record, samples=samples)
+    return time.process_time() - start
+
+
+@dataclass(frozen=True)
+class Played:
+    kind: str
+    seats: tuple[int, ...]  # player indices, seat order
+    record: dict[str, Any]
+
+
+def play_season(kind: str, eps: list[float], games: int, seed: int) -> list[Played]:
+    rng = random.Random(f"{seed}:{kind}")
+    out = []
+    for _ in range(games):
+        seats = tuple(rng.sample(range(len(eps)), 4))
+        robots = [GradedRobot(eps[p], random.Random(rng.getrandbits(64))) for p in seats]
+        out.append(Played(kind, seats, whole_game(kind, rng.getrandbits(32), robots)))
+    return out
+
+
+def analyse_game(played: Played, samples: int) -> Analysis:
+    return analyse(played.record, samples=samples, seeing=False)
+
+
+@dataclass
+class Validity:
+    level_spearman: float
+    accuracy_spearman: float
+    rating_spearman: float
+    levels: list[tuple[float, float, int]]  # ε, mean loss a decision, decisions
+
+
+def validity(kind: str, eps: list[float], games: list[Played],
+             analyses: list[Analysis]) -> Validity:
+    losses: dict[int, list[float]] = {p: [] for p in range(len(eps))}
+    accuracies: dict[int, list[float]] = {p: [] for p in range(len(eps))}
+    for played, analysis in zip(games, analyses, strict=True):
+        for d in analysis.decisions:
+            player = played.seats[d.seat]
+            losses[player].append(d.loss)
+            accuracies[player].append(d.accuracy)
+    levels = sorted(set(eps))
+    per_level = []
+    for level in levels:
+        mine = [x for p, e in enumerate(eps) if e == level for x in losses[p]]
+        per_level.append((level, sum(mine) / max(1, len(mine)), len(mine)))
+    level_rho = spearman([m for _, m, _ in per_level], levels)
+    system = system_named("wocg")
+    names = [f"p{i}" for i in range(len(eps))]
+    ratings = dict.fromkeys(names, system.start_rating)
+    for played in games:
+        players = [names[p] for p in played.seats]
+        result = GameResult.of("spades" if kind == "spades" else "hearts", system.name,
+                               players, played.record["_scores"],
+                               winners=played.record["_winners"],
+                               hands=played.record["_hands"])
+        for change in system.rate(result, ratings):
+            ratings[change.player] = change.after
+    strength = [-e for e in eps]
+    accuracy = [sum(accuracies[p]) / max(1, len(accuracies[p])) for p in range(len(eps))]
+    return Validity(level_rho, spearman(accuracy, strength),
+                    spearman([ratings[n].value for n in names], strength), per_level)
+
+
+async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) -> float:
+    """Table p99 while the server analyses games over its p99 without, one run."""
+    config = room_file(workdir, "analysis", settings=["analysis_queue = 16"])
+    server = Server(workdir / "load.sqlite3", config)
+    server.start()
+    stats = Stats()
+    bots: list[Seated] = []
+    stop = asyncio.Event()
+    try:
+        games = await robot_games(server.url, 4)
+        sem = asyncio.Semaphore(50)
+        rng = random.Random(1)
+
+        async def one() -> None:
+            async with sem:
+                bots.extend(await open_table(server.url, stats, rng, think=args.think))
+
+        await asyncio.gather(*(one() for _ in range(args.tables)))
+        await asyncio.sleep(2.0)
+        stats.latencies.clear()
+        stats.measuring = True
+        await asyncio.sleep(args.duration)
+        quiet = list(stats.latencies)
+        stats.latencies.clear()
+        askers = [asyncio.create_task(keep_analysing(server, game, f"127.0.0.{20 + i}", stop))
+                  for i, game in enumerate(games)]
+        await asyncio.sleep(1.0)  # the pool at work
+        stats.latencies.clear()
+        await asyncio.sleep(args.duration)
+        busy = list(stats.latencies)
+        stats.measuring = False
+        stop.set()
+        analysed = sum(await asyncio.gather(*askers))
+    finally:
+        await close_all(bots)
+        server.stop()
+    ratio = pct(busy, 0.99) / max(1e-9, pct(quiet, 0.99))
+    console.print(f"load: {args.tables} tables, p99 {pct(quiet, 0.99) * 1e3:.1f} ms alone, "
+                  f"{pct(busy, 0.99) * 1e3:.1f} ms while {analysed} analyses ran "
+                  f"({len(quiet)} and {len(busy)} actions timed): ratio {ratio:.2f}")
+    return ratio
+
+
+async def robot_games(url: str, count: int) -> list[str]:
+    """``count`` finished games of four robots (Spades to 500), their ids."""
+    ws = await connect(url, compression=None, max_size=2**22)
+    ids = []
+    try:
+        await request(ws, {"type": "guest"})
+        for _ in range(count):
+            made = await request(ws, {"type": "create_table", "room": "spades"})
+            table = made["table"]["id"]
+            await request(ws, {"type": "fill_robots", "table": table, "level": "heuristic"})
+            game_id = None
+            while True:  # the lobby's line names the game; the table closes at its end
+                listing = await request(ws, {"type": "list_tables", "room": "spades"})
+                info = next((t for t in listing["tables"] if t["id"] == table), None)
+                if info is not None and info["game_id"]:
+                    game_id = info["game_id"]
+                if game_id and (info is None or info["state"] in ("over", "closed")):
+                    ids.append(game_id)
+                    break
+                await asyncio.sleep(0.2)
+    finally:
+        await ws.close()
+    return ids
+
+
+async def keep_analysing(server: Server, game_id: str, address: str,
+                         stop: asyncio.Event) -> int:
+    """Ask for ``game_id``'s analysis from ``address`` again and again (a fresh one: the
+    stored one is dropped) until ``stop``; how many ran."""
+    done = 0
+    ws = await connect(server.url, compression=None, max_size=2**22,
+                       local_addr=(address, 0))
+    try:
+        await request(ws, {"type": "guest"})
+        while not stop.is_set():
+            with sqlite3.connect(server.db) as db:  # a new analysis, not the kept one
+                db.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
+            await request(ws, {"type": "analyse", "game_id": game_id})
+            while not stop.is_set():
+                await asyncio.sleep(0.2)
+                with sqlite3.connect(server.db) as db:
+                    row = db.execute("SELECT state FROM analyses WHERE game_id = ?",
+                                     (game_id,)).fetchone()
+                if row is None or row[0] in ("done", "failed"):
+                    done += 1
+                    break
+    finally:
+        await ws.close()
+    return done
+
+
+async def main(args: argparse.Namespace) -> int:
+    raise_fd_limit()
+    console = Console(width=160)
+    eps = [level for level in LEVELS for _ in range(args.per_level)]
+    games_each = max(1, args.games * len(eps) // 4)
+    results: dict[str, Validity] = {}
+    costs: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="trickroom-analysis-") as tmp, \
+            Progress(console=console, transient=True) as progress:
+        for kind in ("spades", "hearts"):
+            costs[kind] = cost(kind, args.cost_samples)
+            console.print(f"cost: a whole {kind} game analysed, every seat, at "
+                          f"{args.cost_samples} deals a decision: {costs[kind]:.1f} s of CPU")
+            games = play_season(kind, eps, games_each, args.seed)
+            task = progress.add_task(f"{kind}: analysing {len(games)} games", total=len(games))
+            with ProcessPoolExecutor(args.jobs) as pool:
+                futures = [pool.submit(analyse_game, g, args.samples) for g in games]
+                analyses = []
+                for future in futures:
+                    analyses.append(future.result())
+                    progress.advance(task)
+            results[kind] = validity(kind, eps, games, analyses)
+        ratio = await load_ratio(args, Path(tmp), console) if args.tables else float("nan")
+    for kind, v in results.items():
+        table = Table(title=f"{kind}: {games_each} games, {args.per_level} players a level, "
+                            f"{args.samples} deals a decision")
+        for col in ("ε", "mean loss a decision", "decisions"):
+            table.add_column(col)
+        for level, loss, n in v.levels:
+            table.add_row(f"{level:g}", f"{loss:.2f}", str(n))
+        console.print(table)
+        console.print(f"{kind}: Spearman of the levels' losses with ε {v.level_spearman:.3f}; "
+                      f"of the players' accuracy with strength {v.accuracy_spearman:.3f}, "
+                      f"of their WoCG rating {v.rating_spearman:.3f}")
+    edge = sum(v.accuracy_spearman - v.rating_spearman for v in results.values()) / 2
+    print(f"analysis spades_s_per_game={costs['spades']:.2f} "
+          f"hearts_s_per_game={costs['hearts']:.2f} "
+          f"level_spearman_spades={results['spades'].level_spearman:.3f} "
+          f"level_spearman_hearts={results['hearts'].level_spearman:.3f} "
+          f"accuracy_vs_rating_spearman={edge:.3f} load_p99_ratio={ratio:.2f}", flush=True)
+    return 0
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = command_line(__doc__)
+    parser.add_argument("--per-level", type=int, default=2,
+                        help="players at each of the 7 levels (default 2)")
+    parser.add_argument("--games", type=int, default=20,
+                        help="games each player plays (default 20)")
+    parser.add_argument("--samples", type=int, default=12,
+                        help="deals a decision for the validity games (default 12)")
+    parser.add_argument("--cost-samples", type=int, default=DEFAULT_SAMPLES,
+                        help=f"deals a decision for the cost (default {DEFAULT_SAMPLES}, "
+                             "the server's)")
+    parser.add_argument("--jobs", type=int, default=2, help="processes for the validity")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tables", type=int, default=100,
+                        help="tables for the load figure (0: not run)")
+    parser.add_argument("--think", type=float, default=0.1,
+                        help="the bots' think time, seconds (default 0.1)")
+    parser.add_argument("--duration", type=float, default=8.0,
+                        help="seconds each half of the load figure is measured (default 8)")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse_args())))

@@ -1,0 +1,51 @@
+"""Analyses on a cluster (issue 38): the store is the queue every node's workers take jobs
+from, so a job asked on a busy node is analysed by an idle one, and any node shows its
+progress and result."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from contextlib import AsyncExitStack
+
+from tests.server.conftest import http_get, play_until_over, url
+from trickroom.server.client import TrickroomClient
+
+
+async def finished(app, client: TrickroomClient, seed: int) -> str:
+    made = await client.request({"type": "create_table", "room": "spades",
+                                 "rules": {"hand_limit": 2}})
+    table = made["table"]["id"]
+    await client.request({"type": "sit", "table": table, "seat": 0})
+    await client.request({"type": "fill_robots", "table": table, "level": "heuristic"})
+    await play_until_over(client, table, random.Random(seed))
+    game_id = app.lobby.tables[table].machine.state.game_id
+    await client.request({"type": "stand", "table": table})
+    return game_id
+
+
+async def test_a_job_asked_on_a_busy_node_is_taken_by_an_idle_one(cluster):
+    # Jobs of some seconds each (the idle node looks for work every second).
+    asked, idle = await cluster.node(analysis_samples=200), await cluster.node(
+        analysis_samples=200)
+    async with AsyncExitStack() as stack:
+        clients = []
+        for i in range(2):  # two address groups: one analysis each at a time
+            client = await stack.enter_async_context(
+                TrickroomClient.connect(url(asked), local_addr=(f"127.0.0.{40 + i}", 0)))
+            await client.request({"type": "guest"})
+            clients.append(client)
+        games = [await finished(asked, c, i) for i, c in enumerate(clients)]
+        for client, game_id in zip(clients, games, strict=True):
+            await client.request({"type": "analyse", "game_id": game_id})
+        async with asyncio.timeout(60):
+            while True:
+                rows = [await asked.store.analysis(g) for g in games]
+                if all(r["state"] == "done" for r in rows):
+                    break
+                await asyncio.sleep(0.1)
+    # One worker a node: the asked node took one job, the idle node the other.
+    assert {r["node"] for r in rows} == {asked.analyses.node, idle.analyses.node}
+    status, _, body = await http_get(idle, f"/api/games/{games[0]}/analysis")
+    assert status == 200 and json.loads(body)["analysis"]["decisions"]
