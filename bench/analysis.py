@@ -21,7 +21,7 @@ fewer than the server's, to be affordable). Then:
 **Load.** ``--tables`` tables of four socket bots (:mod:`bench.players`, a think time of
 ``--think`` seconds) on one server process at its default pool (``analysis_workers``),
 measured for ``--duration`` seconds without analysis, then again while the server
-analyses whole robot games without pause (asked from four address groups, each asking
+analyses whole robot games without pause (asked from ``--askers`` address groups, each asking
 again as its last ends): ``load_p99_ratio`` is the second p99 over the first, from the same
 run. The goal is 1.2 at most.
 
@@ -162,7 +162,7 @@ async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) 
     bots: list[Seated] = []
     stop = asyncio.Event()
     try:
-        games = await robot_games(server.url, 4)
+        games = await robot_games(server.url, args.askers)
         sem = asyncio.Semaphore(50)
         rng = random.Random(1)
 
@@ -307,6 +307,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="tables for the load figure (0: not run)")
     parser.add_argument("--think", type=float, default=0.1,
                         help="the bots' think time, seconds (default 0.1)")
+    parser.add_argument("--askers", type=int, default=4,
+                        help="address groups asking for analyses without pause (default 4)")
     parser.add_argument("--duration", type=float, default=8.0,
                         help="seconds each half of the load figure is measured (default 8)")
     return parser.parse_args(argv)

@@ -9,9 +9,9 @@ from tests.load.conftest import run_bench
 
 
 def test_the_analysis_bench_prints_cost_validity_and_load():
-    out, figures = run_bench("analysis", "--per-level", "1", "--games", "4", "--samples",
-                             "4", "--cost-samples", "4", "--tables", "4", "--duration", "1",
-                             "--jobs", "1")
+    out, figures = run_bench("analysis", "--per-level", "1", "--games", "2", "--samples",
+                             "2", "--cost-samples", "2", "--tables", "2", "--duration", "0.5",
+                             "--askers", "1", "--jobs", "1")
     assert set(figures) == {"spades_s_per_game", "hearts_s_per_game", "level_spearman_spades",
                             "level_spearman_hearts", "accuracy_vs_rating_spearman",
                             "load_p99_ratio"}, figures
