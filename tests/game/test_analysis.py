@@ -68,3 +68,16 @@ def test_the_random_robot_loses_more_a_decision_than_the_rules_of_thumb():
         analysis = analyse(played(kind, 7, hands=3), samples=8, seeing=False)
         losses = {s: analysis.seat_summary(s)["mean_loss"] for s in range(4)}
         assert losses[3] > max(losses[0], losses[1], losses[2]), (kind, losses)
+
+
+def test_the_best_line_plays_the_trick_on_from_the_best_card():
+    """"Show the best line": the rest of the trick as the robots would play it after the
+    best card, on the true deal."""
+    analysis = analyse(played("hearts", 4), samples=4)
+    cards = [d for d in analysis.decisions if d.phase == "play"]
+    assert cards
+    for d in cards:
+        assert d.best_line[0] == d.best["card"]
+        assert 1 <= len(d.best_line) <= 4
+        assert len(set(d.best_line)) == len(d.best_line)
+    assert all(d.best_line == () for d in analysis.decisions if d.phase != "play")

@@ -86,6 +86,7 @@ class Decision:
     options: tuple[Option, ...]
     seeing_best: dict[str, Any] | None = None
     seeing_loss: float | None = None
+    best_line: tuple[str, ...] = ()  # a card's: the trick played on from the best card
 
     def to_wire(self) -> dict[str, Any]:
         return {"index": self.index, "seat": self.seat, "hand": self.hand,
@@ -95,7 +96,8 @@ class Decision:
                 "options": [{"action": o.action, "value": round(o.value, 2),
                              "se": round(o.se, 2)} for o in self.options],
                 "seeing_best": self.seeing_best,
-                "seeing_loss": None if self.seeing_loss is None else round(self.seeing_loss, 2)}
+                "seeing_loss": None if self.seeing_loss is None else round(self.seeing_loss, 2),
+                "best_line": list(self.best_line)}
 
 
 @dataclass
@@ -198,7 +200,7 @@ def _decision(game: Any, view: TrickView, index: int, seat: int, action: Any, sa
         return None
     if found is None:
         return None
-    wires, chosen, sample, value, weigh = found
+    wires, chosen, sample, value, weigh, line = found
     n = len(wires)
     values: list[list[float]] = [[] for _ in range(n)]
     weights: list[float] = []
@@ -223,9 +225,10 @@ def _decision(game: Any, view: TrickView, index: int, seat: int, action: Any, sa
         analysis.playouts += n
         top = max(range(n), key=lambda i: (exact[i], i == chosen))
         seeing_best, seeing_loss = wires[top], max(0.0, exact[top] - exact[chosen])
+    best_line = line([game.hands[s] for s in range(4)], best) if line is not None else ()
     return Decision(index, seat, view.hand_no, view.phase, wires[chosen], wires[best], loss,
                     loss_se, label_of(view.game, loss, loss_se), accuracy, options,
-                    seeing_best, seeing_loss)
+                    seeing_best, seeing_loss, best_line)
 
 
 def _se(values: Sequence[float], weights: Sequence[float]) -> float:
@@ -240,7 +243,8 @@ def _se(values: Sequence[float], weights: Sequence[float]) -> float:
 
 
 Found = tuple[list[dict[str, Any]], int, Callable[[random.Random], list[int]], Evaluate,
-              Callable[[list[int]], float] | None]
+              Callable[[list[int]], float] | None,
+              Callable[[list[int], int], tuple[str, ...]] | None]
 
 
 def _card_options(view: TrickView, seat: int, card: int) -> Found | None:
@@ -260,8 +264,23 @@ def _card_options(view: TrickView, seat: int, card: int) -> Found | None:
         play_out(p)
         return hand_value(p, seat)
 
+    def line(hands: list[int], i: int) -> tuple[str, ...]:
+        """The rest of the trick from candidate ``i``, as the robots would play it (on the
+        true deal: the review shows "the best line")."""
+        p = pos.copy()
+        p.hands = list(hands)
+        done = p.tricks_done
+        played = [cands[i]]
+        p.play(cands[i])
+        choose = hearts_heuristic.choose_card if p.hearts else spades_heuristic.choose_card
+        while p.tricks_done == done:
+            card = choose(p, p.turn, p.legal())
+            played.append(card)
+            p.play(card)
+        return tuple(card_text(c) for c in played)
+
     wires = [{"type": "play", "card": card_text(c)} for c in cands]
-    return wires, chosen, sampler.sample, value, bid_weight(view, seat)
+    return wires, chosen, sampler.sample, value, bid_weight(view, seat), line
 
 
 def _bid_options(view: TrickView, seat: int, bid: int) -> Found | None:
@@ -288,7 +307,7 @@ def _bid_options(view: TrickView, seat: int, bid: int) -> Found | None:
         return hand_value(_played(pos, view, hands, made, blind), seat)
 
     wires = [{"type": "bid", "value": v} for v in cands]
-    return wires, cands.index(bid), sampler.sample, value, bid_weight(view, seat)
+    return wires, cands.index(bid), sampler.sample, value, bid_weight(view, seat), None
 
 
 def _pass_options(view: TrickView, seat: int, action: Pass) -> Found | None:
@@ -319,7 +338,7 @@ def _pass_options(view: TrickView, seat: int, action: Pass) -> Found | None:
         return hand_value(p, seat)
 
     wires = [{"type": "pass", "cards": [card_text(c) for c in p]} for p in cands]
-    return wires, cands.index(chosen_cards), sampler.sample, value, None
+    return wires, cands.index(chosen_cards), sampler.sample, value, None, None
 
 
 def hands_in(record: Mapping[str, Any]) -> int:
