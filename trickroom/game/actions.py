@@ -19,7 +19,8 @@ class IllegalAction(ValueError):
 
     ``code`` says which kind of wrong it is, so the server can map it to a wire
     error without reading the message: ``not_your_turn``, ``wrong_phase`` or
-    ``illegal_action``.
+    ``illegal_action``. The message is a :class:`~trickroom.i18n.Msg` (the English text,
+    which the server renders again in the player's language).
     """
 
     def __init__(self, message: str, code: str = "illegal_action") -> None:

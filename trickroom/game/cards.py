@@ -22,11 +22,14 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator
 
+from trickroom.i18n import Msg
+
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-SEAT_NAMES = ("North", "East", "South", "West")
+# Words for people, which the catalogs translate (each is the English str itself).
+SUIT_NAMES = (Msg("clubs"), Msg("diamonds"), Msg("hearts"), Msg("spades"))
+SEAT_NAMES = (Msg("North"), Msg("East"), Msg("South"), Msg("West"))
 
 DECK_SIZE = 52
 HAND_SIZE = 13

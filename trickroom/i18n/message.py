@@ -1,0 +1,63 @@
+"""A text for people that remembers its English template and values until it is sent.
+
+The rules engines and the server raise and build texts without knowing who will read
+them: a :class:`Msg` is the English text itself (a ``str``: logs, exceptions, bots and
+every comparison read exactly what the code said before it had catalogs), and it keeps
+the template it was made from (the catalogs' key) and the values of its
+``{placeholders}``, so that the edge that knows the reader's language renders it again
+in that language (:func:`trickroom.i18n.render`).
+
+This module is pure (no files, no Babel): the ``game`` package may use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+class Msg(str):
+    """One text: an English template with ``{name}`` placeholders and their values.
+
+    A value may itself be a :class:`Msg` (rendered in the same language), a number (in
+    the reader's number format) or any other value (its ``str``).
+
+    >>> m = Msg("you do not hold {card}", card="QS")
+    >>> m, m.template
+    ('you do not hold QS', 'you do not hold {card}')
+    """
+
+    template: str
+    plural: str | None
+    params: Mapping[str, Any]
+
+    def __new__(cls, template: str, /, **params: Any) -> Msg:
+        self = super().__new__(cls, template.format(**params))
+        self.template, self.plural, self.params = template, None, params
+        return self
+
+    @property
+    def number(self) -> int | None:
+        """The number a plural text agrees with (its ``n`` parameter)."""
+        n = self.params.get("n")
+        return n if self.plural is not None and isinstance(n, int) else None
+
+
+class PluralMsg(Msg):
+    """A text whose words agree with a number, ``n``: one English template for 1 and one
+    for any other number; each catalog has its language's forms (CLDR plural rules).
+
+    >>> PluralMsg("pass exactly {n} card", "pass exactly {n} cards", n=3)
+    'pass exactly 3 cards'
+    """
+
+    def __new__(cls, singular: str, plural: str, /, **params: Any) -> PluralMsg:
+        english = singular if params.get("n") == 1 else plural
+        self = str.__new__(cls, english.format(**params))
+        self.template, self.plural, self.params = singular, plural, params
+        return self
+
+
+Text = str
+"""A text for people: a :class:`Msg` is rendered in the reader's language; a plain str
+(a name, a player's own words) is sent as it is."""
