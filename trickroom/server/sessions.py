@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
+from trickroom.i18n import Msg
 from trickroom.server.accounts import Accounts
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Budget, Hub, Member
@@ -271,17 +272,17 @@ class Sessions:
             conn.error(exc)
         elif isinstance(exc, self.hub.away):
             conn.error(ProtocolError(
-                "unavailable", "the servers' shared state (Redis) is unreachable for "
-                "a moment; nothing changed: send it again", rid, retry_after=1.0))
+                "unavailable", Msg("the servers' shared state (Redis) is unreachable for a "
+                                   "moment; nothing changed: send it again"), rid, retry_after=1.0))
         elif isinstance(exc, StoreUnavailable):
             log.warning("request %s: the database is unavailable: %s",
                         getattr(message, "type", "?"), exc)
             conn.error(ProtocolError(
-                "unavailable", "the database is unreachable for a moment: send it again",
+                "unavailable", Msg("the database is unreachable for a moment: send it again"),
                 rid, retry_after=1.0))
         else:
             log.error("request failed", exc_info=exc)
-            conn.error(ProtocolError("internal", "the server failed on that request", rid))
+            conn.error(ProtocolError("internal", Msg("the server failed on that request"), rid))
 
     async def _closed(self, conn: Connection, ip: str) -> None:
         """The socket closed: its address's count, its subscriptions, its queues, its name
@@ -330,7 +331,7 @@ class Sessions:
             await self.accounts.manage(conn, msg)
             return
         if not conn.name:
-            raise ProtocolError("not_authorized", "log in, register or play as a guest first",
+            raise ProtocolError("not_authorized", Msg("log in, register or play as a guest first"),
                                 rid)
         try:
             if type(msg) is Chat:  # here, where the client is, before any forwarding
@@ -359,21 +360,22 @@ class Sessions:
             if wait:
                 conn.chat_bucket.give_back()  # refused all the same: its credit stays
         if wait:
-            raise chat_refusal("too many chat messages", wait)
+            raise chat_refusal(Msg("too many chat messages"), wait)
         wait = await self.hub.take("chat-account", conn.name, settings.chat_per_second_per_account,
                                    settings.chat_burst_per_account)
         if wait:
             conn.chat_bucket.give_back()
             self.hub.give_back("chat-address", conn.address)
-            raise chat_refusal("too many chat messages from your account", wait)
+            raise chat_refusal(Msg("too many chat messages from your account"), wait)
 
 
 def chat_refusal(what: str, wait: float) -> ProtocolError:
     """A chat line over a rate: ``retry_after`` rounded up, so that a client that waits
     that long is not refused again for a rounding."""
     up = math.ceil(wait * 100) / 100
-    return ProtocolError("rate_limited", f"{what}; wait {math.ceil(wait * 10) / 10:.1f} s "
-                         "before the next", retry_after=up)
+    return ProtocolError("rate_limited", Msg("{what}; wait {seconds:.1f} s before the next",
+                                             what=what, seconds=math.ceil(wait * 10) / 10),
+                         retry_after=up)
 
 
 def _frame_of(text: str | Shared) -> bytes:

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from trickroom.i18n import Msg
 from trickroom.server.names import NAME_RULE
 from trickroom.server.protocol.base import PROTOCOL, Name, ProtocolError, RequestId, TableId
 
@@ -414,8 +415,8 @@ client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 # How deep a message's arrays and objects may nest, the message itself being level 1: a
 # real one nests three (a table's rules, a rule's list; an action, a pass's cards).
 MAX_DEPTH = 16
-TOO_DEEP = (f"the message nests too deep: at most {MAX_DEPTH} levels of arrays and "
-            "objects")
+TOO_DEEP = Msg("the message nests too deep: at most {depth} levels of arrays and objects",
+               depth=MAX_DEPTH)
 
 
 def parse_client_message(text: str | bytes) -> ClientMessage:
@@ -433,9 +434,10 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
     except (ValueError, UnicodeDecodeError) as exc:
         if "depth limit" in str(exc):
             raise ProtocolError("bad_json", TOO_DEEP) from None
-        raise ProtocolError("bad_json", f"the message is not valid JSON: {exc}") from None
+        raise ProtocolError("bad_json",
+                            Msg("the message is not valid JSON: {exc}", exc=exc)) from None
     if not isinstance(data, dict):
-        raise ProtocolError("bad_json", "a message must be a JSON object with a 'type'")
+        raise ProtocolError("bad_json", Msg("a message must be a JSON object with a 'type'"))
     request_id = data.get("id")
     if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
         request_id = None
@@ -445,7 +447,8 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
     if kind not in CLIENT_TYPES:
         raise ProtocolError(
             "unknown_type",
-            f"unknown message type {kind!r}; expected one of: {', '.join(CLIENT_TYPES)}",
+            Msg("unknown message type {kind!r}; expected one of: {types}", kind=kind,
+                types=', '.join(CLIENT_TYPES)),
             request_id)
     try:
         return client_adapter.validate_python(data)
@@ -457,8 +460,8 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
             why = str(first["ctx"]["error"]) if "ctx" in first else why
         elif first["type"].startswith("string_too") and first["loc"][-1] in ("name", "room"):
             why = NAME_RULE
-        raise ProtocolError("invalid_field", f"field {where!r}: {why}", request_id,
-                            field=where if where != "message" else None) from None
+        raise ProtocolError("invalid_field", Msg("field {where!r}: {why}", where=where, why=why),
+                            request_id, field=where if where != "message" else None) from None
 
 
 def _openers(text: str | bytes) -> int:

@@ -31,6 +31,7 @@ from typing import Any
 
 from trickroom.game.engine import ENGINES
 from trickroom.game.events import Event
+from trickroom.i18n import Msg
 from trickroom.server.config import Room, ServerSettings
 from trickroom.server.protocol import (
     Error,
@@ -161,7 +162,7 @@ class TableMachine:
         state = self.state
         if state.phase is Phase.CLOSED:
             if isinstance(command, Request):
-                raise ProtocolError("no_such_table", f"table {self.id!r} is closed",
+                raise ProtocolError("no_such_table", Msg("table {id!r} is closed", id=self.id),
                                     command.rid)
             return []
         if isinstance(command, TimerCommand):
@@ -320,7 +321,7 @@ class TableMachine:
     def seated(self, who: Who) -> Seat:
         seat = self.seat_of(who.client)
         if seat is None:
-            raise ProtocolError("not_seated", "you do not sit at this table")
+            raise ProtocolError("not_seated", Msg("you do not sit at this table"))
         return seat
 
     def info(self) -> TableInfo:

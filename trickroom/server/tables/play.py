@@ -23,6 +23,7 @@ from trickroom.game.actions import Action, ActionParseError, IllegalAction, Pass
 from trickroom.game.cards import hands_from_texts
 from trickroom.game.engine import ENGINES
 from trickroom.game.events import Event
+from trickroom.i18n import Msg
 from trickroom.ratings import Standing
 from trickroom.server.protocol import (
     WHY_LENGTH,
@@ -142,13 +143,13 @@ def on_act(table: Table, cmd: Act) -> None:
     seat = table.seated(cmd.who)
     state = table.state
     if state.game is None or state.phase is not Phase.PLAYING:
-        raise ProtocolError("wrong_phase", "no game is being played at this table")
+        raise ProtocolError("wrong_phase", Msg("no game is being played at this table"))
     if state.paused:
-        raise ProtocolError("wrong_phase", f"the game is paused: {state.paused}")
+        raise ProtocolError("wrong_phase", Msg("the game is paused: {paused}", paused=state.paused))
     try:
         action = action_from_wire(dict(cmd.action))
     except ActionParseError as exc:
-        raise ProtocolError("invalid_field", f"action: {exc}") from None
+        raise ProtocolError("invalid_field", Msg("action: {exc}", exc=exc)) from None
     _apply(table, seat.index, action)
     table.reply(cmd.who, Ok(id=cmd.rid))
 
@@ -167,7 +168,7 @@ def _apply(table: Table, index: int, action: Action, why: str = "", told: str = 
     try:
         events = game.apply(action, index)
     except IllegalAction as exc:
-        raise ProtocolError(exc.code, str(exc)) from None
+        raise ProtocolError(exc.code, exc.args[0]) from None
     seat, done = game.actions[-1]
     state.acted[index] += 1
     wire = done.to_wire()

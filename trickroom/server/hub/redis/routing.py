@@ -25,6 +25,7 @@ import itertools
 import time
 from collections.abc import Sequence
 
+from trickroom.i18n import Msg
 from trickroom.server.hub.port import Batch, Member
 from trickroom.server.hub.redis.bus import UNREACHABLE
 from trickroom.server.hub.redis.frames import (
@@ -147,8 +148,8 @@ class Routing:
                 return True
             self.leases.forget_owner(table_id)
             fresh = True
-        raise ProtocolError("unavailable", f"table {table_id!r} is moving between servers: "
-                            "send it again", retry_after=1.0)
+        raise ProtocolError("unavailable", Msg("table {table_id!r} is moving between servers: "
+                                               "send it again", table_id=table_id), retry_after=1.0)
 
     async def _resolve(self, table_id: str, fresh: bool) -> int | None:
         """The node to send a request for the table to; None: run it here (this node runs
@@ -213,9 +214,11 @@ class Routing:
                     return False
         except TimeoutError:
             self.leases.forget_owner(table_id)  # the next request looks the owner up again
-            raise ProtocolError("unavailable", f"the server running table {table_id!r} did "
-                                f"not answer within {self.node.forward_seconds:g} s (if it "
-                                "stopped, another takes the table over): send it again",
+            raise ProtocolError("unavailable", Msg("the server running table {table_id!r} did "
+                                                   "not answer within {forward_seconds:g} s "
+                                                   "(if it stopped, another takes the table "
+                                                   "over): send it again", table_id=table_id,
+                                                   forward_seconds=self.node.forward_seconds),
                                 retry_after=1.0) from None
         finally:
             self._waiting.pop(corr, None)
@@ -351,7 +354,7 @@ class Routing:
             client.error(exc)
         except Exception:
             log.exception("a forwarded request failed")
-            client.error(ProtocolError("internal", "the server failed on that request",
+            client.error(ProtocolError("internal", Msg("the server failed on that request"),
                                        getattr(message, "id", None)))
         finally:
             self._calls_seen[key] = True
