@@ -37,13 +37,14 @@ def source_catalog() -> Catalog:
 def main() -> None:
     catalog = source_catalog()
     with TEMPLATE.open("wb") as out:
-        write_po(out, catalog, width=96, omit_header=False, sort_output=True)
+        write_po(out, catalog, width=96, sort_output=True, include_lineno=False)
     for po_path in sorted(LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po")):
         with po_path.open("rb") as po:
             translated = read_po(po)
         translated.update(catalog, no_fuzzy_matching=True)
         with po_path.open("wb") as out:
-            write_po(out, translated, width=96, sort_output=True, ignore_obsolete=True)
+            write_po(out, translated, width=96, sort_output=True, ignore_obsolete=True,
+                     include_lineno=False)
     print(f"{len(catalog)} texts; wrote {TEMPLATE}", file=sys.stderr)
 
 

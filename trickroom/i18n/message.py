@@ -36,6 +36,11 @@ class Msg(str):
         self.template, self.plural, self.params = template, None, params
         return self
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its template and values (a robot's reason comes from a worker
+        process)."""
+        return (_rebuild, (self.template, self.plural, dict(self.params)))
+
     @property
     def number(self) -> int | None:
         """The number a plural text agrees with (its ``n`` parameter)."""
@@ -56,6 +61,10 @@ class PluralMsg(Msg):
         self = str.__new__(cls, english.format(**params))
         self.template, self.plural, self.params = singular, plural, params
         return self
+
+
+def _rebuild(template: str, plural: str | None, params: dict[str, Any]) -> Msg:
+    return Msg(template, **params) if plural is None else PluralMsg(template, plural, **params)
 
 
 Text = str

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from trickroom.i18n import Msg
-from trickroom.server import auth, names
+from trickroom.server import auth, languages, names
 from trickroom.server.config import ServerSettings
 from trickroom.server.friends import Follows
 from trickroom.server.hub.port import SIGNED_OUT, Hub, Member
@@ -65,6 +65,7 @@ class Caller(Member, Protocol):
 
     logins: int
     session: str  # the hash of its session's token ("" while no one)
+    accept_language: str | None  # its handshake's Accept-Language header
 
 
 class Accounts:
@@ -133,8 +134,13 @@ class Accounts:
         conn.logins += 1
         await self.follows.signed_in(conn)  # online for others before it hears so itself
         account = None if guest else await self.store.account(name)
+        if isinstance(msg, Register) and msg.language is not None and account is not None:
+            await self.store.set_language(name, msg.language)  # the new account's setting
+        language = languages.choose(msg.language, account["language"] if account else None,
+                                    conn.accept_language)
+        conn.language = language
         conn.reply(Welcome(id=rid, name=name, guest=guest, session=token, device=device,
-                           bot=bool(account and account["bot"])))
+                           bot=bool(account and account["bot"]), language=language))
 
     async def _register(self, conn: Member, msg: Register) -> str:
         refusal = names.account_name_refusal(msg.name)

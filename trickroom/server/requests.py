@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trickroom.i18n import Msg
+from trickroom.i18n.catalogs import pick
 from trickroom.server import protocol as wire
 from trickroom.server.challenges import Challenges
 from trickroom.server.chat_text import chat_line
@@ -129,13 +130,17 @@ class Requests:
         if msg.hide_presence is not None:
             await self.follows.hide(client.name, msg.hide_presence)
         store = self.follows.store
+        if msg.language is not None:
+            await store.set_language(client.name, msg.language)
+            client.language = msg.language  # this connection's texts follow at once
         account = await store.account(client.name)
         assert account is not None  # a registered player's connection
         until = account["banned_until"]
         client.reply(wire.SettingsSaved(
             id=msg.id, rank_me=bool(account["rank_me"]),
             banned_until=until if until and until > self.ranked.clock() else None,
-            hide_presence=await store.hides_presence(client.name)))
+            hide_presence=await store.hides_presence(client.name),
+            language=pick(account["language"])))
 
     async def follow(self, client: Member, msg: wire.Follow) -> None:
         await self.follows.follow(client, msg.name, msg.on, msg.id)

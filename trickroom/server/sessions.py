@@ -25,9 +25,11 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
 from trickroom.i18n import Msg
+from trickroom.i18n.catalogs import DEFAULT, render
 from trickroom.server.accounts import Accounts
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Budget, Hub, Member
+from trickroom.server.languages import choose
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import (
@@ -96,19 +98,24 @@ class Connection:
         self.closing = False
         self._here = here  # whether a table is still open (here, or relayed from elsewhere)
         self._who: Who | None = None
+        # The language of its texts (server/languages.py): the handshake's Accept-Language
+        # until a login or a setting says otherwise.
+        self.accept_language = ws.request.headers.get("Accept-Language") if ws.request else None
+        self.language: str = choose(None, None, self.accept_language)
 
     def send_text(self, text: str | Shared) -> None:
         """Send one message, unless the connection is closing (as ``broadcast`` skips it)."""
         transport = self._writable()
         if transport is not None:
-            transport.write(_frame_of(text))
+            transport.write(_frame_of(text, self.language))
 
     def send_many(self, messages: list[str | Shared]) -> None:
         """Send messages in order in one write: a rejoin's hundreds of missed events cost
         one system call, not hundreds."""
         transport = self._writable()
         if transport is not None:
-            transport.write(b"".join([_frame_of(m) for m in messages]))
+            language = self.language
+            transport.write(b"".join([_frame_of(m, language) for m in messages]))
 
     def _writable(self) -> asyncio.WriteTransport | None:
         """The transport, unless the connection is closing or is now cut off for not
@@ -149,7 +156,7 @@ class Connection:
 
     def error(self, exc: ProtocolError) -> None:
         METRICS.errors.labels(exc.code).inc()
-        self.reply(exc.to_model())
+        self.reply(exc.to_model(self.language))
 
 
 class Sessions:
@@ -218,7 +225,7 @@ class Sessions:
                     METRICS.messages_delayed.inc()
                     if not conn.slowed:  # said once a spell, not at every message
                         conn.slowed = True
-                        conn.reply(self._slowed(wait))
+                        conn.reply(self._slowed(wait, conn.language))
                     await asyncio.sleep(wait)
                 elif conn.slowed:
                     conn.slowed = False
@@ -233,14 +240,15 @@ class Sessions:
         finally:
             await self._closed(conn, conn.address)
 
-    def _slowed(self, wait: float) -> Slowed:
+    def _slowed(self, wait: float, language: str) -> Slowed:
         settings = self.settings
-        return Slowed(wait=round(wait, 3), message=(
-            f"you send faster than the server reads: {settings.messages_per_second:g} "
-            f"messages a second on a connection (after {settings.message_burst} at once), "
-            f"{settings.messages_per_second_per_address:g} from one address "
-            f"(after {settings.message_burst_per_address}); your messages now wait their "
-            "turn (none is dropped)"))
+        return Slowed(wait=round(wait, 3), message=render(Msg(
+            "you send faster than the server reads: {rate:g} messages a second on a "
+            "connection (after {burst} at once), {address_rate:g} from one address (after "
+            "{address_burst}); your messages now wait their turn (none is dropped)",
+            rate=settings.messages_per_second, burst=settings.message_burst,
+            address_rate=settings.messages_per_second_per_address,
+            address_burst=settings.message_burst_per_address), language))
 
     async def _opened(self, ws: ServerConnection) -> tuple[Connection, Budget] | None:
         """A new socket, counted for its address (None: one too many, closed)."""
@@ -378,9 +386,18 @@ def chat_refusal(what: str, wait: float) -> ProtocolError:
                          retry_after=up)
 
 
-def _frame_of(text: str | Shared) -> bytes:
-    """A message's frame; a shared message's is built once, by its first connection."""
+def _frame_of(text: str | Shared, language: str = DEFAULT) -> bytes:
+    """A message's frame; a shared message's is built once, by its first connection (of
+    its language, when it holds texts for people)."""
     if isinstance(text, Shared):
+        if text.localize is not None and language != DEFAULT:
+            frames = text.frames
+            if frames is None:
+                frames = text.frames = {}
+            frame = frames.get(language)
+            if frame is None:
+                frame = frames[language] = text_frame(text.localize(language))
+            return frame
         frame = text.frame
         if frame is None:
             frame = text.frame = text_frame(text.data)

@@ -9,7 +9,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from trickroom.i18n import Msg
 from trickroom.server.names import NAME_RULE
-from trickroom.server.protocol.base import PROTOCOL, Name, ProtocolError, RequestId, TableId
+from trickroom.server.protocol.base import (
+    PROTOCOL,
+    Language,
+    Name,
+    ProtocolError,
+    RequestId,
+    TableId,
+)
 
 # A client may say which protocol version it speaks (when it logs in): one this server
 # does not speak is refused, so that a bot learns it at once rather than by misreading.
@@ -32,6 +39,9 @@ class Register(Request):
     name: Name
     password: Annotated[str, Field(min_length=6, max_length=200)]
     protocol: Version | None = None  # the protocol version the client speaks
+    # The language this connection's texts are in (else the account's setting, else the
+    # socket's Accept-Language, else English: docs/protocol.md, "Languages").
+    language: Language | None = None
 
 
 class Login(Request):
@@ -43,6 +53,9 @@ class Login(Request):
     password: Annotated[str, Field(max_length=200)]
     device: Annotated[str, Field(min_length=10, max_length=100)] | None = None
     protocol: Version | None = None  # the protocol version the client speaks
+    # The language this connection's texts are in (else the account's setting, else the
+    # socket's Accept-Language, else English: docs/protocol.md, "Languages").
+    language: Language | None = None
 
 
 class Guest(Request):
@@ -51,6 +64,9 @@ class Guest(Request):
     type: Literal["guest"]
     name: Name | None = None
     protocol: Version | None = None  # the protocol version the client speaks
+    # The language this connection's texts are in (else the account's setting, else the
+    # socket's Accept-Language, else English: docs/protocol.md, "Languages").
+    language: Language | None = None
 
 
 class Resume(Request):
@@ -59,6 +75,9 @@ class Resume(Request):
     type: Literal["resume"]
     token: Annotated[str, Field(min_length=10, max_length=100)]
     protocol: Version | None = None  # the protocol version the client speaks
+    # The language this connection's texts are in (else the account's setting, else the
+    # socket's Accept-Language, else English: docs/protocol.md, "Languages").
+    language: Language | None = None
 
 
 Password = Annotated[str, Field(min_length=6, max_length=200)]
@@ -328,6 +347,7 @@ class Settings(Request):
     rank_me: bool | None = None
     confirm: bool = False
     hide_presence: bool | None = None
+    language: Language | None = None  # kept with the account; this connection's at once
 
 
 class Follow(Request):

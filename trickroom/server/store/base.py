@@ -367,6 +367,10 @@ class Store(ABC):
         row = await self._fetchone("SELECT hide_presence FROM users WHERE name = ?", (name,))
         return bool(row and row["hide_presence"])
 
+    async def set_language(self, name: str, language: str | None) -> None:
+        """The language a registered player chose (None: none, their browser's)."""
+        await self._write("UPDATE users SET language = ? WHERE name = ?", (language, name))
+
     async def set_hide_presence(self, name: str, hidden: bool) -> None:
         await self._write("UPDATE users SET hide_presence = ? WHERE name = ?",
                           (int(hidden), name))
@@ -609,7 +613,8 @@ class Store(ABC):
         """A registered player's ranked settings: rank_me, banned_until, casual_games, and
         whether the account is a BOT's."""
         row = await self._fetchone("SELECT name, rank_me, banned_until, ban_reason, "
-                                   "casual_games, bot FROM users WHERE name = ?", (name,))
+                                   "casual_games, bot, language FROM users WHERE name = ?",
+                                   (name,))
         return dict(row) if row else None
 
     async def make_bot(self, name: str) -> None:

@@ -111,6 +111,11 @@ HIDE_PRESENCE = ("users", "hide_presence", "INTEGER NOT NULL DEFAULT 0")
 BOTS = "BOT accounts"
 BOT_COLUMN = ("users", "bot", "INTEGER NOT NULL DEFAULT 0")
 
+# Migration 7 (issue 37): the language a registered player chose (``settings``), which
+# their connections speak when a login names none (null: none chosen, the browser's).
+LANGUAGES = "the language a player chose"
+LANGUAGE_COLUMN = ("users", "language", "TEXT")
+
 
 class SchemaTooNew(StoreError):
     """The database is at a schema version this code does not know (a later release

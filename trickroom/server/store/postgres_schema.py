@@ -23,6 +23,8 @@ from trickroom.server.store.migrations import (
     HIDE_PRESENCE,
     IGNORES,
     IGNORES_TABLE,
+    LANGUAGE_COLUMN,
+    LANGUAGES,
     SESSION_COLUMNS,
     SESSIONS,
     TABLE_OPTION_COLUMNS,
@@ -193,6 +195,7 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
                                       for added in TABLE_OPTION_COLUMNS)),
     Migration(5, FOLLOWS, (Step("follows", _follows), _option_column(*HIDE_PRESENCE))),
     Migration(6, BOTS, (_option_column(*BOT_COLUMN),)),
+    Migration(7, LANGUAGES, (_option_column(*LANGUAGE_COLUMN),)),
 )
 
 

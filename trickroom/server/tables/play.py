@@ -25,6 +25,7 @@ from trickroom.game.engine import ENGINES
 from trickroom.game.events import Event
 from trickroom.i18n import Msg
 from trickroom.ratings import Standing
+from trickroom.server.languages import localized
 from trickroom.server.protocol import (
     WHY_LENGTH,
     DuplicateMargin,
@@ -235,11 +236,19 @@ def _prompt(table: Table, seat: Seat, turn: Turn) -> None:
     view = game.view(seat.index).to_wire()  # hand, legal and illegal come from the view
     ends = state.turn_ends.get(seat.index)
     deadline = ends[1] if ends is not None and ends[0] == turn else table.now + table.turn_seconds
-    prompt = Prompt.wire(table.id, table.log.seq, seat.index, game.phase, view["legal"],
-                         round(max(0.0, deadline - table.now), 3), view["hand"], view,
-                         game.rules.pass_count if game.phase == "pass" else None,
-                         view["illegal"], round(deadline, 3), round(table.now, 3))
-    table.send((seat.client,), Shared(prompt))
+    table_id, seq, index, phase = table.id, table.log.seq, seat.index, game.phase
+    seconds, now = round(max(0.0, deadline - table.now), 3), round(table.now, 3)
+    pass_count = game.rules.pass_count if game.phase == "pass" else None
+    deadline = round(deadline, 3)
+    prompt = Prompt.wire(table_id, seq, index, phase, view["legal"], seconds, view["hand"],
+                         view, pass_count, view["illegal"], deadline, now)
+    localize = None
+    if view["illegal"]:  # the reasons, in each language a connection reads
+        def localize(language: str) -> bytes:
+            return Prompt.wire(table_id, seq, index, phase, view["legal"], seconds,
+                               view["hand"], localized(view, language), pass_count,
+                               localized(view["illegal"], language), deadline, now)
+    table.send((seat.client,), Shared(prompt, localize))
 
 
 def turn_info(table: Table) -> dict[str, Any] | None:
@@ -335,7 +344,7 @@ def _robot_reason(reason: str) -> str:
     why = " ".join(reason.split())
     if not why or len(why) > WHY_LENGTH or CARD_WORDS.search(why):
         return ""
-    return why
+    return reason if why == reason else why  # a Msg stays one, for each reader's language
 
 
 def on_next_hand(table: Table, cmd: NextHand) -> None:

@@ -35,7 +35,7 @@ from trickroom.server.tables.commands import (
     WindowOver,
 )
 from trickroom.server.tables.effects import Changed
-from trickroom.server.tables.log import Shared
+from trickroom.server.tables.log import Shared, shared
 from trickroom.server.tables.policies import Trigger
 from trickroom.server.tables.seats import Seat, robot_name
 from trickroom.server.tables.state import Phase
@@ -165,7 +165,7 @@ def _substitute(table: Table, cmd: Sit) -> None:
     open_seats.discard(index)
     table.save_seats()
     # The substitute sees the table from here (a snapshot), then what follows it.
-    table.send((cmd.who.client,), Shared(table.snapshot(index).encode()))
+    table.send((cmd.who.client,), shared(table.snapshot(index)))
     table.publish(Substituted(seat=index, name=cmd.who.name))
     table.changed()
     # The seat's turn was prompted to whoever held it before: prompted again, to them.

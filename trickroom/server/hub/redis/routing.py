@@ -71,8 +71,9 @@ class RemoteClient:
     remote = True
 
     def __init__(self, node: Node, client_id: ClientId, name: str, guest: bool,
-                 address: str, at: int) -> None:
+                 address: str, at: int, language: str = "en") -> None:
         self.node = node
+        self.language = language  # its refusals' (the table's events go as they are)
         self.id = client_id
         self.name = name
         self.guest = guest
@@ -99,7 +100,7 @@ class RemoteClient:
 
     def error(self, exc: ProtocolError) -> None:
         METRICS.errors.labels(exc.code).inc()
-        self.reply(exc.to_model())
+        self.reply(exc.to_model(self.language))
 
     def close(self, code: int, reason: str) -> None:
         pass  # its own node closes the socket
@@ -190,7 +191,7 @@ class Routing:
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting[corr] = done
         call = Call(corr, self.node.number, client.id, client.name, client.guest,
-                    client.address, table_id)
+                    client.address, table_id, client.language)
         body = message.model_dump_json(exclude_none=True)
         self.forwarded += 1
         METRICS.forwards.inc()
@@ -338,7 +339,7 @@ class Routing:
                 node.send(frame.sender, Elsewhere(frame.corr))
                 return
         client = self.stand_in(frame.client, frame.name, frame.guest, frame.address,
-                               frame.sender)
+                               frame.sender, frame.language)
         answering: list[int | bool] = [frame.sender, frame.corr, False]
         message: ClientMessage | None = None
         try:
@@ -362,7 +363,7 @@ class Routing:
                 node.send(frame.sender, Done(frame.corr))
 
     def stand_in(self, client_id: ClientId, name: str, guest: bool, address: str,
-                 at: int) -> Member:
+                 at: int, language: str | None = None) -> Member:
         """Another node's client as this node's tables know it (made once, kept while it
         is at a table here)."""
         clients = self.node.host.clients
@@ -371,6 +372,8 @@ class Routing:
             client = clients[client_id] = RemoteClient(self.node, client_id, name, guest,
                                                        address, at)
         client.name, client.guest = name, guest
+        if language is not None:
+            client.language = language
         return client
 
     def on_follow(self, frame: Follow, body: bytes) -> None:
