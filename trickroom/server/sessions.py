@@ -100,7 +100,8 @@ class Connection:
         self._who: Who | None = None
         # The language of its texts (server/languages.py): the handshake's Accept-Language
         # until a login or a setting says otherwise.
-        self.accept_language = ws.request.headers.get("Accept-Language") if ws.request else None
+        request = getattr(ws, "request", None)
+        self.accept_language = request.headers.get("Accept-Language") if request else None
         self.language: str = choose(None, None, self.accept_language)
 
     def send_text(self, text: str | Shared) -> None:
