@@ -157,7 +157,7 @@ class Connection:
 
     def error(self, exc: ProtocolError) -> None:
         METRICS.errors.labels(exc.code).inc()
-        self.reply(exc.to_model(self.language))
+        self.reply(exc.to_model(exc.language or self.language))
 
 
 class Sessions:
@@ -330,6 +330,7 @@ class Sessions:
                 await self.accounts.authenticate(conn, msg)
             except ProtocolError as exc:
                 exc.request_id = rid
+                exc.language = msg.language  # a login refused speaks the language it asked
                 raise
             return
         if isinstance(msg, ListRooms):

@@ -119,6 +119,7 @@ class ProtocolError(Exception):
         self.request_id = request_id
         self.retry_after = retry_after
         self.field = field
+        self.language: str | None = None  # its reader's, when not its connection's
 
     def to_model(self, language: str = "en") -> Reply:
         """The wire error, its message in ``language`` (its code is the same in all)."""
