@@ -4,6 +4,7 @@ the server sends follows it while every code stays the same."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 from typing import Any
@@ -186,3 +187,41 @@ async def test_a_robots_bid_reason_reaches_each_reader_in_their_language(app):
     assert len(both) >= 2
     for seq in both:
         assert greek(mine[seq]) and not greek(theirs[seq]), (mine[seq], theirs[seq])
+
+
+async def get(app: App, path: str, headers: dict[str, str]) -> tuple[dict[str, str], Any]:
+    """A GET of the HTTP API with ``headers``: the reply's headers and its JSON."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", app.port)
+    extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: localhost\r\n{extra}Connection: close\r\n\r\n"
+                 .encode())
+    await writer.drain()
+    head, _, body = (await reader.read()).partition(b"\r\n\r\n")
+    writer.close()
+    fields = dict(line.split(": ", 1) for line in head.decode().split("\r\n")[1:])
+    return {k.lower(): v for k, v in fields.items()}, json.loads(body)
+
+
+@pytest.mark.parametrize(("path", "headers", "language"), [
+    ("/api/rules", {}, "en"),
+    ("/api/rules?lang=el", {}, "el"),
+    ("/api/rules", {"Accept-Language": "el-GR, en;q=0.5"}, "el"),
+    ("/api/rules?lang=en", {"Accept-Language": "el"}, "en"),
+    ("/api/rules?lang=en-XA", {}, "en-XA"),
+])
+async def test_the_rules_form_reads_in_the_language_asked(app, path, headers, language):
+    """The create-table form is built from /api/rules: its labels, help and choices follow
+    ``?lang=`` or Accept-Language; every name, type and value stays as it is."""
+    got_headers, got = await get(app, path, headers)
+    _, english = await get(app, "/api/rules", {})
+    assert got_headers["content-language"] == language
+    target = next(r for r in got["rules"]["spades"] if r["name"] == "target")
+    assert {"en": "Play to (points)", "el": "Παιχνίδι μέχρι (πόντους)",
+            "en-XA": "[Þļàý ţö (þöîñţš) ~~~]"}[language] == target["label"]
+    for game, rules in english["rules"].items():
+        for theirs, ours in zip(rules, got["rules"][game], strict=True):
+            assert {k: v for k, v in theirs.items() if k not in ("label", "help", "choices")} \
+                == {k: v for k, v in ours.items() if k not in ("label", "help", "choices")}
+            assert [c["value"] for c in theirs.get("choices", [])] == \
+                [c["value"] for c in ours.get("choices", [])]
+            assert greek(ours["label"] + ours["help"]) is (language == "el")

@@ -38,11 +38,13 @@ from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
 from trickroom.game.engine import rules_catalogue
+from trickroom.i18n.catalogs import DEFAULT, negotiate, pick
 from trickroom.ratings import SYSTEMS, Rating
 from trickroom.server import names
 from trickroom.server.assets import IMMUTABLE, REVALIDATE, Assets
 from trickroom.server.config import Config
 from trickroom.server.export import CONTENT_TYPE, BadParameter, Exports, export_query
+from trickroom.server.languages import localized
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.origins import Origins
@@ -125,7 +127,7 @@ class Routes:
                 exported = EXPORT.fullmatch(path)
                 if exported is not None:
                     return await self._export(connection, key, unquote(exported[1]), query)
-                return await self.api(path, query)
+                return await self.api(path, query, request.headers.get("Accept-Language"))
             except StoreUnavailable as exc:
                 log.warning("GET %s: the database is unavailable: %s", path, exc)
                 response = _json({"code": "unavailable", "message": "the database is "
@@ -165,13 +167,18 @@ class Routes:
         return round(self.config.rating_system(game, system).shown(
             Rating(value, sigma or 0.0)), 1)
 
-    async def api(self, path: str, query: str) -> Response:
+    async def api(self, path: str, query: str, accept_language: str | None = None) -> Response:
         params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&")
                                              if "=" in p)}
+        # The texts for people a reply holds: in ``?lang=``, else the Accept-Language's.
+        language = pick(params.get("lang")) or negotiate(accept_language) or DEFAULT
         if path == "/api/rooms":
             return _json({"rooms": [r.model_dump() for r in await self.lobby.rooms_info()]})
         if path == "/api/rules":
-            return _json({"rules": rules_catalogue()})
+            response = _json({"rules": localized(rules_catalogue(), language)})
+            response.headers["Content-Language"] = language
+            response.headers["Vary"] = "Accept-Language"
+            return response
         if path == "/api/tables":
             return await self._tables(params.get("room", ""))
         if path.startswith("/api/games/"):
