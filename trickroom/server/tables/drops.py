@@ -74,7 +74,7 @@ def resume_if_all_back(table: Table, seat: Seat, trigger: Trigger) -> None:
 
 
 def wait_for_return(table: Table, seat: Seat, trigger: Trigger) -> None:
-    table.state.paused = f"waiting for {seat.starter} to return"
+    table.state.paused = Msg("waiting for {name} to return", name=seat.starter)
 
 
 def charge(table: Table, seat: Seat, trigger: Trigger) -> None:
@@ -171,7 +171,7 @@ def start_vote(table: Table, kind: str, seat: Seat) -> None:
     table.state.vote = vote
     if kind == "wait":
         table.cancel_kinds(RobotTurn, TurnOver)
-        table.state.paused = f"a vote on waiting for {seat.starter} is open"
+        table.state.paused = Msg("a vote on waiting for {name} is open", name=seat.starter)
     table.publish(vote_started(table, vote))
     if not voters:
         close_vote(table, "dont_wait" if kind == "wait" else "no")

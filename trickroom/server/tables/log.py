@@ -58,12 +58,13 @@ def shared(message: ServerMessage) -> Shared:
     """A message as sent; a snapshot whose view says why cards may not be played is also
     encoded again, with those reasons, for a connection of another language."""
     localize = None
-    if isinstance(message, Snapshot) and holds_texts(message.view):
-        view = message.view
+    if isinstance(message, Snapshot) and holds_texts((message.view, message.paused)):
+        view, paused = message.view, message.paused
 
         def localize(language: str) -> bytes:
-            return message.model_copy(update={"view": localized(view, language)}).encode(
-                ).encode()
+            return message.model_copy(update={"view": localized(view, language),
+                                              "paused": localized(paused, language)}
+                                      ).encode().encode()
     return Shared(message.encode(), localize)
 
 
