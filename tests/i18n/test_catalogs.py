@@ -105,13 +105,14 @@ def test_greek_is_rendered_with_greek_words_and_greek_numbers():
 # -- no text for people outside the catalogs ----------------------------------------------
 
 # Where the code says something to a person: (the call, which argument).
-SAID = {"ProtocolError": 1, "IllegalAction": 0, "chat_refusal": 0}
+SAID = {"ProtocolError": 1, "IllegalAction": 0, "chat_refusal": 0, "Term": 0, "unrated": 2}
 # Functions whose every returned text is for a person (a refusal, a rule, a reason).
 REASONS = {"_explain_illegal_play", "_explain_lead", "_lead_reason", "_void_reason",
            "why_illegal", "_reason", "refusal", "_ban", "account_name_refusal",
-           "name_problem", "nil_danger", "bid_text"}
+           "name_problem", "nil_danger", "bid_text", "unrated_reason", "_words",
+           "_actual_words", "completion"}
 # Attributes that hold a robot's reasons.
-REASON_FIELDS = {"explanation", "told", "why"}
+REASON_FIELDS = {"explanation", "told", "why", "paused"}
 
 
 def literal(node: ast.expr) -> bool:

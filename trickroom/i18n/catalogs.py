@@ -15,7 +15,7 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import Translations
 
-from trickroom.i18n.message import Msg, Text
+from trickroom.i18n.message import Msg, Number, Text
 
 Language = Literal["en", "el", "en-XA"]
 LANGUAGES: tuple[Language, ...] = ("en", "el", "en-XA")
@@ -68,6 +68,8 @@ class _Formatter(string.Formatter):
 def render(text: Text, language: str = DEFAULT) -> str:
     """``text`` in ``language``: its catalog's template (English when the catalog lacks
     it), its values formatted for the language (a value that is a Msg rendered too)."""
+    if isinstance(text, Number):
+        return number(text, language)
     if not isinstance(text, Msg):
         return text
     catalog = translations(language) if language in LANGUAGES else None
@@ -83,9 +85,23 @@ def render(text: Text, language: str = DEFAULT) -> str:
         template = catalog.gettext(text.template)
     if language == PSEUDO:
         template = pseudo(template)
-    params = {k: render(v, language) if isinstance(v, Msg) else v
+    params = {k: render(v, language) if isinstance(v, (Msg, Number)) else v
               for k, v in text.params.items()}
     return _Formatter(language).format(template, **params)
+
+
+def number(value: Number, language: str) -> str:
+    """A :class:`Number` in a language's CLDR format, with a true minus sign."""
+    if language in (DEFAULT, PSEUDO):
+        return str(value)
+    rounded = round(value.value, value.places)
+    pattern = "#,##0" + ("." + "#" * value.places if value.places else "")
+    text = format_decimal(abs(rounded), format=pattern, locale=language)
+    if text.strip("0.,") == "":
+        return "0"
+    if rounded < 0:
+        return "−" + text
+    return "+" + text if value.signed else text
 
 
 _ACCENTED = str.maketrans(

@@ -26,7 +26,7 @@ def source_catalog() -> Catalog:
     """Every Msg and PluralMsg template written in trickroom's Python source."""
     catalog = Catalog(project="trickroom", domain=DOMAIN)
     for filename, lineno, message, comments, context in extract_from_dir(
-            str(PACKAGE), method_map=[("i18n/**.py", "ignore"), ("web/**", "ignore"),
+            str(PACKAGE), method_map=[("web/**", "ignore"),
                                       ("**.py", "python")],
             keywords=KEYWORDS, comment_tags=("i18n:",), strip_comment_tags=True):
         catalog.add(message, None, [(f"trickroom/{filename}", lineno)],

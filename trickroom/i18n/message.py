@@ -12,7 +12,7 @@ This module is pure (no files, no Babel): the ``game`` package may use it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -61,6 +61,45 @@ class PluralMsg(Msg):
         self = str.__new__(cls, english.format(**params))
         self.template, self.plural, self.params = singular, plural, params
         return self
+
+
+class Number(str):
+    """A number as a player reads it (the English text itself: at most ``places``
+    decimals, a true minus sign, ``+`` on a change), which each language formats again in
+    its own way (Greek: ``1.489,5``).
+
+    >>> Number(-1489.456, 2), Number(24.0, 2, signed=True), Number(0.0001, 2, signed=True)
+    ('−1489.46', '+24', '0')
+    """
+
+    value: float
+    places: int
+    signed: bool
+
+    def __new__(cls, value: float, places: int = 2, signed: bool = False) -> Number:
+        rounded = round(value, places)
+        whole = rounded == int(rounded)
+        text = str(int(rounded)) if whole else f"{rounded:.{places}f}".rstrip("0")
+        text = text.replace("-", "−")
+        if signed and text != "0" and not text.startswith("−"):
+            text = "+" + text
+        self = super().__new__(cls, text)
+        self.value, self.places, self.signed = value, places, signed
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Number, (self.value, self.places, self.signed))
+
+
+def both(names: Sequence[str]) -> str:
+    """Names joined as a sentence has them: ``A``, ``A and B``, ``A, B and C``.
+
+    >>> both(["A"]), both(["A", "B", "C"])
+    ('A', 'A, B and C')
+    """
+    if len(names) < 2:
+        return "".join(names)
+    return Msg("{names} and {last}", names=", ".join(names[:-1]), last=names[-1])
 
 
 def _rebuild(template: str, plural: str | None, params: dict[str, Any]) -> Msg:

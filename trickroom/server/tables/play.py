@@ -394,14 +394,14 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
                     ratings=ratings or [], chances=state.chances)
     for event in events or ():
         if event.kind == "game_over":  # told with the rating changes it caused
-            table.publish(over, turn=turn)
+            table.publish(_with_breakdowns(over, ratings), turn=turn, texts=True)
         else:
             table.publish(event.to_wire(), event.to, turn)
     if abandoned or announce:
-        table.publish(GameOver(scores=list(outcome.scores),
-                               winners=[] if abandoned else list(outcome.winners),
-                               ratings=ratings or [], abandoned=abandoned,
-                               chances=state.chances))
+        table.publish(_with_breakdowns(GameOver(
+            scores=list(outcome.scores), winners=[] if abandoned else list(outcome.winners),
+            ratings=ratings or [], abandoned=abandoned, chances=state.chances), ratings),
+            texts=True)
     _tell_players(table, lambda seat: GameFinish(
         table=table.id, game_id=game_id, room=table.room.name, game=table.room.game,
         seat=seat.index, scores=list(outcome.scores),
@@ -413,6 +413,16 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
     table.tidy()
     if state.phase is Phase.OVER:
         table.set_timer(table.settings.table_idle_seconds, IdleOver())
+
+
+def _with_breakdowns(over: GameOver, ratings: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The ``game_over`` event with its rating breakdowns' texts as the ratings wrote them
+    (each a Msg, rendered in each reader's language; the model keeps their English)."""
+    wire = over.model_dump()
+    for shown, change in zip(wire["ratings"], ratings or [], strict=True):
+        for line, term in zip(shown["breakdown"], change["breakdown"], strict=True):
+            line["text"] = term["text"]
+    return wire
 
 
 def _match_game_over(table: Table, sandbox: Sandbox) -> None:
