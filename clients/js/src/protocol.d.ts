@@ -117,6 +117,7 @@ export interface Register {
   name: string;
   password: string;
   protocol?: number | null;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * Log in; ``device`` is the token an earlier ``welcome`` of this account gave this
@@ -135,6 +136,7 @@ export interface Login {
   password: string;
   device?: string | null;
   protocol?: number | null;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * Play casual tables without an account; the server picks a free guest name.
@@ -147,6 +149,7 @@ export interface Guest {
   type: "guest";
   name?: string | null;
   protocol?: number | null;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * Log back in with a session token from an earlier ``welcome``.
@@ -159,6 +162,7 @@ export interface Resume {
   type: "resume";
   token: string;
   protocol?: number | null;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * End this session: its token no longer resumes, and the connection is no one.
@@ -524,6 +528,7 @@ export interface Settings {
   rank_me?: boolean | null;
   confirm?: boolean;
   hide_presence?: boolean | null;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * Change a table's options (its players, or the player who opened it).
@@ -716,6 +721,7 @@ export interface Welcome {
   device?: string | null;
   protocol?: number;
   bot?: boolean;
+  language?: "en" | "el" | "en-XA";
 }
 /**
  * This interface was referenced by `Protocol`'s JSON-Schema
@@ -1477,6 +1483,7 @@ export interface SettingsSaved {
   rank_me: boolean;
   banned_until: number | null;
   hide_presence?: boolean;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * Your seat is played from another connection now: the same account sent ``rejoin``
