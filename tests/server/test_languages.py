@@ -7,12 +7,14 @@ import asyncio
 import json
 import random
 import re
+from contextlib import AsyncExitStack
 from typing import Any
 
 import pytest
 
 from tests.server.conftest import FAST, choose, url
 from tests.server.refusals import refused
+from tests.server.test_ranked import autoplay, clock, game_id_of, players, ranked_app, seat
 from tests.server.test_seats import solo_table
 from trickroom.game.trickgame import FOLLOW_SUIT
 from trickroom.i18n import Msg
@@ -20,6 +22,8 @@ from trickroom.i18n.catalogs import render
 from trickroom.server.app import App
 from trickroom.server.client import ServerError, TrickroomClient
 from trickroom.server.config import load_config
+
+__all__ = ["clock", "ranked_app"]  # the ranked server's fixtures, used here too
 
 GREEK = re.compile(r"[α-ωά-ώ]")
 # Every reason a Spades prompt may give for a refused card, in Greek.
@@ -225,3 +229,35 @@ async def test_the_rules_form_reads_in_the_language_asked(app, path, headers, la
             assert [c["value"] for c in theirs.get("choices", [])] == \
                 [c["value"] for c in ours.get("choices", [])]
             assert greek(ours["label"] + ours["help"]) is (language == "el")
+
+
+async def test_a_ranked_games_breakdown_reads_in_greek_at_its_end_and_in_its_review(
+        ranked_app):
+    """Ranking points, the seed pages' system: the Greek player's ``game_over`` says
+    Αξιοπιστία Παιχνιδιού, Ολοκλήρωση and Πιθανότητες; the English players' is as the
+    store keeps it; the review reads in the language asked."""
+    names = ["ann", "bob", "cat", "dan"]
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, names)
+        await clients[0].request({"type": "settings", "language": "el"})
+        table = await seat(clients, "spades-points")
+        ends = await asyncio.wait_for(asyncio.gather(
+            *(autoplay(c, table, i) for i, c in enumerate(clients))), 120)
+        game_id = game_id_of(clients[1])
+    greek_lines = [line["text"] for c in ends[0]["ratings"] for line in c["breakdown"]]
+    english = ends[1]["ratings"]
+    assert any(t.startswith("Αξιοπιστία Παιχνιδιού ") for t in greek_lines), greek_lines
+    assert any(t.startswith("Ολοκλήρωση ") for t in greek_lines)
+    assert any(t.startswith("Πιθανότητες ") for t in greek_lines)
+    assert all(e == g for e, g in zip(
+        [{k: v for k, v in c.items() if k != "breakdown"} for c in english],
+        [{k: v for k, v in c.items() if k != "breakdown"} for c in ends[0]["ratings"]],
+        strict=True))  # the numbers are the same: only the words differ
+    stored = await ranked_app.store.game(game_id)
+    assert stored["ratings"] == english
+    _, review = await get(ranked_app, f"/api/games/{game_id}", {})
+    assert review["ratings"] == english
+    _, greek_review = await get(ranked_app, f"/api/games/{game_id}?lang=el", {})
+    assert greek_review["ratings"] == ends[0]["ratings"]
+    _, again = await get(ranked_app, f"/api/games/{game_id}", {"Accept-Language": "el"})
+    assert again == greek_review

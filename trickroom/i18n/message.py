@@ -102,6 +102,36 @@ def both(names: Sequence[str]) -> str:
     return Msg("{names} and {last}", names=", ".join(names[:-1]), last=names[-1])
 
 
+def to_data(text: Any) -> Any:
+    """A text as JSON keeps it, its template and values with it (a game's rating
+    breakdowns are stored so, and read again in each reader's language)."""
+    if isinstance(text, Number):
+        return {"n": text.value, "d": text.places, "s": text.signed}
+    if isinstance(text, Msg):
+        data: dict[str, Any] = {"t": text.template,
+                                "p": {k: to_data(v) for k, v in text.params.items()}}
+        if text.plural is not None:
+            data["pl"] = text.plural
+        return data
+    return text
+
+
+def from_data(data: Any) -> Any:
+    """The text :func:`to_data` kept.
+
+    >>> from_data(to_data(Msg("new rating {after}", after=Number(1489.456))))
+    'new rating 1489.46'
+    """
+    if isinstance(data, dict):
+        if "n" in data:
+            return Number(data["n"], data["d"], data["s"])
+        params = {k: from_data(v) for k, v in data["p"].items()}
+        if "pl" in data:
+            return PluralMsg(data["t"], data["pl"], **params)
+        return Msg(data["t"], **params)
+    return data
+
+
 def _rebuild(template: str, plural: str | None, params: dict[str, Any]) -> Msg:
     return Msg(template, **params) if plural is None else PluralMsg(template, plural, **params)
 

@@ -182,7 +182,7 @@ class Routes:
         if path == "/api/tables":
             return await self._tables(params.get("room", ""))
         if path.startswith("/api/games/"):
-            return await self._game(unquote(path.removeprefix("/api/games/")))
+            return await self._game(unquote(path.removeprefix("/api/games/")), language)
         if path == "/api/leaderboard":
             return await self._leaderboard(params.get("game", ""), params.get("system", ""),
                                            params.get("ladder", "people"))
@@ -205,9 +205,10 @@ class Routes:
             listed = self._listed[room] = (tables, total, body)
         return _response(HTTPStatus.OK, listed[2], "application/json")
 
-    async def _game(self, game_id: str) -> Response:
+    async def _game(self, game_id: str, language: str) -> Response:
         # Built once, off the loop, and kept (reviews.py): no table waits for a review.
-        body = await self.reviews.body(game_id) if GAME_ID.fullmatch(game_id) else None
+        body = (await self.reviews.body(game_id, language=language)
+                if GAME_ID.fullmatch(game_id) else None)
         if body is None:
             return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
         return _response(HTTPStatus.OK, body, "application/json")

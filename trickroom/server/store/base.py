@@ -469,8 +469,10 @@ class Store(ABC):
                                   "seat": seat["seat"]})
         return found
 
-    async def game(self, game_id: str) -> dict[str, Any] | None:
-        """A game's public record: finished games only (an unfinished one holds live hands)."""
+    async def game(self, game_id: str, texts: bool = False) -> dict[str, Any] | None:
+        """A game's public record: finished games only (an unfinished one holds live hands).
+        ``texts``: each rating change keeps its breakdown's texts as templates and values
+        (``said``), for a review in another language."""
         row = await self._fetchone("SELECT * FROM games WHERE id = ?", (game_id,))
         if row is None or row["finished"] is None:
             return None
@@ -486,7 +488,8 @@ class Store(ABC):
             "finished": row["finished"],
             "result": json.loads(row["result"]),
             "record": unpack(row["record"]),
-            "ratings": json.loads(row["ratings"]) if row["ratings"] else [],
+            "ratings": [c if texts else {k: v for k, v in c.items() if k != "said"}
+                        for c in (json.loads(row["ratings"]) if row["ratings"] else [])],
             # Dealt from a sandbox's fixed seed or list (its table's later games reuse the
             # deals: the review waits for the table to close).
             "sandbox": bool(row["private"] and "sandbox" in json.loads(row["private"])),
