@@ -37,6 +37,23 @@ def test_the_template_lists_every_text_of_the_source():
     assert source == english()
 
 
+def test_every_msg_written_anywhere_in_the_source_is_in_the_template():
+    """Babel's extractor does not look inside an f-string's expressions: a Msg written
+    there would be in no catalog. Every Msg call the parser finds is in the template."""
+    keys = set(english())
+    missing = []
+    for path in sorted((ROOT / "trickroom").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") in SAID_AS_TEXT
+                    and node.args and isinstance(node.args[0], ast.Constant)
+                    and node.args[0].value not in keys):
+                missing.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.args[0].value!r}")
+    assert not missing, "\n".join(missing)
+
+
+SAID_AS_TEXT = {"Msg", "PluralMsg"}
+
+
 def test_every_catalog_is_a_language_a_player_may_choose():
     assert CATALOGS, "no catalog"
     assert {path.parts[-3] for path in CATALOGS} == set(LANGUAGES) - {"en", "en-XA"}

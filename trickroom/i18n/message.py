@@ -98,8 +98,11 @@ def both(names: Sequence[str]) -> str:
     ('A', 'A, B and C')
     """
     if len(names) < 2:
-        return "".join(names)
-    return Msg("{names} and {last}", names=", ".join(names[:-1]), last=names[-1])
+        return names[0] if names else ""
+    first: str = names[0]
+    for name in names[1:-1]:  # each name stays itself (a Msg is read in each language)
+        first = Msg("{names}, {name}", names=first, name=name)
+    return Msg("{names} and {last}", names=first, last=names[-1])
 
 
 def to_data(text: Any) -> Any:
