@@ -122,7 +122,8 @@ def test_greek_is_rendered_with_greek_words_and_greek_numbers():
 # -- no text for people outside the catalogs ----------------------------------------------
 
 # Where the code says something to a person: (the call, which argument).
-SAID = {"ProtocolError": 1, "IllegalAction": 0, "chat_refusal": 0, "Term": 0, "unrated": 2}
+SAID = {"ProtocolError": 1, "IllegalAction": 0, "chat_refusal": 0, "Term": 0, "unrated": 2,
+        "ActionParseError": 0, "CardParseError": 0}
 # Functions whose every returned text is for a person (a refusal, a rule, a reason).
 REASONS = {"_explain_illegal_play", "_explain_lead", "_lead_reason", "_void_reason",
            "why_illegal", "_reason", "refusal", "_ban", "account_name_refusal",

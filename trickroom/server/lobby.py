@@ -23,6 +23,7 @@ from trickroom.game.cards import CardParseError, hands_from_texts
 from trickroom.game.engine import ENGINES
 from trickroom.game.trickgame import rules_wire
 from trickroom.i18n import Msg
+from trickroom.i18n.catalogs import render
 from trickroom.server.config import Config, ConfigError, Room
 from trickroom.server.hub.port import Hub, Member
 from trickroom.server.metrics import METRICS
@@ -102,7 +103,8 @@ class Lobby:
         why: dict[bool, str | None] = {}  # by whether the room is the bot ladder
         if asker is not None and asker.name:
             for ladder in sorted({r.ladder for r in self.rooms.values() if r.rated}):
-                why[ladder] = await self.ranked.refusal(asker.name, asker.guest, ladder)
+                refusal = await self.ranked.refusal(asker.name, asker.guest, ladder)
+                why[ladder] = None if refusal is None else render(refusal, asker.language)
         return [RoomInfo(name=r.name, game=r.game, rated=r.rated, system=r.system,
                          rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0),
                          not_eligible=why.get(r.ladder) if r.rated else None,
@@ -179,7 +181,7 @@ class Lobby:
                 hands_from_texts(hands)
             except CardParseError as exc:
                 raise ProtocolError("invalid_field", Msg("field 'sandbox.deals.{index}': {exc}",
-                                                         index=index, exc=exc),
+                                                         index=index, exc=exc.args[0]),
                                     field=f"sandbox.deals.{index}") from None
             deals.append(tuple(tuple(hand) for hand in hands))
         seed = asked.seed if asked.seed is not None else self.rng().getrandbits(48)

@@ -150,7 +150,7 @@ def on_act(table: Table, cmd: Act) -> None:
     try:
         action = action_from_wire(dict(cmd.action))
     except ActionParseError as exc:
-        raise ProtocolError("invalid_field", Msg("action: {exc}", exc=exc)) from None
+        raise ProtocolError("invalid_field", Msg("action: {exc}", exc=exc.args[0])) from None
     _apply(table, seat.index, action)
     table.reply(cmd.who, Ok(id=cmd.rid))
 
