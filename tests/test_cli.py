@@ -2,7 +2,7 @@ import io
 
 from rich.console import Console
 
-from trickroom.server.cli import play_demo
+from trickroom.server.cli import demo_language, play_demo
 
 
 def test_the_demo_plays_a_whole_spades_game_and_prints_every_hand():
@@ -54,3 +54,19 @@ def test_a_command_whose_reader_stops_early_ends_without_a_traceback():
     err = proc.stderr.read().decode()
     proc.wait(timeout=60)
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_the_demo_speaks_the_language_asked_or_the_terminal_s(monkeypatch):
+    out = io.StringIO()
+    play_demo(seed=2, robot="random", console=Console(file=out, width=120), language="el")
+    text = out.getvalue()
+    assert "την πήρε ο" in text and "Τέλος παιχνιδιού" in text
+    assert "won by" not in text and "Game over" not in text
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    assert demo_language(None) == "en"
+    monkeypatch.setenv("LANG", "el_GR.UTF-8")
+    assert demo_language(None) == "el"
+    assert demo_language("en-XA") == "en-XA"
+    monkeypatch.setenv("LC_ALL", "C")
+    assert demo_language(None) == "el"  # C says nothing of a language: LANG does

@@ -39,6 +39,7 @@ def test_an_installed_copy_serves_the_web_client_and_the_default_rooms(tmp_path)
                                                                           ".egg-info"))}
     assert installed == {"trickroom", "trickroom_client"} | ({"bin"} & installed), installed
     assert (target / "trickroom_client" / "py.typed").exists()
+    assert (target / "trickroom/i18n/locale/el/LC_MESSAGES/messages.po").exists()
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(target), "XDG_DATA_HOME": str(tmp_path / "data")}
     server = subprocess.Popen(
@@ -62,6 +63,9 @@ def test_an_installed_copy_serves_the_web_client_and_the_default_rooms(tmp_path)
         assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
         assert page is not None and b"<script" in page and b"import" in script
         assert rooms is not None and b"spades-zone" in rooms
+        # The catalogs come with it (package data): the rules form reads in Greek.
+        rules = urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rules?lang=el").read()
+        assert "Παιχνίδι μέχρι (πόντους)" in rules.decode("unicode_escape")
     finally:
         server.terminate()
         server.wait(10)

@@ -92,7 +92,7 @@ async def test_a_review_the_store_cannot_read_now_is_503_and_is_built_when_it_ca
     game_id = await finished_game(app)
     read = app.store.game
 
-    async def away(game_id: str) -> None:
+    async def away(game_id: str, texts: bool = False) -> None:
         raise StoreUnavailable("the database does not answer")
 
     app.store.game = away

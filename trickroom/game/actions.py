@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from trickroom.game.cards import CARD_TEXT, CardParseError, parse_card
+from trickroom.i18n import Msg
 
 
 class IllegalAction(ValueError):
@@ -19,7 +20,8 @@ class IllegalAction(ValueError):
 
     ``code`` says which kind of wrong it is, so the server can map it to a wire
     error without reading the message: ``not_your_turn``, ``wrong_phase`` or
-    ``illegal_action``.
+    ``illegal_action``. The message is a :class:`~trickroom.i18n.Msg` (the English text,
+    which the server renders again in the player's language).
     """
 
     def __init__(self, message: str, code: str = "illegal_action") -> None:
@@ -113,7 +115,7 @@ def action_from_wire(data: Mapping[str, Any]) -> Action:
     the action is *legal* is the engine's question, not this function's.
     """
     if not isinstance(data, Mapping):
-        raise ActionParseError("an action is a JSON object with a 'type'")
+        raise ActionParseError(Msg("an action is a JSON object with a 'type'"))
     kind = data.get("type")
     try:
         if kind == "play":
@@ -123,10 +125,10 @@ def action_from_wire(data: Mapping[str, Any]) -> Action:
             value: int = _field(data, "value", int)
             blind = data.get("blind", False)
             if not isinstance(blind, bool):
-                raise ActionParseError("field 'blind' must be true or false")
+                raise ActionParseError(Msg("field 'blind' must be true or false"))
             if blind:
                 if value != 0:
-                    raise ActionParseError("a blind bid must be nil: value 0")
+                    raise ActionParseError(Msg("a blind bid must be nil: value 0"))
                 return BLIND_NIL
             if 0 <= value < len(BIDS):
                 return BIDS[value]
@@ -143,21 +145,23 @@ def action_from_wire(data: Mapping[str, Any]) -> Action:
                 return MOON_CHOICES[0]
             if choice == "subtract":
                 return MOON_CHOICES[1]
-            raise ActionParseError("field 'choice' must be 'add' or 'subtract'")
+            raise ActionParseError(Msg("field 'choice' must be 'add' or 'subtract'"))
     except CardParseError as exc:
-        raise ActionParseError(str(exc)) from exc
+        raise ActionParseError(exc.args[0]) from exc
     raise ActionParseError(
-        f"unknown action type {kind!r}: expected one of play, bid, pass, look, moon"
+        Msg("unknown action type {kind!r}: expected one of play, bid, pass, look, moon",
+            kind=kind)
     )
 
 
 def _field(data: Mapping[str, Any], name: str, kind: type) -> Any:
     if name not in data:
-        raise ActionParseError(f"field {name!r} is missing")
+        raise ActionParseError(Msg("field {name!r} is missing", name=name))
     value = data[name]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ActionParseError(f"field {name!r} must be {_KIND_NAMES[kind]}")
+        raise ActionParseError(Msg("field {name!r} must be {kind}", name=name,
+                                   kind=_KIND_NAMES[kind]))
     return value
 
 
-_KIND_NAMES: dict[type, str] = {int: "an integer", str: "a string", list: "a list"}
+_KIND_NAMES: dict[type, str] = {int: Msg("an integer"), str: Msg("a string"), list: Msg("a list")}

@@ -22,11 +22,14 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator
 
+from trickroom.i18n import Msg
+
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-SEAT_NAMES = ("North", "East", "South", "West")
+# Words for people, which the catalogs translate (each is the English str itself).
+SUIT_NAMES = (Msg("clubs"), Msg("diamonds"), Msg("hearts"), Msg("spades"))
+SEAT_NAMES = (Msg("North"), Msg("East"), Msg("South"), Msg("West"))
 
 DECK_SIZE = 52
 HAND_SIZE = 13
@@ -48,7 +51,8 @@ def parse_card(text: str) -> int:
     both; anything else raises :class:`CardParseError`.
     """
     if not isinstance(text, str):
-        raise CardParseError(f"{text!r} is not a card: a card is a string such as 'QS'")
+        raise CardParseError(Msg("{text!r} is not a card: a card is a string such as 'QS'",
+                                 text=text))
     card = _TEXT_TO_CARD.get(text)
     if card is not None:
         return card
@@ -60,12 +64,15 @@ def parse_card(text: str) -> int:
         return card
     if len(norm) != 2:
         raise CardParseError(
-            f"{text!r} is not a card: write rank then suit, two characters, such as 'QS' or 'TH'"
+            Msg("{text!r} is not a card: write rank then suit, two characters, such as 'QS' or "
+                "'TH'", text=text)
         )
     rank, suit = norm[0], norm[1]
     if rank not in RANKS:
-        raise CardParseError(f"{text!r} is not a card: rank {rank!r} is not one of {RANKS}")
-    raise CardParseError(f"{text!r} is not a card: suit {suit!r} is not one of {SUITS}")
+        raise CardParseError(Msg("{text!r} is not a card: rank {rank!r} is not one of {ranks}",
+                                 text=text, rank=rank, ranks=RANKS))
+    raise CardParseError(Msg("{text!r} is not a card: suit {suit!r} is not one of {suits}",
+                             text=text, suit=suit, suits=SUITS))
 
 
 def parse_cards(texts: Iterable[str]) -> int:
@@ -75,7 +82,7 @@ def parse_cards(texts: Iterable[str]) -> int:
         card = parse_card(text)
         bit = 1 << card
         if mask & bit:
-            raise CardParseError(f"{text!r} is listed twice")
+            raise CardParseError(Msg("{text!r} is listed twice", text=text))
         mask |= bit
     return mask
 
@@ -145,13 +152,14 @@ def hands_from_texts(hands: Iterable[Iterable[str]]) -> list[int]:
     """Validate an explicit deal: four hands of 13 distinct cards covering the deck."""
     masks = [parse_cards(h) for h in hands]
     if len(masks) != 4:
-        raise CardParseError(f"a deal is 4 hands, got {len(masks)}")
+        raise CardParseError(Msg("a deal is 4 hands, got {n}", n=len(masks)))
     seen = 0
     for seat, m in enumerate(masks):
         if m.bit_count() != HAND_SIZE:
-            raise CardParseError(f"hand {seat} has {m.bit_count()} cards, not {HAND_SIZE}")
+            raise CardParseError(Msg("hand {seat} has {n} cards, not {size}",
+                                     seat=seat, n=m.bit_count(), size=HAND_SIZE))
         if seen & m:
             dup = texts_of(seen & m)
-            raise CardParseError(f"cards dealt twice: {', '.join(dup)}")
+            raise CardParseError(Msg("cards dealt twice: {cards}", cards=", ".join(dup)))
         seen |= m
     return masks

@@ -34,6 +34,7 @@ from trickroom.game.events import (
 from trickroom.game.outcome import NilStats, Outcome
 from trickroom.game.trickgame import TrickGame, TrickView
 from trickroom.game.variants import HEARTS_BOUNDS, check_rules
+from trickroom.i18n import Msg
 
 HEARTS_MASK = 0x1FFF << (13 * HEARTS)
 QUEEN_OF_SPADES = 49
@@ -259,25 +260,28 @@ class HeartsGame(TrickGame):
             return self._pass(seat, action)
         if isinstance(action, MoonChoice):
             return self._choose_moon(seat, action)
-        raise IllegalAction(f"{action} is not an action in Hearts")
+        raise IllegalAction(Msg("{action} is not an action in Hearts", action=action))
 
     def _pass(self, seat: int, action: Pass) -> list[Event]:
         if self.phase != "pass":
             raise IllegalAction(
-                f"cards are passed in the pass phase; the game is in {self.phase!r}", "wrong_phase")
+                Msg("cards are passed in the pass phase; the game is in {phase!r}",
+                    phase=self.phase), "wrong_phase")
         if not 0 <= seat < 4:
-            raise IllegalAction(f"there is no seat {seat}", "not_your_turn")
+            raise IllegalAction(Msg("there is no seat {seat}", seat=seat), "not_your_turn")
         if self.passes[seat] is not None:
-            raise IllegalAction("you have already passed this hand", "not_your_turn")
+            raise IllegalAction(Msg("you have already passed this hand"), "not_your_turn")
         n = self.rules.pass_count
         cards = action.cards
         if len(cards) != n:
-            raise IllegalAction(f"pass exactly {n} cards, not {len(cards)}")
+            raise IllegalAction(Msg("pass exactly {n} cards, not {n_cards}", n=n,
+                                    n_cards=len(cards)))
         if len(set(cards)) != n:
-            raise IllegalAction("a card may be passed only once")
+            raise IllegalAction(Msg("a card may be passed only once"))
         for c in cards:
             if not 0 <= c < 52 or not self.hands[seat] >> c & 1:
-                raise IllegalAction(f"you do not hold {CARD_TEXT[c] if 0 <= c < 52 else c}")
+                raise IllegalAction(Msg("you do not hold {card}",
+                                        card=CARD_TEXT[c] if 0 <= c < 52 else c))
         chosen = tuple(sorted(cards))
         self.passes[seat] = chosen
         target = (seat + PASS_OFFSETS[self.pass_direction]) % 4
@@ -331,31 +335,31 @@ class HeartsGame(TrickGame):
         if self.trick and self.hands[seat] >> card & 1 and not self.tricks:
             follow = self.hands[seat] & (0x1FFF << (13 * self.led))
             if not follow and (1 << card) & POINT_CARDS:
-                return ("no points on the first trick: you may not play a heart or the queen "
-                        "of spades while you hold another card")
+                return Msg("no points on the first trick: you may not play a heart or the "
+                           "queen of spades while you hold another card")
         return super()._explain_illegal_play(seat, card)
 
     def _explain_lead(self, seat: int, card: int) -> str:
         if not self.tricks:
             if self.rules.any_club_first:
-                return "the first trick is led with a club"
-            return "the first trick is led with the 2 of clubs"
-        return "hearts are not broken: you may not lead a heart while you hold another suit"
+                return Msg("the first trick is led with a club")
+            return Msg("the first trick is led with the 2 of clubs")
+        return Msg("hearts are not broken: you may not lead a heart while you hold another suit")
 
     def _lead_reason(self, card: int) -> str:
         if not self.tricks:
             if self.rules.any_club_first:
-                return "The first trick is led with a club."
-            return "The 2 of clubs leads the first trick."
+                return Msg("The first trick is led with a club.")
+            return Msg("The 2 of clubs leads the first trick.")
         if self.rules.queen_breaks_hearts:
-            return ("Hearts are not broken yet (a heart or the queen of spades breaks them): "
-                    "lead another suit.")
-        return "Hearts are not broken yet: lead another suit."
+            return Msg("Hearts are not broken yet (a heart or the queen of spades breaks "
+                       "them): lead another suit.")
+        return Msg("Hearts are not broken yet: lead another suit.")
 
     def _void_reason(self, card: int) -> str:
         if card == QUEEN_OF_SPADES:
-            return "No points on the first trick: the queen of spades must wait."
-        return "No points on the first trick: hearts must wait."
+            return Msg("No points on the first trick: the queen of spades must wait.")
+        return Msg("No points on the first trick: hearts must wait.")
 
     # -- scoring ---------------------------------------------------------------------------
 
@@ -376,7 +380,7 @@ class HeartsGame(TrickGame):
 
     def _choose_moon(self, seat: int, action: MoonChoice) -> list[Event]:
         if self.phase != "moon":
-            raise IllegalAction("there is no moon to score now", "wrong_phase")
+            raise IllegalAction(Msg("there is no moon to score now"), "wrong_phase")
         if seat != self.to_act:
             raise self._not_your_turn(seat)
         self.to_act = None

@@ -21,6 +21,7 @@ from trickroom.game.events import BidMade, Dealt, Event, GameOver, HandScored, L
 from trickroom.game.outcome import NO_NILS, Outcome
 from trickroom.game.trickgame import SPADES_MASK, TrickGame, TrickView
 from trickroom.game.variants import SPADES_BOUNDS, check_rules
+from trickroom.i18n import Msg
 
 
 @dataclass(frozen=True)
@@ -227,15 +228,16 @@ class SpadesGame(TrickGame):
 
     def _apply_other(self, seat: int, action: Action) -> list[Event]:
         if not isinstance(action, (Bid, Look)):
-            raise IllegalAction(f"{action} is not an action in Spades")
+            raise IllegalAction(Msg("{action} is not an action in Spades", action=action))
         if self.phase != "bid":
-            raise IllegalAction(f"bids are made in the bid phase; the game is in {self.phase!r}",
+            raise IllegalAction(Msg("bids are made in the bid phase; the game is in {phase!r}",
+                                    phase=self.phase),
                                 "wrong_phase")
         if seat != self.to_act:
             raise self._not_your_turn(seat)
         if isinstance(action, Look):
             if self.seen[seat]:
-                raise IllegalAction("you have already seen your cards")
+                raise IllegalAction(Msg("you have already seen your cards"))
             self.seen[seat] = True
             return [Looked(seat), Dealt(seat, self.hands[seat])]
         self._check_bid(seat, action)
@@ -254,38 +256,41 @@ class SpadesGame(TrickGame):
     def _check_bid(self, seat: int, bid: Bid) -> None:
         if bid.blind:
             if not self.rules.blind_nil:
-                raise IllegalAction("blind nil is not allowed in this room")
+                raise IllegalAction(Msg("blind nil is not allowed in this room"))
             if not self._may_bid_blind(seat):
                 raise IllegalAction(
-                    f"blind nil is allowed only to a side trailing by "
-                    f"{self.rules.blind_nil_deficit} or more")
+                    Msg("blind nil is allowed only to a side trailing by {blind_nil_deficit} "
+                        "or more", blind_nil_deficit=self.rules.blind_nil_deficit))
             if self.seen[seat]:
-                raise IllegalAction("blind nil must be bid before looking at your cards")
+                raise IllegalAction(Msg("blind nil must be bid before looking at your cards"))
             if not self._bid_range(seat)[2]:  # a nil, blind or not, leaves the team short
                 raise IllegalAction(
-                    f"minimum team bid is {self.rules.min_team_bid}: your partner bid "
-                    f"{self.bids[(seat + 2) % 4]}, so you may not bid blind nil")
+                    Msg("minimum team bid is {min_team_bid}: your partner bid {partner}, so "
+                        "you may not bid blind nil", min_team_bid=self.rules.min_team_bid,
+                        partner=self.bids[(seat + 2) % 4]))
             return
         if not self.seen[seat]:
-            raise IllegalAction("look at your cards (or bid blind nil) before bidding")
+            raise IllegalAction(Msg("look at your cards (or bid blind nil) before bidding"))
         if not 0 <= bid.value <= 13:
-            raise IllegalAction(f"bid {bid.value} is out of range: bids are 0 (nil) to 13")
+            raise IllegalAction(Msg("bid {value} is out of range: bids are 0 (nil) to 13",
+                                    value=bid.value))
         lo, hi, nil_ok = self._bid_range(seat)
         partner = self.bids[(seat + 2) % 4]
         if bid.value == 0:
             if not nil_ok:
                 raise IllegalAction(
-                    f"minimum team bid is {self.rules.min_team_bid}: your partner bid "
-                    f"{partner}, so you may not bid nil")
+                    Msg("minimum team bid is {min_team_bid}: your partner bid {partner}, so "
+                        "you may not bid nil", min_team_bid=self.rules.min_team_bid,
+                        partner=partner))
             return
         if bid.value > hi:
             raise IllegalAction(
-                f"team bid cap: partners' bids may not exceed 13 (partner bid {partner}, "
-                f"so at most {hi})")
+                Msg("team bid cap: partners' bids may not exceed 13 (partner bid {partner}, so "
+                    "at most {hi})", partner=partner, hi=hi))
         if bid.value < lo:
             raise IllegalAction(
-                f"minimum team bid is {self.rules.min_team_bid}: partner bid {partner}, "
-                f"so bid at least {lo}")
+                Msg("minimum team bid is {min_team_bid}: partner bid {partner}, so bid at "
+                    "least {lo}", min_team_bid=self.rules.min_team_bid, partner=partner, lo=lo))
 
     # -- play --------------------------------------------------------------------------
 
@@ -308,17 +313,17 @@ class SpadesGame(TrickGame):
 
     def _explain_lead(self, seat: int, card: int) -> str:
         if not self.tricks and self.rules.two_of_clubs_leads:
-            return "the first trick is led with the 2 of clubs"
+            return Msg("the first trick is led with the 2 of clubs")
         if not self.tricks:
-            return "the first lead may not be a spade unless you hold only spades"
-        return "spades are not broken: you may not lead a spade while you hold another suit"
+            return Msg("the first lead may not be a spade unless you hold only spades")
+        return Msg("spades are not broken: you may not lead a spade while you hold another suit")
 
     def _lead_reason(self, card: int) -> str:
         if not self.tricks:
             if self.rules.two_of_clubs_leads:
-                return "The 2 of clubs leads the first trick."
-            return "The first lead may not be a spade."
-        return "Spades are not broken yet: lead another suit."
+                return Msg("The 2 of clubs leads the first trick.")
+            return Msg("The first lead may not be a spade.")
+        return Msg("Spades are not broken yet: lead another suit.")
 
     # -- scoring -------------------------------------------------------------------------
 

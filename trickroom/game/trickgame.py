@@ -49,6 +49,7 @@ from trickroom.game.cards import (
 )
 from trickroom.game.events import Event, HandStarted, Played, TrickWon
 from trickroom.game.variants import recorded_rules
+from trickroom.i18n import Msg
 
 
 def _suit_play_tables() -> tuple[tuple[tuple[Play, ...], ...], ...]:
@@ -347,10 +348,12 @@ class TrickGame:
         if seat is None:
             seat = self.to_act
             if seat is None:
-                raise IllegalAction(f"no one may act in phase {self.phase!r}", "wrong_phase")
+                raise IllegalAction(Msg("no one may act in phase {phase!r}", phase=self.phase),
+                                    "wrong_phase")
         if type(action) is Play:
             raise IllegalAction(
-                f"cards are played in the play phase; the game is in {self.phase!r}",
+                Msg("cards are played in the play phase; the game is in {phase!r}",
+                    phase=self.phase),
                 "wrong_phase")
         events = self._apply_other(seat, action)
         self.actions.append((seat, action))
@@ -359,7 +362,8 @@ class TrickGame:
     def next_hand(self) -> list[Event]:
         """Deal the next hand after ``hand_over``; the server calls it when it is ready."""
         if self.phase != "hand_over":
-            raise IllegalAction(f"the next hand is dealt after a hand, not in {self.phase!r}",
+            raise IllegalAction(Msg("the next hand is dealt after a hand, not in {phase!r}",
+                                    phase=self.phase),
                                 "wrong_phase")
         self.dealer = (self.dealer + 1) % 4
         upcoming = self.hand_no + 1
@@ -425,10 +429,11 @@ class TrickGame:
 
     def _not_your_turn(self, seat: int) -> IllegalAction:
         if self.to_act is None:
-            return IllegalAction(f"no one may act in phase {self.phase!r}", "wrong_phase")
+            return IllegalAction(Msg("no one may act in phase {phase!r}", phase=self.phase),
+                                 "wrong_phase")
         return IllegalAction(
-            f"not your turn: {SEAT_NAMES[self.to_act]} (seat {self.to_act}) is to act, "
-            f"not {_seat_name(seat)}",
+            Msg("not your turn: {name} (seat {to_act}) is to act, not {seat}",
+                name=SEAT_NAMES[self.to_act], to_act=self.to_act, seat=_seat_name(seat)),
             "not_your_turn",
         )
 
@@ -436,11 +441,11 @@ class TrickGame:
         """Why ``card`` is not legal for ``seat``: the rule, in the words players use."""
         text = CARD_TEXT[card] if 0 <= card < 52 else repr(card)
         if not self.hands[seat] >> card & 1:
-            return f"you do not hold {text}"
+            return Msg("you do not hold {card}", card=text)
         if self.trick:
             led = SUIT_NAMES[self.led]
             if card // 13 != self.led:
-                return f"must follow suit: {led} were led and you hold {led}"
+                return Msg("must follow suit: {suit} were led and you hold {suit}", suit=led)
         return self._explain_lead(seat, card)
 
     # -- why a card may not be played, for players ---------------------------------------
@@ -454,13 +459,13 @@ class TrickGame:
         led." It reads the same legal mask :meth:`apply` checks, so the two never disagree.
         """
         if not 0 <= card < 52:
-            return "There is no such card."
+            return Msg("There is no such card.")
         if self.phase != "play":
-            return "Cards are played in the play phase."
+            return Msg("Cards are played in the play phase.")
         if seat != self.to_act:
-            return "It is not your turn."
+            return Msg("It is not your turn.")
         if not self.hands[seat] >> card & 1:
-            return f"You do not hold {CARD_TEXT[card]}."
+            return Msg("You do not hold {card}.", card=CARD_TEXT[card])
         if self._legal >> card & 1:
             return None
         return self._reason(seat, card)
@@ -538,13 +543,14 @@ class TrickGame:
 
     def _void_reason(self, card: int) -> str:
         """Why a seat void in the led suit may not discard ``card`` (``_void_rule``)."""
-        return f"{CARD_TEXT[card]} may not be played now."
+        return Msg("{card} may not be played now.", card=CARD_TEXT[card])
 
     def _other_legal(self, seat: int) -> Sequence[Action]:
         return ()
 
     def _apply_other(self, seat: int, action: Action) -> list[Event]:
-        raise IllegalAction(f"{action} is not an action in {self.kind}")
+        raise IllegalAction(Msg("{action} is not an action in {kind}", action=action,
+                                kind=self.kind))
 
     def _pass_direction(self) -> str | None:
         return None
@@ -556,7 +562,7 @@ def why_illegal(game: TrickGame, seat: int, card: int | str) -> str | None:
     return game.why_illegal(seat, parse_card(card) if isinstance(card, str) else card)
 
 
-FOLLOW_SUIT = tuple(f"Follow suit: {name} were led." for name in SUIT_NAMES)
+FOLLOW_SUIT = tuple(Msg("Follow suit: {suit} were led.", suit=name) for name in SUIT_NAMES)
 """The reason a card off the led suit is refused, by led suit."""
 
 PLAYED = tuple(tuple(Played(s, c) for c in range(52)) for s in range(4))
@@ -566,7 +572,9 @@ SPADES_MASK = ((1 << 13) - 1) << (13 * SPADES)
 
 
 def _seat_name(seat: int) -> str:
-    return f"{SEAT_NAMES[seat]} (seat {seat})" if 0 <= seat < 4 else f"seat {seat}"
+    if 0 <= seat < 4:
+        return Msg("{name} (seat {seat})", name=SEAT_NAMES[seat], seat=seat)
+    return Msg("seat {seat}", seat=seat)
 
 
 def _tuples(rules: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
+from trickroom.i18n import Msg
+
 HAND_LIMIT = 200
 """The most hands a game may last (its ``hand_limit`` at most): whatever its other rules, a
 game ends, its record and review stay bounded, and a table of robots does not play on for
@@ -95,7 +97,7 @@ class RuleText:
     """How a rule reads in a form: a ``label``, a one-line ``help``, whether the form shows
     it first (``common``), and for a rule of set values its ``choices`` (value, label)."""
 
-    label: str
+    label: str  # a Msg, like help and each choice's label: the catalogs translate them
     help: str
     common: bool = False
     choices: tuple[tuple[Any, str], ...] = ()
@@ -105,69 +107,118 @@ class RuleText:
 # ones first, with the labels the browser's create-table form has always used.
 RULE_TEXTS: dict[str, dict[str, RuleText]] = {
     "spades": {
-        "target": RuleText("Play to (points)", "The game ends after a hand in which a side "
-                           "reaches this score; the higher score wins.", True),
-        "mercy": RuleText("Mercy: end when a side falls to minus (empty: off)",
-                          "The game also ends when a side falls to minus this score.", True),
-        "bag_limit": RuleText("Bags before a penalty (empty: no penalty)",
-                              "Each time a side's overtricks (bags) reach this many, it loses "
-                              "the bag penalty.", True),
-        "blind_nil": RuleText("Blind nil allowed", "A side trailing by the blind nil deficit "
-                              "may bid nil before looking at its cards.", True),
-        "two_of_clubs_leads": RuleText("Two of clubs leads", "The holder of the 2 of clubs "
-                                       "leads it to the first trick.", True),
-        "team_bid_cap_13": RuleText("Partners bid at most 13 together",
-                                    "Partners' bids together may not exceed 13 tricks."),
-        "min_team_bid": RuleText("Minimum team bid", "Partners' bids together must reach at "
-                                 "least this many tricks (0: no minimum)."),
-        "nil_value": RuleText("Nil scores", "A nil bid scores this when its bidder takes no "
-                              "trick, and costs as much otherwise."),
+        "target": RuleText(
+            Msg("Play to (points)"),
+            Msg("The game ends after a hand in which a side reaches this score; the higher "
+                "score wins."),
+            True),
+        "mercy": RuleText(
+            Msg("Mercy: end when a side falls to minus (empty: off)"),
+            Msg("The game also ends when a side falls to minus this score."),
+            True),
+        "bag_limit": RuleText(
+            Msg("Bags before a penalty (empty: no penalty)"),
+            Msg("Each time a side's overtricks (bags) reach this many, it loses the bag penalty."),
+            True),
+        "blind_nil": RuleText(
+            Msg("Blind nil allowed"),
+            Msg("A side trailing by the blind nil deficit may bid nil before looking at its "
+                "cards."),
+            True),
+        "two_of_clubs_leads": RuleText(
+            Msg("Two of clubs leads"),
+            Msg("The holder of the 2 of clubs leads it to the first trick."),
+            True),
+        "team_bid_cap_13": RuleText(
+            Msg("Partners bid at most 13 together"),
+            Msg("Partners' bids together may not exceed 13 tricks.")),
+        "min_team_bid": RuleText(
+            Msg("Minimum team bid"),
+            Msg("Partners' bids together must reach at least this many tricks (0: no minimum).")),
+        "nil_value": RuleText(
+            Msg("Nil scores"),
+            Msg("A nil bid scores this when its bidder takes no trick, and costs as much "
+                "otherwise.")),
         "nil_tricks_count_for_partner": RuleText(
-            "A nil bidder's tricks count for the partner", "Tricks a nil bidder takes count "
-            "toward the partner's contract, as bags beyond it."),
-        "blind_nil_value": RuleText("Blind nil scores", "A blind nil scores this when its "
-                                    "bidder takes no trick, and costs as much otherwise."),
-        "blind_nil_deficit": RuleText("Blind nil only when behind by", "Blind nil may be bid "
-                                      "only by a side trailing by at least this many points."),
-        "spades_always_leadable": RuleText("Spades may always be led", "Spades may be led "
-                                           "before one has been played (after the first "
-                                           "trick)."),
-        "bag_penalty": RuleText("Bag penalty", "What a side loses each time its bags reach "
-                                "the bag limit."),
-        "hand_limit": RuleText("Most hands", "The game ends after this many hands if no side "
-                               "has won by then: the higher score wins (equal: a draw)."),
+            Msg("A nil bidder's tricks count for the partner"),
+            Msg("Tricks a nil bidder takes count toward the partner's contract, as bags beyond "
+                "it.")),
+        "blind_nil_value": RuleText(
+            Msg("Blind nil scores"),
+            Msg("A blind nil scores this when its bidder takes no trick, and costs as much "
+                "otherwise.")),
+        "blind_nil_deficit": RuleText(
+            Msg("Blind nil only when behind by"),
+            Msg("Blind nil may be bid only by a side trailing by at least this many points.")),
+        "spades_always_leadable": RuleText(
+            Msg("Spades may always be led"),
+            Msg("Spades may be led before one has been played (after the first trick).")),
+        "bag_penalty": RuleText(
+            Msg("Bag penalty"),
+            Msg("What a side loses each time its bags reach the bag limit.")),
+        "hand_limit": RuleText(
+            Msg("Most hands"),
+            Msg("The game ends after this many hands if no side has won by then: the higher "
+                "score wins (equal: a draw).")),
     },
     "hearts": {
-        "target": RuleText("Play to (points)", "The game ends after a hand in which someone "
-                           "reaches this score; the lowest score wins.", True),
-        "pass_cycle": RuleText("Passing", "Which way the cards are passed, hand after hand, "
-                               "round and round.", True, (
-                                   (("left", "right", "across", "hold"),
-                                    "left, right, across, hold"),
-                                   (("left", "right", "across"), "left, right, across"),
-                                   (("left",), "always left"),
-                                   (("hold",), "no passing"))),
-        "moon": RuleText("Shooting the moon", "A player who takes every heart and the queen of "
-                         "spades adds 26 to everyone else, takes 26 off their own score, or "
-                         "chooses which.", True, (
-                             ("add_to_others", "add to others"),
-                             ("subtract_from_shooter", "subtract from shooter"),
-                             ("shooter_chooses", "shooter chooses"))),
-        "jack_of_diamonds": RuleText("Jack of diamonds scores −10", "Taking the jack of "
-                                     "diamonds scores the jack's value (−10: a bonus).", True),
-        "blood_on_first_trick": RuleText("Points allowed on the first trick", "Hearts and the "
-                                         "queen of spades may be played on the first trick.",
-                                         True),
-        "pass_count": RuleText("Cards passed", "How many cards each player passes."),
-        "any_club_first": RuleText("Any club may lead the first trick", "The holder of the 2 of "
-                                   "clubs may lead any club to the first trick."),
-        "queen_breaks_hearts": RuleText("The queen of spades breaks hearts", "Once the queen of "
-                                        "spades is played, hearts may be led, as after a "
-                                        "heart."),
-        "jack_value": RuleText("Jack of diamonds value", "What taking the jack of diamonds "
-                               "scores when that rule is on (negative lowers the score)."),
-        "hand_limit": RuleText("Most hands", "The game ends after this many hands if nobody "
-                               "has reached the target by then: the lowest score wins."),
+        "target": RuleText(
+            Msg("Play to (points)"),
+            Msg("The game ends after a hand in which someone reaches this score; the lowest "
+                "score wins."),
+            True),
+        "pass_cycle": RuleText(
+            Msg("Passing"),
+            Msg("Which way the cards are passed, hand after hand, round and round."),
+            True,
+            (
+                (("left", "right", "across", "hold"),
+                 Msg("left, right, across, hold")),
+                (("left", "right", "across"),
+                 Msg("left, right, across")),
+                (("left",),
+                 Msg("always left")),
+                (("hold",),
+                 Msg("no passing")),
+            )),
+        "moon": RuleText(
+            Msg("Shooting the moon"),
+            Msg("A player who takes every heart and the queen of spades adds 26 to everyone "
+                "else, takes 26 off their own score, or chooses which."),
+            True,
+            (
+                ("add_to_others",
+                 Msg("add to others")),
+                ("subtract_from_shooter",
+                 Msg("subtract from shooter")),
+                ("shooter_chooses",
+                 Msg("shooter chooses")),
+            )),
+        "jack_of_diamonds": RuleText(
+            Msg("Jack of diamonds scores −10"),
+            Msg("Taking the jack of diamonds scores the jack's value (−10: a bonus)."),
+            True),
+        "blood_on_first_trick": RuleText(
+            Msg("Points allowed on the first trick"),
+            Msg("Hearts and the queen of spades may be played on the first trick."),
+            True),
+        "pass_count": RuleText(
+            Msg("Cards passed"),
+            Msg("How many cards each player passes.")),
+        "any_club_first": RuleText(
+            Msg("Any club may lead the first trick"),
+            Msg("The holder of the 2 of clubs may lead any club to the first trick.")),
+        "queen_breaks_hearts": RuleText(
+            Msg("The queen of spades breaks hearts"),
+            Msg("Once the queen of spades is played, hearts may be led, as after a heart.")),
+        "jack_value": RuleText(
+            Msg("Jack of diamonds value"),
+            Msg("What taking the jack of diamonds scores when that rule is on (negative lowers "
+                "the score).")),
+        "hand_limit": RuleText(
+            Msg("Most hands"),
+            Msg("The game ends after this many hands if nobody has reached the target by then: "
+                "the lowest score wins.")),
     },
 }
 

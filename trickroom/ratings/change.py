@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from trickroom.i18n.message import Msg, Number
 from trickroom.ratings.result import GameResult, PlayerOutcome
 
 
@@ -82,7 +83,8 @@ class RatingChange:
 
 def unrated(player: str, rating: Rating, why: str) -> RatingChange:
     """A change that leaves the rating as it was, saying why the game did not count."""
-    return RatingChange(player, rating, rating, (Term(f"not rated: {why}"),), None, False)
+    return RatingChange(player, rating, rating, (Term(Msg("not rated: {why}", why=why)),),
+                        None, False)
 
 
 def skill_change(result: GameResult, player: str, before: Rating, after: Rating, *,
@@ -95,34 +97,32 @@ def skill_change(result: GameResult, player: str, before: Rating, after: Rating,
     player who left is rated on a loss.
     """
     terms = (
-        Term(f"skill {num(before.value)} ± {num(spread)} before", before.value),
-        Term(f"chance of winning {num(chance)} before the game", chance),
+        Term(Msg("skill {before} ± {spread} before", before=num(before.value),
+                 spread=num(spread)), before.value),
+        Term(Msg("chance of winning {chance} before the game", chance=num(chance)), chance),
         reading,
         model,
-        Term(f"skill {num(after.value)} ({signed(after.value - before.value)}) ± "
-             f"{num(after.sigma)} after", after.value),
+        Term(Msg("skill {after} ({change}) ± {sigma} after", after=num(after.value),
+                 change=signed(after.value - before.value), sigma=num(after.sigma)), after.value),
     )
     outcome = "loss" if result.left(player) else result.outcome_of(player)
     return RatingChange(player, before, after, terms, outcome)
 
 
-def num(x: float, places: int = 2) -> str:
-    """A number as a player reads it: at most ``places`` decimals, a true minus sign.
+def num(x: float, places: int = 2) -> Number:
+    """A number as a player reads it: at most ``places`` decimals, a true minus sign (in
+    English; each language formats it its own way).
 
     >>> num(1489.5), num(1.02447), num(25.0), num(-0.75), num(-0.0001), num(20.0, 0)
     ('1489.5', '1.02', '25', '−0.75', '0', '20')
     """
-    rounded = round(x, places)
-    if rounded == int(rounded):
-        return str(int(rounded)).replace("-", "−")
-    return f"{rounded:.{places}f}".rstrip("0").replace("-", "−")
+    return Number(x, places)
 
 
-def signed(x: float, places: int = 2) -> str:
+def signed(x: float, places: int = 2) -> Number:
     """A change with its sign: ``+24.39``, ``−8``, ``0``.
 
     >>> signed(24.389), signed(-8.0), signed(0.0)
     ('+24.39', '−8', '0')
     """
-    text = num(x, places)
-    return text if text == "0" or text.startswith("−") else "+" + text
+    return Number(x, places, signed=True)

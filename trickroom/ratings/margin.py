@@ -79,6 +79,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from trickroom.i18n import Msg
 from trickroom.ratings.change import Rating, RatingChange, Term, num, skill_change
 from trickroom.ratings.fourway import thurstone
 from trickroom.ratings.openskill_system import ELO_PER_BETA
@@ -214,11 +215,12 @@ class Margin(RatesWithTheGame):
         chances = self._chances(result.kind, before)
         rates = self._rates(result)
         after = self._update(result.kind, before, rates, hands)
-        unit = " a hand" if result.kind == "spades" else ""
-        how = (f"final-score model: a side scores {num(m.par)}{unit} "
-               f"{'−' if m.lower_wins else '+'} {num(m.points, 4)} × (own skill − "
-               f"{num(m.rho)} × opponents', over {num(self.mu, 0)} a player) ± "
-               f"{num(m.beta, 0)}")
+        spades = result.kind == "spades"
+        how = Msg("final-score model: a side scores {par}{unit} {sign} {points} × (own skill "
+                  "− {rho} × opponents', over {mu} a player) ± {beta}", par=num(m.par),
+                  unit=Msg(" a hand") if spades else "", sign="−" if m.lower_wins else "+",
+                  points=num(m.points, 4), rho=num(m.rho), mu=num(self.mu, 0),
+                  beta=num(m.beta, 0))
         changes = []
         for seat, p in enumerate(result.players):
             if p not in humans:
@@ -227,14 +229,20 @@ class Margin(RatesWithTheGame):
             words = self._words(result, seat, hands)
             if result.left(p):
                 seen = self._forfeit(result, before, seat, rates, hands)
-                words = ("left before the end: rated as scoring at least "
-                         + num(m.beta / math.sqrt(hands)) + unit + " below the expected")
+                words = (Msg("left before the end: rated as scoring at least {points} a hand "
+                             "below the expected", points=num(m.beta / math.sqrt(hands)))
+                         if spades else
+                         Msg("left before the end: rated as scoring at least {points} below "
+                             "the expected", points=num(m.beta / math.sqrt(hands))))
             new = self._update(result.kind, before, seen, hands) if result.left(p) else after
             expected = self._expected(result.kind, before, seat)
             changes.append(skill_change(
                 result, p, ratings[p], new[seat], spread=before[seat].sigma,
                 chance=chances[seat % 2 if result.kind == "spades" else seat],
-                reading=Term(f"{words}; expected {num(expected)}{unit}", rates[seat]),
+                reading=Term(Msg("{words}; expected {expected} a hand", words=words,
+                                 expected=num(expected)) if spades else
+                             Msg("{words}; expected {expected}", words=words,
+                                 expected=num(expected)), rates[seat]),
                 model=Term(how, m.beta)))
         return changes
 
@@ -246,11 +254,12 @@ class Margin(RatesWithTheGame):
     @staticmethod
     def _words(result: GameResult, seat: int, hands: float) -> str:
         if result.kind == "hearts":
-            return f"finished on {result.scores[seat]} points"
-        over = (f"in {result.hands} hands" if result.hands else
-                f"over a typical game's {num(hands, 0)} hands")
-        return (f"{SIDE_NAMES[seat % 2]} finished on {result.scores[seat]} {over} "
-                f"({num(result.scores[seat] / hands)} a hand)")
+            return Msg("finished on {score} points", score=result.scores[seat])
+        over = (Msg("in {hands} hands", hands=result.hands) if result.hands else
+                Msg("over a typical game's {hands} hands", hands=num(hands, 0)))
+        return Msg("{side} finished on {score} {over} ({rate} a hand)",
+                   side=SIDE_NAMES[seat % 2], score=result.scores[seat], over=over,
+                   rate=num(result.scores[seat] / hands))
 
     def _forfeit(self, result: GameResult, lineup: Sequence[Rating], seat: int,
                  rates: Sequence[float], hands: float) -> list[float]:

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from openskill.models import BradleyTerryFull, PlackettLuce, ThurstoneMostellerFull
 
+from trickroom.i18n import Msg
 from trickroom.ratings.change import Rating, RatingChange, Term, num, skill_change
 from trickroom.ratings.fourway import hearts_from_pairs, plackett_luce, thurstone
 from trickroom.ratings.result import SIDE_NAMES, SIDES, GameKind, GameResult
@@ -121,8 +122,8 @@ class WengLin(RatesWithTheGame):
         after = {p: Rating(float(r.mu), float(r.sigma))
                  for team, rated in zip(teams, new, strict=True)
                  for p, r in zip(team, rated, strict=True)}
-        how = (f"Weng-Lin ({_MODEL_WORDS[self.model]}), beta {num(self.beta)}, "
-               f"tau {num(self.tau)}")
+        how = Msg("Weng-Lin ({model}), beta {beta}, tau {tau}", model=_MODEL_WORDS[self.model],
+                  beta=num(self.beta), tau=num(self.tau))
         return [skill_change(result, p, ratings[p], after[p],
                              spread=ratings[p].sigma or self.sigma, chance=chance[p],
                              reading=Term(words[p], None), model=Term(how, self.beta))
@@ -142,20 +143,22 @@ class WengLin(RatesWithTheGame):
                 if team:
                     teams.append(team)
                     ranks.append(1.0 if side in (None, i) else 2.0)
-                    verdict = "tied" if side is None else ("won" if side == i else "lost")
+                    verdict = (Msg("{side} tied", side=SIDE_NAMES[i]) if side is None else
+                               Msg("{side} won", side=SIDE_NAMES[i]) if side == i else
+                               Msg("{side} lost", side=SIDE_NAMES[i]))
                     for p in team:
-                        words[p] = f"{SIDE_NAMES[i]} {verdict}"
+                        words[p] = verdict
         else:
             for seat, p in enumerate(result.players):
                 if p not in leavers:
                     teams.append([p])
                     ranks.append(float(result.scores[seat]))
-                    words[p] = f"finished on {result.scores[seat]} points"
+                    words[p] = Msg("finished on {score} points", score=result.scores[seat])
         last = max(ranks, default=0.0) + 1.0
         for p in leavers:
             teams.append([p])
             ranks.append(last)
-            words[p] = "left before the end: ranked last"
+            words[p] = Msg("left before the end: ranked last")
         return teams, ranks, words
 
     def _chances(self, teams: list[list[str]], ratings: Mapping[str, Rating]

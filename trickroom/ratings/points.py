@@ -46,6 +46,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from trickroom.i18n import Msg
 from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, unrated
 from trickroom.ratings.result import SIDES, GameKind, GameResult, SeatingMode
 from trickroom.ratings.system import (
@@ -57,9 +58,9 @@ from trickroom.ratings.system import (
 )
 
 _SEATING_WORDS: dict[SeatingMode, str] = {
-    "random_queue": "random queue",
-    "random_seating": "random seating",
-    "fixed_seating": "fixed seating",
+    "random_queue": Msg("random queue"),
+    "random_seating": Msg("random seating"),
+    "fixed_seating": Msg("fixed seating"),
 }
 _FRACTIONS = {0.0: "0", 0.25: "¼", 0.5: "½", 1.0: "1", 1.5: "1½"}
 
@@ -96,13 +97,13 @@ class Points(RatesWithTheGame, ShownAsRated):
     def completion(self, completed: bool, progress: float) -> tuple[float, str]:
         """The Completion factor and the words for it."""
         if completed:
-            return self.complete, "complete game"
-        reached = f"incomplete, {num(100 * progress, 0)}% of the target"
+            return self.complete, Msg("complete game")
+        reached = Msg("incomplete, {percent}% of the target", percent=num(100 * progress, 0))
         if progress > 0.5:
-            return self.past_half, f"{reached}: past half"
+            return self.past_half, Msg("{reached}: past half", reached=reached)
         if progress < 0.25:
-            return self.under_quarter, f"{reached}: under a quarter"
-        return self.under_half, f"{reached}: half or under"
+            return self.under_quarter, Msg("{reached}: under a quarter", reached=reached)
+        return self.under_half, Msg("{reached}: half or under", reached=reached)
 
     def odds(self, winners: float, losers: float) -> tuple[float, float]:
         """``(raw, clamped)`` odds for winners rated ``winners`` against ``losers``."""
@@ -116,16 +117,21 @@ class Points(RatesWithTheGame, ShownAsRated):
         completion, completion_words = self.completion(result.completed, result.progress)
         raw, odds = self.odds(winners, losers)
         value = self.half * randomness * completion * odds
-        odds_text = (f"Odds 10^(({num(losers)} − {num(winners)}) / {num(self.scale)}) = "
-                     f"{num(raw, 3)}")
+        odds_text = Msg("Odds 10^(({losers} − {winners}) / {scale}) = {odds}",
+                        losers=num(losers), winners=num(winners), scale=num(self.scale),
+                        odds=num(raw, 3))
         if odds != raw:
-            odds_text += f", clamped to {num(odds, 3)}"
+            odds_text = Msg("{odds_text}, clamped to {odds}", odds_text=odds_text,
+                            odds=num(odds, 3))
         return value, [
-            Term(f"Randomness {num(randomness)} ({_SEATING_WORDS[result.seating]})", randomness),
-            Term(f"Completion {num(completion)} ({completion_words})", completion),
+            Term(Msg("Randomness {randomness} ({seating})", randomness=num(randomness),
+                     seating=_SEATING_WORDS[result.seating]), randomness),
+            Term(Msg("Completion {completion} ({completion_words})", completion=num(completion),
+                     completion_words=completion_words), completion),
             Term(odds_text, odds),
-            Term(f"Points = {_fraction(self.half)} × {num(randomness)} × {num(completion)} × "
-                 f"{num(odds, 3)} = {num(value)}", value),
+            Term(Msg("Points = {half} × {randomness} × {completion} × {odds} = {value}",
+                     half=_fraction(self.half), randomness=num(randomness),
+                     completion=num(completion), odds=num(odds, 3), value=num(value)), value),
         ]
 
     # Rating a game
@@ -147,7 +153,7 @@ class Points(RatesWithTheGame, ShownAsRated):
         players = result.players
         averages = [sum(ratings[players[s]].value for s in SIDES[i]) / 2 for i in (0, 1)]
         if side is None:
-            tie = (Term("equal scores: no points exchanged", 0.0),)
+            tie = (Term(Msg("equal scores: no points exchanged"), 0.0),)
             return [RatingChange(p, ratings[p], ratings[p], tie, "tie") for p in players]
         value, terms = self.points(result, averages[side], averages[1 - side])
         shares = self._spades_shares(result, side)
@@ -157,12 +163,13 @@ class Points(RatesWithTheGame, ShownAsRated):
             delta = share * value
             before = ratings[player].value
             explanation = [
-                Term(f"rating {num(before)} before", before),
-                Term(f"winners' average {num(averages[side])}, "
-                     f"losers' average {num(averages[1 - side])}", None),
+                Term(Msg("rating {before} before", before=num(before)), before),
+                Term(Msg("winners' average {average}, losers' average {losers}",
+                         average=num(averages[side]), losers=num(averages[1 - side])), None),
                 *terms,
-                Term(f"{words}: {_times(share)}{num(value)} = {signed(delta)}", delta),
-                Term(f"new rating {num(before + delta)}", before + delta),
+                Term(Msg("{words}: {share}{value} = {delta}", words=words, share=_times(share),
+                         value=num(value), delta=signed(delta)), delta),
+                Term(Msg("new rating {after}", after=num(before + delta)), before + delta),
             ]
             changes.append(RatingChange(player, ratings[player], Rating(before + delta),
                                         tuple(explanation), result.outcome_of(player)))
@@ -173,22 +180,24 @@ class Points(RatesWithTheGame, ShownAsRated):
         """Each seat's multiple of Points, with words, per the disconnection table."""
         gone = result.responsible
         if gone is None:
-            return [(1.0, "won") if seat % 2 == side else (-1.0, "lost") for seat in range(4)]
+            return [(1.0, Msg("won")) if seat % 2 == side else (-1.0, Msg("lost"))
+                    for seat in range(4)]
         d = result.seat_of(gone)
         won = d % 2 == side
-        outcome = "won" if won else "lost"
+        outcome = Msg("won") if won else Msg("lost")
         shares: list[tuple[float, str]] = []
         for seat in range(4):
             if seat == d:
                 shares.append((0.0 if won else -1.5,
-                               f"disconnected first, side {outcome}"))
+                               Msg("disconnected first, side {outcome}", outcome=outcome)))
             elif seat % 2 == d % 2:
                 shares.append((0.5 if won else -0.5,
-                               f"partner of {gone}, who disconnected first, side {outcome}"))
+                               Msg("partner of {gone}, who disconnected first, side {outcome}",
+                                   gone=gone, outcome=outcome)))
             else:
                 shares.append((-0.25 if won else 1.0,
-                               f"opponent of {gone}, who disconnected first and "
-                               f"whose side {outcome}"))
+                               Msg("opponent of {gone}, who disconnected first and whose "
+                                   "side {outcome}", gone=gone, outcome=outcome)))
         return shares
 
     def _rate_hearts(self, result: GameResult, ratings: Mapping[str, Rating]
@@ -205,13 +214,15 @@ class Points(RatesWithTheGame, ShownAsRated):
             before = ratings[p].value
             after = before + deltas[p]
             explanation = [
-                Term(f"rating {num(before)} before", before),
-                Term(f"each pair is a match worth ⅓ of Points, Randomness "
-                     f"{num(self.randomness(result.seating))} and Completion "
-                     f"{num(self.completion(result.completed, result.progress)[0])}", None),
+                Term(Msg("rating {before} before", before=num(before)), before),
+                Term(Msg("each pair is a match worth ⅓ of Points, Randomness {randomness} and "
+                         "Completion {completion}",
+                         randomness=num(self.randomness(result.seating)),
+                         completion=num(self.completion(result.completed,
+                                                        result.progress)[0])), None),
                 *lines[p],
-                Term(f"total {signed(deltas[p])}", deltas[p]),
-                Term(f"new rating {num(after)}", after),
+                Term(Msg("total {delta}", delta=signed(deltas[p])), deltas[p]),
+                Term(Msg("new rating {after}", after=num(after)), after),
             ]
             changes.append(RatingChange(p, ratings[p], Rating(after), tuple(explanation),
                                         result.outcome_of(p)))
@@ -225,27 +236,33 @@ class Points(RatesWithTheGame, ShownAsRated):
         score_b = result.scores[result.seat_of(b)]
         if score_a == score_b:
             for p, o in ((a, b), (b, a)):
-                lines[p].append(Term(f"against {o}: equal scores {score_a}, nothing exchanged",
+                lines[p].append(Term(Msg("against {o}: equal scores {score_a}, nothing "
+                                         "exchanged", o=o, score_a=score_a),
                                      0.0))
             return
         winner, loser = (a, b) if score_a < score_b else (b, a)
         low, high = min(score_a, score_b), max(score_a, score_b)
         if winner == gone:
             for p, o in ((winner, loser), (loser, winner)):
-                lines[p].append(Term(f"against {o}: {winner} won ({low} to {high}) but "
-                                     "disconnected first, nothing exchanged", 0.0))
+                lines[p].append(Term(Msg("against {o}: {winner} won ({low} to {high}) but "
+                                         "disconnected first, nothing exchanged", o=o,
+                                         winner=winner, low=low, high=high), 0.0))
             return
         value, _ = self.points(result, ratings[winner].value, ratings[loser].value)
         share = value / 3
         _, odds = self.odds(ratings[winner].value, ratings[loser].value)
         deltas[winner] += share
         deltas[loser] -= share
-        lines[winner].append(Term(f"against {loser} {num(ratings[loser].value)}: won "
-                                  f"({low} to {high}), odds {num(odds, 3)}, "
-                                  f"⅓ × {num(value)} = {signed(share)}", share))
-        lines[loser].append(Term(f"against {winner} {num(ratings[winner].value)}: lost "
-                                 f"({high} to {low}), odds {num(odds, 3)}, "
-                                 f"⅓ × {num(value)} = {signed(-share)}", -share))
+        lines[winner].append(Term(Msg("against {loser} {rating}: won ({low} to {high}), odds "
+                                      "{odds}, ⅓ × {value} = {share}", loser=loser,
+                                      rating=num(ratings[loser].value), low=low, high=high,
+                                      odds=num(odds, 3), value=num(value),
+                                      share=signed(share)), share))
+        lines[loser].append(Term(Msg("against {winner} {rating}: lost ({high} to {low}), odds "
+                                     "{odds}, ⅓ × {value} = {share}", winner=winner,
+                                     rating=num(ratings[winner].value), high=high, low=low,
+                                     odds=num(odds, 3), value=num(value),
+                                     share=signed(-share)), -share))
 
     # Expectation
 

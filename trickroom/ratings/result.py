@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from trickroom.i18n import Msg
 from trickroom.ratings.errors import InvalidResult, NotTwoTeams, PlayerInTwoSeats
 
 GameKind = Literal["spades", "hearts"]
@@ -37,7 +38,7 @@ LEAVE_KINDS: tuple[LeaveKind, ...] = get_args(LeaveKind)
 SIDES: tuple[tuple[int, int], tuple[int, int]] = ((0, 2), (1, 3))
 """Spades partnerships by side: side 0 is seats 0 and 2 (North–South), side 1 is 1 and 3."""
 
-SIDE_NAMES = ("North–South", "East–West")
+SIDE_NAMES = (Msg("North–South"), Msg("East–West"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from trickroom.i18n import Msg
 from trickroom.ratings.change import Rating, RatingChange, unrated
 from trickroom.ratings.errors import InvalidResult, MissingRating, NotTwoTeams, WrongSystem
 from trickroom.ratings.fourway import hearts_from_pairs
@@ -108,7 +109,7 @@ def unrated_reason(result: GameResult) -> str | None:
     """Why no one is rated, for reasons every ranked room shares; ``None`` if none applies."""
     if result.robot_at_start:
         robots = [s.seat for s in result.starters if s.kind == "robot"]
-        return f"a robot was seated at the start (seat {robots[0]})"
+        return Msg("a robot was seated at the start (seat {seat})", seat=robots[0])
     return None
 
 
@@ -120,7 +121,7 @@ def unless_finished(name: str, result: GameResult, ratings: Mapping[str, Rating]
     check_rateable(name, result, ratings)
     why = unrated_reason(result)
     if why is None and not result.completed:
-        why = "the game was not finished"
+        why = Msg("the game was not finished")
     return None if why is None else [unrated(p, ratings[p], why) for p in players]
 
 

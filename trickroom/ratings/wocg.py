@@ -33,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from trickroom.i18n import Msg
+from trickroom.i18n.message import both
 from trickroom.ratings import elo
 from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, unrated
 from trickroom.ratings.result import SIDES, GameKind, GameResult, PlayerOutcome
@@ -47,7 +49,7 @@ from trickroom.ratings.system import (
 
 __all__ = ["WOCG", "Wocg", "skill_ratio"]
 
-_VERB = {1.0: "beat", 0.5: "tied with", 0.0: "lost to"}
+_VERB = {1.0: Msg("beat"), 0.5: Msg("tied with"), 0.0: Msg("lost to")}
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,8 @@ class Wocg(ShownAsRated):
             gone = set(result.left_before(player))
             opponents = tuple(o for o in result.opponents(player) if o not in gone)
         scores = dict.fromkeys(opponents, 0.0)
-        terms = [Term("quit before the end: a loss to "
-                      + " and ".join(opponents), None)]
+        terms = [Term(Msg("quit before the end: a loss to {opponents}",
+                          opponents=both(opponents)), None)]
         if result.kind == "spades":
             return self._spades_change(result, player, ratings, scores, terms, "loss")
         return self._hearts_change(player, ratings, scores, terms, "loss")
@@ -126,19 +128,24 @@ class Wocg(ShownAsRated):
         before = ratings[player].value
         after = elo.update(before, actual, expected, self.k)
         terms = [
-            Term(f"rating {num(before)} before", before),
+            Term(Msg("rating {before} before", before=num(before)), before),
             *terms,
-            Term(f"team average {num(own_avg)} ("
-                 + ", ".join(f"{p} {num(ratings[p].value)}" for p in own_side) + ")", own_avg),
-            Term(f"opponents' average {num(opp_avg)} ("
-                 + ", ".join(f"{p} {num(ratings[p].value)}" for p in opponents) + ")", opp_avg),
-            Term(f"expected {num(expected)} against {' and '.join(opponents)} "
-                 f"(2 × {num(single, 3)})", expected),
-            Term(f"actual {num(actual)}: " + self._actual_words(result, scores), actual),
-            Term(f"K {num(self.k)}", self.k),
-            Term(f"{num(self.k)} × ({num(actual)} − {num(expected)}) = {signed(after - before)}",
+            Term(Msg("team average {average} ({ratings})", average=num(own_avg),
+                     ratings=", ".join(f"{p} {num(ratings[p].value)}" for p in own_side)),
+                 own_avg),
+            Term(Msg("opponents' average {average} ({ratings})", average=num(opp_avg),
+                     ratings=", ".join(f"{p} {num(ratings[p].value)}" for p in opponents)),
+                 opp_avg),
+            Term(Msg("expected {expected} against {opponents} (2 × {single})",
+                     expected=num(expected), opponents=both(opponents),
+                     single=num(single, 3)), expected),
+            Term(Msg("actual {actual}: {results}", actual=num(actual),
+                     results=self._actual_words(result, scores)), actual),
+            Term(Msg("K {k}", k=num(self.k)), self.k),
+            Term(Msg("{k} × ({actual} − {expected}) = {change}", k=num(self.k),
+                     actual=num(actual), expected=num(expected), change=signed(after - before)),
                  after - before),
-            Term(f"new rating {num(after)}", after),
+            Term(Msg("new rating {after}", after=num(after)), after),
         ]
         return RatingChange(player, ratings[player], Rating(after), tuple(terms), outcome)
 
@@ -152,28 +159,35 @@ class Wocg(ShownAsRated):
                        ) -> RatingChange:
         before = ratings[player].value
         expected = 0.0
-        lines = [Term(f"rating {num(before)} before", before), *terms]
+        lines = [Term(Msg("rating {before} before", before=num(before)), before), *terms]
         for opponent, score in scores.items():
             e = elo.expected(before, ratings[opponent].value, self.scale)
             expected += e
-            lines.append(Term(f"{_VERB[score]} {opponent} {num(ratings[opponent].value)}: "
-                              f"expected {num(e)}", e))
+            lines.append(Term(Msg("{verb} {opponent} {rating}: expected {e}", verb=_VERB[score],
+                                  opponent=opponent, rating=num(ratings[opponent].value),
+                                  e=num(e)), e))
         actual = sum(scores.values())
         after = elo.update(before, actual, expected, self.k)
         lines += [
-            Term(f"expected {num(expected)} against " + ", ".join(scores), expected),
-            Term(f"actual {num(actual)}", actual),
-            Term(f"K {num(self.k)}", self.k),
-            Term(f"{num(self.k)} × ({num(actual)} − {num(expected)}) = {signed(after - before)}",
+            Term(Msg("expected {expected} against {opponents}", expected=num(expected),
+                     opponents=", ".join(scores)), expected),
+            Term(Msg("actual {actual}", actual=num(actual)), actual),
+            Term(Msg("K {k}", k=num(self.k)), self.k),
+            Term(Msg("{k} × ({actual} − {expected}) = {change}", k=num(self.k),
+                     actual=num(actual), expected=num(expected), change=signed(after - before)),
                  after - before),
-            Term(f"new rating {num(after)}", after),
+            Term(Msg("new rating {after}", after=num(after)), after),
         ]
         return RatingChange(player, ratings[player], Rating(after), tuple(lines), outcome)
 
     @staticmethod
     def _actual_words(result: GameResult, scores: Mapping[str, float]) -> str:
-        return ", ".join(f"{_VERB[s]} {o}" + (" (quit)" if result.left(o) else "")
-                         for o, s in scores.items())
+        said = ""
+        for o, s in scores.items():
+            one = (Msg("{verb} {opponent} (quit)", verb=_VERB[s], opponent=o)
+                   if result.left(o) else Msg("{verb} {opponent}", verb=_VERB[s], opponent=o))
+            said = Msg("{said}, {one}", said=said, one=one) if said else one
+        return said
 
     # Expectation
 

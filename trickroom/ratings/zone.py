@@ -28,6 +28,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from trickroom.i18n import Msg
 from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, unrated
 from trickroom.ratings.result import GameKind, GameResult, PlayerOutcome
 from trickroom.ratings.system import (
@@ -66,32 +67,38 @@ class Zone(RatesWithTheGame, ShownAsRated):
         """The rating change of one match (``score`` 1, ½ or 0) and the terms explaining it."""
         raw = (opponent - own) / self.spread
         f = self.f(own, opponent)
-        terms = [Term(f"f = ({num(opponent)} − {num(own)}) / {num(self.spread)} = {num(raw, 3)}"
-                      + ("" if f == raw else f", clamped to {num(f)}"), f)]
+        said = Msg("f = ({opponent} − {own}) / {spread} = {f}", opponent=num(opponent),
+                   own=num(own), spread=num(self.spread), f=num(raw, 3))
+        if f != raw:
+            said = Msg("{said}, clamped to {f}", said=said, f=num(f))
+        terms = [Term(said, f)]
         if score == 1.0:
             delta = self.step * (1 + f)
-            terms.append(Term(f"won: {num(self.step)} × (1 + {num(f, 3)}) = {signed(delta)}",
+            terms.append(Term(Msg("won: {step} × (1 + {f}) = {delta}", step=num(self.step),
+                                  f=num(f, 3), delta=signed(delta)),
                               delta))
             if delta < self.minimum:
                 delta = self.minimum
-                terms.append(Term(f"minimum of {num(self.minimum)} point applied: "
-                                  f"{signed(delta)}", delta))
+                terms.append(Term(Msg("minimum of {minimum} point applied: {delta}",
+                                      minimum=num(self.minimum), delta=signed(delta)), delta))
         elif score == 0.0:
             delta = self.step * (-1 + f)
-            terms.append(Term(f"lost: {num(self.step)} × (−1 + {num(f, 3)}) = {signed(delta)}",
+            terms.append(Term(Msg("lost: {step} × (−1 + {f}) = {delta}", step=num(self.step),
+                                  f=num(f, 3), delta=signed(delta)),
                               delta))
             if delta > -self.minimum:
                 delta = -self.minimum
-                terms.append(Term(f"minimum of {num(self.minimum)} point applied: "
-                                  f"{signed(delta)}", delta))
+                terms.append(Term(Msg("minimum of {minimum} point applied: {delta}",
+                                      minimum=num(self.minimum), delta=signed(delta)), delta))
         else:
             delta = self.step * f
-            terms.append(Term(f"tied: {num(self.step)} × {num(f, 3)} = {signed(delta)}", delta))
+            terms.append(Term(Msg("tied: {step} × {f} = {delta}", step=num(self.step),
+                                  f=num(f, 3), delta=signed(delta)), delta))
         return delta, terms
 
     def _floored(self, new: float, terms: list[Term]) -> float:
         if self.floor is not None and new < self.floor:
-            terms.append(Term(f"floor {num(self.floor)} applied", self.floor))
+            terms.append(Term(Msg("floor {floor} applied", floor=num(self.floor)), self.floor))
             return self.floor
         return new
 
@@ -105,7 +112,7 @@ class Zone(RatesWithTheGame, ShownAsRated):
         if why is None and result.departures:
             return [self._leaver_or_remaining(result, p, ratings[p]) for p in humans]
         if why is None and not result.completed:
-            why = "the game was not completed"
+            why = Msg("the game was not completed")
         if why is not None:
             return [unrated(p, ratings[p], why) for p in humans]
         rate_one = self._spades_player if result.kind == "spades" else self._hearts_player
@@ -115,11 +122,14 @@ class Zone(RatesWithTheGame, ShownAsRated):
                              ) -> RatingChange:
         first = result.departures[0]
         if result.left(player):
-            return unrated(player, rating, "left before the end: charged an incomplete game")
+            return unrated(player, rating,
+                           Msg("left before the end: charged an incomplete game"))
         if first.vote == "dont_wait":
             return unrated(player, rating,
-                           f"{first.player} left and the table voted Don't wait")
-        return unrated(player, rating, f"{first.player} left and the game was not completed")
+                           Msg("{player} left and the table voted Don't wait",
+                               player=first.player))
+        return unrated(player, rating, Msg("{player} left and the game was not completed",
+                                           player=first.player))
 
     def _spades_player(self, result: GameResult, player: str, ratings: Mapping[str, Rating]
                        ) -> RatingChange:
@@ -128,32 +138,37 @@ class Zone(RatesWithTheGame, ShownAsRated):
         opp = sum(ratings[o].value for o in opponents) / 2
         score = result.score_against(player, opponents[0])
         terms = [
-            Term(f"rating {num(own)} before", own),
-            Term(f"opponents' average {num(opp)} ("
-                 + ", ".join(f"{o} {num(ratings[o].value)}" for o in opponents) + ")", opp),
+            Term(Msg("rating {before} before", before=num(own)), own),
+            Term(Msg("opponents' average {average} ({ratings})", average=num(opp),
+                     ratings=", ".join(f"{o} {num(ratings[o].value)}" for o in opponents)),
+                 opp),
         ]
         delta, match_terms = self.match(own, opp, score)
         terms += match_terms
         new = self._floored(own + delta, terms)
-        terms.append(Term(f"new rating {num(new)}", new))
+        terms.append(Term(Msg("new rating {after}", after=num(new)), new))
         return RatingChange(player, ratings[player], Rating(new), tuple(terms), _OUTCOME[score])
 
     def _hearts_player(self, result: GameResult, player: str, ratings: Mapping[str, Rating]
                        ) -> RatingChange:
         own = ratings[player].value
-        terms = [Term(f"rating {num(own)} before", own)]
+        terms = [Term(Msg("rating {before} before", before=num(own)), own)]
         results: list[float] = []
         for opponent in result.opponents(player):
             opp = ratings[opponent].value
             score = result.score_against(player, opponent)
             delta, match_terms = self.match(own, opp, score)
-            terms.append(Term(f"against {opponent} {num(opp)}: "
-                              + "; ".join(t.text for t in match_terms)
-                              + f" → {num(own + delta)}", own + delta))
+            steps = match_terms[0].text
+            for t in match_terms[1:]:
+                steps = Msg("{steps}; {step}", steps=steps, step=t.text)
+            terms.append(Term(Msg("against {opponent} {rating}: {steps} → {after}",
+                                  opponent=opponent, rating=num(opp), steps=steps,
+                                  after=num(own + delta)), own + delta))
             results.append(own + delta)
         mean = sum(results) / len(results)
-        terms.append(Term("average of the three: (" + " + ".join(num(r) for r in results)
-                          + f") / 3 = {num(mean)}", mean))
+        terms.append(Term(Msg("average of the three: ({results}) / 3 = {mean}",
+                              results=" + ".join(num(r) for r in results), mean=num(mean)),
+                          mean))
         new = self._floored(mean, terms)
         return RatingChange(player, ratings[player], Rating(new), tuple(terms),
                             result.outcome_of(player))

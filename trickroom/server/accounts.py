@@ -25,7 +25,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from trickroom.server import auth, names
+from trickroom.i18n import Msg
+from trickroom.server import auth, languages, names
 from trickroom.server.config import ServerSettings
 from trickroom.server.friends import Follows
 from trickroom.server.hub.port import SIGNED_OUT, Hub, Member
@@ -64,6 +65,7 @@ class Caller(Member, Protocol):
 
     logins: int
     session: str  # the hash of its session's token ("" while no one)
+    accept_language: str | None  # its handshake's Accept-Language header
 
 
 class Accounts:
@@ -98,11 +100,13 @@ class Accounts:
         """Log a connection in as a new account, an account, a guest or a session."""
         rid = msg.id
         if self.in_game(conn):
-            raise ProtocolError("invalid_field", "you sit at a table as "
-                                f"{conn.name}; stand up before logging in as someone else", rid)
+            raise ProtocolError("invalid_field", Msg("you sit at a table as {name}; stand up "
+                                                     "before logging in as someone else",
+                                                     name=conn.name), rid)
         if conn.logins >= self.settings.logins_per_connection:
-            raise ProtocolError("rate_limited", f"at most {self.settings.logins_per_connection}"
-                                " logins on one connection; open a new one", rid)
+            raise ProtocolError("rate_limited", Msg("at most {most} logins on one connection; "
+                                                    "open a new one",
+                                                    most=self.settings.logins_per_connection), rid)
         token = device = None
         if isinstance(msg, Register):
             name, guest = await self._register(conn, msg), False
@@ -130,16 +134,21 @@ class Accounts:
         conn.logins += 1
         await self.follows.signed_in(conn)  # online for others before it hears so itself
         account = None if guest else await self.store.account(name)
+        if isinstance(msg, Register) and msg.language is not None and account is not None:
+            await self.store.set_language(name, msg.language)  # the new account's setting
+        language = languages.choose(msg.language, account["language"] if account else None,
+                                    conn.accept_language)
+        conn.language = language
         conn.reply(Welcome(id=rid, name=name, guest=guest, session=token, device=device,
-                           bot=bool(account and account["bot"])))
+                           bot=bool(account and account["bot"]), language=language))
 
     async def _register(self, conn: Member, msg: Register) -> str:
         refusal = names.account_name_refusal(msg.name)
         if refusal:
             raise ProtocolError("invalid_field", refusal, msg.id, field="name")
         await self._throttled(conn.address)  # an address that is guessing may not register
-        taken = ProtocolError("name_taken", f"the name {msg.name!r} is taken", msg.id,
-                              field="name")
+        taken = ProtocolError("name_taken", Msg("the name {name!r} is taken", name=msg.name),
+                              msg.id, field="name")
         if await self.store.user_hash(msg.name) is not None:
             raise taken  # at no cost, and not counted
         # Counted before the hash, over every node (registrations at once do not race
@@ -148,8 +157,10 @@ class Accounts:
         per_hour = self.settings.registrations_per_hour_per_address
         wait, mark = await self.hub.registration(conn.address, per_hour, 3600.0)
         if wait > 0:
-            raise ProtocolError("rate_limited", f"at most {per_hour} new accounts an hour "
-                                f"from one address; try again in {math.ceil(wait / 60)} min",
+            raise ProtocolError("rate_limited", Msg("at most {per_hour} new accounts an hour "
+                                                    "from one address; try again in {minutes} "
+                                                    "min", per_hour=per_hour,
+                                                    minutes=math.ceil(wait / 60)),
                                 msg.id, retry_after=round(wait, 1))
         try:
             await self.store.create_user(
@@ -164,21 +175,22 @@ class Accounts:
     async def _resume(self, conn: Member, msg: Resume) -> tuple[str, bool]:
         session = await self.store.session(auth.token_hash(msg.token))
         if session is None:
-            raise ProtocolError("not_authorized", "that session token is not valid", msg.id)
+            raise ProtocolError("not_authorized", Msg("that session token is not valid"), msg.id)
         name, guest, made, used = session
         if not guest:
             if used < time.time() - self.settings.session_idle_seconds:
                 await self.store.end_session(auth.token_hash(msg.token))
-                raise ProtocolError("not_authorized", "that session has expired (unused for "
-                                    f"{self.settings.session_idle_seconds / 86400:g} days); "
-                                    "log in again", msg.id)
+                raise ProtocolError("not_authorized", Msg("that session has expired (unused "
+                                                          "for {days:g} days); log in again",
+                                                          days=self.settings.session_idle_seconds
+                                                          / 86400), msg.id)
             await self.store.session_used(auth.token_hash(msg.token), conn.address)
             return name, guest
         seconds = self.settings.guest_session_seconds
         if guest and made < time.time() - seconds:
-            raise ProtocolError("not_authorized", "that guest session has expired (guest "
-                                "names are kept for an hour after the last login); play "
-                                "as a new guest", msg.id)
+            raise ProtocolError("not_authorized", Msg("that guest session has expired (guest "
+                                                      "names are kept for an hour after the "
+                                                      "last login); play as a new guest"), msg.id)
         if guest:
             self.guests.attach(name, conn.address)
             with contextlib.suppress(*self.hub.away):  # the name is held already
@@ -193,8 +205,9 @@ class Accounts:
         wait = await self.hub.login_wait(account, address, guess)
         if wait > 0:
             METRICS.logins_throttled.inc()
-            raise ProtocolError("rate_limited", f"too many failed logins; try again in "
-                                f"{wait:.0f} s", retry_after=round(wait, 1))
+            raise ProtocolError("rate_limited", Msg("too many failed logins; try again in "
+                                                    "{wait:.0f} s", wait=wait),
+                                retry_after=round(wait, 1))
 
     async def _check_login(self, conn: Member, msg: Login) -> str:
         """Check a password, unless a throttle holds the login. From a device the account
@@ -214,7 +227,7 @@ class Accounts:
         verdict = await self.passwords.verify(msg.password, stored, address or account)
         if not verdict or found is None:
             await self.hub.login_failed(account, address, guess)
-            raise ProtocolError("bad_credentials", "wrong name or password")
+            raise ProtocolError("bad_credentials", Msg("wrong name or password"))
         await self.hub.login_succeeded(account)
         if verdict is Verdict.STALE or self.passwords.needs_rehash(found[1]):
             await self.store.set_password(
@@ -230,8 +243,9 @@ class Accounts:
     async def _new_guest(self, conn: Member, wanted: str | None) -> str:
         settings = self.settings
         cap = settings.guests_per_address
-        refusal = ProtocolError("rate_limited", f"at most {cap} guests at once from one "
-                                "address; register, or close a guest's connection first")
+        refusal = ProtocolError("rate_limited", Msg("at most {cap} guests at once from one "
+                                                    "address; register, or close a guest's "
+                                                    "connection first", cap=cap))
         if self.guests.per_address[conn.address] >= cap:
             raise refusal
         recent = time.time() - settings.guest_session_seconds
@@ -257,7 +271,7 @@ class Accounts:
                 continue
             await self.store.end_guest_sessions(name)
             return name
-        raise ProtocolError("name_taken", "no guest name is free; ask for another name")
+        raise ProtocolError("name_taken", Msg("no guest name is free; ask for another name"))
 
     async def _device(self, name: str, given: str | None) -> str:
         """The device token of a login that proved its password: the one it came with,
@@ -280,14 +294,14 @@ class Accounts:
     async def manage(self, conn: Caller, msg: Manage) -> None:
         """Log out, sign out everywhere, change the password, or list the sessions."""
         if not conn.name:
-            raise ProtocolError("not_authorized", "log in first", msg.id)
+            raise ProtocolError("not_authorized", Msg("log in first"), msg.id)
         if isinstance(msg, Logout):
             self.hub.signed_out(conn.name, conn.session, "", conn.id)  # its other sockets
             await self._sign_out(conn, Ok(id=msg.id))
             return
         if conn.guest:
-            raise ProtocolError("not_authorized", "guests have no account to manage; "
-                                "register first", msg.id)
+            raise ProtocolError("not_authorized", Msg("guests have no account to manage; "
+                                                      "register first"), msg.id)
         if isinstance(msg, LogoutAll):
             ended = await self.store.end_sessions(conn.name)
             self.hub.signed_out(conn.name, None, "", conn.id)
@@ -310,18 +324,21 @@ class Accounts:
         account = await self.store.account(conn.name)
         assert account is not None
         if account["bot"]:
-            raise ProtocolError("invalid_field", f"{conn.name} is a BOT account already",
+            raise ProtocolError("invalid_field", Msg("{name} is a BOT account already",
+                                                     name=conn.name),
                                 msg.id)
         if not msg.confirm:
-            raise ProtocolError("confirm_required", "a BOT account is one for good: it then "
-                                "never plays as a person, nor at people's ranked tables. "
-                                "Send again with \"confirm\": true", msg.id)
+            raise ProtocolError("confirm_required", Msg("a BOT account is one for good: it "
+                                                        "then never plays as a person, nor at "
+                                                        "people's ranked tables. Send again "
+                                                        'with "confirm": true'), msg.id)
         if await self.store.has_ratings(conn.name):
-            raise ProtocolError("not_eligible", f"{conn.name} has played ranked games as a "
-                                "person; register a new account for your bot", msg.id)
+            raise ProtocolError("not_eligible", Msg("{name} has played ranked games as a "
+                                                    "person; register a new account for your "
+                                                    "bot", name=conn.name), msg.id)
         if self.seated(conn.name):
-            raise ProtocolError("wrong_phase", "you sit at a table as a person: stand up "
-                                "(or finish the game) first", msg.id)
+            raise ProtocolError("wrong_phase", Msg("you sit at a table as a person: stand up "
+                                                   "(or finish the game) first"), msg.id)
         await self.store.make_bot(conn.name)
         log.info("%s is a BOT account now", conn.name)
         conn.reply(Ok(id=msg.id))
@@ -337,7 +354,7 @@ class Accounts:
         if found is None or not await self.passwords.verify(msg.old_password, found[1],
                                                             conn.address):
             await self.hub.login_failed(key, None)
-            raise ProtocolError("bad_credentials", "the old password is wrong", msg.id)
+            raise ProtocolError("bad_credentials", Msg("the old password is wrong"), msg.id)
         await self.store.set_password(found[0], await self.passwords.hash(msg.new_password,
                                                                         conn.address))
         ended = await self.store.end_sessions(found[0], keep=conn.session)

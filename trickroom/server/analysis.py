@@ -29,6 +29,7 @@ import time
 from typing import Any
 
 from trickroom.game.analysis import Analysis, analyse, hands_in, merged
+from trickroom.i18n import Msg, PluralMsg
 from trickroom.server.config import ServerSettings
 from trickroom.server.protocol import ProtocolError
 from trickroom.server.store import Store
@@ -92,7 +93,8 @@ class Analyses:
         game = await self.store.game(game_id)
         if game is None or (game["sandbox"] and self.table_open is not None
                             and await self.table_open(game["room"], game["table"])):
-            raise ProtocolError("not_found", f"no finished game {game_id!r} to analyse")
+            raise ProtocolError("not_found", Msg("no finished game {game!r} to analyse",
+                                                 game=game_id))
         found = await self.store.analysis(game_id)
         now = time.time()
         live_since = now - STALE_SECONDS
@@ -101,11 +103,14 @@ class Analyses:
             return found
         waiting, askers = await self.store.analyses_waiting(live_since)
         if group in askers:
-            raise ProtocolError("rate_limited", "one analysis at a time from one address: "
-                                "wait for the one asked to finish", retry_after=5.0)
+            raise ProtocolError("rate_limited", Msg("one analysis at a time from one address: "
+                                                    "wait for the one asked to finish"),
+                                retry_after=5.0)
         if waiting >= self.settings.analysis_queue:
-            raise ProtocolError("rate_limited", f"{waiting} games are being analysed: ask "
-                                "again in a minute", retry_after=30.0)
+            raise ProtocolError("rate_limited", PluralMsg(
+                "{n} game is being analysed: ask again in a minute",
+                "{n} games are being analysed: ask again in a minute", n=waiting),
+                retry_after=30.0)
         total = await asyncio.to_thread(hands_in, game["record"])
         await self.store.analysis_queued(game_id, total, now, group)
         self._wake.set()

@@ -23,6 +23,7 @@ import secrets
 from typing import TYPE_CHECKING
 
 from trickroom.game.trickgame import rules_wire
+from trickroom.i18n import Msg
 from trickroom.server.config import ConfigError, ServerSettings
 from trickroom.server.hub.port import Hub, Member
 from trickroom.server.protocol import (
@@ -59,37 +60,39 @@ class Challenges:
 
     async def send(self, conn: Member, msg: Challenge) -> None:
         if conn.guest:
-            raise ProtocolError("not_authorized", "guests challenge no one; register first")
+            raise ProtocolError("not_authorized", Msg("guests challenge no one; register first"))
         me = conn.name
         named = [s for s in msg.seats if s is not None]
         folded = [s.lower() for s in named]
         if folded.count(me.lower()) != 1:
-            raise ProtocolError("invalid_field", "seats: name yourself at exactly one seat")
+            raise ProtocolError("invalid_field", Msg("seats: name yourself at exactly one seat"))
         if len(set(folded)) != len(folded):
-            raise ProtocolError("invalid_field", "seats: a player sits at one seat only")
+            raise ProtocolError("invalid_field", Msg("seats: a player sits at one seat only"))
         others = [s for s in named if s.lower() != me.lower()]
         if not others:
-            raise ProtocolError("invalid_field", "seats: name at least one player to "
-                                                 "challenge (null seats are robots)")
+            raise ProtocolError("invalid_field", Msg("seats: name at least one player to "
+                                                     "challenge (null seats are robots)"))
         room = self.lobby.room(msg.room)
         if room.rated:
-            raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: challenges "
-                                "are played at private tables of casual rooms")
+            raise ProtocolError("invalid_field", Msg("room {name!r} is ranked: challenges are "
+                                                     "played at private tables of casual rooms",
+                                                     name=room.name))
         try:
             rules = rules_wire(room.make_rules(msg.rules))
         except ConfigError as exc:
-            raise ProtocolError("invalid_field", f"rules: {exc}") from None
+            raise ProtocolError("invalid_field", Msg("rules: {exc}", exc=exc)) from None
         await self._within_rate(conn)
         where = await self.hub.presence(others)
         for other in others:
             if not where[other].online:
-                raise ProtocolError("not_found", f"{other} is not online (or not a "
-                                                 "registered player): challenge them later")
+                raise ProtocolError("not_found", Msg("{other} is not online (or not a "
+                                                     "registered player): challenge them later",
+                                                     other=other))
         blocked_by = {b.lower() for b in await self.hub.ignored_by(me)}
         for other in others:
             if other.lower() in blocked_by:
-                raise ProtocolError("not_authorized", f"{other} does not take challenges "
-                                                      "from you")
+                raise ProtocolError("not_authorized", Msg("{other} does not take challenges "
+                                                          "from you", other=other))
         seconds = self.settings.challenge_seconds
         bots = []  # a bot may take only bots' challenges, or none of theirs (its choice)
         for name in named:
@@ -114,23 +117,23 @@ class Challenges:
                           ("challenges-address", conn.address)):
             wait = await self.hub.take(kind, key, rate, burst)
             if wait:
-                raise ProtocolError("rate_limited", f"too many challenges; wait "
-                                    f"{math.ceil(wait)} s before the next",
+                raise ProtocolError("rate_limited", Msg("too many challenges; wait {seconds} s "
+                                                        "before the next", seconds=math.ceil(wait)),
                                     retry_after=math.ceil(wait))
 
     async def answer(self, conn: Member, msg: AnswerChallenge) -> None:
         if conn.guest:
-            raise ProtocolError("not_authorized", "guests are challenged by no one")
+            raise ProtocolError("not_authorized", Msg("guests are challenged by no one"))
         answer = "yes" if msg.accept else f"no:{msg.reason or 'generic'}"
         found = await self.hub.challenge_answer(msg.challenge, conn.name, answer)
         if found is None:
-            raise ProtocolError("not_found", "no such challenge waits for an answer (it "
-                                             "expired, or was decided)")
+            raise ProtocolError("not_found", Msg("no such challenge waits for an answer (it "
+                                                 "expired, or was decided)"))
         record, answers = found
         info = ChallengeInfo.model_validate_json(record)
         challenged = [s for s in info.seats if s is not None and s.lower() != info.by.lower()]
         if conn.name.lower() not in {c.lower() for c in challenged}:
-            raise ProtocolError("not_authorized", "this challenge is not for you")
+            raise ProtocolError("not_authorized", Msg("this challenge is not for you"))
         conn.reply(Ok(id=msg.id))
         mine = answers.get(conn.name.lower(), answer)
         if mine.startswith("no:"):

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from trickroom.i18n import Msg
 from trickroom.server.protocol import ProtocolError
 
 MAX_MARKS = 4  # stacking combining marks on one base character
@@ -69,19 +70,22 @@ def chat_line(text: str) -> str:
     """
     for c in text:
         if unicodedata.category(c) in BREAKING:
-            raise ProtocolError("invalid_field", "a chat message is one line: no line "
-                                "breaks (newline, U+2028, U+2029) or control characters")
+            raise ProtocolError("invalid_field", Msg("a chat message is one line: no line "
+                                                     "breaks (newline, U+2028, U+2029) or "
+                                                     "control characters"))
         if c in BIDI_CONTROLS:
-            raise ProtocolError("invalid_field", "a chat message may not hold direction "
-                                "overrides or isolates (U+202A-202E, U+2066-2069)")
+            raise ProtocolError("invalid_field", Msg("a chat message may not hold direction "
+                                                     "overrides or isolates (U+202A-202E, "
+                                                     "U+2066-2069)"))
     shown = _strip_format(text).strip()
     clusters = _clusters(shown)
     if not any(_visible(cluster[0]) for cluster in clusters):
-        raise ProtocolError("invalid_field", "a chat message needs some visible text "
-                            "(a letter, digit, punctuation or symbol)")
+        raise ProtocolError("invalid_field", Msg("a chat message needs some visible text (a "
+                                                 "letter, digit, punctuation or symbol)"))
     if any(sum(map(_stacks, cluster)) > MAX_MARKS for cluster in clusters):
-        raise ProtocolError("invalid_field", f"a chat message may put at most {MAX_MARKS} "
-                            f"combining marks on one character")
+        raise ProtocolError("invalid_field", Msg("a chat message may put at most {max_marks} "
+                                                 "combining marks on one character",
+                                                 max_marks=MAX_MARKS))
     return shown
 
 

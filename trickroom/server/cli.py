@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 from rich.console import Console
@@ -22,6 +23,7 @@ from rich.table import Table
 from trickroom.game.cards import CARD_TEXT, SEAT_NAMES
 from trickroom.game.robots import ROBOTS, make_robot
 from trickroom.game.spades import SpadesGame, SpadesHandResult, SpadesRules
+from trickroom.i18n.message import Msg, both
 from trickroom.server.logs import setup_logging
 from trickroom.server.urls import masked
 
@@ -29,12 +31,16 @@ if TYPE_CHECKING:
     from trickroom.server.effective import Effective
 
 
-def play_demo(seed: int, robot: str, console: Console) -> SpadesGame:
-    """Four robots play a Spades game to the end; each hand is printed as it is scored."""
+def play_demo(seed: int, robot: str, console: Console, language: str = "en") -> SpadesGame:
+    """Four robots play a Spades game to the end; each hand is printed as it is scored,
+    in ``language`` (trickroom/i18n)."""
     game = SpadesGame(SpadesRules(mercy=200), seed=seed)
     robots = [make_robot(robot, seed * 4 + s) for s in range(4)]
-    console.print(f"[bold]Spades[/bold], seed {seed}, four {robot} robots; "
-                  f"North-South (seats 0, 2) against East-West (seats 1, 3)")
+    say = _sayer(language)
+    title = say(Msg("Spades"))
+    console.print(f"[bold]{title}[/bold]" + say(Msg(
+        ", seed {seed}, four {robot} robots; North-South (seats 0, 2) against East-West "
+        "(seats 1, 3)", seed=seed, robot=robot)))
     while game.phase != "game_over":
         if game.phase == "hand_over":
             game.next_hand()
@@ -44,46 +50,76 @@ def play_demo(seed: int, robot: str, console: Console) -> SpadesGame:
         bidding = game.phase == "bid"
         events = game.apply(robots[seat].choose(game.view(seat)), seat)
         if bidding and game.phase != "bid":  # the hand's header and bids, then its tricks
-            _print_bids(console, game)
+            _print_bids(console, game, say)
         for event in events:
             if event.kind == "trick_won":
                 cards = " ".join(CARD_TEXT[c] for c in event.cards)  # type: ignore[attr-defined]
-                console.print(f"  trick {event.trick_no + 1:2}: {cards}  "  # type: ignore[attr-defined]
-                              f"won by {SEAT_NAMES[event.seat]}")  # type: ignore[attr-defined]
+                console.print(say(Msg(
+                    "  trick {trick:2}: {cards}  won by {seat}",
+                    trick=event.trick_no + 1,  # type: ignore[attr-defined]
+                    cards=cards, seat=SEAT_NAMES[event.seat])))  # type: ignore[attr-defined]
             elif event.kind == "hand_scored":
-                _print_hand(console, event.result)  # type: ignore[attr-defined]
-    winners = " and ".join(SEAT_NAMES[s] for s in game.winners)
+                _print_hand(console, event.result, say)  # type: ignore[attr-defined]
     side = game.winners[0] % 2
-    console.print(f"[bold]Game over[/bold]: {winners} win, {game.scores[side]} to "
-                  f"{game.scores[1 - side]}")
+    over = say(Msg("Game over"))
+    console.print(f"[bold]{over}[/bold]" + say(Msg(
+        ": {winners} win, {score} to {other}", winners=both([SEAT_NAMES[s] for s in game.winners]),
+        score=game.scores[side], other=game.scores[1 - side])))
     return game
 
 
+def _sayer(language: str) -> Callable[[str], str]:
+    """A text in ``language``, its brackets escaped for rich (a pseudo-locale's are text)."""
+    from rich.markup import escape
+
+    from trickroom.i18n.catalogs import render
+
+    return lambda text: escape(render(text, language))
+
+
+def demo_language(chosen: str | None) -> str:
+    """The demo's language: ``--language``, else the terminal's (``LC_ALL``, ``LC_MESSAGES``
+    or ``LANG``: ``el_GR.UTF-8`` is Greek), else English."""
+    from trickroom.i18n.catalogs import DEFAULT, negotiate, pick
+
+    if chosen:
+        return pick(chosen) or DEFAULT
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "").split(".")[0].replace("_", "-")
+        if value and value not in ("C", "POSIX"):
+            return negotiate(value) or DEFAULT
+    return DEFAULT
+
+
 def _bid_text(bid: int | None, blind: bool) -> str:
-    return "blind nil" if blind else ("nil" if bid == 0 else str(bid))
+    return Msg("blind nil") if blind else (Msg("nil") if bid == 0 else str(bid))
 
 
-def _print_bids(console: Console, game: SpadesGame) -> None:
+def _print_bids(console: Console, game: SpadesGame, say: Callable[[str], str]) -> None:
     """A hand's header and its bids, as its play begins (before its tricks)."""
-    bids = ", ".join(f"{SEAT_NAMES[s]} {_bid_text(game.bids[s], game.blind[s])}"
+    bids = ", ".join(f"{say(SEAT_NAMES[s])} {say(_bid_text(game.bids[s], game.blind[s]))}"
                      for s in range(4))
-    console.print(f"[bold]hand {game.hand_no + 1}[/bold] (dealer {SEAT_NAMES[game.dealer]}):"
-                  f" bids {bids}")
+    header = say(Msg("hand {n}", n=game.hand_no + 1))
+    console.print(f"[bold]{header}[/bold]" + say(Msg(
+        " (dealer {dealer}): bids {bids}", dealer=SEAT_NAMES[game.dealer], bids=bids)))
 
 
-def _print_hand(console: Console, result: SpadesHandResult) -> None:
-    table = Table(title=f"hand {result.hand_no + 1} scored")
-    for col in ("seat", "bid", "tricks"):
-        table.add_column(col)
+def _print_hand(console: Console, result: SpadesHandResult, say: Callable[[str], str]) -> None:
+    table = Table(title=say(Msg("hand {n} scored", n=result.hand_no + 1)))
+    for col in (Msg("seat"), Msg("bid"), Msg("tricks")):
+        table.add_column(say(col))
     for seat in range(4):
-        table.add_row(SEAT_NAMES[seat], _bid_text(result.bids[seat], result.blind[seat]),
+        table.add_row(say(SEAT_NAMES[seat]), say(_bid_text(result.bids[seat],
+                                                           result.blind[seat])),
                       str(result.tricks_won[seat]))
     console.print(table)
     for side in result.sides:
-        name = "North-South" if side.side == 0 else "East-West"
-        console.print(f"  {name}: {side.points:+d} (contract {side.contract_points:+d}, "
-                      f"bags {side.bags}, nil {side.nil_points:+d}, penalty {side.bag_penalty}) "
-                      f"-> {side.score}")
+        name = Msg("North-South") if side.side == 0 else Msg("East-West")
+        console.print(say(Msg(
+            "  {side}: {points:+d} (contract {contract:+d}, bags {bags}, nil {nil:+d}, "
+            "penalty {penalty}) -> {score}", side=name, points=side.points,
+            contract=side.contract_points, bags=side.bags, nil=side.nil_points,
+            penalty=side.bag_penalty, score=side.score)))
 
 
 def fail(why: str) -> NoReturn:
@@ -255,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="the deal's seed (default: 1)")
     p.add_argument("--robot", choices=sorted(ROBOTS), default="heuristic",
                    help="the robots' level (default: heuristic)")
+    p.add_argument("--language", help="en, el or en-XA (default: the terminal's LANG, else en)")
     p = sub.add_parser("bot", help="play through the socket like any bot program")
     p.add_argument("--url", default="ws://127.0.0.1:8765/ws", help="the server's socket")
     p.add_argument("--name", help="play under this name (a guest, or an account with "
@@ -363,7 +400,7 @@ def _run(argv: list[str] | None) -> None:
         if code:
             sys.exit(code)
     elif args.command == "demo":
-        play_demo(args.seed, args.robot, Console())
+        play_demo(args.seed, args.robot, Console(), demo_language(args.language))
     elif args.command == "bot":
         from trickroom.server.bot import run_bot
         from trickroom_client import ServerError

@@ -24,6 +24,7 @@ import logging
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from trickroom.i18n import Msg
 from trickroom.server.hub.port import Hub, Member, Presence
 from trickroom.server.protocol import (
     FriendInfo,
@@ -130,21 +131,23 @@ class Follows:
 
     async def follow(self, conn: Member, name: str, on: bool, rid: object) -> None:
         if conn.guest:
-            raise ProtocolError("not_authorized", "guests follow no one; register first")
+            raise ProtocolError("not_authorized", Msg("guests follow no one; register first"))
         if name.lower() == conn.name.lower():
-            raise ProtocolError("invalid_field", "you cannot follow yourself")
+            raise ProtocolError("invalid_field", Msg("you cannot follow yourself"))
         if on and await self.store.account(name) is None:
-            raise ProtocolError("not_found", f"no registered player is called {name!r}")
+            raise ProtocolError("not_found", Msg("no registered player is called {name!r}",
+                                                 name=name))
         if not await self.store.set_follow(conn.name, name, on, self.most):
-            raise ProtocolError("invalid_field", f"you follow {self.most} players, the most "
-                                "one may: stop following one (\"on\": false) first")
+            raise ProtocolError("invalid_field", Msg("you follow {most} players, the most one "
+                                                     'may: stop following one ("on": false) '
+                                                     "first", most=self.most))
         conn.reply(Ok(id=rid))  # type: ignore[arg-type]
 
     async def friends(self, conn: Member, rid: object) -> None:
         """Whom the connection's player follows, with where each is; their changes are
         pushed to it from now on."""
         if conn.guest:
-            raise ProtocolError("not_authorized", "guests follow no one; register first")
+            raise ProtocolError("not_authorized", Msg("guests follow no one; register first"))
         follows = await self.store.follows(conn.name)
         names = [f["name"] for f in follows]
         self.unfollow_all(conn)

@@ -22,6 +22,8 @@ from typing import Any
 from trickroom.game.cards import CardParseError, hands_from_texts
 from trickroom.game.engine import ENGINES
 from trickroom.game.trickgame import rules_wire
+from trickroom.i18n import Msg
+from trickroom.i18n.catalogs import render
 from trickroom.server.config import Config, ConfigError, Room
 from trickroom.server.hub.port import Hub, Member
 from trickroom.server.metrics import METRICS
@@ -83,13 +85,15 @@ class Lobby:
     def room(self, name: str) -> Room:
         if name not in self.rooms:
             raise ProtocolError("not_found",
-                                f"no room {name!r}; rooms: {', '.join(sorted(self.rooms))}")
+                                Msg("no room {name!r}; rooms: {rooms}", name=name,
+                                    rooms=', '.join(sorted(self.rooms))))
         return self.rooms[name]
 
     def table(self, table_id: str) -> TableRunner:
         if table_id not in self.tables:
             raise ProtocolError("no_such_table",
-                                f"no table {table_id!r} is open (it may have closed)")
+                                Msg("no table {table_id!r} is open (it may have closed)",
+                                    table_id=table_id))
         return self.tables[table_id]
 
     async def rooms_info(self, asker: Member | None = None) -> list[RoomInfo]:
@@ -99,7 +103,8 @@ class Lobby:
         why: dict[bool, str | None] = {}  # by whether the room is the bot ladder
         if asker is not None and asker.name:
             for ladder in sorted({r.ladder for r in self.rooms.values() if r.rated}):
-                why[ladder] = await self.ranked.refusal(asker.name, asker.guest, ladder)
+                refusal = await self.ranked.refusal(asker.name, asker.guest, ladder)
+                why[ladder] = None if refusal is None else render(refusal, asker.language)
         return [RoomInfo(name=r.name, game=r.game, rated=r.rated, system=r.system,
                          rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0),
                          not_eligible=why.get(r.ladder) if r.rated else None,
@@ -138,12 +143,14 @@ class Lobby:
         made_sandbox = self._sandbox(sandbox) if sandbox is not None else None
         private = private or made_sandbox is not None
         if private and room.rated:
-            raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: its seating "
-                                "is random or the host's, so its tables are not private; "
-                                "open a private table in a casual room")
+            raise ProtocolError("invalid_field", Msg("room {name!r} is ranked: its seating is "
+                                                     "random or the host's, so its tables are "
+                                                     "not private; open a private table in a "
+                                                     "casual room", name=room.name))
         if self.draining:
-            raise ProtocolError("unavailable", "this server is restarting and opens no "
-                                "table: reconnect, and you will reach another", retry_after=1.0)
+            raise ProtocolError("unavailable", Msg("this server is restarting and opens no "
+                                                   "table: reconnect, and you will reach "
+                                                   "another"), retry_after=1.0)
         table_id = table_id or secrets.token_urlsafe(6)
         try:
             if creator is not None:
@@ -151,14 +158,14 @@ class Lobby:
             try:
                 made = room.make_rules(rules)
             except ConfigError as exc:
-                raise ProtocolError("invalid_field", f"rules: {exc}") from None
+                raise ProtocolError("invalid_field", Msg("rules: {exc}", exc=exc)) from None
             machine = TableMachine(table_id, room, self.settings, made, seating, self.rng(),
                                    creator=creator.name if creator else opener,
                                    spectator_chat=spectator_chat,
                                    private=Privacy(sandbox=made_sandbox) if private else None)
             runner = self._runner(machine)
             if not await self.hub.claim(runner.id):
-                raise ProtocolError("internal", "could not open the table; try again")
+                raise ProtocolError("internal", Msg("could not open the table; try again"))
         except BaseException:
             self.forget_creator(table_id)
             raise
@@ -173,7 +180,8 @@ class Lobby:
             try:
                 hands_from_texts(hands)
             except CardParseError as exc:
-                raise ProtocolError("invalid_field", f"field 'sandbox.deals.{index}': {exc}",
+                raise ProtocolError("invalid_field", Msg("field 'sandbox.deals.{index}': {exc}",
+                                                         index=index, exc=exc.args[0]),
                                     field=f"sandbox.deals.{index}") from None
             deals.append(tuple(tuple(hand) for hand in hands))
         seed = asked.seed if asked.seed is not None else self.rng().getrandbits(48)
@@ -196,8 +204,9 @@ class Lobby:
         on every node together. The table counts from here on, before any wait: requests
         sent at once from many sockets each see those before them."""
         if room.rated and rules:
-            raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: it plays the "
-                                "host's rules; create the table without 'rules'")
+            raise ProtocolError("invalid_field", Msg("room {name!r} is ranked: it plays the "
+                                                     "host's rules; create the table without "
+                                                     "'rules'", name=room.name))
         if room.rated:  # a table its creator may not sit at would wait, empty, until it expired
             await self.ranked.check_eligible(creator.name, creator.guest, room.ladder)
         mine, here = self._created(creator.name, creator.address)
@@ -217,15 +226,19 @@ class Lobby:
 
     def _within_caps(self, mine: int, here: int, waiting: int, room: str) -> None:
         if mine >= self.settings.tables_per_account:
-            raise ProtocolError("rate_limited", f"you have {mine} open tables, the most "
-                                "one player may open; play at or leave one of them first")
+            raise ProtocolError("rate_limited", Msg("you have {mine} open tables, the most one "
+                                                    "player may open; play at or leave one of "
+                                                    "them first", mine=mine))
         if here >= self.settings.tables_per_address:
-            raise ProtocolError("rate_limited", f"{here} tables are open from your "
-                                "address, the most it may open; wait for one to close")
+            raise ProtocolError("rate_limited", Msg("{here} tables are open from your address, "
+                                                    "the most it may open; wait for one to "
+                                                    "close", here=here))
         if waiting >= self.settings.waiting_tables_per_address:
-            raise ProtocolError("rate_limited", f"{waiting} tables opened from your address "
-                                f"are waiting for players in room {room!r}, the most it may "
-                                "have: start one of them, or wait for one to close")
+            raise ProtocolError("rate_limited", Msg("{waiting} tables opened from your address "
+                                                    "are waiting for players in room {room!r}, "
+                                                    "the most it may have: start one of them, "
+                                                    "or wait for one to close", waiting=waiting,
+                                                    room=room))
 
     def forget_creator(self, table_id: str) -> None:
         """A table closed, failed to open or went to another node: its creator may open

@@ -29,14 +29,16 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from trickroom.i18n.message import Msg, both
+
 MAX_NAME = 24
 SEPARATORS = frozenset("_-")
 DIGITS = frozenset("0123456789")
 RESERVED_PREFIXES = ("guest", "robot")
 RESERVED_NAMES = frozenset({"admin", "administrator", "host", "moderator", "server", "system",
                             "trickroom"})
-NAME_RULE = ("a name is 1 to 24 letters, digits, '_' or '-', its letters all of one "
-             "alphabet (no spaces or other signs)")
+NAME_RULE = Msg("a name is 1 to 24 letters, digits, '_' or '-', its letters all of one "
+                "alphabet (no spaces or other signs)")
 # Scripts one name may mix, as a language writes names: a script's letters are named
 # after it in Unicode ("CJK UNIFIED IDEOGRAPH", "HIRAGANA LETTER A", "HANGUL SYLLABLE").
 _KANA = frozenset({"HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"})
@@ -59,8 +61,8 @@ def name_problem(name: str) -> str | None:
     if not 1 <= len(name) <= MAX_NAME:
         return NAME_RULE
     if unicodedata.normalize("NFKC", name) != name:
-        return (f"{NAME_RULE}; {name!r} has a compatibility form of a character "
-                "(a fullwidth or styled letter, a ligature, a superscript)")
+        return Msg("{rule}; {name!r} has a compatibility form of a character (a fullwidth "
+                   "or styled letter, a ligature, a superscript)", rule=NAME_RULE, name=name)
     scripts: set[str] = set()
     letter_before = False
     for ch in name:
@@ -75,8 +77,9 @@ def name_problem(name: str) -> str | None:
         else:
             return NAME_RULE
     if len(scripts) > 1 and not any(scripts <= mix for mix in _MIXES):
-        return (f"{NAME_RULE}; {name!r} mixes letters of "
-                f"{' and '.join(sorted(s.title() for s in scripts))}, which makes look-alikes")
+        return Msg("{rule}; {name!r} mixes letters of {scripts}, which makes look-alikes",
+                   rule=NAME_RULE, name=name,
+                   scripts=both(sorted(s.title() for s in scripts)))
     return None
 
 
@@ -91,8 +94,9 @@ def account_name_refusal(name: str) -> str | None:
         return name_problem(normal(name)) or NAME_RULE
     folded = name.casefold()
     if folded.startswith(RESERVED_PREFIXES) or folded in RESERVED_NAMES:
-        return (f"the name {name!r} is reserved (names starting with 'guest' or 'robot', "
-                f"and {', '.join(sorted(RESERVED_NAMES))}, are the server's)")
+        return Msg("the name {name!r} is reserved (names starting with 'guest' or 'robot', "
+                   "and {names}, are the server's)", name=name,
+                   names=", ".join(sorted(RESERVED_NAMES)))
     return None
 
 

@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 from argon2 import Parameters, PasswordHasher, Type, profiles
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from trickroom.i18n import Msg
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ProtocolError
 from trickroom.server.throttle import Buckets
@@ -155,18 +156,20 @@ class Passwords:
         most one hash of each address ahead of it, not for the whole flood."""
         mine = self.pending_by.get(who, 0)
         if who and self.per_address and mine >= self.per_address:
-            raise ProtocolError("rate_limited", "your address has passwords being checked "
-                                "already; try again in a second", retry_after=1.0)
+            raise ProtocolError("rate_limited", Msg("your address has passwords being checked "
+                                                    "already; try again in a second"),
+                                retry_after=1.0)
         if self.pending >= self.queue:
-            raise ProtocolError("rate_limited", "the server is busy checking passwords; "
-                                                "try again in a second", retry_after=1.0)
+            raise ProtocolError("rate_limited", Msg("the server is busy checking passwords; "
+                                                    "try again in a second"), retry_after=1.0)
         self.pending += 1
         self.pending_by[who] = mine + 1
         try:
             wait = await self.budget(who) if who else 0.0
             if wait:
-                raise ProtocolError("rate_limited", "too many passwords checked for your "
-                                    f"address; try again in {max(wait, 1):.0f} s",
+                raise ProtocolError("rate_limited", Msg("too many passwords checked for your "
+                                                        "address; try again in {seconds:.0f} s",
+                                                        seconds=max(wait, 1)),
                                     retry_after=round(wait, 1))
             await self._turn(who)
             try:

@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from trickroom.i18n import Msg
 from trickroom.server.hub.port import Hub, Member, Queued
 from trickroom.server.lobby import Lobby
 from trickroom.server.protocol import ProtocolError, QueueStatus
@@ -39,12 +40,12 @@ class Queues:
         """Queue for a ranked room; four eligible players are seated at random."""
         room = self.lobby.room(room_name)
         if not room.rated:
-            raise ProtocolError("invalid_field", "the random queue is for ranked rooms; "
-                                                 "casual tables are in the table list")
+            raise ProtocolError("invalid_field", Msg("the random queue is for ranked rooms; "
+                                                     "casual tables are in the table list"))
         await self.ranked.check_eligible(client.name, client.guest, room.ladder)
         entry = Queued(client.id, client.name, client.guest, client.address, self.clock())
         if not await self.hub.queue_add(room_name, entry):
-            raise ProtocolError("invalid_field", "you are already in this queue")
+            raise ProtocolError("invalid_field", Msg("you are already in this queue"))
         self.joined[client.id].add(room_name)
         await self._match(room_name)
         await self._status(room_name, client, request_id)

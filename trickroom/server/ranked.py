@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from trickroom.i18n import Msg
 from trickroom.ratings import Standing
 from trickroom.server.protocol import ProtocolError
 from trickroom.server.store import Store
@@ -21,9 +22,10 @@ from trickroom.server.tables.rating import when
 WEEK = 7 * 24 * 3600.0
 # The rule a casual game counts toward ranked play by (server.tables.play._casual_credit),
 # in the words a player reads beside the count.
-CASUAL_RULE = ("A casual game counts when at least two registered players finish it, "
-               "playing from different places (one person's accounts count as one), to at "
-               "least half the room's target; games with only robots and guests do not count")
+CASUAL_RULE = Msg("A casual game counts when at least two registered players finish it, "
+                  "playing from different places (one person's accounts count as one), to at "
+                  "least half the room's target; games with only robots and guests do not "
+                  "count")
 
 
 class Ranked:
@@ -41,24 +43,25 @@ class Ranked:
         ranked tables are never a BOT's."""
         if guest:
             if ladder:
-                return ("the bot ladder is for BOT accounts: register your bot, then "
-                        "upgrade the account (upgrade_to_bot)")
-            return "ranked tables are for registered players: register or log in first"
+                return (Msg("the bot ladder is for BOT accounts: register your bot, then "
+                            "upgrade the account (upgrade_to_bot)"))
+            return Msg("ranked tables are for registered players: register or log in first")
         account = await self.store.account(name)
         if account is None:
-            return "ranked tables are for registered players"
+            return Msg("ranked tables are for registered players")
         if ladder:
             if not account["bot"]:
-                return ("the bot ladder is for BOT accounts; people play ranked in the "
-                        "other ranked rooms")
+                return (Msg("the bot ladder is for BOT accounts; people play ranked in the "
+                            "other ranked rooms"))
         elif account["bot"]:
-            return ("BOT accounts play ranked games on the bot ladder (its rooms), never at "
-                    "people's ranked tables")
+            return (Msg("BOT accounts play ranked games on the bot ladder (its rooms), never "
+                        "at people's ranked tables"))
         elif account["casual_games"] < self.min_games:
-            return (f"not experienced yet: finish {self.min_games} casual games first "
-                    f"({account['casual_games']} so far). {CASUAL_RULE}")
+            return (Msg("not experienced yet: finish {min_games} casual games first ({played} "
+                        "so far). {casual_rule}", min_games=self.min_games,
+                        played=account['casual_games'], casual_rule=CASUAL_RULE))
         if not account["rank_me"]:
-            return "\"rank me\" is off in your settings"
+            return Msg('"rank me" is off in your settings')
         return self._ban(account)
 
     async def ban(self, name: str, guest: bool) -> str | None:
@@ -71,7 +74,8 @@ class Ranked:
     def _ban(self, account: dict[str, Any]) -> str | None:
         if account["banned_until"] and account["banned_until"] > self.clock():
             reason = account["ban_reason"] or "a ban"
-            return f"banned from ranked play until {when(account['banned_until'])} ({reason})"
+            return Msg("banned from ranked play until {when} ({reason})",
+                       when=when(account['banned_until']), reason=reason)
         return None
 
     async def check_eligible(self, name: str, guest: bool, ladder: bool = False) -> None:

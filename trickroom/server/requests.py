@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from trickroom.i18n import Msg
+from trickroom.i18n.catalogs import pick
 from trickroom.server import protocol as wire
 from trickroom.server.analysis import Analyses
 from trickroom.server.challenges import Challenges
@@ -46,7 +48,8 @@ class Requests:
         """Run one request (its refusal raises ``ProtocolError``)."""
         handler = REQUESTS.get(type(msg))
         if handler is None:
-            raise ProtocolError("unknown_type", f"{msg.type!r} is not a request here")
+            raise ProtocolError("unknown_type", Msg("{type!r} is not a request here",
+                                                    type=msg.type))
         await handler(self, client, msg)
 
     # -- the lobby's requests ----------------------------------------------------------------
@@ -71,11 +74,13 @@ class Requests:
         room = self.lobby.room(msg.room)
         if room.rated:
             if not room.ladder:
-                raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: join "
-                                    "its queue (queue); seek robots in a casual room")
+                raise ProtocolError("invalid_field", Msg("room {name!r} is ranked: join its "
+                                                         "queue (queue); seek robots in a "
+                                                         "casual room", name=room.name))
             if msg.rules:
-                raise ProtocolError("invalid_field", f"room {room.name!r} is ranked: it "
-                                    "plays the host's rules; seek without 'rules'")
+                raise ProtocolError("invalid_field", Msg("room {name!r} is ranked: it plays "
+                                                         "the host's rules; seek without "
+                                                         "'rules'", name=room.name))
             await self.queues.join(client, msg.room, msg.id)
             return
         account = None if client.guest else await self.ranked.store.account(client.name)
@@ -88,8 +93,8 @@ class Requests:
     async def events(self, client: Member, msg: wire.Events) -> None:
         """The account's games in play, from the store (its tables may be on any node)."""
         if client.guest:
-            raise ProtocolError("not_authorized", "guests have no event stream; register "
-                                                  "(a bot: and upgrade_to_bot) first")
+            raise ProtocolError("not_authorized", Msg("guests have no event stream; register "
+                                                      "(a bot: and upgrade_to_bot) first"))
         games = await self.ranked.store.games_in_play(client.name)
         client.reply(wire.EventsReply(id=msg.id, games=[wire.GameRef(**g) for g in games]))
 
@@ -110,8 +115,8 @@ class Requests:
     async def chat(self, client: Member, msg: wire.Chat) -> None:
         text = chat_line(msg.text)
         if len(text) > self.settings.chat_max_chars:
-            raise ProtocolError("too_long", f"chat messages are at most "
-                                            f"{self.settings.chat_max_chars} characters")
+            raise ProtocolError("too_long", Msg("chat messages are at most {most} characters",
+                                                most=self.settings.chat_max_chars))
         if msg.table:
             table = self.lobby.table(msg.table)
             await table.call(command.Chat(client.who, msg.id, text,
@@ -120,28 +125,32 @@ class Requests:
             await self.lobby.room_chat(client, msg.room, text)
             client.reply(wire.Ok(id=msg.id))
         else:
-            raise ProtocolError("invalid_field", "chat needs a 'table' or a 'room'")
+            raise ProtocolError("invalid_field", Msg("chat needs a 'table' or a 'room'"))
 
     async def settings_saved(self, client: Member, msg: wire.Settings) -> None:
         if client.guest:
-            raise ProtocolError("not_authorized", "guests have no settings; register first")
+            raise ProtocolError("not_authorized", Msg("guests have no settings; register first"))
         if msg.rank_me is False and not msg.confirm:
             raise ProtocolError(
                 "confirm_required",
-                "turning \"rank me\" off bans you from ranked play for a week and resets "
-                "your ratings to the start value: send again with \"confirm\": true")
+                Msg('turning "rank me" off bans you from ranked play for a week and resets '
+                    'your ratings to the start value: send again with "confirm": true'))
         if msg.rank_me is not None:
             await self.ranked.set_rank_me(client.name, msg.rank_me)
         if msg.hide_presence is not None:
             await self.follows.hide(client.name, msg.hide_presence)
         store = self.follows.store
+        if msg.language is not None:
+            await store.set_language(client.name, msg.language)
+            client.language = msg.language  # this connection's texts follow at once
         account = await store.account(client.name)
         assert account is not None  # a registered player's connection
         until = account["banned_until"]
         client.reply(wire.SettingsSaved(
             id=msg.id, rank_me=bool(account["rank_me"]),
             banned_until=until if until and until > self.ranked.clock() else None,
-            hide_presence=await store.hides_presence(client.name)))
+            hide_presence=await store.hides_presence(client.name),
+            language=pick(account["language"])))
 
     async def follow(self, client: Member, msg: wire.Follow) -> None:
         await self.follows.follow(client, msg.name, msg.on, msg.id)
@@ -157,8 +166,9 @@ class Requests:
 
     async def ignore(self, client: Member, msg: wire.Ignore) -> None:
         if not await self.ignores.set(client.name, client.guest, msg.name, msg.on):
-            raise ProtocolError("invalid_field", f"you ignore {self.ignores.most} players, "
-                                "the most one may: stop ignoring one (\"on\": false) first")
+            raise ProtocolError("invalid_field", Msg("you ignore {most} players, the most one "
+                                                     'may: stop ignoring one ("on": false) '
+                                                     "first", most=self.ignores.most))
         client.reply(wire.Ok(id=msg.id))
 
     # -- a table's requests: each becomes one command for its machine --------------------------

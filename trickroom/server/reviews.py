@@ -27,6 +27,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from trickroom.game.review import review
+from trickroom.i18n.catalogs import DEFAULT, render
+from trickroom.i18n.message import from_data
 from trickroom.server.metrics import METRICS
 from trickroom.server.store import Store
 
@@ -59,8 +61,14 @@ class Kept:
         return len(self._bodies)
 
 
-def encoded(record: dict[str, Any]) -> bytes:
-    """A game's public record with its review, as the API sends it (in a worker thread)."""
+def encoded(record: dict[str, Any], language: str = DEFAULT) -> bytes:
+    """A game's public record with its review, as the API sends it (in a worker thread),
+    its rating breakdowns in ``language``."""
+    for change in record["ratings"]:
+        said = change.pop("said", None)
+        if said is not None and language != DEFAULT:
+            for line, text in zip(change["breakdown"], said, strict=True):
+                line["text"] = render(from_data(text), language)
     record["hands"] = review(record["record"])
     return json.dumps(record).encode()
 
@@ -79,32 +87,35 @@ class Reviews:
         self._builder = asyncio.Semaphore(1)  # one replay at a time
         METRICS.review_cache_bytes.set_function(lambda: self.kept.bytes)
 
-    async def body(self, game_id: str, keep: bool = True) -> bytes | None:
+    async def body(self, game_id: str, keep: bool = True,
+                   language: str = DEFAULT) -> bytes | None:
         """A finished game's review, encoded; None when there is no finished game by that
         id (not kept: the game may finish later). ``keep``: False for an export's line,
         which is served and not kept (a bulk export would push out the reviews being read).
+        ``language``: of its texts for people (each language's review is kept apart).
         """
-        body = self.kept.get(game_id)
+        key = game_id if language == DEFAULT else f"{game_id} {language}"
+        body = self.kept.get(key)
         if body is not None:
             return body
-        building = self._building.get(game_id)
+        building = self._building.get(key)
         if building is None:
-            building = self._building[game_id] = asyncio.ensure_future(
-                self._build(game_id, keep))
-            building.add_done_callback(lambda _: self._building.pop(game_id, None))
+            building = self._building[key] = asyncio.ensure_future(
+                self._build(game_id, keep, language))
+            building.add_done_callback(lambda _: self._building.pop(key, None))
         # A request that goes away (its client hung up) leaves the build to the others.
         return await asyncio.shield(building)
 
-    async def _build(self, game_id: str, keep: bool) -> bytes | None:
-        record = await self.store.game(game_id)
+    async def _build(self, game_id: str, keep: bool, language: str) -> bytes | None:
+        record = await self.store.game(game_id, texts=True)
         if record is None:
             return None
         if record["sandbox"] and self.table_open is not None \
                 and await self.table_open(record["room"], record["table"]):
             return None  # its deals are still being played: shown once the table closes
         async with self._builder:
-            body = await asyncio.to_thread(encoded, record)
+            body = await asyncio.to_thread(encoded, record, language)
         METRICS.reviews_built.inc()
         if keep:
-            self.kept.put(game_id, body)
+            self.kept.put(game_id if language == DEFAULT else f"{game_id} {language}", body)
         return body

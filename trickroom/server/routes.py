@@ -38,12 +38,14 @@ from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
 from trickroom.game.engine import rules_catalogue
+from trickroom.i18n.catalogs import DEFAULT, negotiate, pick
 from trickroom.ratings import SYSTEMS, Rating
 from trickroom.server import names
 from trickroom.server.analysis import Analyses
 from trickroom.server.assets import IMMUTABLE, REVALIDATE, Assets
 from trickroom.server.config import Config
 from trickroom.server.export import CONTENT_TYPE, BadParameter, Exports, export_query
+from trickroom.server.languages import localized
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.origins import Origins
@@ -128,7 +130,7 @@ class Routes:
                 exported = EXPORT.fullmatch(path)
                 if exported is not None:
                     return await self._export(connection, key, unquote(exported[1]), query)
-                return await self.api(path, query)
+                return await self.api(path, query, request.headers.get("Accept-Language"))
             except StoreUnavailable as exc:
                 log.warning("GET %s: the database is unavailable: %s", path, exc)
                 response = _json({"code": "unavailable", "message": "the database is "
@@ -168,20 +170,25 @@ class Routes:
         return round(self.config.rating_system(game, system).shown(
             Rating(value, sigma or 0.0)), 1)
 
-    async def api(self, path: str, query: str) -> Response:
+    async def api(self, path: str, query: str, accept_language: str | None = None) -> Response:
         params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&")
                                              if "=" in p)}
+        # The texts for people a reply holds: in ``?lang=``, else the Accept-Language's.
+        language = pick(params.get("lang")) or negotiate(accept_language) or DEFAULT
         if path == "/api/rooms":
             return _json({"rooms": [r.model_dump() for r in await self.lobby.rooms_info()]})
         if path == "/api/rules":
-            return _json({"rules": rules_catalogue()})
+            response = _json({"rules": localized(rules_catalogue(), language)})
+            response.headers["Content-Language"] = language
+            response.headers["Vary"] = "Accept-Language"
+            return response
         if path == "/api/tables":
             return await self._tables(params.get("room", ""))
         if path.startswith("/api/games/") and path.endswith("/analysis"):
             return await self._analysis(unquote(path.removeprefix("/api/games/")
                                                 .removesuffix("/analysis")))
         if path.startswith("/api/games/"):
-            return await self._game(unquote(path.removeprefix("/api/games/")))
+            return await self._game(unquote(path.removeprefix("/api/games/")), language)
         if path == "/api/leaderboard":
             return await self._leaderboard(params.get("game", ""), params.get("system", ""),
                                            params.get("ladder", "people"))
@@ -204,9 +211,10 @@ class Routes:
             listed = self._listed[room] = (tables, total, body)
         return _response(HTTPStatus.OK, listed[2], "application/json")
 
-    async def _game(self, game_id: str) -> Response:
+    async def _game(self, game_id: str, language: str) -> Response:
         # Built once, off the loop, and kept (reviews.py): no table waits for a review.
-        body = await self.reviews.body(game_id) if GAME_ID.fullmatch(game_id) else None
+        body = (await self.reviews.body(game_id, language=language)
+                if GAME_ID.fullmatch(game_id) else None)
         if body is None:
             return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
         return _response(HTTPStatus.OK, body, "application/json")

@@ -24,9 +24,12 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
+from trickroom.i18n import Msg
+from trickroom.i18n.catalogs import DEFAULT, render
 from trickroom.server.accounts import Accounts
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import Budget, Hub, Member
+from trickroom.server.languages import choose
 from trickroom.server.lobby import Lobby
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import (
@@ -95,19 +98,25 @@ class Connection:
         self.closing = False
         self._here = here  # whether a table is still open (here, or relayed from elsewhere)
         self._who: Who | None = None
+        # The language of its texts (server/languages.py): the handshake's Accept-Language
+        # until a login or a setting says otherwise.
+        request = getattr(ws, "request", None)
+        self.accept_language = request.headers.get("Accept-Language") if request else None
+        self.language: str = choose(None, None, self.accept_language)
 
     def send_text(self, text: str | Shared) -> None:
         """Send one message, unless the connection is closing (as ``broadcast`` skips it)."""
         transport = self._writable()
         if transport is not None:
-            transport.write(_frame_of(text))
+            transport.write(_frame_of(text, self.language))
 
     def send_many(self, messages: list[str | Shared]) -> None:
         """Send messages in order in one write: a rejoin's hundreds of missed events cost
         one system call, not hundreds."""
         transport = self._writable()
         if transport is not None:
-            transport.write(b"".join([_frame_of(m) for m in messages]))
+            language = self.language
+            transport.write(b"".join([_frame_of(m, language) for m in messages]))
 
     def _writable(self) -> asyncio.WriteTransport | None:
         """The transport, unless the connection is closing or is now cut off for not
@@ -148,7 +157,7 @@ class Connection:
 
     def error(self, exc: ProtocolError) -> None:
         METRICS.errors.labels(exc.code).inc()
-        self.reply(exc.to_model())
+        self.reply(exc.to_model(exc.language or self.language))
 
 
 class Sessions:
@@ -217,7 +226,7 @@ class Sessions:
                     METRICS.messages_delayed.inc()
                     if not conn.slowed:  # said once a spell, not at every message
                         conn.slowed = True
-                        conn.reply(self._slowed(wait))
+                        conn.reply(self._slowed(wait, conn.language))
                     await asyncio.sleep(wait)
                 elif conn.slowed:
                     conn.slowed = False
@@ -232,14 +241,15 @@ class Sessions:
         finally:
             await self._closed(conn, conn.address)
 
-    def _slowed(self, wait: float) -> Slowed:
+    def _slowed(self, wait: float, language: str) -> Slowed:
         settings = self.settings
-        return Slowed(wait=round(wait, 3), message=(
-            f"you send faster than the server reads: {settings.messages_per_second:g} "
-            f"messages a second on a connection (after {settings.message_burst} at once), "
-            f"{settings.messages_per_second_per_address:g} from one address "
-            f"(after {settings.message_burst_per_address}); your messages now wait their "
-            "turn (none is dropped)"))
+        return Slowed(wait=round(wait, 3), message=render(Msg(
+            "you send faster than the server reads: {rate:g} messages a second on a "
+            "connection (after {burst} at once), {address_rate:g} from one address (after "
+            "{address_burst}); your messages now wait their turn (none is dropped)",
+            rate=settings.messages_per_second, burst=settings.message_burst,
+            address_rate=settings.messages_per_second_per_address,
+            address_burst=settings.message_burst_per_address), language))
 
     async def _opened(self, ws: ServerConnection) -> tuple[Connection, Budget] | None:
         """A new socket, counted for its address (None: one too many, closed)."""
@@ -271,17 +281,17 @@ class Sessions:
             conn.error(exc)
         elif isinstance(exc, self.hub.away):
             conn.error(ProtocolError(
-                "unavailable", "the servers' shared state (Redis) is unreachable for "
-                "a moment; nothing changed: send it again", rid, retry_after=1.0))
+                "unavailable", Msg("the servers' shared state (Redis) is unreachable for a "
+                                   "moment; nothing changed: send it again"), rid, retry_after=1.0))
         elif isinstance(exc, StoreUnavailable):
             log.warning("request %s: the database is unavailable: %s",
                         getattr(message, "type", "?"), exc)
             conn.error(ProtocolError(
-                "unavailable", "the database is unreachable for a moment: send it again",
+                "unavailable", Msg("the database is unreachable for a moment: send it again"),
                 rid, retry_after=1.0))
         else:
             log.error("request failed", exc_info=exc)
-            conn.error(ProtocolError("internal", "the server failed on that request", rid))
+            conn.error(ProtocolError("internal", Msg("the server failed on that request"), rid))
 
     async def _closed(self, conn: Connection, ip: str) -> None:
         """The socket closed: its address's count, its subscriptions, its queues, its name
@@ -320,6 +330,7 @@ class Sessions:
                 await self.accounts.authenticate(conn, msg)
             except ProtocolError as exc:
                 exc.request_id = rid
+                exc.language = msg.language  # a login refused speaks the language it asked
                 raise
             return
         if isinstance(msg, ListRooms):
@@ -330,7 +341,7 @@ class Sessions:
             await self.accounts.manage(conn, msg)
             return
         if not conn.name:
-            raise ProtocolError("not_authorized", "log in, register or play as a guest first",
+            raise ProtocolError("not_authorized", Msg("log in, register or play as a guest first"),
                                 rid)
         try:
             if type(msg) is Chat:  # here, where the client is, before any forwarding
@@ -359,26 +370,36 @@ class Sessions:
             if wait:
                 conn.chat_bucket.give_back()  # refused all the same: its credit stays
         if wait:
-            raise chat_refusal("too many chat messages", wait)
+            raise chat_refusal(Msg("too many chat messages"), wait)
         wait = await self.hub.take("chat-account", conn.name, settings.chat_per_second_per_account,
                                    settings.chat_burst_per_account)
         if wait:
             conn.chat_bucket.give_back()
             self.hub.give_back("chat-address", conn.address)
-            raise chat_refusal("too many chat messages from your account", wait)
+            raise chat_refusal(Msg("too many chat messages from your account"), wait)
 
 
 def chat_refusal(what: str, wait: float) -> ProtocolError:
     """A chat line over a rate: ``retry_after`` rounded up, so that a client that waits
     that long is not refused again for a rounding."""
     up = math.ceil(wait * 100) / 100
-    return ProtocolError("rate_limited", f"{what}; wait {math.ceil(wait * 10) / 10:.1f} s "
-                         "before the next", retry_after=up)
+    return ProtocolError("rate_limited", Msg("{what}; wait {seconds:.1f} s before the next",
+                                             what=what, seconds=math.ceil(wait * 10) / 10),
+                         retry_after=up)
 
 
-def _frame_of(text: str | Shared) -> bytes:
-    """A message's frame; a shared message's is built once, by its first connection."""
+def _frame_of(text: str | Shared, language: str = DEFAULT) -> bytes:
+    """A message's frame; a shared message's is built once, by its first connection (of
+    its language, when it holds texts for people)."""
     if isinstance(text, Shared):
+        if text.localize is not None and language != DEFAULT:
+            frames = text.frames
+            if frames is None:
+                frames = text.frames = {}
+            frame = frames.get(language)
+            if frame is None:
+                frame = frames[language] = text_frame(text.localize(language))
+            return frame
         frame = text.frame
         if frame is None:
             frame = text.frame = text_frame(text.data)

@@ -119,6 +119,7 @@ export interface Register {
   name: string;
   password: string;
   protocol?: number | null;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * Log in; ``device`` is the token an earlier ``welcome`` of this account gave this
@@ -137,6 +138,7 @@ export interface Login {
   password: string;
   device?: string | null;
   protocol?: number | null;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * Play casual tables without an account; the server picks a free guest name.
@@ -149,6 +151,7 @@ export interface Guest {
   type: "guest";
   name?: string | null;
   protocol?: number | null;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * Log back in with a session token from an earlier ``welcome``.
@@ -161,6 +164,7 @@ export interface Resume {
   type: "resume";
   token: string;
   protocol?: number | null;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * End this session: its token no longer resumes, and the connection is no one.
@@ -526,6 +530,7 @@ export interface Settings {
   rank_me?: boolean | null;
   confirm?: boolean;
   hide_presence?: boolean | null;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * Change a table's options (its players, or the player who opened it).
@@ -731,6 +736,7 @@ export interface Welcome {
   device?: string | null;
   protocol?: number;
   bot?: boolean;
+  language?: "en" | "el" | "en-XA";
 }
 /**
  * This interface was referenced by `Protocol`'s JSON-Schema
@@ -1492,6 +1498,7 @@ export interface SettingsSaved {
   rank_me: boolean;
   banned_until: number | null;
   hide_presence?: boolean;
+  language?: ("en" | "el" | "en-XA") | null;
 }
 /**
  * Your seat is played from another connection now: the same account sent ``rejoin``

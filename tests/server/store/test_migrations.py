@@ -177,7 +177,8 @@ async def test_a_file_from_before_ranked_play_gets_its_columns_with_their_defaul
     await store.open()
     try:
         assert await store.account("ann") == {"name": "ann", "rank_me": 1, "banned_until": 0,
-                                              "ban_reason": None, "casual_games": 0, "bot": 0}
+                                              "ban_reason": None, "casual_games": 0, "bot": 0,
+                                              "language": None}
     finally:
         await store.close()
     assert [v for v, _ in await versions(path)] == list(range(1, LATEST + 1))

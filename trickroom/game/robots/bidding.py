@@ -43,6 +43,7 @@ from trickroom.game.robots.position import SPADES_MASK, Position
 from trickroom.game.robots.sampling import DealSampler
 from trickroom.game.spades import SpadesRules, score_hand, winning_side
 from trickroom.game.trickgame import TrickView
+from trickroom.i18n import Msg, PluralMsg
 
 GAME_VALUE = 100.0
 """Points a hand that ends the game is worth beyond its score: won plus, lost minus."""
@@ -91,8 +92,8 @@ taken.
 
 def bid_text(bid: Bid) -> str:
     if bid.blind:
-        return "blind nil"
-    return "nil" if bid.value == 0 else str(bid.value)
+        return Msg("blind nil")
+    return Msg("nil") if bid.value == 0 else str(bid.value)
 
 
 def nil_danger(hand: int) -> str:
@@ -104,15 +105,15 @@ def nil_danger(hand: int) -> str:
     """
     spades = hand & SPADES_MASK
     if spades.bit_count() > 3:
-        return f"{spades.bit_count()} spades"
+        return PluralMsg("{n} spade", "{n} spades", n=spades.bit_count())
     if spades >> (39 + 8):
-        return "a high spade"
+        return Msg("a high spade")
     high = sum(hand >> ((suit_mask & -suit_mask).bit_length() - 1 + rank) & 1
                for suit_mask in SUIT_MASKS[:3] for rank in (11, 12))
     if high:
-        return f"{high} aces and kings outside spades" if high > 1 else (
-            "an ace or king outside spades")
-    return "too many winners"
+        return PluralMsg("an ace or king outside spades",
+                         "{n} aces and kings outside spades", n=high)
+    return Msg("too many winners")
 
 
 def first_leader(rules: SpadesRules, dealer: int, hands: Sequence[int]) -> int:
@@ -212,7 +213,7 @@ def _value(rules: SpadesRules, bids: tuple[int, ...], blind: tuple[bool, ...],
     return value
 
 
-SEARCHED = "the best in play-outs of sampled deals"
+SEARCHED = Msg("the best in play-outs of sampled deals")
 
 
 class BidSearch(DecisionSearch):
@@ -244,7 +245,7 @@ class BidSearch(DecisionSearch):
         legal = view.legal
         if LOOK in legal:
             if BLIND_NIL not in legal:
-                self.explanation = self.told = "look at the cards: blind nil is not offered"
+                self.explanation = self.told = Msg("look at the cards: blind nil is not offered")
                 return LOOK
             return self._blind_or_look(view, seat, deal)
         return self._bid(view, seat, deal)
@@ -267,16 +268,16 @@ class BidSearch(DecisionSearch):
             if estimate <= NIL_LOOK or spades_heuristic.nil_worthy(hand):
                 cands.append(0)
             else:
-                nil_note = f"nil too risky: {nil_danger(hand)}"
+                nil_note = Msg("nil too risky: {danger}", danger=nil_danger(hand))
         elif partner == 0 and preferred != 0:
-            nil_note = "no nil beside partner's nil"
+            nil_note = Msg("no nil beside partner's nil")
         cands = [v for v in cands if BIDS[v] in view.legal]
         if not cands:
-            self.explanation = self.told = "the only bid left"
+            self.explanation = self.told = Msg("the only bid left")
             return view.legal[0]
         if len(cands) == 1:
-            self.explanation = f"{bid_text(BIDS[cands[0]])}: the only bid worth making"
-            self.told = f"{bid_text(BIDS[cands[0]])}: the rule-of-thumb bid"
+            self.explanation = Msg("{bid}: the only bid worth making", bid=bid_text(BIDS[cands[0]]))
+            self.told = Msg("{bid}: the rule-of-thumb bid", bid=bid_text(BIDS[cands[0]]))
             return BIDS[cands[0]]
 
         pos = Position.from_view(view)
@@ -320,24 +321,26 @@ class BidSearch(DecisionSearch):
         best, stats = self._search(cands, deals, weigh, outcome, seat, doubt,
                                    once=deal is not None)
         if stats is None:
-            self.explanation = self.told = (f"{bid_text(BIDS[preferred])}: the rule-of-thumb "
-                                            "bid (no time to search)")
+            self.explanation = self.told = Msg("{bid}: the rule-of-thumb bid (no time to search)",
+                                               bid=bid_text(BIDS[preferred]))
             return BIDS[preferred]
         self.forecast = {BIDS[v]: stats[i][:2] for i, v in enumerate(cands)}
         chosen = cands[best]
         tricks, side_tricks, _ = stats[best]
         if chosen == 0:
             made = stats[best][2]
-            text = f"nil: made in {100 * made:.0f}% of the deals tried"
+            text = Msg("nil: made in {percent:.0f}% of the deals tried", percent=100 * made)
         else:
-            text = f"{chosen}: about {tricks:.1f} tricks expected, {side_tricks:.1f} with partner"
+            text = Msg("{bid}: about {tricks:.1f} tricks expected, {side:.1f} with partner",
+                       bid=chosen, tricks=tricks, side=side_tricks)
             if 0 in cands:
                 made = stats[cands.index(0)][2]
-                text += f"; nil made in only {100 * made:.0f}% of the deals tried"
+                text = Msg("{reason}; nil made in only {percent:.0f}% of the deals tried",
+                           reason=text, percent=100 * made)
             elif nil_note:
-                text += "; " + nil_note
+                text = Msg("{reason}; {note}", reason=text, note=nil_note)
         self.explanation = text
-        self.told = f"{bid_text(BIDS[chosen])}: {SEARCHED}"
+        self.told = Msg("{bid}: {how}", bid=bid_text(BIDS[chosen]), how=SEARCHED)
         return BIDS[chosen]
 
     # -- blind nil or look ------------------------------------------------------------------
@@ -381,16 +384,17 @@ class BidSearch(DecisionSearch):
         best, stats = self._search(cands, deals, weigh, outcome, seat, doubt,
                                    once=deal is not None)
         if stats is None:
-            self.explanation = self.told = "the rule of thumb (no time to search)"
+            self.explanation = self.told = Msg("the rule of thumb (no time to search)")
             return BLIND_NIL if heuristic else LOOK
         blind_made = stats[cands.index(0)][2]
         if cands[best] == 0:
-            self.explanation = f"blind nil: made in {100 * blind_made:.0f}% of the deals tried"
-            self.told = f"blind nil: {SEARCHED}"
+            self.explanation = Msg("blind nil: made in {percent:.0f}% of the deals tried",
+                                   percent=100 * blind_made)
+            self.told = Msg("blind nil: {how}", how=SEARCHED)
             return BLIND_NIL
-        self.explanation = (f"look at the cards: blind nil made in only "
-                            f"{100 * blind_made:.0f}% of the deals tried")
-        self.told = f"look at the cards: {SEARCHED}"
+        self.explanation = Msg("look at the cards: blind nil made in only {percent:.0f}% of "
+                               "the deals tried", percent=100 * blind_made)
+        self.told = Msg("look at the cards: {how}", how=SEARCHED)
         return LOOK
 
     # -- the search ------------------------------------------------------------------------

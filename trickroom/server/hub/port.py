@@ -43,6 +43,7 @@ class Member(Protocol):
     address: str  # the client's address group, the key of its limits (server/proxies.py)
     tables: set[str]  # the tables it sits at or watches
     remote: bool  # a client of another node of a cluster
+    language: str  # the language of its texts (trickroom/i18n)
 
     @property
     def who(self) -> Who: ...

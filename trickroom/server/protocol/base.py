@@ -8,9 +8,14 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from trickroom.i18n import Msg, Text
+from trickroom.i18n.catalogs import render
 from trickroom.server import names
 
 RequestId = str | int | None
+# A language a player may choose (trickroom/i18n): English, Greek, or the pseudo-locale
+# (accented, longer English) that tests use.
+Language = Literal["en", "el", "en-XA"]
 
 
 def dumps(data: Any) -> bytes:
@@ -106,7 +111,7 @@ class Error(Reply):
 class ProtocolError(Exception):
     """A message that cannot be accepted, with the wire error code and a message for people."""
 
-    def __init__(self, code: str, message: str, request_id: RequestId = None,
+    def __init__(self, code: str, message: Text, request_id: RequestId = None,
                  retry_after: float | None = None, field: str | None = None) -> None:
         super().__init__(message)
         self.code = code
@@ -114,9 +119,11 @@ class ProtocolError(Exception):
         self.request_id = request_id
         self.retry_after = retry_after
         self.field = field
+        self.language: str | None = None  # its reader's, when not its connection's
 
-    def to_model(self) -> Reply:
-        return Error(id=self.request_id, code=self.code, message=self.message,
+    def to_model(self, language: str = "en") -> Reply:
+        """The wire error, its message in ``language`` (its code is the same in all)."""
+        return Error(id=self.request_id, code=self.code, message=render(self.message, language),
                      retry_after=self.retry_after, field=self.field)
 
 
@@ -135,11 +142,12 @@ class TableMoved(ProtocolError):
     """A request for a table another node runs, answered with where to send it."""
 
     def __init__(self, table_id: str, url: str, request_id: RequestId = None) -> None:
-        super().__init__("moved", f"table {table_id!r} is on another server: connect to "
-                         f"{url} and send the request again", request_id)
+        super().__init__("moved", Msg("table {table!r} is on another server: connect to "
+                                      "{url} and send the request again", table=table_id,
+                                      url=url), request_id)
         self.table_id = table_id
         self.url = url
 
-    def to_model(self) -> Reply:
+    def to_model(self, language: str = "en") -> Reply:
         return Moved(id=self.request_id, table=self.table_id, url=self.url,
-                     message=self.message)
+                     message=render(self.message, language))

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from trickroom.server.protocol.base import PROTOCOL, Reply, ServerMessage
+from trickroom.server.protocol.base import PROTOCOL, Language, Reply, ServerMessage
 
 
 class Welcome(Reply):
@@ -21,6 +21,7 @@ class Welcome(Reply):
     device: str | None = None
     protocol: int = PROTOCOL  # the protocol version this server speaks (docs/changelog.md)
     bot: bool = False  # a BOT account (upgrade_to_bot)
+    language: Language = "en"  # the language of this connection's texts (docs/protocol.md)
 
 
 class Slowed(ServerMessage):
@@ -223,6 +224,7 @@ class SettingsSaved(Reply):
     rank_me: bool
     banned_until: float | None  # a Unix time, as /api/players gives it
     hide_presence: bool = False
+    language: Language | None = None  # the language chosen (null: none, the browser's)
 
 
 class TableRef(ServerMessage):

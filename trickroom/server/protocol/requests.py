@@ -7,8 +7,16 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from trickroom.i18n import Msg
 from trickroom.server.names import NAME_RULE
-from trickroom.server.protocol.base import PROTOCOL, Name, ProtocolError, RequestId, TableId
+from trickroom.server.protocol.base import (
+    PROTOCOL,
+    Language,
+    Name,
+    ProtocolError,
+    RequestId,
+    TableId,
+)
 
 # A client may say which protocol version it speaks (when it logs in): one this server
 # does not speak is refused, so that a bot learns it at once rather than by misreading.
@@ -31,6 +39,9 @@ class Register(Request):
     name: Name
     password: Annotated[str, Field(min_length=6, max_length=200)]
     protocol: Version | None = None  # the protocol version the client speaks
+    # The language this connection's texts are in (else the account's setting, else the
+    # socket's Accept-Language, else English: docs/protocol.md, "Languages").
+    language: Language | None = None
 
 
 class Login(Request):
@@ -42,6 +53,9 @@ class Login(Request):
     password: Annotated[str, Field(max_length=200)]
     device: Annotated[str, Field(min_length=10, max_length=100)] | None = None
     protocol: Version | None = None  # the protocol version the client speaks
+    # The language this connection's texts are in (else the account's setting, else the
+    # socket's Accept-Language, else English: docs/protocol.md, "Languages").
+    language: Language | None = None
 
 
 class Guest(Request):
@@ -50,6 +64,9 @@ class Guest(Request):
     type: Literal["guest"]
     name: Name | None = None
     protocol: Version | None = None  # the protocol version the client speaks
+    # The language this connection's texts are in (else the account's setting, else the
+    # socket's Accept-Language, else English: docs/protocol.md, "Languages").
+    language: Language | None = None
 
 
 class Resume(Request):
@@ -58,6 +75,9 @@ class Resume(Request):
     type: Literal["resume"]
     token: Annotated[str, Field(min_length=10, max_length=100)]
     protocol: Version | None = None  # the protocol version the client speaks
+    # The language this connection's texts are in (else the account's setting, else the
+    # socket's Accept-Language, else English: docs/protocol.md, "Languages").
+    language: Language | None = None
 
 
 Password = Annotated[str, Field(min_length=6, max_length=200)]
@@ -327,6 +347,7 @@ class Settings(Request):
     rank_me: bool | None = None
     confirm: bool = False
     hide_presence: bool | None = None
+    language: Language | None = None  # kept with the account; this connection's at once
 
 
 class Follow(Request):
@@ -423,8 +444,8 @@ client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 # How deep a message's arrays and objects may nest, the message itself being level 1: a
 # real one nests three (a table's rules, a rule's list; an action, a pass's cards).
 MAX_DEPTH = 16
-TOO_DEEP = (f"the message nests too deep: at most {MAX_DEPTH} levels of arrays and "
-            "objects")
+TOO_DEEP = Msg("the message nests too deep: at most {depth} levels of arrays and objects",
+               depth=MAX_DEPTH)
 
 
 def parse_client_message(text: str | bytes) -> ClientMessage:
@@ -442,9 +463,10 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
     except (ValueError, UnicodeDecodeError) as exc:
         if "depth limit" in str(exc):
             raise ProtocolError("bad_json", TOO_DEEP) from None
-        raise ProtocolError("bad_json", f"the message is not valid JSON: {exc}") from None
+        raise ProtocolError("bad_json",
+                            Msg("the message is not valid JSON: {exc}", exc=exc)) from None
     if not isinstance(data, dict):
-        raise ProtocolError("bad_json", "a message must be a JSON object with a 'type'")
+        raise ProtocolError("bad_json", Msg("a message must be a JSON object with a 'type'"))
     request_id = data.get("id")
     if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
         request_id = None
@@ -454,7 +476,8 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
     if kind not in CLIENT_TYPES:
         raise ProtocolError(
             "unknown_type",
-            f"unknown message type {kind!r}; expected one of: {', '.join(CLIENT_TYPES)}",
+            Msg("unknown message type {kind!r}; expected one of: {types}", kind=kind,
+                types=', '.join(CLIENT_TYPES)),
             request_id)
     try:
         return client_adapter.validate_python(data)
@@ -466,8 +489,8 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
             why = str(first["ctx"]["error"]) if "ctx" in first else why
         elif first["type"].startswith("string_too") and first["loc"][-1] in ("name", "room"):
             why = NAME_RULE
-        raise ProtocolError("invalid_field", f"field {where!r}: {why}", request_id,
-                            field=where if where != "message" else None) from None
+        raise ProtocolError("invalid_field", Msg("field {where!r}: {why}", where=where, why=why),
+                            request_id, field=where if where != "message" else None) from None
 
 
 def _openers(text: str | bytes) -> int:

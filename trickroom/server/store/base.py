@@ -367,6 +367,10 @@ class Store(ABC):
         row = await self._fetchone("SELECT hide_presence FROM users WHERE name = ?", (name,))
         return bool(row and row["hide_presence"])
 
+    async def set_language(self, name: str, language: str | None) -> None:
+        """The language a registered player chose (None: none, their browser's)."""
+        await self._write("UPDATE users SET language = ? WHERE name = ?", (language, name))
+
     async def set_hide_presence(self, name: str, hidden: bool) -> None:
         await self._write("UPDATE users SET hide_presence = ? WHERE name = ?",
                           (int(hidden), name))
@@ -516,8 +520,10 @@ class Store(ABC):
                                   "seat": seat["seat"]})
         return found
 
-    async def game(self, game_id: str) -> dict[str, Any] | None:
-        """A game's public record: finished games only (an unfinished one holds live hands)."""
+    async def game(self, game_id: str, texts: bool = False) -> dict[str, Any] | None:
+        """A game's public record: finished games only (an unfinished one holds live hands).
+        ``texts``: each rating change keeps its breakdown's texts as templates and values
+        (``said``), for a review in another language."""
         row = await self._fetchone("SELECT * FROM games WHERE id = ?", (game_id,))
         if row is None or row["finished"] is None:
             return None
@@ -533,7 +539,8 @@ class Store(ABC):
             "finished": row["finished"],
             "result": json.loads(row["result"]),
             "record": unpack(row["record"]),
-            "ratings": json.loads(row["ratings"]) if row["ratings"] else [],
+            "ratings": [c if texts else {k: v for k, v in c.items() if k != "said"}
+                        for c in (json.loads(row["ratings"]) if row["ratings"] else [])],
             # Dealt from a sandbox's fixed seed or list (its table's later games reuse the
             # deals: the review waits for the table to close).
             "sandbox": bool(row["private"] and "sandbox" in json.loads(row["private"])),
@@ -660,7 +667,8 @@ class Store(ABC):
         """A registered player's ranked settings: rank_me, banned_until, casual_games, and
         whether the account is a BOT's."""
         row = await self._fetchone("SELECT name, rank_me, banned_until, ban_reason, "
-                                   "casual_games, bot FROM users WHERE name = ?", (name,))
+                                   "casual_games, bot, language FROM users WHERE name = ?",
+                                   (name,))
         return dict(row) if row else None
 
     async def make_bot(self, name: str) -> None:

@@ -111,7 +111,12 @@ HIDE_PRESENCE = ("users", "hide_presence", "INTEGER NOT NULL DEFAULT 0")
 BOTS = "BOT accounts"
 BOT_COLUMN = ("users", "bot", "INTEGER NOT NULL DEFAULT 0")
 
-# Migration 7 (issue 38): each finished game's analysis: the queue every node's workers
+# Migration 7 (issue 37): the language a registered player chose (``settings``), which
+# their connections speak when a login names none (null: none chosen, the browser's).
+LANGUAGES = "the language a player chose"
+LANGUAGE_COLUMN = ("users", "language", "TEXT")
+
+# Migration 8 (issue 38): each finished game's analysis: the queue every node's workers
 # take jobs from (``claimed`` by a node, renewed as it goes), its progress (any node
 # reads it) and its result, kept and reused.
 ANALYSES = "game analyses"

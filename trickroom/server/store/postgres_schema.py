@@ -25,6 +25,8 @@ from trickroom.server.store.migrations import (
     HIDE_PRESENCE,
     IGNORES,
     IGNORES_TABLE,
+    LANGUAGE_COLUMN,
+    LANGUAGES,
     SESSION_COLUMNS,
     SESSIONS,
     TABLE_OPTION_COLUMNS,
@@ -199,7 +201,8 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
                                       for added in TABLE_OPTION_COLUMNS)),
     Migration(5, FOLLOWS, (Step("follows", _follows), _option_column(*HIDE_PRESENCE))),
     Migration(6, BOTS, (_option_column(*BOT_COLUMN),)),
-    Migration(7, ANALYSES, (Step("analyses", _analyses),)),
+    Migration(7, LANGUAGES, (_option_column(*LANGUAGE_COLUMN),)),
+    Migration(8, ANALYSES, (Step("analyses", _analyses),)),
 )
 
 

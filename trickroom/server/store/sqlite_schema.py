@@ -29,6 +29,8 @@ from trickroom.server.store.migrations import (
     HIDE_PRESENCE,
     IGNORES,
     IGNORES_TABLE,
+    LANGUAGE_COLUMN,
+    LANGUAGES,
     SESSION_COLUMNS,
     SESSIONS,
     TABLE_OPTION_COLUMNS,
@@ -228,7 +230,8 @@ CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(4, TABLE_OPTIONS, tuple(_column(*added) for added in TABLE_OPTION_COLUMNS)),
     Migration(5, FOLLOWS, (Step("follows", _follows), _column(*HIDE_PRESENCE))),
     Migration(6, BOTS, (_column(*BOT_COLUMN),)),
-    Migration(7, ANALYSES, (Step("analyses", _analyses),)),
+    Migration(7, LANGUAGES, (_column(*LANGUAGE_COLUMN),)),
+    Migration(8, ANALYSES, (Step("analyses", _analyses),)),
 )
 
 

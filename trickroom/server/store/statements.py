@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from trickroom.i18n.message import to_data
 from trickroom.ratings import PlayerStats, Rating, Standing
 from trickroom.server.names import account_name_refusal
 from trickroom.server.store.archive import pack
@@ -88,7 +89,10 @@ def statements(record: Record) -> list[Statement]:
         return [("UPDATE games SET seats = ? WHERE id = ?",
                  (json.dumps(list(record.seats)), record.game_id))]
     if isinstance(record, GameEnded):
-        ratings = json.dumps(list(record.ratings)) if record.ratings is not None else None
+        # Each change keeps its breakdown's texts as templates and values too ("said"), for
+        # a review in another language (store.game drops them, but for a review).
+        ratings = json.dumps([{**c, "said": [to_data(t["text"]) for t in c["breakdown"]]}
+                              for c in record.ratings]) if record.ratings is not None else None
         # A private table's invite is a key: it is not kept once its game is over; only
         # that it was a sandbox's is (store.game says so, and the review waits for it).
         return [("UPDATE games SET finished = ?, result = ?, record = ?, ratings = ?, "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from trickroom.i18n import Msg
 from trickroom.server.protocol import ChatMessage, Ok, ProtocolError
 from trickroom.server.tables.commands import Chat, Options
 from trickroom.server.tables.log import Shared
@@ -29,7 +30,7 @@ def on_chat(table: Table, cmd: Chat) -> None:
     state = table.state
     if table.seat_of(cmd.who.client) is None:
         if cmd.who.client not in state.watchers:
-            raise ProtocolError("not_seated", "sit at or watch a table to chat there")
+            raise ProtocolError("not_seated", Msg("sit at or watch a table to chat there"))
         _spectator_may_chat(table)
     names = {s.client: s.account for s in state.seats if s.client is not None}
     names.update(state.watchers)
@@ -44,8 +45,9 @@ def _spectator_may_chat(table: Table) -> None:
     state, settings = table.state, table.settings
     if (not state.spectator_chat and state.phase is Phase.PLAYING
             and any(s.kind == "human" for s in state.seats)):
-        raise ProtocolError("not_seated", "spectators may not chat to the players while "
-                            "this table's game is in play (its players may allow it)")
+        raise ProtocolError("not_seated", Msg("spectators may not chat to the players while "
+                                              "this table's game is in play (its players may "
+                                              "allow it)"))
     rate, burst = settings.spectator_chat_per_second, settings.spectator_chat_burst
     if rate <= 0:
         return
@@ -56,8 +58,9 @@ def _spectator_may_chat(table: Table) -> None:
     if credit < 1:
         state.spectator_credit = credit
         wait = (1 - credit) / rate
-        raise ProtocolError("rate_limited", f"this table's spectators have chatted as much "
-                            f"as they may for now; wait {wait:.1f} s before the next",
+        raise ProtocolError("rate_limited", Msg("this table's spectators have chatted as much "
+                                                "as they may for now; wait {wait:.1f} s before "
+                                                "the next", wait=wait),
                             retry_after=math.ceil(wait * 100) / 100)
     state.spectator_credit = credit - 1
 
@@ -67,8 +70,8 @@ def on_options(table: Table, cmd: Options) -> None:
     a game they are stored with it (a restart, or another node taking the table over,
     resumes it with them); a new game stores them as it starts."""
     if table.seat_of(cmd.who.client) is None and cmd.who.name != table.creator:
-        raise ProtocolError("not_seated", "only this table's players or the player who "
-                            "opened it may change its options")
+        raise ProtocolError("not_seated", Msg("only this table's players or the player who "
+                                              "opened it may change its options"))
     state = table.state
     if state.phase is Phase.PLAYING and state.game_id is not None:  # kept with the game
         table.write(OptionsChanged(state.game_id, cmd.spectator_chat,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, cast
 
+from trickroom.i18n import Msg
 from trickroom.ratings import Departure
 from trickroom.server.protocol import (
     Ok,
@@ -73,7 +74,7 @@ def resume_if_all_back(table: Table, seat: Seat, trigger: Trigger) -> None:
 
 
 def wait_for_return(table: Table, seat: Seat, trigger: Trigger) -> None:
-    table.state.paused = f"waiting for {seat.starter} to return"
+    table.state.paused = Msg("waiting for {name} to return", name=seat.starter)
 
 
 def charge(table: Table, seat: Seat, trigger: Trigger) -> None:
@@ -170,7 +171,7 @@ def start_vote(table: Table, kind: str, seat: Seat) -> None:
     table.state.vote = vote
     if kind == "wait":
         table.cancel_kinds(RobotTurn, TurnOver)
-        table.state.paused = f"a vote on waiting for {seat.starter} is open"
+        table.state.paused = Msg("a vote on waiting for {name} is open", name=seat.starter)
     table.publish(vote_started(table, vote))
     if not voters:
         close_vote(table, "dont_wait" if kind == "wait" else "no")
@@ -180,18 +181,19 @@ def start_vote(table: Table, kind: str, seat: Seat) -> None:
 
 def on_cast(table: Table, cmd: CastVote) -> None:
     if not table.policy.votes:
-        raise ProtocolError("wrong_phase", "casual tables have no votes")
+        raise ProtocolError("wrong_phase", Msg("casual tables have no votes"))
     seat = table.seated(cmd.who)
     vote = table.state.vote
     if vote is None or vote.id != cmd.vote:
-        raise ProtocolError("wrong_phase", "no such vote is open (it may have closed)")
+        raise ProtocolError("wrong_phase", Msg("no such vote is open (it may have closed)"))
     if seat.index not in vote.voters:
-        raise ProtocolError("not_authorized", "you may not vote on this")
+        raise ProtocolError("not_authorized", Msg("you may not vote on this"))
     if seat.index in vote.cast:
-        raise ProtocolError("invalid_field", "you have already voted")
+        raise ProtocolError("invalid_field", Msg("you have already voted"))
     if cmd.choice not in VOTE_CHOICES[vote.kind]:
         raise ProtocolError("invalid_field",
-                            f"choose one of: {', '.join(VOTE_CHOICES[vote.kind])}")
+                            Msg("choose one of: {choices}",
+                                choices=', '.join(VOTE_CHOICES[vote.kind])))
     vote = table.state.vote = vote.with_choice(seat.index, cmd.choice)
     table.publish(VoteCast(vote=vote.id, seat=seat.index, choice=cmd.choice))
     if vote.kind == "wait" and cmd.choice == "dont_wait":

@@ -9,6 +9,7 @@ refuses every command; its games stay in the store for review.
 
 from __future__ import annotations
 
+from trickroom.i18n import Msg
 from trickroom.server.protocol import TableClosed
 from trickroom.server.tables import privacy
 from trickroom.server.tables.commands import IdleOver, Open
@@ -32,7 +33,7 @@ def tidy(table: Table) -> None:
     """
     state = table.state
     if state.phase is Phase.OVER and not any(s.kind == "human" for s in state.seats):
-        close(table, "the game is over and every player has left")
+        close(table, Msg("the game is over and every player has left"))
     elif state.phase is Phase.WAITING and all(s.kind != "human" for s in state.seats):
         table.set_timer(table.settings.table_idle_seconds, IdleOver())
 
@@ -40,13 +41,15 @@ def tidy(table: Table) -> None:
 def on_idle(table: Table, cmd: IdleOver) -> None:
     state = table.state
     if state.phase is Phase.OVER:
-        close(table, "the game is over and the table stayed idle")
+        close(table, Msg("the game is over and the table stayed idle"))
     elif state.phase is Phase.WAITING and all(s.kind != "human" for s in state.seats):
-        close(table, "nobody sat at the table")
+        close(table, Msg("nobody sat at the table"))
 
 
 def close(table: Table, reason: str) -> None:
-    table.publish(TableClosed(reason=reason))
+    closed = TableClosed(reason=reason).model_dump()
+    closed["reason"] = reason  # a Msg: each reader's language
+    table.publish(closed, texts=True)
     table.cancel_kinds()
     table.state.phase = Phase.CLOSED
     table.note("closed", reason)

@@ -18,10 +18,12 @@ for weeks holds as much as one that just opened.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from trickroom.game.events import visible_to
-from trickroom.server.protocol import Skip, TableEvent
+from trickroom.server.languages import holds_texts, localized
+from trickroom.server.protocol import ServerMessage, Skip, Snapshot, TableEvent
 
 
 class Shared:
@@ -29,11 +31,16 @@ class Shared:
     connection's framing of it, which is the same bytes for every client and so is
     built by the first connection that sends it and reused by the rest."""
 
-    __slots__ = ("data", "frame")
+    __slots__ = ("data", "frame", "frames", "localize")
 
-    def __init__(self, text: str | bytes) -> None:
+    def __init__(self, text: str | bytes,
+                 localize: Callable[[str], bytes] | None = None) -> None:
         self.data = text if isinstance(text, bytes) else text.encode()
         self.frame: bytes | None = None
+        # A message that holds texts for people: its bytes in another language than
+        # English, and their frames once built (server/languages.py).
+        self.localize = localize
+        self.frames: dict[str, bytes] | None = None
 
     @property
     def text(self) -> str:
@@ -43,8 +50,22 @@ class Shared:
     def of_bytes(cls, data: bytes) -> Shared:
         """A message that arrived already encoded (relayed from another node)."""
         shared = cls.__new__(cls)
-        shared.data, shared.frame = data, None
+        shared.data, shared.frame, shared.localize, shared.frames = data, None, None, None
         return shared
+
+
+def shared(message: ServerMessage) -> Shared:
+    """A message as sent; a snapshot whose view says why cards may not be played is also
+    encoded again, with those reasons, for a connection of another language."""
+    localize = None
+    if isinstance(message, Snapshot) and holds_texts((message.view, message.paused)):
+        view, paused = message.view, message.paused
+
+        def localize(language: str) -> bytes:
+            return message.model_copy(update={"view": localized(view, language),
+                                              "paused": localized(paused, language)}
+                                      ).encode().encode()
+    return Shared(message.encode(), localize)
 
 
 class Entry(NamedTuple):
@@ -72,13 +93,20 @@ class EventLog:
         return iter(self._entries)
 
     def publish(self, event: dict[str, Any], to: int | None = None,
-                turn: dict[str, Any] | None = None) -> Entry:
+                turn: dict[str, Any] | None = None, texts: bool = False) -> Entry:
         """Number ``event``, encode it once and keep it; ``to``: the one seat it is for;
-        ``turn``: a game event's turn (the same for every audience, so in the one encoding)."""
+        ``turn``: a game event's turn (the same for every audience, so in the one encoding);
+        ``texts``: the event may hold texts for people, encoded again in each language
+        a connection reads."""
         self.seq += 1
-        text = TableEvent.wire(self.table_id, self.seq, event, turn)
-        skip = None if to is None else Shared(Skip(table=self.table_id, seq=self.seq).encode())
-        entry = Entry(self.seq, to, Shared(text), skip)
+        table_id, seq = self.table_id, self.seq
+        text = TableEvent.wire(table_id, seq, event, turn)
+        skip = None if to is None else Shared(Skip(table=table_id, seq=seq).encode())
+        localize = None
+        if texts and holds_texts(event):
+            def localize(language: str) -> bytes:
+                return TableEvent.wire(table_id, seq, localized(event, language), turn)
+        entry = Entry(seq, to, Shared(text, localize), skip)
         self._entries.append(entry)
         return entry
 

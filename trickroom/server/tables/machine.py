@@ -31,6 +31,7 @@ from typing import Any
 
 from trickroom.game.engine import ENGINES
 from trickroom.game.events import Event
+from trickroom.i18n import Msg
 from trickroom.server.config import Room, ServerSettings
 from trickroom.server.protocol import (
     Error,
@@ -93,7 +94,7 @@ from trickroom.server.tables.effects import (
     Send,
     SetTimer,
 )
-from trickroom.server.tables.log import EventLog, Shared
+from trickroom.server.tables.log import EventLog, Shared, shared
 from trickroom.server.tables.policies import DropPolicy, policy_for
 from trickroom.server.tables.records import Record, SeatsChanged
 from trickroom.server.tables.seats import Seat
@@ -161,7 +162,7 @@ class TableMachine:
         state = self.state
         if state.phase is Phase.CLOSED:
             if isinstance(command, Request):
-                raise ProtocolError("no_such_table", f"table {self.id!r} is closed",
+                raise ProtocolError("no_such_table", Msg("table {id!r} is closed", id=self.id),
                                     command.rid)
             return []
         if isinstance(command, TimerCommand):
@@ -237,15 +238,15 @@ class TableMachine:
             self._out.append(Send(to, message))
 
     def reply(self, who: Who, message: ServerMessage) -> None:
-        self._out.append(Send((who.client,), Shared(message.encode())))
+        self._out.append(Send((who.client,), shared(message)))
 
     def publish(self, event: dict[str, Any] | ServerMessage, to: int | None = None,
-                turn: dict[str, Any] | None = None) -> None:
+                turn: dict[str, Any] | None = None, texts: bool = False) -> None:
         """Number, log and send one table event to whoever may see it (a game event with
         its ``turn``)."""
         if isinstance(event, ServerMessage):
             event = event.model_dump()
-        entry = self.log.publish(event, to, turn)
+        entry = self.log.publish(event, to, turn, texts)
         if to is None:
             self.send(self.audience(), entry.message)
         else:
@@ -264,7 +265,9 @@ class TableMachine:
             wire = event.to_wire()
             if why and wire["type"] == "bid":
                 wire["why"] = why
-            self.publish(wire, event.to, turn)
+                self.publish(wire, event.to, turn, texts=True)
+            else:
+                self.publish(wire, event.to, turn)
 
     def write(self, record: Record) -> None:
         self._writes.append(record)
@@ -320,7 +323,7 @@ class TableMachine:
     def seated(self, who: Who) -> Seat:
         seat = self.seat_of(who.client)
         if seat is None:
-            raise ProtocolError("not_seated", "you do not sit at this table")
+            raise ProtocolError("not_seated", Msg("you do not sit at this table"))
         return seat
 
     def info(self) -> TableInfo:

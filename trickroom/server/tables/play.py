@@ -23,7 +23,9 @@ from trickroom.game.actions import Action, ActionParseError, IllegalAction, Pass
 from trickroom.game.cards import hands_from_texts
 from trickroom.game.engine import ENGINES
 from trickroom.game.events import Event
+from trickroom.i18n import Msg
 from trickroom.ratings import Standing
+from trickroom.server.languages import localized
 from trickroom.server.protocol import (
     WHY_LENGTH,
     DuplicateMargin,
@@ -142,13 +144,13 @@ def on_act(table: Table, cmd: Act) -> None:
     seat = table.seated(cmd.who)
     state = table.state
     if state.game is None or state.phase is not Phase.PLAYING:
-        raise ProtocolError("wrong_phase", "no game is being played at this table")
+        raise ProtocolError("wrong_phase", Msg("no game is being played at this table"))
     if state.paused:
-        raise ProtocolError("wrong_phase", f"the game is paused: {state.paused}")
+        raise ProtocolError("wrong_phase", Msg("the game is paused: {paused}", paused=state.paused))
     try:
         action = action_from_wire(dict(cmd.action))
     except ActionParseError as exc:
-        raise ProtocolError("invalid_field", f"action: {exc}") from None
+        raise ProtocolError("invalid_field", Msg("action: {exc}", exc=exc.args[0])) from None
     _apply(table, seat.index, action)
     table.reply(cmd.who, Ok(id=cmd.rid))
 
@@ -167,7 +169,7 @@ def _apply(table: Table, index: int, action: Action, why: str = "", told: str = 
     try:
         events = game.apply(action, index)
     except IllegalAction as exc:
-        raise ProtocolError(exc.code, str(exc)) from None
+        raise ProtocolError(exc.code, exc.args[0]) from None
     seat, done = game.actions[-1]
     state.acted[index] += 1
     wire = done.to_wire()
@@ -234,11 +236,19 @@ def _prompt(table: Table, seat: Seat, turn: Turn) -> None:
     view = game.view(seat.index).to_wire()  # hand, legal and illegal come from the view
     ends = state.turn_ends.get(seat.index)
     deadline = ends[1] if ends is not None and ends[0] == turn else table.now + table.turn_seconds
-    prompt = Prompt.wire(table.id, table.log.seq, seat.index, game.phase, view["legal"],
-                         round(max(0.0, deadline - table.now), 3), view["hand"], view,
-                         game.rules.pass_count if game.phase == "pass" else None,
-                         view["illegal"], round(deadline, 3), round(table.now, 3))
-    table.send((seat.client,), Shared(prompt))
+    table_id, seq, index, phase = table.id, table.log.seq, seat.index, game.phase
+    seconds, now = round(max(0.0, deadline - table.now), 3), round(table.now, 3)
+    pass_count = game.rules.pass_count if game.phase == "pass" else None
+    deadline = round(deadline, 3)
+    prompt = Prompt.wire(table_id, seq, index, phase, view["legal"], seconds, view["hand"],
+                         view, pass_count, view["illegal"], deadline, now)
+    localize = None
+    if view["illegal"]:  # the reasons, in each language a connection reads
+        def localize(language: str) -> bytes:
+            return Prompt.wire(table_id, seq, index, phase, view["legal"], seconds,
+                               view["hand"], localized(view, language), pass_count,
+                               localized(view["illegal"], language), deadline, now)
+    table.send((seat.client,), Shared(prompt, localize))
 
 
 def turn_info(table: Table) -> dict[str, Any] | None:
@@ -334,7 +344,7 @@ def _robot_reason(reason: str) -> str:
     why = " ".join(reason.split())
     if not why or len(why) > WHY_LENGTH or CARD_WORDS.search(why):
         return ""
-    return why
+    return reason if why == reason else why  # a Msg stays one, for each reader's language
 
 
 def on_next_hand(table: Table, cmd: NextHand) -> None:
@@ -384,14 +394,14 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
                     ratings=ratings or [], chances=state.chances)
     for event in events or ():
         if event.kind == "game_over":  # told with the rating changes it caused
-            table.publish(over, turn=turn)
+            table.publish(_with_breakdowns(over, ratings), turn=turn, texts=True)
         else:
             table.publish(event.to_wire(), event.to, turn)
     if abandoned or announce:
-        table.publish(GameOver(scores=list(outcome.scores),
-                               winners=[] if abandoned else list(outcome.winners),
-                               ratings=ratings or [], abandoned=abandoned,
-                               chances=state.chances))
+        table.publish(_with_breakdowns(GameOver(
+            scores=list(outcome.scores), winners=[] if abandoned else list(outcome.winners),
+            ratings=ratings or [], abandoned=abandoned, chances=state.chances), ratings),
+            texts=True)
     _tell_players(table, lambda seat: GameFinish(
         table=table.id, game_id=game_id, room=table.room.name, game=table.room.game,
         seat=seat.index, scores=list(outcome.scores),
@@ -403,6 +413,16 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
     table.tidy()
     if state.phase is Phase.OVER:
         table.set_timer(table.settings.table_idle_seconds, IdleOver())
+
+
+def _with_breakdowns(over: GameOver, ratings: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The ``game_over`` event with its rating breakdowns' texts as the ratings wrote them
+    (each a Msg, rendered in each reader's language; the model keeps their English)."""
+    wire = over.model_dump()
+    for shown, change in zip(wire["ratings"], ratings or [], strict=True):
+        for line, term in zip(shown["breakdown"], change["breakdown"], strict=True):
+            line["text"] = term["text"]
+    return wire
 
 
 def _match_game_over(table: Table, sandbox: Sandbox) -> None:

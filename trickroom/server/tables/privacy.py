@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import hmac
 
+from trickroom.i18n import Msg
 from trickroom.server.auth import token_hash
 from trickroom.server.protocol import Invited, InviteInfo, Ok, ProtocolError, Removed, Seated
 from trickroom.server.tables.commands import Invite, MoveSeat, RemovePlayer, Reserve, Who
@@ -67,17 +68,17 @@ def admit(table: Table, who: Who, code: str | None) -> None:
     if privacy is None or _is_in(table, who):
         return
     if code is None:  # the table's id alone tells nothing: as for a table that is not
-        raise ProtocolError("no_such_table", f"no table {table.id!r} is open (it may have "
-                                             "closed)")
+        raise ProtocolError("no_such_table", Msg("no table {id!r} is open (it may have closed)",
+                                                 id=table.id))
     if who.name.lower() in privacy.removed:
-        raise ProtocolError("not_invited", "the player who opened this private table "
-                                           "removed you from it")
+        raise ProtocolError("not_invited", Msg("the player who opened this private table "
+                                               "removed you from it"))
     valid = privacy.invite is not None and hmac.compare_digest(code.encode(),
                                                                privacy.invite.encode())
     if not valid or table.now >= privacy.invite_until:
-        raise ProtocolError("not_invited", "this invite is no longer valid (it was renewed, "
-                                           "revoked or has expired): ask the table for a "
-                                           "new link")
+        raise ProtocolError("not_invited", Msg("this invite is no longer valid (it was "
+                                               "renewed, revoked or has expired): ask the "
+                                               "table for a new link"))
 
 
 def free_for(table: Table, who: Who, free: list[Seat]) -> list[Seat]:
@@ -105,19 +106,19 @@ def taken(table: Table, seat: Seat) -> None:
 def _private(table: Table) -> Privacy:
     privacy = table.state.private
     if privacy is None:
-        raise ProtocolError("invalid_field", "this table is not private: anyone may sit "
-                                             "at it from the room's list")
+        raise ProtocolError("invalid_field", Msg("this table is not private: anyone may sit at "
+                                                 "it from the room's list"))
     return privacy
 
 
 def _opener(table: Table, who: Who, what: str) -> Privacy:
     privacy = _private(table)
     if who.name != table.creator:
-        raise ProtocolError("not_authorized", f"only the player who opened this table may "
-                                              f"{what}")
+        raise ProtocolError("not_authorized", Msg("only the player who opened this table may "
+                                                  "{what}", what=what))
     if table.state.phase is not Phase.WAITING:
-        raise ProtocolError("wrong_phase", f"the game has started: {what} before a game "
-                                           "starts")
+        raise ProtocolError("wrong_phase", Msg("the game has started: {what} before a game "
+                                               "starts", what=what))
     return privacy
 
 
@@ -126,12 +127,12 @@ def on_invite(table: Table, cmd: Invite) -> None:
     seated = table.seat_of(cmd.who.client) is not None
     if cmd.revoke:
         if cmd.who.name != table.creator:
-            raise ProtocolError("not_authorized", "only the player who opened this table "
-                                                  "may revoke its invite")
+            raise ProtocolError("not_authorized", Msg("only the player who opened this table "
+                                                      "may revoke its invite"))
         privacy.invite, privacy.invite_until = None, 0.0
     elif not seated and cmd.who.name != table.creator:
-        raise ProtocolError("not_seated", "only this table's players, or the player who "
-                                          "opened it, may see or renew its invite")
+        raise ProtocolError("not_seated", Msg("only this table's players, or the player who "
+                                              "opened it, may see or renew its invite"))
     elif cmd.renew or privacy.invite is None or table.now >= privacy.invite_until:
         issue(table, privacy)
     else:
@@ -144,19 +145,21 @@ def on_invite(table: Table, cmd: Invite) -> None:
 
 
 def on_reserve(table: Table, cmd: Reserve) -> None:
-    privacy = _opener(table, cmd.who, "keep seats")
+    privacy = _opener(table, cmd.who, Msg("keep seats"))
     seat = table.state.seats[cmd.seat]
     if cmd.name is None:
         privacy.reserved.pop(cmd.seat, None)
     else:
         if seat.kind != "empty":
-            raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken by {seat.name}")
+            raise ProtocolError("seat_taken", Msg("seat {seat} is taken by {name}", seat=cmd.seat,
+                                                  name=seat.name))
         held = privacy.kept_for(cmd.name)
         if held is not None:
             del privacy.reserved[held]  # one seat kept a player
         if any(s.kind == "human" and s.account and s.account.lower() == cmd.name.lower()
                for s in table.state.seats):
-            raise ProtocolError("seat_taken", f"{cmd.name} already sits at this table")
+            raise ProtocolError("seat_taken", Msg("{name} already sits at this table",
+                                                  name=cmd.name))
         privacy.reserved[cmd.seat] = cmd.name
         privacy.removed.discard(cmd.name.lower())  # kept a seat: welcome back
     table.changed()
@@ -164,14 +167,15 @@ def on_reserve(table: Table, cmd: Reserve) -> None:
 
 
 def on_move_seat(table: Table, cmd: MoveSeat) -> None:
-    privacy = _opener(table, cmd.who, "move players")
+    privacy = _opener(table, cmd.who, Msg("move players"))
     seats = table.state.seats
     one, other = seats[cmd.seat], seats[cmd.to]
     if one.kind == "empty":
-        raise ProtocolError("invalid_field", f"seat {cmd.seat} is empty: nobody to move")
+        raise ProtocolError("invalid_field", Msg("seat {seat} is empty: nobody to move",
+                                                 seat=cmd.seat))
     if cmd.to in privacy.reserved:
-        raise ProtocolError("seat_taken", f"seat {cmd.to} is kept for "
-                                          f"{privacy.reserved[cmd.to]}")
+        raise ProtocolError("seat_taken", Msg("seat {to} is kept for {name}", to=cmd.to,
+                                              name=privacy.reserved[cmd.to]))
     if cmd.seat != cmd.to:
         seats[cmd.seat], seats[cmd.to] = other, one
         one.index, other.index = cmd.to, cmd.seat
@@ -193,12 +197,13 @@ def tell_seat(table: Table, seat: Seat) -> None:
 
 
 def on_remove_player(table: Table, cmd: RemovePlayer) -> None:
-    privacy = _opener(table, cmd.who, "remove players")
+    privacy = _opener(table, cmd.who, Msg("remove players"))
     seat = table.state.seats[cmd.seat]
     if seat.kind == "empty":
-        raise ProtocolError("invalid_field", f"seat {cmd.seat} is empty: nobody to remove")
+        raise ProtocolError("invalid_field", Msg("seat {seat} is empty: nobody to remove",
+                                                 seat=cmd.seat))
     if seat.kind == "human" and seat.account == table.creator:
-        raise ProtocolError("invalid_field", "you opened this table: stand up instead")
+        raise ProtocolError("invalid_field", Msg("you opened this table: stand up instead"))
     if seat.kind == "human" and seat.account:
         privacy.removed.add(seat.account.lower())
     table.publish(Removed(seat=seat.index, name=seat.name or ""))  # the removed hear it too

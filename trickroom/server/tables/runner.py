@@ -28,6 +28,7 @@ from typing import Any, Protocol, cast
 from trickroom.game.actions import Action
 from trickroom.game.robots import Robot, make_robot
 from trickroom.game.robots.heuristic import heuristic_action
+from trickroom.i18n import Msg
 from trickroom.server.hub.port import Batch, Hub
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ProtocolError, TableInfo
@@ -196,8 +197,8 @@ class TableRunner:
         except Exception as exc:
             log.warning("table %s: cannot read itself back from the store: %s", self.id, exc)
             self._later(command)
-            raise ProtocolError("unavailable", "the database does not answer: nothing "
-                                "changed; send it again in a moment",
+            raise ProtocolError("unavailable", Msg("the database does not answer: nothing "
+                                                   "changed; send it again in a moment"),
                                 getattr(command, "rid", None), retry_after=1.0) from None
         game = state.game if state.phase is Phase.PLAYING else None
         if stored is None and game is None:
@@ -212,8 +213,9 @@ class TableRunner:
         self.stopped = True  # this runner is done; the lobby starts the table again
         self._cancel_timers()
         self.lobby.reload(self, stored)
-        raise ProtocolError("unavailable", "the table is reloading what the database holds: "
-                            "rejoin it", getattr(command, "rid", None), retry_after=1.0)
+        raise ProtocolError("unavailable", Msg("the table is reloading what the database "
+                                               "holds: rejoin it"), getattr(command, "rid", None),
+                            retry_after=1.0)
 
     def _later(self, command: Command) -> None:
         """Run a command that is no request again in a moment (a timer's, a robot's)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 
+from trickroom.i18n import Msg
 from trickroom.server.auth import token_hash, token_matches
 from trickroom.server.protocol import Ok, ProtocolError, Seated, Substituted, TakenOver
 from trickroom.server.tables import drops, play, privacy
@@ -34,7 +35,7 @@ from trickroom.server.tables.commands import (
     WindowOver,
 )
 from trickroom.server.tables.effects import Changed
-from trickroom.server.tables.log import Shared
+from trickroom.server.tables.log import Shared, shared
 from trickroom.server.tables.policies import Trigger
 from trickroom.server.tables.seats import Seat, robot_name
 from trickroom.server.tables.state import Phase
@@ -61,14 +62,14 @@ def _already_seated(table: Table, who: Who) -> None:
     """One account holds at most one seat at a table, in every room."""
     held = table.seat_of(who.client)
     if held is not None:
-        raise ProtocolError("seat_taken", f"you already sit at seat {held.index} of "
-                                          "this table")
+        raise ProtocolError("seat_taken", Msg("you already sit at seat {index} of this table",
+                                              index=held.index))
     for seat in table.state.seats:
         if seat.kind == "human" and seat.account == who.name:
             raise ProtocolError(
-                "seat_taken", f"{who.name} already sits at seat {seat.index} of this "
-                "table (from another connection): send rejoin with that seat's token to "
-                "play it from here")
+                "seat_taken", Msg("{name} already sits at seat {index} of this table (from "
+                                  "another connection): send rejoin with that seat's token to "
+                                  "play it from here", name=who.name, index=seat.index))
 
 
 def on_sit(table: Table, cmd: Sit) -> None:
@@ -79,13 +80,13 @@ def on_sit(table: Table, cmd: Sit) -> None:
         _substitute(table, cmd)
         return
     if state.phase is not Phase.WAITING:
-        raise ProtocolError("table_full", "the game has started; watch it, or rejoin "
-                                          "your own seat with its seat token")
+        raise ProtocolError("table_full", Msg("the game has started; watch it, or rejoin your "
+                                              "own seat with its seat token"))
     if table.room.rated and cmd.refusal:
         raise ProtocolError("not_eligible", cmd.refusal)
     free = privacy.free_for(table, cmd.who, [s for s in state.seats if s.kind == "empty"])
     if not free:
-        raise ProtocolError("table_full", "every seat at this table is taken")
+        raise ProtocolError("table_full", Msg("every seat at this table is taken"))
     if table.seating == "random_seating":
         seat = table.rng.choice(free)  # seats are drawn, whatever was asked
     elif cmd.seat is None:
@@ -93,11 +94,14 @@ def on_sit(table: Table, cmd: Sit) -> None:
     else:
         seat = state.seats[cmd.seat]
         if seat.kind != "empty":
-            raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken by {seat.name}")
+            raise ProtocolError("seat_taken", Msg("seat {seat} is taken by {name}", seat=cmd.seat,
+                                                  name=seat.name))
         if seat not in free:
             kept = state.private.reserved.get(seat.index) if state.private else None
-            raise ProtocolError("seat_taken", f"seat {cmd.seat} is kept for {kept}" if kept
-                                else f"seat {free[0].index} is kept for you: sit there")
+            raise ProtocolError("seat_taken", Msg("seat {seat} is kept for {kept}", seat=cmd.seat,
+                                                  kept=kept) if kept
+                                else Msg("seat {index} is kept for you: sit there",
+                                         index=free[0].index))
     privacy.taken(table, seat)
     token = _take(table, seat, cmd.who, cmd.bot)
     table.changed()
@@ -111,7 +115,7 @@ def on_sit_reserved(table: Table, cmd: SitReserved) -> None:
     """The random queue: the seat was drawn for this player; the game starts at four."""
     seat = table.state.seats[cmd.seat]
     if seat.kind != "empty" or table.state.phase is not Phase.WAITING:
-        raise ProtocolError("seat_taken", f"seat {cmd.seat} is taken")
+        raise ProtocolError("seat_taken", Msg("seat {seat} is taken", seat=cmd.seat))
     token = _take(table, seat, cmd.who, cmd.bot)
     table.changed()
     table.cancel(IdleOver)
@@ -123,10 +127,10 @@ def on_sit_reserved(table: Table, cmd: SitReserved) -> None:
 def on_sit_with_robots(table: Table, cmd: SitWithRobots) -> None:
     """A seek's table (casual, its seeker's own): the seeker at North, robots in the other
     seats, and the game starts."""
-    _may_run(table, cmd.who, "fill")
+    _may_run(table, cmd.who, Msg("fill"))
     state = table.state
     if state.phase is not Phase.WAITING or any(s.kind != "empty" for s in state.seats):
-        raise ProtocolError("table_full", "the table is no longer empty")
+        raise ProtocolError("table_full", Msg("the table is no longer empty"))
     token = _take(table, state.seats[0], cmd.who, cmd.bot)
     for seat in state.seats[1:]:
         seat.kind, seat.robot_level = "robot", cmd.level
@@ -144,14 +148,15 @@ def _substitute(table: Table, cmd: Sit) -> None:
     state = table.state
     open_seats = state.ranked.open_seats
     if not table.policy.substitutes or not open_seats:
-        raise ProtocolError("table_full", "the game has started; watch it, or rejoin "
-                                          "your own seat with its seat token")
+        raise ProtocolError("table_full", Msg("the game has started; watch it, or rejoin your "
+                                              "own seat with its seat token"))
     index = cmd.seat if cmd.seat is not None else min(open_seats)
     if index not in open_seats:
-        raise ProtocolError("seat_taken", f"seat {index} is not open to a substitute")
+        raise ProtocolError("seat_taken", Msg("seat {index} is not open to a substitute",
+                                              index=index))
     if cmd.who.name in {s.starter for s in state.seats}:
-        raise ProtocolError("not_eligible", "a player who left this game may not come back "
-                                            "as a substitute")
+        raise ProtocolError("not_eligible", Msg("a player who left this game may not come back "
+                                                "as a substitute"))
     if table.room.rated and cmd.ban:
         raise ProtocolError("not_eligible", cmd.ban)
     seat = state.seats[index]
@@ -160,7 +165,7 @@ def _substitute(table: Table, cmd: Sit) -> None:
     open_seats.discard(index)
     table.save_seats()
     # The substitute sees the table from here (a snapshot), then what follows it.
-    table.send((cmd.who.client,), Shared(table.snapshot(index).encode()))
+    table.send((cmd.who.client,), shared(table.snapshot(index)))
     table.publish(Substituted(seat=index, name=cmd.who.name))
     table.changed()
     # The seat's turn was prompted to whoever held it before: prompted again, to them.
@@ -199,16 +204,16 @@ def on_unwatch(table: Table, cmd: Unwatch) -> None:
 def _may_run(table: Table, who: Who, what: str) -> None:
     """Only the table's players, or the player who opened it, fill or start it."""
     if table.seat_of(who.client) is None and who.name != table.creator:
-        raise ProtocolError("not_seated", f"only this table's players or the player who "
-                                          f"opened it may {what} it")
+        raise ProtocolError("not_seated", Msg("only this table's players or the player who "
+                                              "opened it may {what} it", what=what))
 
 
 def on_fill(table: Table, cmd: Fill) -> None:
     if table.room.rated:
-        raise ProtocolError("not_authorized", "robots may not sit at a ranked table")
-    _may_run(table, cmd.who, "fill")
+        raise ProtocolError("not_authorized", Msg("robots may not sit at a ranked table"))
+    _may_run(table, cmd.who, Msg("fill"))
     if table.state.phase is not Phase.WAITING:
-        raise ProtocolError("table_full", "the game has started")
+        raise ProtocolError("table_full", Msg("the game has started"))
     kept = table.state.private.reserved if table.state.private else {}
     for seat in table.state.seats:
         if seat.kind == "empty" and seat.index not in kept:  # a kept seat waits its player
@@ -221,10 +226,10 @@ def on_fill(table: Table, cmd: Fill) -> None:
 
 
 def on_start(table: Table, cmd: Start) -> None:
-    _may_run(table, cmd.who, "start")
+    _may_run(table, cmd.who, Msg("start"))
     if table.state.phase is Phase.WAITING:
         if any(s.kind == "empty" for s in table.state.seats):
-            raise ProtocolError("wrong_phase", "a game starts when all four seats are filled")
+            raise ProtocolError("wrong_phase", Msg("a game starts when all four seats are filled"))
         play.maybe_start(table)
     table.reply(cmd.who, Ok(id=cmd.rid))
 
@@ -233,13 +238,13 @@ def on_play_again(table: Table, cmd: PlayAgain) -> None:
     seat = table.seated(cmd.who)
     state = table.state
     if cmd.rotate and table.room.rated:
-        raise ProtocolError("invalid_field", "a ranked room seats its players by its own "
-                                             "rule: play again with the seats kept")
+        raise ProtocolError("invalid_field", Msg("a ranked room seats its players by its own "
+                                                 "rule: play again with the seats kept"))
     if state.phase is not Phase.OVER:
-        raise ProtocolError("wrong_phase", "the game is not over")
+        raise ProtocolError("wrong_phase", Msg("the game is not over"))
     if table.room.rated and any(s.kind != "human" for s in state.seats):
-        raise ProtocolError("wrong_phase", "a ranked game starts with four players; "
-                                           "a seat is empty")
+        raise ProtocolError("wrong_phase", Msg("a ranked game starts with four players; a seat "
+                                               "is empty"))
     seat.again, seat.rotate = True, cmd.rotate
     _maybe_again(table)
     table.reply(cmd.who, Ok(id=cmd.rid))
@@ -341,16 +346,17 @@ def _rejoined_seat(table: Table, cmd: Rejoin) -> Seat:
             break
     else:
         raise ProtocolError("not_authorized",
-                            "that seat token does not match a seat waiting at this table "
-                            "(the reconnect window may have passed)")
+                            Msg("that seat token does not match a seat waiting at this table "
+                                "(the reconnect window may have passed)"))
     if seat.account != cmd.who.name:
         # A token is the seat holder's: a copy in anyone else's hands is worth nothing.
-        raise ProtocolError("not_authorized", f"seat {seat.index}'s token belongs to "
-                                              "another player; log in as them to rejoin")
+        raise ProtocolError("not_authorized", Msg("seat {index}'s token belongs to another "
+                                                  "player; log in as them to rejoin",
+                                                  index=seat.index))
     held = table.seat_of(cmd.who.client)
     if held is not None and held is not seat:
-        raise ProtocolError("seat_taken", f"this connection already sits at seat "
-                                          f"{held.index} of this table")
+        raise ProtocolError("seat_taken", Msg("this connection already sits at seat {index} of "
+                                              "this table", index=held.index))
     return seat
 
 

@@ -53,8 +53,9 @@ class Table(Protocol):
     def reply(self, who: Who, message: ServerMessage) -> None: ...
 
     def publish(self, event: dict[str, Any] | ServerMessage, to: int | None = None,
-                turn: dict[str, Any] | None = None) -> None:
-        """Number, log and send one table event to whoever may see it."""
+                turn: dict[str, Any] | None = None, texts: bool = False) -> None:
+        """Number, log and send one table event to whoever may see it (``texts``: it holds
+        texts for people, rendered in each reader's language)."""
 
     def publish_game(self, events: list[Event], why: str = "") -> None:
         """Publish one action's (or deal's) game events, with the turn they lead to."""

@@ -58,6 +58,7 @@ class Call(Frame):
     guest: bool
     address: str
     table: str
+    language: str = "en"  # the client's language, for the texts of its answer
 
 
 @dataclass(frozen=True, slots=True)

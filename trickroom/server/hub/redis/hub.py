@@ -29,6 +29,7 @@ from contextlib import AbstractAsyncContextManager
 
 from redis.exceptions import RedisError
 
+from trickroom.i18n import Msg
 from trickroom.server.config import ServerSettings
 from trickroom.server.hub.port import (
     OFFLINE,
@@ -278,9 +279,11 @@ class RedisHub:
         node's is forwarded there, or its player told where to go (``moved``)."""
         if self.node.host.has_table(table_id):
             if not self.leases.proved and not await self.leases.prove():
-                raise ProtocolError("unavailable", "this server cannot prove it still runs "
-                                    f"table {table_id!r} (it reaches neither Redis nor the "
-                                    "database): send it again in a moment", retry_after=1.0)
+                raise ProtocolError("unavailable", Msg("this server cannot prove it still runs "
+                                                       "table {table_id!r} (it reaches neither "
+                                                       "Redis nor the database): send it again "
+                                                       "in a moment", table_id=table_id),
+                                retry_after=1.0)
             # Lost during the proof: its fence is gone at once, its runner a moment later.
             if self.node.host.has_table(table_id) and table_id in self.leases.epochs:
                 return False

@@ -25,6 +25,7 @@ import itertools
 import time
 from collections.abc import Sequence
 
+from trickroom.i18n import Msg
 from trickroom.server.hub.port import Batch, Member
 from trickroom.server.hub.redis.bus import UNREACHABLE
 from trickroom.server.hub.redis.frames import (
@@ -70,8 +71,9 @@ class RemoteClient:
     remote = True
 
     def __init__(self, node: Node, client_id: ClientId, name: str, guest: bool,
-                 address: str, at: int) -> None:
+                 address: str, at: int, language: str = "en") -> None:
         self.node = node
+        self.language = language  # its refusals' (the table's events go as they are)
         self.id = client_id
         self.name = name
         self.guest = guest
@@ -98,7 +100,7 @@ class RemoteClient:
 
     def error(self, exc: ProtocolError) -> None:
         METRICS.errors.labels(exc.code).inc()
-        self.reply(exc.to_model())
+        self.reply(exc.to_model(self.language))
 
     def close(self, code: int, reason: str) -> None:
         pass  # its own node closes the socket
@@ -147,8 +149,8 @@ class Routing:
                 return True
             self.leases.forget_owner(table_id)
             fresh = True
-        raise ProtocolError("unavailable", f"table {table_id!r} is moving between servers: "
-                            "send it again", retry_after=1.0)
+        raise ProtocolError("unavailable", Msg("table {table_id!r} is moving between servers: "
+                                               "send it again", table_id=table_id), retry_after=1.0)
 
     async def _resolve(self, table_id: str, fresh: bool) -> int | None:
         """The node to send a request for the table to; None: run it here (this node runs
@@ -189,7 +191,7 @@ class Routing:
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting[corr] = done
         call = Call(corr, self.node.number, client.id, client.name, client.guest,
-                    client.address, table_id)
+                    client.address, table_id, client.language)
         body = message.model_dump_json(exclude_none=True)
         self.forwarded += 1
         METRICS.forwards.inc()
@@ -213,9 +215,11 @@ class Routing:
                     return False
         except TimeoutError:
             self.leases.forget_owner(table_id)  # the next request looks the owner up again
-            raise ProtocolError("unavailable", f"the server running table {table_id!r} did "
-                                f"not answer within {self.node.forward_seconds:g} s (if it "
-                                "stopped, another takes the table over): send it again",
+            raise ProtocolError("unavailable", Msg("the server running table {table_id!r} did "
+                                                   "not answer within {forward_seconds:g} s "
+                                                   "(if it stopped, another takes the table "
+                                                   "over): send it again", table_id=table_id,
+                                                   forward_seconds=self.node.forward_seconds),
                                 retry_after=1.0) from None
         finally:
             self._waiting.pop(corr, None)
@@ -335,7 +339,7 @@ class Routing:
                 node.send(frame.sender, Elsewhere(frame.corr))
                 return
         client = self.stand_in(frame.client, frame.name, frame.guest, frame.address,
-                               frame.sender)
+                               frame.sender, frame.language)
         answering: list[int | bool] = [frame.sender, frame.corr, False]
         message: ClientMessage | None = None
         try:
@@ -351,7 +355,7 @@ class Routing:
             client.error(exc)
         except Exception:
             log.exception("a forwarded request failed")
-            client.error(ProtocolError("internal", "the server failed on that request",
+            client.error(ProtocolError("internal", Msg("the server failed on that request"),
                                        getattr(message, "id", None)))
         finally:
             self._calls_seen[key] = True
@@ -359,7 +363,7 @@ class Routing:
                 node.send(frame.sender, Done(frame.corr))
 
     def stand_in(self, client_id: ClientId, name: str, guest: bool, address: str,
-                 at: int) -> Member:
+                 at: int, language: str | None = None) -> Member:
         """Another node's client as this node's tables know it (made once, kept while it
         is at a table here)."""
         clients = self.node.host.clients
@@ -368,6 +372,8 @@ class Routing:
             client = clients[client_id] = RemoteClient(self.node, client_id, name, guest,
                                                        address, at)
         client.name, client.guest = name, guest
+        if language is not None:
+            client.language = language
         return client
 
     def on_follow(self, frame: Follow, body: bytes) -> None:
