@@ -193,15 +193,23 @@ function pseudoParts(parts) {
 }
 
 const numberFormats = new Map();
-/** A number as the language writes it: num(1234.5) is "1,234.5" in English, "1.234,5" in Greek. */
+/** A number as the language writes it: num(12345.5) is "12,345.5" in English, "12.345,5" in
+ *  Greek (four digits are not grouped: a rating of 1500 reads "1500"). */
 export function num(n, options = {}) {
   const key = `${rulesLocale()}|${JSON.stringify(options)}`;
-  if (!numberFormats.has(key)) numberFormats.set(key, new Intl.NumberFormat(rulesLocale(), options));
+  if (!numberFormats.has(key)) {
+    numberFormats.set(key, new Intl.NumberFormat(rulesLocale(), { useGrouping: "min2", ...options }));
+  }
   return numberFormats.get(key).format(n);
 }
 
 /** A signed number with a true minus sign: "+12", "−3" (Greek: "+12", "−3"). */
 export const signed = (n, options = {}) => num(n, { signDisplay: "exceptZero", ...options }).replace("-", "−");
+
+/** Names joined as the language lists them: "Ann and Bo", "Άννα και Μπο". */
+export function list(items, type = "conjunction") {
+  return new Intl.ListFormat(rulesLocale(), { style: "long", type }).format(items.map(String));
+}
 
 /** A date (and time, with `options`) as the language writes it. */
 export function date(value, options = { dateStyle: "medium" }) {
