@@ -8,6 +8,8 @@ import { gameName, systemName } from "./games.js";
 import { count } from "./counts.js";
 import { heartsPlaces } from "./scoresheet.js";
 
+const GAMES = ["spades", "hearts"];
+const LADDERS = ["people", "bots"];
 const round = (x) => (x == null || Number.isNaN(Number(x)) ? "—" : num(Math.round(Number(x))));
 const when = (seconds) => date(seconds * 1000, { dateStyle: "medium", timeStyle: "short" });
 const listOf = (x) => (Array.isArray(x) ? x : x && typeof x === "object"
@@ -222,11 +224,11 @@ function leaders(main, ctx, params) {
   };
   const controls = h("form", { class: "board-controls", onchange: change, onsubmit: (e) => e.preventDefault() },
     h("label", { class: "field" }, h("span", {}, t("profile.game")), h("select", { name: "game" },
-      ["spades", "hearts"].map((g) => h("option", { value: g, selected: g === game ? true : null }, gameName(g))))),
+      GAMES.map((g) => h("option", { value: g, selected: g === game ? true : null }, gameName(g))))),
     h("label", { class: "field" }, h("span", {}, t("leaders.system")), h("select", { name: "system" },
       [...systems].map((x) => h("option", { value: x, selected: x === system ? true : null }, systemName(x))))),
     h("label", { class: "field" }, h("span", {}, t("leaders.players")), h("select", { name: "ladder" },
-      [["people", t("leaders.people")], ["bots", t("leaders.bots")]].map(([v, label]) => h("option", { value: v, selected: v === ladder ? true : null }, label)))));
+      LADDERS.map((v) => h("option", { value: v, selected: v === ladder ? true : null }, t(`leaders.${v}`))))));
   fill(main, h("section", { class: "leaders" }, h("h1", {}, t("nav.leaders")), controls, board));
   getJSON(`/api/leaderboard?game=${encodeURIComponent(game)}&system=${encodeURIComponent(system)}&ladder=${ladder}`).then((data) => {
     const rows = data ? listOf(data.players || data.leaderboard || data.leaders || data.rows || data) : [];
