@@ -42,7 +42,7 @@ export function promptDialog(p, v, { seat, seatName, selected, act, pass }) {
   if (p.phase === "pass") {
     const count = p.pass_count || 3;
     const to = (seat + DIRECTION_OFFSET[v.pass_direction]) % 4;
-    return h("div", { class: "prompt-panel pass-dialog", role: "dialog", "aria-label": t("pass.label") },
+    return h("div", { class: "prompt-panel pass-dialog", role: "dialog", "aria-label": t("pass.label"), "data-count": count },
       h("h2", {}, h("span", { class: "pass-arrow", "aria-hidden": "true" }, PASS_ARROWS[v.pass_direction] || ""),
         " ", t("pass.title", { cards: cards(count, "card"), direction: v.pass_direction })),
       // Low enough for a phone: the name on one line (cut if it must be), the cards

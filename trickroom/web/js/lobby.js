@@ -154,7 +154,7 @@ export function mount(main, ctx, params) {
       h("p", { class: "hint" }, `${gameName(room.game)}${rules ? ` · ${rules}` : ""}`),
       notEligible(),
       h("div", { class: "room-actions" },
-        h("button", { type: "button", class: "primary", onclick: () => dialog.open(room),
+        h("button", { type: "button", class: "primary", "data-action": "create-table", onclick: () => dialog.open(room),
           disabled: barred() ? true : null, "aria-describedby": barred() ? "not-eligible" : null }, t("lobby.create_table"))));
     renderQueue();
     renderTables();

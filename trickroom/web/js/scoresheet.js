@@ -99,7 +99,7 @@ export function ratingChange(change, label = null) {
     change.breakdown?.length ? h("details", {},
       h("summary", {}, t("rating.how")),
       h("table", { class: "breakdown" }, h("tbody", {}, change.breakdown.map((term) =>
-        h("tr", {}, h("td", {}, term.text), h("td", { class: "num" }, num(round(Number(term.value))))))))))
+        h("tr", {}, h("td", {}, term.text), h("td", { class: "num" }, num(round(Number(term.value)))))))))
       : null);
 }
 

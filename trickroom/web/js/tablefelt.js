@@ -48,11 +48,11 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
     return h("div", { class: "center-note" },
       h("p", {}, t("felt.waiting")),
       state.seat != null && !intents.roomRated() && empty
-        ? h("button", { type: "button", class: "primary", onclick: () =>
+        ? h("button", { type: "button", class: "primary", "data-action": "fill-robots", onclick: () =>
           intents.fillRobots().catch((err) => toast(err.message, "bad")) }, t("table.fill_robots"))
         : null,
       state.seat == null && empty
-        ? h("button", { type: "button", class: "primary", onclick: () => intents.sit(null) }, t("felt.join")) : null);
+        ? h("button", { type: "button", class: "primary", "data-action": "fill-robots", onclick: () => intents.sit(null) }, t("felt.join")) : null);
   }
 
   function lastTrick(state) {
