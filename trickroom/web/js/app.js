@@ -134,7 +134,8 @@ function renderHeader() {
     h("span", { class: "who" },
       statusEl,
       languageSwitch(),
-      me ? [h("span", { class: "me-name" }, me.guest ? t("nav.guest_name", { name: me.name }) : me.name),
+      me ? [h("span", { class: "me-name", title: me.guest ? t("nav.guest_name", { name: me.name }) : me.name },
+        me.guest ? t("nav.guest_name", { name: me.name }) : me.name),
         h("button", { type: "button", class: "link", onclick: () => ctx.signOut() }, t("nav.sign_out"))]
         : h("a", { href: "#/signin" }, t("nav.sign_in"))));
 }
