@@ -87,6 +87,7 @@ const ctx = {
 
   async loggedIn(welcome) {
     this.me = { name: welcome.name, guest: welcome.guest };
+    this.serverLanguage = welcome.language ?? null; // the language the server speaks to us
     // An account's language (its profile setting), unless this browser chose one itself:
     // the page is drawn again in it.
     if (welcome.language && welcome.language !== language() && !rememberedChoice()
