@@ -105,7 +105,7 @@ async def test_a_greek_player_plays_a_ranked_spades_game_and_reads_it_in_greek(
         await dialog.locator('button[value="create"]').click()
         await p.locator(".table-page").wait_for()
         table = p.url.rsplit("/", 1)[1]
-        assert greek(await visible_text(p, ".turn-status"))
+        await p.locator(".turn-status", has_text="Αναμονή παιχτών").wait_for()
         await audit("table-waiting")
         await hold_after(p, "hand_scored")
         for client in clients:
