@@ -57,7 +57,7 @@ async def register(p: Any, name: str) -> None:
 
 
 async def visible_text(p: Any, selector: str) -> str:
-    return " ".join((await p.locator(selector).all_inner_texts()))
+    return " ".join(await p.locator(selector).all_inner_texts())
 
 
 async def test_a_greek_browser_gets_the_page_in_greek_and_english_stays_the_default(
@@ -66,7 +66,8 @@ async def test_a_greek_browser_gets_the_page_in_greek_and_english_stays_the_defa
     p = page.page
     assert await p.evaluate("document.documentElement.lang") == "el"
     await p.wait_for_function("document.title === 'trickroom · Μπαστούνια και Κούπες'")
-    assert await p.locator('form[aria-labelledby="guest-h"] h2').inner_text() == "Παίξτε ως επισκέπτης"
+    guest_heading = p.locator('form[aria-labelledby="guest-h"] h2')
+    assert await guest_heading.inner_text() == "Παίξτε ως επισκέπτης"
     # The switch offers each language in its own name, Greek chosen.
     switch = p.locator("select.lang-switch")
     assert await switch.input_value() == "el"
@@ -74,14 +75,15 @@ async def test_a_greek_browser_gets_the_page_in_greek_and_english_stays_the_defa
     # Choosing English is remembered in this browser: the page comes back in English.
     await switch.select_option("en")
     await p.locator("html[lang='en']").wait_for(state="attached")
-    assert await p.locator('form[aria-labelledby="guest-h"] h2').inner_text() == "Play as a guest"
+    assert await guest_heading.inner_text() == "Play as a guest"
     await p.reload()
     await p.locator("html[lang='en']").wait_for(state="attached")
     assert await p.evaluate("localStorage.getItem('trickroom.language')") == "en"
     # A browser that asks for English (or for a language with no catalog) gets English.
     other = await open_page(web_app, label="english", locale="de-DE")
     await other.page.locator("html[lang='en']").wait_for(state="attached")
-    assert await other.page.locator('form[aria-labelledby="guest-h"] h2').inner_text() == "Play as a guest"
+    heading = other.page.locator('form[aria-labelledby="guest-h"] h2')
+    assert await heading.inner_text() == "Play as a guest"
 
 
 async def test_a_greek_player_plays_a_ranked_spades_game_and_reads_it_in_greek(
@@ -238,7 +240,8 @@ async def test_the_server_speaks_greek_to_a_greek_page__needs_the_server_catalog
     await form.locator('button[type="submit"]').click()
     await p.locator(".me-name").wait_for()
     assert await p.evaluate("window.trickroom.serverLanguage") == "el"
-    labels = await p.evaluate(f"""fetch('{base_url(web_app)}api/rules?lang=el').then((r) => r.json())
+    rules = f"{base_url(web_app)}api/rules?lang=el"
+    labels = await p.evaluate(f"""fetch('{rules}').then((r) => r.json())
         .then((d) => d.rules.spades.map((rule) => rule.label))""")
     assert labels and all(greek(label) for label in labels), labels
     # A refusal in words: a table that does not exist.
@@ -254,7 +257,8 @@ async def test_the_server_speaks_greek_to_a_greek_page__needs_the_server_catalog
         phase = await p.locator(".table-page").get_attribute("data-phase")
         assert phase != "game_over", "no card was ever illegal"
         refused = p.locator(".hand .card.not-legal")
-        if phase == "play" and await refused.count() and await p.locator(".hand .card.legal").count():
+        legal = p.locator(".hand .card.legal")
+        if phase == "play" and await refused.count() and await legal.count():
             await refused.first.click(force=True)
             note = p.locator(".hand-note")
             await p.wait_for_function("document.querySelector('.hand-note')?.textContent !== ''")

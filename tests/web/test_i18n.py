@@ -194,9 +194,7 @@ def _literals(path: Path) -> list[Literal]:
             if kind == "(":
                 if callee in TEXT_FUNCTIONS:
                     return arg == 0
-                if callee in TEXT_CALLS and isinstance(arg, int) and arg >= TEXT_CALLS[callee]:
-                    return True
-                return False
+                return callee in TEXT_CALLS and isinstance(arg, int) and arg >= TEXT_CALLS[callee]
             if kind == "{":
                 return False
             # "[": a children array: look further out
@@ -349,14 +347,16 @@ def test_the_scan_finds_words_written_in_the_code(tmp_path):
     ]))
     assert scan(tmp_path) == [
         "bad.js:1: 'Sign out'", "bad.js:2: 'yes'", "bad.js:2: ' left'", "bad.js:3: 'Loading'",
-        "bad.js:4: 'Copied '", "bad.js:5: 'Invite link'", "bad.js:6: 'Dealer'", "bad.js:7: 'Joining'",
+        "bad.js:4: 'Copied '", "bad.js:5: 'Invite link'", "bad.js:6: 'Dealer'",
+        "bad.js:7: 'Joining'",
         "bad.js:8: 'The connection was lost'", "bad.js:9: 'one'",
     ]
 
 
 def test_no_word_a_person_reads_is_written_in_the_client_code():
     found = scan(WEB / "js")
-    assert not found, f"user-facing literals outside the catalogs ({SCAN_RULE}):\n" + "\n".join(found)
+    assert not found, (f"user-facing literals outside the catalogs ({SCAN_RULE}):\n"
+                       + "\n".join(found))
 
 
 def test_every_key_the_code_asks_for_is_in_the_english_catalog():
@@ -368,7 +368,8 @@ def test_every_key_the_code_asks_for_is_in_the_english_catalog():
         asked |= set(re.findall(r"""\bt\(\s*["']([^"']+)["']""", src))
         prefixes |= set(re.findall(r"\bt\(\s*`([^`$]*)\$\{", src))
         # count(n, "trick") asks for count.trick
-        asked |= {f"count.{w.replace(' ', '_')}" for w in re.findall(r"""\bcount\([^()]*?,\s*"([a-z ]+)"\)""", src)}
+        words = re.findall(r"""\bcount\([^()]*?,\s*"([a-z ]+)"\)""", src)
+        asked |= {f"count.{w.replace(' ', '_')}" for w in words}
         # t(cond ? "a" : "b", ...)
         for a, b in re.findall(r"""\bt\(\s*[^,()"']+\?\s*"([^"]+)"\s*:\s*"([^"]+)\"""", src):
             asked |= {a, b}
