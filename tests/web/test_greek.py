@@ -125,7 +125,7 @@ async def test_a_greek_player_plays_a_ranked_spades_game_and_reads_it_in_greek(
                 head = await summary.locator("h2").inner_text()
                 assert re.fullmatch(r"Βαθμολογία παρτίδας \d+", head), head
                 assert await summary.locator("thead th").all_inner_texts() == [
-                    "Ομάδα", "Αυτή η παρτίδα", "Πόντοι", "Σκορ"]
+                    "Ομάδα", "Η παρτίδα", "Πόντοι", "Σκορ"]
                 if "table-hand-summary" not in audit.screens:
                     await audit("table-hand-summary")
                 await release(p)
@@ -156,6 +156,7 @@ async def test_a_greek_player_plays_a_ranked_spades_game_and_reads_it_in_greek(
     await changes.first.locator("summary").click()
     assert await changes.first.locator("summary").inner_text() == "Πώς υπολογίστηκαν οι πόντοι"
     assert await changes.first.locator(".breakdown tr").count() >= 2
+    await changes.first.locator(".breakdown").scroll_into_view_if_needed()
     await audit("table-game-over-rating-breakdown")
 
     await over.locator('a[href^="#/review/"]').click()
@@ -165,6 +166,7 @@ async def test_a_greek_player_plays_a_ranked_spades_game_and_reads_it_in_greek(
         await p.locator(".review-controls button.next").click()
     await p.locator(".review .where", has_text="λεβέ 5").wait_for()
     await p.locator(".review .ratings .rating-change summary").first.click()
+    await p.locator(".review .ratings .breakdown").first.scroll_into_view_if_needed()
     await audit("review-rating-breakdown")
 
     await seed_ratings(ranked_app, ["Ελένη", "bob", "cat", "dan"])

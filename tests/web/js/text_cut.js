@@ -3,7 +3,8 @@
 // as laid out (a Range over its text node): it is "cut" when a box that clips (overflow
 // hidden or clip) ends before it, "overflowing" when it runs out of the block that holds
 // it (a label wider than its button) or past the viewport's sides. A box that scrolls
-// (the chat, the score sheet, the rooms' strip) cuts nothing: its text is scrolled to. A
+// (the chat, the score sheet, the rooms' strip) cuts nothing: its text is scrolled to;
+// but a dialog that must be scrolled sideways to be read is reported. A
 // name cut with an ellipsis is allowed where its whole is in a tooltip (a title holding
 // that text), as the seats and the pass dialog do for 24-letter names.
 () => {
@@ -41,8 +42,15 @@
     for (let a = el; a && a !== document.body; a = a.parentElement) {
       const s = getComputedStyle(a);
       const box = a.getBoundingClientRect();
-      if (scrolls(s)) { scrolled = true; seen = { left: Math.max(seen.left, box.left), right: Math.min(seen.right, box.right) }; break; }
       const outX = r.left < box.left - 1 || r.right > box.right + 1;
+      if (scrolls(s)) {
+        // A dialog scrolls up and down to show all of itself; sideways, it is cut.
+        if (outX && a.matches("dialog, [role=dialog]") && !tooltipHolds(el, text)) {
+          problems.push(`runs out of ${label(a)} sideways (${Math.round(box.width)} wide): ${where}`);
+        }
+        scrolled = true;
+        break;
+      }
       const outY = r.top < box.top - 1 || r.bottom > box.bottom + 1;
       if ((outX && clips(s, "x")) || (outY && clips(s, "y"))) {
         if (!tooltipHolds(el, text)) problems.push(`cut by ${label(a)} (${Math.round(box.width)}x${Math.round(box.height)}): ${where}`);
