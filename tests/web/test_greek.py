@@ -20,7 +20,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 from tests.server.test_ranked import autoplay
-from tests.web.conftest import base_url
+from tests.web.conftest import LAPTOP, PHONE, base_url, laid_out
 from tests.web.play import (
     TURN_OR_OVER,
     create_table,
@@ -158,6 +158,13 @@ async def test_a_greek_player_plays_a_ranked_spades_game_and_reads_it_in_greek(
     assert await changes.first.locator(".breakdown tr").count() >= 2
     await changes.first.locator(".breakdown").scroll_into_view_if_needed()
     await audit("table-game-over-rating-breakdown")
+    # The breakdown itself in view at a phone's width (the dialog scrolls within itself).
+    await p.set_viewport_size(PHONE)
+    await laid_out(p)
+    await changes.first.locator("details").evaluate(
+        "(d) => { d.open = true; d.scrollIntoView({block: 'start'}); }")
+    await page.shot("rating-breakdown-in-view-phone", phone=True)
+    await p.set_viewport_size(LAPTOP)
 
     await over.locator('a[href^="#/review/"]').click()
     await p.locator(".review .where").wait_for()
