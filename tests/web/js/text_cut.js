@@ -44,8 +44,9 @@
       const box = a.getBoundingClientRect();
       const outX = r.left < box.left - 1 || r.right > box.right + 1;
       if (scrolls(s)) {
-        // A dialog scrolls up and down to show all of itself; sideways, it is cut.
-        if (outX && a.matches("dialog, [role=dialog]") && !tooltipHolds(el, text)) {
+        // A dialog (or a box in one) scrolls up and down to show all of itself; sideways, it
+        // is cut: the player sees no more of it.
+        if (outX && a.closest("dialog, [role=dialog]") && !tooltipHolds(el, text)) {
           problems.push(`runs out of ${label(a)} sideways (${Math.round(box.width)} wide): ${where}`);
         }
         scrolled = true;
