@@ -278,3 +278,31 @@ async def test_the_server_speaks_greek_to_a_greek_page__needs_the_server_catalog
         except Exception as exc:  # the table moved on between looking and clicking
             if "Timeout" not in type(exc).__name__ and "detached" not in str(exc):
                 raise
+
+
+async def test_an_accounts_language_follows_it_to_another_browser__needs_the_server_catalogs(
+        web_app, open_page):
+    """NEEDS THE SERVER PART OF ISSUE 37 (the `settings` request's `language`, and the
+    welcome carrying the account's): Greek chosen in one browser is the account's, and
+    another browser (English by its own language) shows Greek once the player logs in."""
+    first = await open_page(web_app, label="first")
+    p = first.page
+    form = p.locator('form[aria-labelledby="register-h"]')
+    await form.locator('input[name="name"]').fill("maria")
+    await form.locator('input[name="password"]').fill(PASSWORD)
+    await form.locator('button[type="submit"]').click()
+    await p.locator(".me-name", has_text="maria").wait_for()
+    await p.locator("select.lang-switch").select_option("el")
+    await p.locator("html[lang='el']").wait_for(state="attached")
+    await p.locator(".me-name", has_text="maria").wait_for()
+
+    second = await open_page(web_app, label="second")
+    q = second.page
+    await q.locator("html[lang='en']").wait_for(state="attached")
+    login = q.locator('form[aria-labelledby="login-h"]')
+    await login.locator('input[name="name"]').fill("maria")
+    await login.locator('input[name="password"]').fill(PASSWORD)
+    await login.locator('button[type="submit"]').click()
+    await q.locator("html[lang='el']").wait_for(state="attached")
+    await q.locator(".me-name", has_text="maria").wait_for()
+    assert await q.locator('nav a[href="#/leaders"]').inner_text() == "Κατατάξεις"

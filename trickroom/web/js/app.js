@@ -74,7 +74,11 @@ const ctx = {
    *  the server's words follow it. A server that does not know the field (it refuses it,
    *  field "language") is asked again without it, and not told again. */
   async signIn(message) {
-    if (!this.speaksLanguages) return this.conn.request(message);
+    // A login from a browser that never chose a language itself says none: the account's
+    // own choice (its profile setting) then comes back in the welcome.
+    if (!this.speaksLanguages || (message.type === "login" && !rememberedChoice())) {
+      return this.conn.request(message);
+    }
     try {
       return await this.conn.request({ ...message, language: language() });
     } catch (err) {
