@@ -25,7 +25,9 @@
     const text = node.textContent.trim();
     if (!text) continue;
     const el = node.parentElement;
-    if (!el || el.closest(".sr-only, .skip, [hidden], script, style, noscript, option, select")) continue;
+    // A card face is drawn, not read: its glyphs (and a stack of taken cards, each covering
+    // the last) are named by the card's aria-label.
+    if (!el || el.closest(".sr-only, .skip, .card, [hidden], script, style, noscript, option, select")) continue;
     if (!el.getClientRects().length) continue;
     const style = getComputedStyle(el);
     if (style.visibility === "hidden" || style.display === "none") continue;
