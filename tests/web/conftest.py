@@ -156,8 +156,11 @@ async def open_page(browser, request):
     pages: list[Page] = []
     test = re.sub(r"\W+", "-", request.node.name.removeprefix("test_"))[:60]
 
-    async def opener(app: App, viewport: dict[str, int] = LAPTOP, label: str = "") -> Page:
-        context = await browser.new_context(viewport=viewport)
+    async def opener(app: App, viewport: dict[str, int] = LAPTOP, label: str = "",
+                     locale: str | None = None) -> Page:
+        # The browser's language (navigator.languages, Accept-Language): English unless a
+        # test asks for another (issue 37).
+        context = await browser.new_context(viewport=viewport, locale=locale or "en-US")
         contexts.append(context)
         page = await context.new_page()
         page.set_default_timeout(20_000)

@@ -28,3 +28,13 @@ async def layout_problems(page: Any, need: int = 44, buttons: str = TABLE_BUTTON
     """What is outside the viewport or covered on the page as it is laid out now."""
     problems: list[str] = await page.evaluate(PROBLEMS, {"need": need, "buttons": buttons})
     return problems
+
+
+TEXT_CUT = (Path(__file__).resolve().parent / "js" / "text_cut.js").read_text()
+
+
+async def text_problems(page: Any) -> list[str]:
+    """Text on the page that a clipping box cuts, that runs out of its block (a label wider
+    than its button) or past the viewport's sides (js/text_cut.js says how it measures)."""
+    problems: list[str] = await page.evaluate(TEXT_CUT)
+    return problems

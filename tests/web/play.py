@@ -13,25 +13,35 @@ TURN_OR_OVER = """() => {
 }"""
 
 
+# The forms and buttons these helpers press, found by what they are rather than by their
+# words: the same helpers play in English, Greek and the pseudo-locale (issue 37).
+GUEST_FORM = 'form[aria-labelledby="guest-h"]'
+
+
 async def guest_signs_in(page: Any, name: str | None = None) -> str:
+    form = page.locator(GUEST_FORM)
     if name:
-        await page.get_by_label("Name (optional)").fill(name)
-    await page.get_by_role("button", name="Play as guest").click()
+        await form.locator('input[name="name"]').fill(name)
+    await form.locator('button[type="submit"]').click()
     await page.locator(".me-name").wait_for()
-    return (await page.locator(".me-name").inner_text()).removesuffix(" (guest)")
+    # "ann (guest)", "ann (επισκέπτης)": the name before the bracket.
+    return (await page.locator(".me-name").inner_text()).rsplit(" (", 1)[0]
 
 
 async def create_table(page: Any, room: str, rules: dict[str, str], shot: Any = None) -> str:
-    """Create a table from the lobby's dialog, filling the rule fields by label; returns its id."""
+    """Create a table from the lobby's dialog, filling the rule fields by label (or, for a
+    key in brackets, "[target]", by the field's name); returns its id."""
     await page.locator(".room-link", has_text=room).first.click()
-    await page.get_by_role("button", name="Create table").click()
+    await page.locator('[data-action="create-table"]').click()
     dialog = page.locator("dialog.create-dialog")
     await dialog.wait_for()
     for label, value in rules.items():
-        await dialog.get_by_label(label).fill(value)
+        field = (dialog.locator(f'[name="{label[1:-1]}"]') if label.startswith("[")
+                 else dialog.get_by_label(label))
+        await field.fill(value)
     if shot:
         await shot("create-dialog")
-    await dialog.get_by_role("button", name="Create and sit").click()
+    await dialog.locator('button[value="create"]').click()
     await page.locator(".table-page").wait_for()
     return page.url.rsplit("/", 1)[1]
 
@@ -46,7 +56,7 @@ async def robot_table(open_page: Any, app: Any, room: str, rules: dict[str, str]
         await p.emulate_media(reduced_motion="reduce")
     await guest_signs_in(p, name)
     await create_table(p, room, rules)
-    await p.get_by_role("button", name="Fill with robots").click()
+    await p.locator('[data-action="fill-robots"]').click()
     return page, p
 
 
@@ -63,7 +73,7 @@ SCREEN = """() => {
     look: !!q('.bid-dialog [data-bid="look"]'),
     bids: [...document.querySelectorAll('.bid-dialog button.bid-btn:enabled')]
       .map(b => b.dataset.bid),
-    pass: q('.pass-dialog h2')?.textContent ?? null,
+    pass: q('.pass-dialog')?.dataset.count ?? null,
     moon: !!q('.moon-dialog'),
     legal: cards.filter(c => c.classList.contains('legal')).map(c => c.dataset.card),
     chosen: cards.filter(c => c.classList.contains('chosen')).map(c => c.dataset.card),
@@ -96,13 +106,12 @@ async def play_turn(page: Any, counts: dict[str, int], bid: int = 3,
         await page.locator(".bid-dialog").wait_for(state="detached")
         counts["bids"] += 1
     elif screen["pass"]:
-        wanted = int(screen["pass"].split("Pass ")[1].split()[0])
+        wanted = int(screen["pass"])
         more = [c for c in screen["legal"] if c not in screen["chosen"]]
         for card in more[:wanted - len(screen["chosen"])]:
             await page.locator(f'.hand .card[data-card="{card}"]').click(timeout=CLICK_MS)
             await page.locator(f'.hand .card.chosen[data-card="{card}"]').wait_for()
-        await page.locator(".pass-dialog").get_by_role("button", name="Pass these cards").click(
-            timeout=CLICK_MS)
+        await page.locator(".pass-dialog .pass-go").click(timeout=CLICK_MS)
         await page.locator(".pass-dialog").wait_for(state="detached")
         counts["passes"] += 1
     elif screen["moon"]:

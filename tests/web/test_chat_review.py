@@ -90,14 +90,16 @@ async def _next_chat(client: TrickroomClient) -> dict:
     raise AssertionError("closed")
 
 
-async def finished_game(app, room: str, rules: dict) -> str:
+async def finished_game(app, room: str, rules: dict, sandbox: dict | None = None,
+                        level: str = "random") -> str:
     """A game played to the end over the socket: one guest and three robots."""
     async with TrickroomClient.connect(ws_url(app)) as client:
         await client.request({"type": "guest", "name": "reviewed"})
-        reply = await client.request({"type": "create_table", "room": room, "rules": rules})
+        reply = await client.request({"type": "create_table", "room": room, "rules": rules,
+                                      **({"sandbox": sandbox} if sandbox else {})})
         table = reply["table"]["id"]
         await client.request({"type": "sit", "table": table})
-        await client.request({"type": "fill_robots", "table": table, "level": "random"})
+        await client.request({"type": "fill_robots", "table": table, "level": level})
         await asyncio.wait_for(play_until_over(client, table, random.Random(7)), 120)
         game_id = next(m["event"]["game_id"] for m in client.received
                        if m.get("type") == "event" and m["event"]["type"] == "game_started")
@@ -211,3 +213,46 @@ async def test_register_reload_sign_out_and_log_in(web_app, open_page):
     await p.get_by_role("link", name="Leaderboards").click()
     await p.locator(".leaders .board").wait_for()
     await page.shot("leaderboards")
+
+
+async def test_a_player_asks_for_the_robots_analysis_and_reads_each_decision(tmp_path,
+                                                                            open_page):
+    """Issue 38: from a finished game's review a player asks for the robots' analysis,
+    watches it come, and reads each seat's accuracy, the chart of their losses and, trick
+    by trick, each card's loss against the best choice, with the best line on request."""
+    from tests.web.conftest import start_app
+    app = await start_app(tmp_path, robot_delay=0.0, hand_pause=0.0, analysis_samples=8)
+    try:
+        # A game that plays the same every run (the deal's seed fixed, the robots the rule
+        # of thumb's, the guest's random moves seeded), so its analysis is the same too.
+        game_id = await finished_game(app, "spades", {"hand_limit": 1},
+                                      sandbox={"seed": 11}, level="heuristic")
+        async with asyncio.timeout(10):
+            while app.lobby.tables:  # a sandbox's game is shown once its table closes
+                await asyncio.sleep(0.05)
+        page = await open_page(app)
+        p = page.page
+        await guest_signs_in(p, "student")
+        await p.goto(f"{p.url.split('#')[0]}#/review/{game_id}")
+        panel = p.locator("section.analysis")
+        await panel.locator('[data-action="analyse"]').click()
+        seats = panel.locator("table.analysis-seats tbody tr")
+        await seats.first.wait_for(timeout=60_000)
+        assert await seats.count() == 1  # the one seat a person held
+        assert "guest-reviewed" in await seats.first.inner_text()
+        await panel.locator("svg.loss-chart polyline").first.wait_for()
+        next_button = p.get_by_role("button", name="Next ▶")
+        shown_line = False
+        while await next_button.is_enabled() and not shown_line:
+            await next_button.click()
+            best = p.locator(".review-center .decision-notes button", has_text="Show the best line")
+            if await best.count():
+                await best.first.click()
+                await p.locator(".review-center .best-line").wait_for()
+                shown_line = True
+        assert shown_line, "no decision with a better choice"
+        await page.shot("analysis")
+        await page.shot("analysis-phone", phone=True)
+        page.check()
+    finally:
+        await app.stop()

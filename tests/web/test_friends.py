@@ -25,7 +25,7 @@ async def test_an_invite_link_seats_a_newcomer_at_a_private_table(web_app, open_
     await p.locator(".room-link", has_text="spades").first.click()
     await p.get_by_role("button", name="Create table").click()
     dialog = p.locator("dialog.create-dialog")
-    await dialog.get_by_label("Private", exact=False).check()
+    await dialog.locator('input[name="private"]').check()
     await dialog.get_by_role("button", name="Create and sit").click()
     invite = p.locator("dialog.invite-dialog")
     await invite.wait_for()

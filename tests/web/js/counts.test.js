@@ -1,10 +1,17 @@
-// Counts in words (trickroom/web/js/counts.js): one form for one, another for the rest,
-// by the language's plural rules; places as a finishing order says them.
+// Counts in words (trickroom/web/js/counts.js, through the catalogs of i18n.js): one form
+// for one, another for the rest, by the language's plural rules; places as a finishing
+// order says them. Node has no page: i18n.js reads the catalog from the disk, in English
+// (Node's navigator.languages is ["en-US"]).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { count, place, plural } from "../../../trickroom/web/js/counts.js";
+import { count, place } from "../../../trickroom/web/js/counts.js";
+import { language } from "../../../trickroom/web/js/i18n.js";
+
+test("the unit tests run in English", () => {
+  assert.equal(language(), "en");
+});
 
 test("one trick, one bag, one table: the singular; none and many: the plural", () => {
   assert.equal(count(1, "trick"), "1 trick");
@@ -13,7 +20,7 @@ test("one trick, one bag, one table: the singular; none and many: the plural", (
   assert.equal(count(1, "bag"), "1 bag");
   assert.equal(count(11, "bag"), "11 bags");
   assert.equal(count(1, "casual game"), "1 casual game");
-  assert.equal(plural("seat", 3), "seats");
+  assert.equal(count(3, "seat"), "3 seats");
 });
 
 test("a word without forms is an error, not an English guess", () => {

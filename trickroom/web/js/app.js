@@ -5,6 +5,7 @@
 // and per table so a page shows what was said while it was elsewhere.
 
 import { h, fill, toast } from "./dom.js";
+import { t, language, LANGUAGES, PSEUDO, remember, rememberedChoice } from "./i18n.js";
 import { Connection } from "./net.js";
 import * as signin from "./signin.js";
 import * as lobby from "./lobby.js";
@@ -69,8 +70,37 @@ const ctx = {
     return this.chats.get(key);
   },
 
+  /** Sign in with `message` (register, login, guest, resume), in the language on screen:
+   *  the server's words follow it. A server that does not know the field (it refuses it,
+   *  field "language") is asked again without it, and not told again. */
+  async signIn(message) {
+    // A login from a browser that never chose a language itself says none: the account's
+    // own choice (its profile setting) then comes back in the welcome.
+    if (!this.speaksLanguages || (message.type === "login" && !rememberedChoice())) {
+      return this.conn.request(message);
+    }
+    try {
+      return await this.conn.request({ ...message, language: language() });
+    } catch (err) {
+      if (err.code !== "invalid_field" || err.reply?.field !== "language") throw err;
+      this.speaksLanguages = false;
+      return this.conn.request(message);
+    }
+  },
+  speaksLanguages: true,
+
   async loggedIn(welcome) {
     this.me = { name: welcome.name, guest: welcome.guest };
+    this.serverLanguage = welcome.language ?? null; // the language the server speaks to us
+    // An account's language (its profile setting), unless this browser chose one itself:
+    // the page is drawn again in it.
+    if (welcome.language && welcome.language !== language() && !rememberedChoice()
+        && Object.hasOwn(LANGUAGES, welcome.language)) {
+      save(SESSION_KEY, { token: welcome.session, name: welcome.name, guest: welcome.guest });
+      remember(welcome.language);
+      location.reload();
+      return;
+    }
     save(SESSION_KEY, { token: welcome.session, name: welcome.name, guest: welcome.guest });
     if (welcome.device) save(DEVICES_KEY, { ...load(DEVICES_KEY, {}), [welcome.name.toLowerCase()]: welcome.device });
     renderHeader();
@@ -100,17 +130,37 @@ const statusEl = h("span", { class: "conn-status", role: "status", "aria-live": 
 function renderHeader() {
   const me = ctx.me;
   fill(header,
-    h("a", { class: "brand", href: "#/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), "trickroom"),
-    h("nav", { "aria-label": "Main" },
-      h("a", { href: "#/" }, "Lobby"),
-      h("a", { href: "#/leaders" }, "Leaderboards"),
-      me && !me.guest ? h("a", { href: "#/friends" }, "Friends") : null,
-      me && !me.guest ? h("a", { href: `#/player/${encodeURIComponent(me.name)}` }, "Profile") : null),
+    h("a", { class: "brand", href: "#/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), t("brand")),
+    h("nav", { "aria-label": t("nav.main") },
+      h("a", { href: "#/" }, t("nav.lobby")),
+      h("a", { href: "#/leaders" }, t("nav.leaders")),
+      me && !me.guest ? h("a", { href: "#/friends" }, t("nav.friends")) : null,
+      me && !me.guest ? h("a", { href: `#/player/${encodeURIComponent(me.name)}` }, t("nav.profile")) : null),
     h("span", { class: "who" },
       statusEl,
-      me ? [h("span", { class: "me-name" }, me.name, me.guest ? " (guest)" : ""),
-        h("button", { type: "button", class: "link", onclick: () => ctx.signOut() }, "Sign out")]
-        : h("a", { href: "#/signin" }, "Sign in")));
+      languageSwitch(),
+      me ? [h("span", { class: "me-name", title: me.guest ? t("nav.guest_name", { name: me.name }) : me.name },
+        me.guest ? t("nav.guest_name", { name: me.name }) : me.name),
+        h("button", { type: "button", class: "link", onclick: () => ctx.signOut() }, t("nav.sign_out"))]
+        : h("a", { href: "#/signin" }, t("nav.sign_in"))));
+}
+
+/** The language switch in the bar: each language by its own name. Choosing one remembers
+ *  it in this browser and, for an account, in its profile (the `settings` request); the
+ *  page is then drawn again in it. */
+function languageSwitch() {
+  const offered = { ...LANGUAGES, ...(language() === PSEUDO ? { [PSEUDO]: PSEUDO } : {}) };
+  return h("select", { class: "lang-switch", "aria-label": t("nav.language"), lang: language(),
+    onchange: async (e) => {
+      const code = e.target.value;
+      remember(code);
+      if (ctx.me && !ctx.me.guest) {
+        await ctx.conn.request({ type: "settings", language: code }, { timeout: 3000 }).catch(() => {});
+      }
+      location.reload();
+    } },
+  Object.entries(offered).map(([code, name]) =>
+    h("option", { value: code, lang: code, selected: code === language() ? true : null }, name)));
 }
 
 function parseRoute() {
@@ -161,7 +211,7 @@ ctx.conn.onMessage((msg) => {
     // (its opener's move, or new partners for a rematch): go to the table, at that seat.
     const moved = ctx.seatAt(msg.table);
     ctx.rememberSeat(msg.table, msg.seat, msg.seat_token, moved?.room ?? null);
-    toast(moved ? "You now sit at another seat" : "Your table is ready", "good");
+    toast(moved ? t("toast.moved_seat") : t("toast.table_ready"), "good");
     ctx.navigate(`/table/${msg.table}`);
   }
   page?.onMessage?.(msg);
@@ -171,7 +221,7 @@ async function resume() {
   const stored = load(SESSION_KEY, null);
   if (!stored?.token) { ctx.me = null; return; }
   try {
-    await ctx.loggedIn(await ctx.conn.request({ type: "resume", token: stored.token }));
+    await ctx.loggedIn(await ctx.signIn({ type: "resume", token: stored.token }));
   } catch (err) {
     if (err.code === "not_authorized") { localStorage.removeItem(SESSION_KEY); ctx.me = null; }
     else throw err;
@@ -179,7 +229,7 @@ async function resume() {
 }
 
 ctx.conn.onStatus(async (status) => {
-  const labels = { open: "", reconnected: "", moved: "", closed: "Reconnecting…", connecting: "Connecting…" };
+  const labels = { open: "", reconnected: "", moved: "", closed: t("conn.reconnecting"), connecting: t("conn.connecting") };
   statusEl.textContent = labels[status] ?? "";
   statusEl.classList.toggle("bad", status === "closed");
   document.body.dataset.conn = status;
@@ -199,6 +249,9 @@ ctx.ready = new Promise((resolve) => {
   });
 });
 
+document.title = t("page.title");
+const skip = document.querySelector(".skip");
+if (skip) skip.textContent = t("page.skip");
 renderHeader();
 ctx.conn.connect();
 window.addEventListener("hashchange", route);

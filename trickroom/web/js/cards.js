@@ -1,25 +1,24 @@
 // Cards as the wire writes them ("QS", "TH", "2C") and as people read them; no DOM
-// (cardface.js draws them), so the table's reducer can use it anywhere.
+// (cardface.js draws them), so the table's reducer can use it anywhere. Their names are
+// the catalog's (i18n.js, loaded before this module runs).
 
-export const SEAT_NAMES = ["North", "East", "South", "West"];
+import { t } from "./i18n.js";
+
+export const SEAT_NAMES = ["north", "east", "south", "west"].map((seat) => t(`seat.${seat}`));
 export const SUITS = {
-  C: { symbol: "♣", name: "clubs", red: false },
-  D: { symbol: "♦", name: "diamonds", red: true },
-  H: { symbol: "♥", name: "hearts", red: true },
-  S: { symbol: "♠", name: "spades", red: false },
+  C: { symbol: "♣", name: t("suit.C"), red: false },
+  D: { symbol: "♦", name: t("suit.D"), red: true },
+  H: { symbol: "♥", name: t("suit.H"), red: true },
+  S: { symbol: "♠", name: t("suit.S"), red: false },
 };
 const RANKS = "23456789TJQKA";
-const RANK_NAMES = {
-  2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine",
-  T: "Ten", J: "Jack", Q: "Queen", K: "King", A: "Ace",
-};
 // Suits in the hand alternate colours: clubs, diamonds, spades, hearts.
 const SUIT_ORDER = { C: 0, D: 1, S: 2, H: 3 };
 
 export const rankOf = (card) => RANKS.indexOf(card[0]);
 export const suitOf = (card) => card[1];
 export const rankText = (card) => (card[0] === "T" ? "10" : card[0]);
-export const cardName = (card) => `${RANK_NAMES[card[0]]} of ${SUITS[card[1]].name}`;
+export const cardName = (card) => t("card.name", { rank: t(`rank.${card[0]}`), suit: t(`card.suit.${card[1]}`) });
 export const cardShort = (card) => `${rankText(card)}${SUITS[card[1]].symbol}`;
 
 export function sortHand(cards) {

@@ -2,20 +2,21 @@
 // never HTML. A name opens a small menu: Ignore (their messages vanish for you,
 // and the server stops sending them) or their profile.
 
+import { t } from "./i18n.js";
 import { h, fill } from "./dom.js";
 
-export function chatPanel(ctx, { key, send, title = "Chat" }) {
-  const list = h("ol", { class: "chat-list", "aria-live": "polite", "aria-label": `${title} messages` });
+export function chatPanel(ctx, { key, send, title = t("chat.title") }) {
+  const list = h("ol", { class: "chat-list", "aria-live": "polite", "aria-label": t("chat.messages", { title }) });
   const ignoredBox = h("p", { class: "ignored hint" });
   const input = h("input", { name: "text", maxlength: 300, autocomplete: "off",
-    placeholder: "Say something", "aria-label": `${title} message` });
+    placeholder: t("chat.placeholder"), "aria-label": t("chat.message", { title }) });
   const form = h("form", { class: "chat-form", onsubmit: async (e) => {
     e.preventDefault();
     const text = input.value.trim();
     if (!text) return;
     input.value = "";
     try { await send(text); } catch (err) { list.append(h("li", { class: "chat-error" }, err.message)); }
-  } }, input, h("button", { type: "submit" }, "Send"));
+  } }, input, h("button", { type: "submit" }, t("chat.send")));
 
   function nameMenu(name, li) {
     const open = li.querySelector(".name-menu");
@@ -23,8 +24,8 @@ export function chatPanel(ctx, { key, send, title = "Chat" }) {
     const mine = name === ctx.me?.name;
     li.append(h("span", { class: "name-menu" },
       mine ? null : h("button", { type: "button", class: "small", onclick: () => ctx.setIgnored(name, true) },
-        `Ignore ${name}`),
-      h("a", { href: `#/player/${encodeURIComponent(name)}` }, "Profile")));
+        t("chat.ignore", { name })),
+      h("a", { href: `#/player/${encodeURIComponent(name)}` }, t("nav.profile"))));
   }
 
   function render() {
@@ -39,8 +40,8 @@ export function chatPanel(ctx, { key, send, title = "Chat" }) {
       return li;
     }));
     if (atBottom) list.scrollTop = list.scrollHeight;
-    fill(ignoredBox, ignored.size ? ["Ignoring: ", [...ignored].map((name) =>
-      h("button", { type: "button", class: "link", title: `Show ${name}'s messages again`,
+    fill(ignoredBox, ignored.size ? [t("chat.ignoring"), " ", [...ignored].map((name) =>
+      h("button", { type: "button", class: "link", title: t("chat.unignore", { name }),
         onclick: () => ctx.setIgnored(name, false) }, `${name} ✕`))] : null);
   }
 

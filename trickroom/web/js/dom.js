@@ -3,6 +3,7 @@
 // name like "<script>" shows as those characters and nothing runs.
 
 import { count } from "./counts.js";
+import { t } from "./i18n.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -79,7 +80,9 @@ export function points(n) {
   return `${n < 0 ? "−" : ""}${count(Math.abs(n), "pt")}`;
 }
 
+/** A time left: "45 s", "1:05". */
+
 export function seconds(n) {
   n = Math.max(0, Math.round(n));
-  return n >= 60 ? `${Math.floor(n / 60)}:${String(n % 60).padStart(2, "0")}` : `${n}s`;
+  return n >= 60 ? `${Math.floor(n / 60)}:${String(n % 60).padStart(2, "0")}` : t("time.seconds", { n });
 }

@@ -3,6 +3,7 @@
 // on (play again, the review, the table, the lobby). Closed, it stays closed until the
 // player asks for the results again.
 
+import { t, num, signed, list } from "./i18n.js";
 import { h, fill } from "./dom.js";
 import { sideName, heartsPlaces, ratingList } from "./scoresheet.js";
 import { summaryTable } from "./handsummary.js";
@@ -20,13 +21,13 @@ export function gameOverView(el, intents) {
     const winners = over.winners || [];
     if ((state.view?.game || state.info?.game) === "spades") {
       return [0, 1].map((side) => h("tr", { class: winners.includes(side) ? "won" : null },
-        h("th", { scope: "row" }, sideName(names, side)), h("td", { class: "num" }, String(over.scores[side])),
-        h("td", {}, winners.includes(side) ? "winners" : "")));
+        h("th", { scope: "row" }, sideName(names, side)), h("td", { class: "num" }, num(over.scores[side])),
+        h("td", {}, winners.includes(side) ? t("over.winners") : "")));
     }
     const places = heartsPlaces(over.scores);
     return [0, 1, 2, 3].sort((a, b) => over.scores[a] - over.scores[b]).map((seat) =>
       h("tr", { class: winners.includes(seat) ? "won" : null }, h("th", { scope: "row" }, names[seat]),
-        h("td", { class: "num" }, String(over.scores[seat])), h("td", {}, places[seat])));
+        h("td", { class: "num" }, num(over.scores[seat])), h("td", {}, places[seat])));
   }
 
   /** The hand that decided the game, scored as every other hand's summary shows it: the
@@ -36,7 +37,7 @@ export function gameOverView(el, intents) {
     const n = v?.hand_results?.length || 0;
     if (!n) return null;
     return h("section", { class: "final-hand", "aria-labelledby": "final-hand-h" },
-      h("h3", { id: "final-hand-h" }, `Hand ${n}, the last, scored`),
+      h("h3", { id: "final-hand-h" }, t("over.last_hand", { n })),
       summaryTable({ game: v.game, result: v.hand_results[n - 1], scores: v.scores, names }));
   }
 
@@ -44,11 +45,11 @@ export function gameOverView(el, intents) {
   function duplicateResult(state) {
     const d = state.duplicate;
     if (!d) return null;
-    const points = (x) => (x > 0 ? `+${x}` : String(x));
+    const points = (x) => signed(x);
     return h("section", { class: "duplicate", "aria-labelledby": "duplicate-h" },
-      h("h3", { id: "duplicate-h" }, "The match against the field"),
-      h("p", { class: "hint" }, `The same ${d.deals === 1 ? "deal" : `${d.deals} deals`} in ${d.games} games, everyone one seat on each game: points a deal above (or below) the others who held the same cards.`),
-      h("table", { class: "final-scores" }, h("caption", {}, "Against the field"),
+      h("h3", { id: "duplicate-h" }, t("over.match_title")),
+      h("p", { class: "hint" }, t("over.match_hint", { deals: d.deals, games: d.games })),
+      h("table", { class: "final-scores" }, h("caption", {}, t("over.against_field")),
         h("tbody", {}, [...d.players].sort((x, y) => y.total - x.total).map((p) =>
           h("tr", {}, h("th", { scope: "row" }, p.name), h("td", { class: "num" }, points(p.total)))))));
   }
@@ -64,31 +65,31 @@ export function gameOverView(el, intents) {
     const names = seatNames(state);
     const winners = over.winners || [];
     const youWon = state.seat != null && winners.includes(state.seat);
-    const winnerNames = winners.map((s) => (s === state.seat ? "you" : names[s]));
+    const winnerNames = winners.map((s) => (s === state.seat ? t("over.you") : names[s]));
     const chances = chancesText(state, over.chances);
     const sandbox = state.info?.sandbox;
     const inMatch = sandbox?.duplicate && sandbox.match_played > 0;
     fill(el,
-      h("h2", { id: "over-h" }, "Game over"),
-      over.abandoned ? h("p", {}, "The game ended early after a disconnection; it is scored as it stood.") : null,
-      h("p", { class: "over-headline" }, youWon ? "You won!" : winners.length ? `${winnerNames.join(" and ")} won.`
-        : over.abandoned ? "No winner." : "A draw: the game reached its last hand with the scores equal."),
-      h("table", { class: "final-scores" }, h("caption", {}, "Final scores"), h("tbody", {}, scoreRows(state, over, names))),
+      h("h2", { id: "over-h" }, t("over.title")),
+      over.abandoned ? h("p", {}, t("over.abandoned")) : null,
+      h("p", { class: "over-headline" }, youWon ? t("over.you_won") : winners.length ? t("over.won", { names: list(winnerNames) })
+        : over.abandoned ? t("over.no_winner") : t("over.draw")),
+      h("table", { class: "final-scores" }, h("caption", {}, t("over.final_scores")), h("tbody", {}, scoreRows(state, over, names))),
       lastHand(state, names),
       duplicateResult(state),
-      over.ratings?.length || chances ? h("section", { class: "ratings" }, h("h3", {}, "Rating changes"),
-        chances ? h("p", { class: "chances" }, h("span", { class: "hint" }, "Chances before the game: "), chances) : null,
+      over.ratings?.length || chances ? h("section", { class: "ratings" }, h("h3", {}, t("over.rating_changes")),
+        chances ? h("p", { class: "chances" }, h("span", { class: "hint" }, t("over.chances_before")), " ", chances) : null,
         over.ratings?.length ? h("ul", {}, ratingList(over.ratings,
           { game: state.view?.game || state.info?.game, scores: over.scores, seatOf: (p) => seatOf(state, p) })) : null) : null,
       h("div", { class: "dialog-actions" },
         state.seat != null ? h("button", { type: "button", class: "primary", onclick: () => intents.playAgain(false) },
-          inMatch ? `Next game of the match (${sandbox.match_played + 1} of ${sandbox.match_games})` : "Play again") : null,
+          inMatch ? t("over.next_match_game", { n: sandbox.match_played + 1, of: sandbox.match_games }) : t("over.play_again")) : null,
         state.seat != null && !intents.roomRated?.() && !sandbox?.duplicate ? h("button", { type: "button", onclick: () => intents.playAgain(true),
-          title: "If most of the table asks: North stays, the others move one seat on" }, "Play again, new partners") : null,
+          title: t("over.new_partners_title") }, t("over.new_partners")) : null,
         // A sandbox's games are reviewed once its table closes (its next games deal the same cards).
-        state.gameId && !sandbox ? h("a", { class: "button", href: `#/review/${encodeURIComponent(state.gameId)}` }, "Review the game") : null,
-        h("button", { type: "button", onclick: () => intents.dispatch({ type: "close_results" }) }, "Look at the table"),
-        h("button", { type: "button", onclick: intents.leave }, "Back to lobby")));
+        state.gameId && !sandbox ? h("a", { class: "button", href: `#/review/${encodeURIComponent(state.gameId)}` }, t("over.review")) : null,
+        h("button", { type: "button", onclick: () => intents.dispatch({ type: "close_results" }) }, t("over.look")),
+        h("button", { type: "button", onclick: intents.leave }, t("table.back_to_lobby"))));
     if (!el.open) el.showModal();
   }
 

@@ -4,22 +4,22 @@
 
 import { h } from "./dom.js";
 import { count } from "./counts.js";
+import { t, num, signed } from "./i18n.js";
 
-const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
-const plain = (n) => (n < 0 ? `−${-n}` : String(n));
+const plain = (n) => num(n).replace("-", "−");
 
 function spadesRows(r, names) {
   return r.sides.map((s) => {
     const seats = [s.side, s.side + 2];
     const nils = seats.filter((seat) => r.bids?.[seat] === 0).map((seat) =>
-      `${names[seat]} ${r.blind?.[seat] ? "blind nil" : "nil"} ${r.tricks_won?.[seat] === 0 ? "made" : "set"}`);
+      t(r.blind?.[seat] ? "sum.blind_nil" : "sum.nil", { name: names[seat], made: r.tricks_won?.[seat] === 0 ? "yes" : "no" }));
     const terms = [
-      s.made === null ? null : `bid ${s.contract}, took ${s.tricks}${s.made ? "" : " (set)"}`,
+      s.made === null ? null : t(s.made ? "sum.bid_took" : "sum.bid_took_set", { bid: s.contract, took: s.tricks }),
       ...nils,
       s.bags ? count(s.bags, "bag") : null,
-      s.bag_penalty ? `bag penalty ${signed(s.bag_penalty)}` : null,
+      s.bag_penalty ? t("sum.bag_penalty", { points: signed(s.bag_penalty) }) : null,
     ].filter(Boolean);
-    const side = `${names[seats[0]]} & ${names[seats[1]]}`;
+    const side = t("side.names", { a: names[seats[0]], b: names[seats[1]] });
     return h("tr", {},
       h("th", { scope: "row", title: side }, side),
       h("td", { class: "terms" }, terms.join(" · ")),
@@ -31,7 +31,7 @@ function spadesRows(r, names) {
 function heartsRows(r, names, scores) {
   return [0, 1, 2, 3].map((seat) => h("tr", {},
     h("th", { scope: "row", title: names[seat] }, names[seat]),
-    h("td", { class: "terms" }, r.moon === seat ? "shot the moon" : `took ${r.taken?.[seat] ?? r.points[seat]}`),
+    h("td", { class: "terms" }, r.moon === seat ? t("sum.shot_moon") : t("sum.took", { n: r.taken?.[seat] ?? r.points[seat] })),
     h("td", { class: `num ${r.points[seat] > 0 ? "down" : "up"}` }, signed(r.points[seat])),
     h("td", { class: "num" }, plain(scores[seat]))));
 }
@@ -46,9 +46,9 @@ export function handSummary({ game, number, result, scores, names, onContinue, n
   // The heading and its button stay in view when the table must scroll (a short screen,
   // or our turn's dialog below the summary).
   return h("section", { class: "prompt-panel hand-summary", role: "dialog", "aria-labelledby": "summary-h" },
-    h("div", { class: "summary-head" }, h("h2", { id: "summary-h" }, `Hand ${number} scored`),
+    h("div", { class: "summary-head" }, h("h2", { id: "summary-h" }, t("sum.title", { n: number })),
       h("button", { type: "button", class: "primary summary-go", onclick: onContinue },
-        next ? `Continue to ${next}` : "Close")),
+        next ? t("sum.continue", { next }) : t("sum.close"))),
     h("div", { class: "summary-body" }, summaryTable({ game, result, scores, names })));
 }
 
@@ -58,9 +58,9 @@ export function summaryTable({ game, result, scores, names }) {
   const rows = game === "spades" ? spadesRows(result, names) : heartsRows(result, names, result.scores || scores);
   return h("table", { class: "summary-table" },
     h("thead", {}, h("tr", {},
-      h("th", { scope: "col" }, game === "spades" ? "Side" : "Player"),
-      h("th", { scope: "col" }, "This hand"),
-      h("th", { scope: "col", class: "num" }, "Points"),
-      h("th", { scope: "col", class: "num" }, "Score"))),
+      h("th", { scope: "col" }, game === "spades" ? t("sum.side") : t("sum.player")),
+      h("th", { scope: "col" }, t("sum.this_hand")),
+      h("th", { scope: "col", class: "num" }, t("sum.points")),
+      h("th", { scope: "col", class: "num" }, t("sum.score")))),
     h("tbody", {}, rows));
 }

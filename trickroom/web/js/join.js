@@ -3,25 +3,25 @@
 // them), or, with the table full, lets them watch. A stale link says to ask for a new one.
 
 import { h, fill, sentence } from "./dom.js";
+import { t } from "./i18n.js";
 
 const WHY = {
-  not_invited: "This invite link no longer works: it was renewed, revoked or has expired, "
-    + "or the table's opener removed you. Ask the table for a new link.",
-  no_such_table: "This table is closed, or the link is incomplete.",
+  not_invited: t("join.not_invited"),
+  no_such_table: t("join.no_such_table"),
 };
 
 export function mount(main, ctx, params) {
-  const status = h("p", { role: "status" }, "Joining the table…");
+  const status = h("p", { role: "status" }, t("join.joining"));
   const error = h("p", { class: "error", role: "alert" });
   fill(main, h("section", { class: "panel join-page", "aria-labelledby": "join-h" },
-    h("h1", { id: "join-h" }, "A private table"),
+    h("h1", { id: "join-h" }, t("join.title")),
     status, error,
-    h("p", {}, h("a", { href: "#/" }, "Go to the lobby"))));
+    h("p", {}, h("a", { href: "#/" }, t("join.to_lobby")))));
   const { table, code } = params;
   ctx.invites[table] = code;
   (async () => {
     try {
-      if (!ctx.me) await ctx.loggedIn(await ctx.conn.request({ type: "guest" }));
+      if (!ctx.me) await ctx.loggedIn(await ctx.signIn({ type: "guest" }));
       if (!ctx.seatAt(table)) {
         try {
           const seated = await ctx.conn.request({ type: "sit", table, invite: code });

@@ -1,6 +1,11 @@
 // The lobby: rooms, a room's tables and seats, creating a table, joining,
 // watching, robots, the ranked random queue, and the room's chat.
 
+import { t } from "./i18n.js";
+import { gameName, systemName } from "./games.js";
+
+/** A rule's value where the server gives no label for it: "spades_broken" → "spades broken". */
+const ruleValue = (v) => String(v).replaceAll("_", " ");
 import { inviteLink } from "./join.js";
 import { h, fill, toast, seconds, sentence } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
@@ -8,13 +13,7 @@ import { chatPanel } from "./chat.js";
 import { getJSON } from "./net.js";
 import { count } from "./counts.js";
 
-const SYSTEM_NAMES = {
-  zone: "Zone", zone_tuned: "Zone (tuned)", wocg: "WoCG Elo", wocg_tuned: "WoCG (tuned)",
-  points_en: "Ranking points", points_el: "Ranking points (el)", openskill: "OpenSkill",
-  openskill_tuned: "OpenSkill (tuned)",
-};
-export const systemName = (s) => SYSTEM_NAMES[s] || s;
-const gameName = (g) => (g === "hearts" ? "Hearts" : "Spades");
+export { systemName };
 
 export function mount(main, ctx, params) {
   let room = null; // the RoomInfo on screen
@@ -26,24 +25,23 @@ export function mount(main, ctx, params) {
   let myGame = null; // a game going on with this player seated (TableInfo), if any
 
   const alert = h("div", { class: "refusal", role: "alert", hidden: true });
-  const roomNav = h("nav", { class: "rooms", "aria-label": "Rooms" });
+  const roomNav = h("nav", { class: "rooms", "aria-label": t("lobby.rooms") });
   const roomHead = h("div", { class: "room-head" });
   const queueBox = h("div", { class: "queue" });
-  const tableList = h("ul", { class: "table-list", "aria-label": "Tables" });
+  const tableList = h("ul", { class: "table-list", "aria-label": t("lobby.tables") });
   const chatBox = h("div", { class: "room-chat" });
   const dialog = createDialog();
 
   fill(main, h("section", { class: "lobby" },
-    h("h1", { class: "sr-only" }, "Lobby"),
+    h("h1", { class: "sr-only" }, t("nav.lobby")),
     roomNav,
     h("div", { class: "room" }, alert, roomHead, queueBox, tableList),
     chatBox, dialog.el));
 
   function refuse(err) {
     alert.hidden = false;
-    const why = err.code === "not_eligible" ? "You may not sit at a ranked table yet: " : "";
-    fill(alert, h("strong", {}, why || "Refused: "), err.message,
-      h("button", { type: "button", class: "link", onclick: () => { alert.hidden = true; } }, "Dismiss"));
+    fill(alert, h("strong", {}, err.code === "not_eligible" ? t("lobby.not_eligible_yet") : t("lobby.refused")), " ", err.message, " ",
+      h("button", { type: "button", class: "link", onclick: () => { alert.hidden = true; } }, t("lobby.dismiss")));
   }
 
   async function loadRooms() {
@@ -66,8 +64,8 @@ export function mount(main, ctx, params) {
     const rooms = [...new Set(remembered.map(([, s]) => s.room))];
     const listed = await Promise.all(rooms.map((r) =>
       getJSON(`/api/tables?room=${encodeURIComponent(r)}`).then((data) => data?.tables || []).catch(() => [])));
-    const byId = new Map(listed.flat().map((t) => [t.id, t]));
-    return remembered.map(([id]) => byId.get(id)).filter((t) => t && t.state === "playing" && mySeatAt(t));
+    const byId = new Map(listed.flat().map((tb) => [tb.id, tb]));
+    return remembered.map(([id]) => byId.get(id)).filter((tb) => tb && tb.state === "playing" && mySeatAt(tb));
   }
 
   /** "Your game is on": from any room, the way back to the seat. */
@@ -75,21 +73,21 @@ export function mount(main, ctx, params) {
     if (!myGame) return null;
     const seat = mySeatAt(myGame);
     return h("div", { class: "my-game", role: "status" },
-      h("strong", {}, `Your game is on in room ${myGame.room}`),
-      ` (table ${myGame.id})${seat?.away ? ": a robot plays your seat until you are back." : "."} `,
-      h("button", { type: "button", class: "primary", onclick: () => ctx.navigate(`/table/${myGame.id}`) }, "Back to my seat"));
+      h("strong", {}, t("lobby.game_on", { room: myGame.room })), " ",
+      seat?.away ? t("lobby.game_on_table_away", { id: myGame.id }) : t("lobby.game_on_table", { id: myGame.id }), " ",
+      h("button", { type: "button", class: "primary", onclick: () => ctx.navigate(`/table/${myGame.id}`) }, t("lobby.back_to_seat")));
   }
 
   function renderRooms(current) {
     const scrolled = roomNav.querySelector("ul")?.scrollLeft || 0;
-    fill(roomNav, h("h2", {}, "Rooms"), h("ul", {}, ctx.rooms.map((r) =>
+    fill(roomNav, h("h2", {}, t("lobby.rooms")), h("ul", {}, ctx.rooms.map((r) =>
       h("li", {}, h("a", {
         href: `#/room/${encodeURIComponent(r.name)}`, class: "room-link",
         "aria-current": r.name === current?.name ? "page" : null,
         onclick: (e) => { e.preventDefault(); history.replaceState(null, "", `#/room/${encodeURIComponent(r.name)}`); openRoom(r); },
       },
       h("span", { class: "room-name" }, r.name),
-      h("span", { class: `badge ${r.rated ? "ranked" : "casual"}` }, r.rated ? `Ranked · ${systemName(r.system)}` : "Casual"),
+      h("span", { class: `badge ${r.rated ? "ranked" : "casual"}` }, r.rated ? t("lobby.ranked_system", { system: systemName(r.system) }) : t("lobby.casual")),
       h("span", { class: "room-game" }, `${gameName(r.game)} · ${count(r.tables, "table")}`))))));
     // Once a room is chosen: a later redraw (a count changed) leaves the strip where the
     // player scrolled it.
@@ -136,28 +134,28 @@ export function mount(main, ctx, params) {
     }
     const reply = await ctx.conn.request({ type: "list_tables", room: r.name });
     tables.clear();
-    for (const t of reply.tables) tables.set(t.id, t);
+    for (const tb of reply.tables) tables.set(tb.id, tb);
     cut = reply.total > reply.tables.length ? { listed: reply.tables.length, total: reply.total } : null;
     renderRoom();
     chat?.destroy();
-    chat = chatPanel(ctx, { key: `room:${r.name}`, title: `Room chat: ${r.name}`,
+    chat = chatPanel(ctx, { key: `room:${r.name}`, title: t("lobby.room_chat_of", { room: r.name }),
       send: (text) => ctx.conn.request({ type: "chat", room: r.name, text }) });
-    fill(chatBox, h("h2", {}, "Room chat"), chat.el);
+    fill(chatBox, h("h2", {}, t("lobby.room_chat")), chat.el);
   }
 
   function renderRoom() {
     if (!room) return;
     const rules = Object.entries(room.rules || {}).filter(([k]) => ["target", "mercy", "blind_nil", "moon"].includes(k))
-      .map(([k, v]) => `${k.replace("_", " ")} ${v === null || v === false ? "off" : v === true ? "on" : String(v).replaceAll("_", " ")}`).join(" · ");
+      .map(([k, v]) => t("lobby.rule", { rule: k, value: v === null || v === false ? t("rules.off") : v === true ? t("rules.on") : ruleValue(v) })).join(" · ");
     fill(roomHead,
       myGameNote(),
       h("h2", {}, room.name, " ", h("span", { class: `badge ${room.rated ? "ranked" : "casual"}` },
-        room.rated ? `Ranked · ${systemName(room.system)}` : "Casual")),
+        room.rated ? t("lobby.ranked_system", { system: systemName(room.system) }) : t("lobby.casual"))),
       h("p", { class: "hint" }, `${gameName(room.game)}${rules ? ` · ${rules}` : ""}`),
       notEligible(),
       h("div", { class: "room-actions" },
-        h("button", { type: "button", class: "primary", onclick: () => dialog.open(room),
-          disabled: barred() ? true : null, "aria-describedby": barred() ? "not-eligible" : null }, "Create table")));
+        h("button", { type: "button", class: "primary", "data-action": "create-table", onclick: () => dialog.open(room),
+          disabled: barred() ? true : null, "aria-describedby": barred() ? "not-eligible" : null }, t("lobby.create_table"))));
     renderQueue();
     renderTables();
   }
@@ -168,8 +166,8 @@ export function mount(main, ctx, params) {
   function notEligible() {
     if (!barred()) return null;
     return h("p", { class: "eligibility", id: "not-eligible" },
-      h("strong", {}, "You may not sit at ranked tables yet. "), sentence(barred()),
-      ctx.me && !ctx.me.guest ? [" ", h("a", { href: `#/player/${encodeURIComponent(ctx.me.name)}` }, "Your casual games")] : null);
+      h("strong", {}, t("lobby.not_eligible")), " ", sentence(barred()),
+      ctx.me && !ctx.me.guest ? [" ", h("a", { href: `#/player/${encodeURIComponent(ctx.me.name)}` }, t("lobby.your_casual_games"))] : null);
   }
 
   function renderQueue() {
@@ -177,68 +175,69 @@ export function mount(main, ctx, params) {
     queueBox.hidden = false;
     const inQueue = queue?.queued;
     fill(queueBox,
-      h("h3", {}, "Random queue"),
+      h("h3", {}, t("queue.title")),
       h("p", { class: "queue-status", "aria-live": "polite" }, queue
-        ? `${count(queue.length, "player")} waiting` +
-          (queue.expected_wait != null ? ` · expected wait ${queue.expected_wait < 5 ? "a few seconds" : `about ${seconds(queue.expected_wait)}`}` : "") +
-          (inQueue ? " · you are in the queue" : "")
-        : "Join the queue to be seated at random with three other players (this weighs most in ratings)."),
+        ? [t("queue.waiting", { players: count(queue.length, "player") }),
+          queue.expected_wait != null ? t("queue.expected", { wait: queue.expected_wait < 5 ? t("queue.few_seconds")
+            : t("queue.about", { time: seconds(queue.expected_wait) }) }) : null,
+          inQueue ? t("queue.in") : null].filter(Boolean).join(" · ")
+        : t("queue.join_hint")),
       h("button", { type: "button", class: inQueue ? "" : "primary",
         disabled: !inQueue && barred() ? true : null, "aria-describedby": barred() ? "not-eligible" : null,
         onclick: () => ctx.conn.request({ type: inQueue ? "unqueue" : "queue", room: room.name })
           .then((reply) => { if (reply.type === "queue_status") { queue = reply; renderQueue(); } })
           .catch(refuse) },
-      inQueue ? "Leave the queue" : "Join the queue"));
+      inQueue ? t("queue.leave") : t("queue.join")));
   }
 
-  function mySeatAt(t) {
-    return t.seats.find((s) => s.kind === "human" && s.name === ctx.me?.name);
+  function mySeatAt(tb) {
+    return tb.seats.find((s) => s.kind === "human" && s.name === ctx.me?.name);
   }
 
-  async function sit(t, seat) {
+  async function sit(tb, seat) {
     try {
-      const reply = await ctx.conn.request({ type: "sit", table: t.id, ...(seat == null ? {} : { seat }) });
-      ctx.rememberSeat(t.id, reply.seat, reply.seat_token, t.room);
-      ctx.navigate(`/table/${t.id}`);
+      const reply = await ctx.conn.request({ type: "sit", table: tb.id, ...(seat == null ? {} : { seat }) });
+      ctx.rememberSeat(tb.id, reply.seat, reply.seat_token, tb.room);
+      ctx.navigate(`/table/${tb.id}`);
     } catch (err) { refuse(err); }
   }
 
   function renderTables() {
     const list = [...tables.values()];
     if (!list.length) {
-      fill(tableList, h("li", { class: "empty-note" }, "No tables yet. Create one, then sit and (in casual rooms) fill the other seats with robots."));
+      fill(tableList, h("li", { class: "empty-note" }, t("lobby.no_tables")));
       return;
     }
     const order = { waiting: 0, playing: 1, over: 2 };
     list.sort((a, b) => order[a.state] - order[b.state]);
-    fill(tableList, list.map((t) => {
-      const mine = mySeatAt(t);
-      const empty = t.seats.some((s) => s.kind === "empty");
-      const waiting = t.state === "waiting";
-      return h("li", { class: `table-card ${t.state}`, "data-table": t.id },
+    fill(tableList, list.map((tb) => {
+      const mine = mySeatAt(tb);
+      const empty = tb.seats.some((s) => s.kind === "empty");
+      const waiting = tb.state === "waiting";
+      return h("li", { class: `table-card ${tb.state}`, "data-table": tb.id },
         h("div", { class: "tc-head" },
-          h("strong", {}, `Table ${t.id}`),
-          h("span", { class: `state ${t.state}` }, { waiting: "waiting for players", playing: "playing", over: "game over" }[t.state]),
-          waiting ? h("span", { class: "hint" }, { random_seating: "random seats", random_queue: "from the queue" }[t.seating] || "pick your seat") : null,
-          t.watchers ? h("span", { class: "hint" }, `${t.watchers} watching`) : null),
-        h("ul", { class: "tc-seats" }, t.seats.map((s) => h("li", { class: `seat-line ${s.kind}` },
+          h("strong", {}, t("table.label", { id: tb.id })),
+          h("span", { class: `state ${tb.state}` }, t("lobby.state", { state: tb.state })),
+          waiting ? h("span", { class: "hint" }, t("lobby.seating", { seating: tb.seating })) : null,
+          tb.watchers ? h("span", { class: "hint" }, count(tb.watchers, "watcher")) : null),
+        h("ul", { class: "tc-seats" }, tb.seats.map((s) => h("li", { class: `seat-line ${s.kind}` },
           h("span", { class: "seat-dir" }, SEAT_NAMES[s.seat]),
           s.kind === "empty"
-            ? (waiting && !mine && t.seating !== "random_seating" && !barred()
-              ? h("button", { type: "button", class: "small", onclick: () => sit(t, s.seat) }, "Sit here")
-              : h("span", { class: "hint" }, "empty"))
+            ? (waiting && !mine && tb.seating !== "random_seating" && !barred()
+              ? h("button", { type: "button", class: "small", onclick: () => sit(tb, s.seat) }, t("seat.sit_here"))
+              : h("span", { class: "hint" }, t("seat.empty")))
             : h("span", { class: "seat-who" }, s.name,
-              s.bot ? h("span", { class: "badge bot", title: "A BOT account: a program plays here" }, "BOT") : null,
-              s.kind === "robot" ? h("span", { class: "badge robot" }, "robot") : null,
-              s.away ? h("span", { class: "badge away" }, "away") : null)))),
+              s.bot ? h("span", { class: "badge bot", title: t("badge.bot_title") }, t("badge.bot")) : null,
+              s.kind === "robot" ? h("span", { class: "badge robot" }, t("badge.robot")) : null,
+              s.away ? h("span", { class: "badge away" }, t("badge.away")) : null)))),
         h("div", { class: "tc-actions" },
-          mine ? h("button", { type: "button", class: "primary", onclick: () => ctx.navigate(`/table/${t.id}`) }, "Back to my seat")
-            : waiting && empty && !barred() ? h("button", { type: "button", class: "primary", onclick: () => sit(t, null) }, "Join") : null,
-          h("button", { type: "button", onclick: () => ctx.navigate(`/table/${t.id}`) }, "Watch"),
+          mine ? h("button", { type: "button", class: "primary", onclick: () => ctx.navigate(`/table/${tb.id}`) }, t("lobby.back_to_seat"))
+            : waiting && empty && !barred() ? h("button", { type: "button", class: "primary", onclick: () => sit(tb, null) }, t("lobby.join")) : null,
+          h("button", { type: "button", onclick: () => ctx.navigate(`/table/${tb.id}`) }, t("lobby.watch")),
           !room.rated && waiting && empty ? h("button", { type: "button",
-            onclick: () => ctx.conn.request({ type: "fill_robots", table: t.id }).catch(refuse) }, "Fill with robots") : null));
+            onclick: () => ctx.conn.request({ type: "fill_robots", table: tb.id }).catch(refuse) }, t("table.fill_robots")) : null));
     }), cut ? h("li", { class: "empty-note list-cut" },
-      `The room had ${count(cut.total, "table")} open; the server listed ${cut.listed} of them, those waiting for players first.`) : null);
+      t("lobby.list_cut", { tables: count(cut.total, "table"), listed: cut.listed })) : null);
   }
 
   function createDialog() {
@@ -266,25 +265,25 @@ export function mount(main, ctx, params) {
     }
 
     const valueText = (rule, v) => {
-      if (v === null || v === false) return "off";
-      if (v === true) return "on";
+      if (v === null || v === false) return t("rules.off");
+      if (v === true) return t("rules.on");
       const choice = rule.choices?.find((c) => JSON.stringify(c.value) === JSON.stringify(v));
-      return choice ? choice.label : String(v);
+      return choice ? choice.label : ruleValue(v);
     };
 
     function rulesFields(r) {
       const rules = r.rules || {};
       const catalogue = ruleCatalogue?.[r.game];
-      if (!catalogue) return [h("p", { class: "hint" }, "Loading the rules…")];
+      if (!catalogue) return [h("p", { class: "hint" }, t("create.loading_rules"))];
       const value = (rule) => (rule.name in rules ? rules[rule.name] : rule.default);
       if (r.rated) {
         // A ranked room plays its host's rules: shown, not chosen (the server refuses others).
-        return [h("p", { class: "hint host-rules" }, "Ranked rooms play the host's rules: ",
-          catalogue.filter((rule) => rule.common).map((rule) => `${rule.label}: ${valueText(rule, value(rule))}`).join(" · "), ".")];
+        return [h("p", { class: "hint host-rules" }, t("create.host_rules", {
+          rules: catalogue.filter((rule) => rule.common).map((rule) => t("create.rule_value", { rule: rule.label, value: valueText(rule, value(rule)) })).join(" · ") }))];
       }
       return [
         ...catalogue.filter((rule) => rule.common).map((rule) => ruleField(rule, value(rule))),
-        h("details", { class: "more-rules" }, h("summary", {}, "More rules"),
+        h("details", { class: "more-rules" }, h("summary", {}, t("create.more_rules")),
           catalogue.filter((rule) => !rule.common).map((rule) => ruleField(rule, value(rule)))),
       ];
     }
@@ -293,26 +292,27 @@ export function mount(main, ctx, params) {
       forRoom = r;
       const sameGame = ctx.rooms;
       fill(form,
-        h("h2", { id: "create-h" }, "Create a table"),
-        h("label", { class: "field" }, h("span", {}, "Game and room"),
+        h("h2", { id: "create-h" }, t("create.title")),
+        h("label", { class: "field" }, h("span", {}, t("create.game_room")),
           h("select", { name: "room", onchange: (e) => render(ctx.rooms.find((x) => x.name === e.target.value)) },
             sameGame.map((x) => h("option", { value: x.name, selected: x.name === r.name ? true : null },
-              `${gameName(x.game)} — ${x.name} (${x.rated ? `ranked, ${systemName(x.system)}` : "casual"})`)))),
-        h("fieldset", {}, h("legend", {}, "Rules"), rulesFields(r)),
-        h("fieldset", {}, h("legend", {}, "Seating"),
+              t("create.room_option", { game: gameName(x.game), room: x.name,
+                kind: x.rated ? t("create.ranked_system", { system: systemName(x.system) }) : t("create.casual") }))))),
+        h("fieldset", {}, h("legend", {}, t("create.rules")), rulesFields(r)),
+        h("fieldset", {}, h("legend", {}, t("create.seating")),
           h("label", { class: "check" }, h("input", { type: "radio", name: "seating", value: "fixed_seating", checked: true }),
-            "Players pick their seats and partners"),
+            t("create.fixed_seating")),
           h("label", { class: "check" }, h("input", { type: "radio", name: "seating", value: "random_seating" }),
-            "Seats are drawn at random")),
+            t("create.random_seating"))),
         r.rated ? null : h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }),
-          "Private: listed to no one; friends come in by the invite link you send them"),
+          t("create.private")),
         // A sandbox (issue 36): the bench's duplicate method, for everyone (a private table).
         r.rated ? null : h("label", { class: "check" }, h("input", { type: "checkbox", name: "duplicate" }),
-          "Duplicate match: the same deals played again, everyone one seat on, each deal scored against the others who held the cards (by invite only)"),
+          t("create.duplicate")),
         h("p", { class: "error", role: "alert" }),
         h("div", { class: "dialog-actions" },
-          h("button", { type: "button", onclick: () => el.close() }, "Cancel"),
-          h("button", { type: "submit", class: "primary", value: "create" }, "Create and sit")));
+          h("button", { type: "button", onclick: () => el.close() }, t("dialog.cancel")),
+          h("button", { type: "submit", class: "primary", value: "create" }, t("create.go"))));
     }
 
     function rulesFrom(data, r) {
@@ -339,17 +339,17 @@ export function mount(main, ctx, params) {
           ...(r.rated ? {} : { rules: rulesFrom(data, r), private: data.has("private"),
             ...(data.has("duplicate") ? { sandbox: { duplicate: true } } : {}) }),
           seating: data.get("seating") });
-        const t = created.table;
+        const tb = created.table;
         if (created.invite?.code) {
-          ctx.invites[t.id] = created.invite.code;
-          ctx.rememberOpened(t.id);
-          showInvite(t.id, created.invite.code);
+          ctx.invites[tb.id] = created.invite.code;
+          ctx.rememberOpened(tb.id);
+          showInvite(tb.id, created.invite.code);
         }
         try {
-          const seated = await ctx.conn.request({ type: "sit", table: t.id });
-          ctx.rememberSeat(t.id, seated.seat, seated.seat_token, r.name);
+          const seated = await ctx.conn.request({ type: "sit", table: tb.id });
+          ctx.rememberSeat(tb.id, seated.seat, seated.seat_token, r.name);
           el.close();
-          ctx.navigate(`/table/${t.id}`);
+          ctx.navigate(`/table/${tb.id}`);
         } catch (err) {
           el.close();
           refuse(err);
@@ -361,7 +361,7 @@ export function mount(main, ctx, params) {
 
     let ruleCatalogue = null;
     const catalogueLoaded = getJSON("/api/rules").then((data) => { ruleCatalogue = data.rules; })
-      .catch((err) => toast(`Could not load the rules: ${err.message}`, "bad"));
+      .catch((err) => toast(t("create.rules_failed", { why: err.message }), "bad"));
     return { el, open: async (r) => {
       await catalogueLoaded;
       render(r);
@@ -398,19 +398,19 @@ export function mount(main, ctx, params) {
 /** A private table's invite link, to copy and send to friends. */
 function showInvite(table, code) {
   const link = inviteLink(table, code);
-  const input = h("input", { type: "text", readonly: true, value: link, "aria-label": "Invite link",
+  const input = h("input", { type: "text", readonly: true, value: link, "aria-label": t("invite.link"),
     class: "invite-link", onfocus: (e) => e.target.select() });
   const note = h("p", { role: "status", class: "hint" });
   const box = h("dialog", { class: "invite-dialog", "aria-labelledby": "invite-h" },
-    h("h2", { id: "invite-h" }, "Invite your friends"),
-    h("p", {}, "Send them this link: it seats them at this table (for a day)."),
+    h("h2", { id: "invite-h" }, t("invite.title")),
+    h("p", {}, t("invite.send_hint")),
     input, note,
     h("div", { class: "dialog-actions" },
       h("button", { type: "button", onclick: async () => {
-        try { await navigator.clipboard.writeText(link); note.textContent = "Copied."; }
-        catch { input.select(); note.textContent = "Select the link and copy it."; }
-      } }, "Copy link"),
-      h("button", { type: "button", class: "primary", onclick: () => { box.close(); box.remove(); } }, "Done")));
+        try { await navigator.clipboard.writeText(link); note.textContent = t("invite.copied_short"); }
+        catch { input.select(); note.textContent = t("invite.copy_by_hand"); }
+      } }, t("invite.copy")),
+      h("button", { type: "button", class: "primary", onclick: () => { box.close(); box.remove(); } }, t("dialog.done"))));
   document.body.append(box);
   box.showModal();
 }

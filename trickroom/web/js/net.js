@@ -18,6 +18,8 @@
 // wait is short (setLiveness), so a player reaches the table's new node within
 // seconds; in the lobby it is long.
 
+import { language, t } from "./i18n.js";
+
 export class ServerError extends Error {
   constructor(reply) {
     super(reply.message || reply.code);
@@ -109,7 +111,7 @@ export class Connection {
     ws.onclose = (e) => {
       if (this.ws !== ws) return;
       this.ws = null; // closed once: a second close (ours after a lost ping) does nothing
-      for (const [, p] of this.pending) p.reject(new ServerError({ code: "disconnected", message: "the connection was lost" }));
+      for (const [, p] of this.pending) p.reject(new ServerError({ code: "disconnected", message: t("net.lost") }));
       this.pending.clear();
       this.setStatus("closed");
       this.url = this.home; // a table's node gone: its tables' new nodes are found from here
@@ -125,7 +127,7 @@ export class Connection {
     this.ws = null; // its close is not a loss: nothing reconnects for it
     this.url = new URL(url, this.url).href;
     this.moving = true;
-    for (const [, p] of this.pending) p.reject(new ServerError({ code: "disconnected", message: "the table moved to another server" }));
+    for (const [, p] of this.pending) p.reject(new ServerError({ code: "disconnected", message: t("net.moved") }));
     this.pending.clear();
     old?.close(1000, "moved");
     this.connect();
@@ -183,7 +185,7 @@ export class Connection {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new ServerError({ code: "timeout", message: "the server did not answer in time" }));
+        reject(new ServerError({ code: "timeout", message: t("net.timeout") }));
       }, timeout);
       this.pending.set(id, {
         resolve: (m) => { clearTimeout(timer); resolve(m); },
@@ -194,9 +196,12 @@ export class Connection {
   }
 }
 
-/** GET a JSON API path; resolves to null on 404 so pages can say "not found". */
+/** GET a JSON API path, in the language on screen (`?lang=`: the rules' labels, the rating
+ *  breakdowns); resolves to null on 404 so pages can say "not found". */
 export async function getJSON(path) {
-  const response = await fetch(path, { headers: { Accept: "application/json" } });
+  const url = new URL(path, location.href);
+  url.searchParams.set("lang", language());
+  const response = await fetch(url, { headers: { Accept: "application/json" } });
   if (response.status === 404) return null;
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
   return response.json();

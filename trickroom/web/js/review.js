@@ -5,11 +5,14 @@
 // (`hands`, docs/api.md), so the review shows exactly what the engine did.
 // This module only arranges it for stepping through.
 
+import { t, date, list } from "./i18n.js";
+import { gameName } from "./games.js";
 import { h, fill } from "./dom.js";
 import { SEAT_NAMES, sortHand, cardShort } from "./cards.js";
 import { cardEl } from "./cardface.js";
 import { getJSON } from "./net.js";
 import { heartsPlaces, scoreSheet, ratingList } from "./scoresheet.js";
+import { analysisPanel, trickNotes } from "./analysis.js";
 
 const OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
 // Seen from one seat, as at the table: that seat at the bottom, the next one (in play
@@ -52,30 +55,34 @@ export function handsOf(data) {
 function heartsFinal(scores, names) {
   const places = heartsPlaces(scores);
   return [0, 1, 2, 3].filter((s) => scores[s] != null).sort((a, b) => scores[a] - scores[b])
-    .map((s) => `${names[s]} ${scores[s]} (${places[s]})`).join(" · ");
+    .map((s) => t("review.final_player", { name: names[s], score: scores[s], place: places[s] })).join(" · ");
 }
 
 export function mount(main, ctx, params) {
-  const root = h("section", { class: "review", "aria-label": "Game review" }, h("p", {}, "Loading the game…"));
+  const root = h("section", { class: "review", "aria-label": t("review.label") }, h("p", {}, t("review.loading")));
   fill(main, root);
   let state = null; // {data, hands, handNo, step}
   let mounted = true;
+  let analysis = null; // the robots' analysis, once the server has it (analysis.js)
+  let panel = null;
+  let bestLine = null; // the decision whose best line is shown
 
   getJSON(`/api/games/${encodeURIComponent(params.id)}`).then((data) => {
     if (!mounted) return;
     if (!data) {
-      fill(root, h("h1", {}, "Game not found"), h("p", {}, "Only finished games can be reviewed."), h("a", { href: "#/" }, "Back to the lobby"));
+      fill(root, h("h1", {}, t("review.not_found")), h("p", {}, t("review.only_finished")), h("a", { href: "#/" }, t("table.back_to_lobby_long")));
       return;
     }
     const mine = data.seats?.find((x) => x.name && x.name === ctx.me?.name)?.seat;
     state = { data, hands: handsOf(data), handNo: 0, step: 0, from: mine ?? 2 };
+    panel = analysisPanel(ctx, data.id, names, (found) => { analysis = found; if (mounted) render(); });
     render();
-  }).catch((err) => fill(root, h("h1", {}, "Could not load the game"), h("p", {}, err.message)));
+  }).catch((err) => fill(root, h("h1", {}, t("review.load_failed")), h("p", {}, err.message)));
 
   const names = () => {
     const raw = [0, 1, 2, 3].map((s) => state.data.seats?.find((x) => x.seat === s)?.name || SEAT_NAMES[s]);
     // Robots share a name: tell them apart by seat.
-    return raw.map((n, s) => (raw.filter((x) => x === n).length > 1 ? `${n} (${SEAT_NAMES[s][0]})` : n));
+    return raw.map((n, s) => (raw.filter((x) => x === n).length > 1 ? t("seat.name_initial", { name: n, initial: SEAT_NAMES[s][0] }) : n));
   };
 
   function go(delta) {
@@ -100,14 +107,14 @@ export function mount(main, ctx, params) {
     const bid = hand.bids[seat];
     return h("div", { class: `review-seat pos-${posOf(seat)}`, "data-seat": seat },
       h("div", { class: "seat-name" }, h("span", { class: "dir" }, SEAT_NAMES[seat][0]), h("span", { class: "nm" }, n[seat]),
-        state.data.seats?.[seat]?.kind === "robot" ? h("span", { class: "badge robot" }, "robot") : null,
-        hand.dealer === seat ? h("span", { class: "badge dealer", title: "Dealer" }, "D") : null),
+        state.data.seats?.[seat]?.kind === "robot" ? h("span", { class: "badge robot" }, t("badge.robot")) : null,
+        hand.dealer === seat ? h("span", { class: "badge dealer", title: t("badge.dealer") }, t("badge.dealer_short")) : null),
       h("div", { class: "seat-stats" },
-        spades ? h("span", hand.whys?.[seat] ? { title: hand.whys[seat] } : {}, bid === 0 ? (hand.blind[seat] ? "blind nil" : "nil") : `bid ${bid}`) : null,
-        h("span", {}, `won ${won}`),
-        !spades && hand.passes[seat] ? h("span", { class: "hint" }, `passed ${hand.passes[seat].map(cardShort).join(" ")}`) : null),
-      spades && step === 0 && hand.whys?.[seat] ? h("div", { class: "hint bid-why" }, `Why: ${hand.whys[seat]}`) : null,
-      h("div", { class: "mini-hand", role: "group", "aria-label": `${n[seat]}'s cards` },
+        spades ? h("span", hand.whys?.[seat] ? { title: hand.whys[seat] } : {}, bid === 0 ? (hand.blind[seat] ? t("seat.blind_nil") : t("seat.nil")) : t("seat.bid", { n: bid })) : null,
+        h("span", {}, t("seat.won", { n: won })),
+        !spades && hand.passes[seat] ? h("span", { class: "hint" }, t("review.passed", { cards: hand.passes[seat].map(cardShort).join(" ") })) : null),
+      spades && step === 0 && hand.whys?.[seat] ? h("div", { class: "hint bid-why" }, t("review.why", { why: hand.whys[seat] })) : null,
+      h("div", { class: "mini-hand", role: "group", "aria-label": t("review.cards_of", { name: n[seat] }) },
         cards.map((c) => cardEl(c, { cls: `mini${played.has(c) ? " gone" : ""}${step === 0 && hand.received[seat]?.includes(c) ? " received" : ""}` }))));
   }
 
@@ -117,7 +124,7 @@ export function mount(main, ctx, params) {
     const result = data.result || {};
     const game = data.record.game;
     if (!hands.length) {
-      fill(root, h("h1", {}, "Game review"), h("p", {}, "This game ended before a hand was finished."));
+      fill(root, h("h1", {}, t("review.label")), h("p", {}, t("review.no_hand")));
       return;
     }
     const hand = hands[handNo];
@@ -127,26 +134,28 @@ export function mount(main, ctx, params) {
     const tricks = hand.tricks.length;
     fill(root,
       h("header", { class: "review-head" },
-        h("h1", {}, `${game === "hearts" ? "Hearts" : "Spades"} game review`),
-        h("p", { class: "hint" }, [data.room, data.id, data.finished ? new Date(data.finished * 1000).toLocaleString() : null].filter(Boolean).join(" · ")),
-        h("p", {}, "Final scores: ", game === "spades"
-          ? `${n[0]} & ${n[2]} ${result.scores?.[0]} · ${n[1]} & ${n[3]} ${result.scores?.[1]}`
+        h("h1", {}, t("review.title", { game: gameName(game) })),
+        h("p", { class: "hint" }, [data.room, data.id, data.finished ? date(data.finished * 1000, { dateStyle: "medium", timeStyle: "short" }) : null].filter(Boolean).join(" · ")),
+        h("p", {}, t("review.final"), " ", game === "spades"
+          ? t("review.final_spades", { ns: t("side.names", { a: n[0], b: n[2] }), ns_score: result.scores?.[0] ?? "",
+            ew: t("side.names", { a: n[1], b: n[3] }), ew_score: result.scores?.[1] ?? "" })
           : heartsFinal(result.scores || [], n),
-        winners.length ? h("b", {}, ` · won by ${winners.join(" and ")}`) : null),
-        result.finished === false ? h("p", { class: "hint" }, "The game ended early; it was scored as it stood.") : null),
-      h("nav", { class: "review-controls", "aria-label": "Step through the game" },
-        h("button", { type: "button", class: "prev", onclick: () => go(-1), disabled: handNo === 0 && step === 0 ? true : null }, "◀ Previous"),
+        winners.length ? h("b", {}, " · ", t("review.won_by", { names: list(winners) })) : null),
+        result.finished === false ? h("p", { class: "hint" }, t("review.ended_early")) : null),
+      h("nav", { class: "review-controls", "aria-label": t("review.step") },
+        h("button", { type: "button", class: "prev", onclick: () => go(-1), disabled: handNo === 0 && step === 0 ? true : null }, t("review.previous")),
         // Of a fixed width (two lines on a phone): the buttons beside it never move.
         h("span", { class: "where", "aria-live": "polite" },
-          h("span", {}, `Hand ${handNo + 1} of ${hands.length}`), h("span", { class: "where-sep" }, " · "),
-          h("span", {}, step === 0 ? "the deal" : `trick ${step} of ${tricks === 13 ? 13 : `${tricks} played`}`)),
+          h("span", {}, t("review.hand_of", { n: handNo + 1, of: hands.length })), h("span", { class: "where-sep" }, " · "),
+          h("span", {}, step === 0 ? t("review.the_deal") : tricks === 13 ? t("review.trick_of", { n: step, of: 13 })
+            : t("review.trick_of_played", { n: step, of: tricks }))),
         h("button", { type: "button", class: "next primary", onclick: () => go(1),
-          disabled: handNo === hands.length - 1 && step === tricks ? true : null }, "Next ▶")),
-      h("div", { class: "hand-picker", role: "group", "aria-label": "Hands" }, hands.map((_, i) =>
+          disabled: handNo === hands.length - 1 && step === tricks ? true : null }, t("review.next"))),
+      h("div", { class: "hand-picker", role: "group", "aria-label": t("review.hands") }, hands.map((_, i) =>
         h("button", { type: "button", class: "small", "aria-pressed": String(i === handNo),
-          onclick: () => { Object.assign(state, { handNo: i, step: 0 }); render(); } }, `Hand ${i + 1}`))),
-      h("div", { class: "seen-from", role: "group", "aria-label": "Seen from" },
-        h("span", { class: "hint" }, "Seen from "), [0, 1, 2, 3].map((seat) =>
+          onclick: () => { Object.assign(state, { handNo: i, step: 0 }); render(); } }, t("review.hand", { n: i + 1 })))),
+      h("div", { class: "seen-from", role: "group", "aria-label": t("review.seen_from") },
+        h("span", { class: "hint" }, t("review.seen_from")), " ", [0, 1, 2, 3].map((seat) =>
           h("button", { type: "button", class: "small", "aria-pressed": String(seat === state.from),
             onclick: () => { state.from = seat; render(); } }, `${SEAT_NAMES[seat]} · ${n[seat]}`))),
       h("div", { class: "review-board" },
@@ -154,13 +163,15 @@ export function mount(main, ctx, params) {
         h("div", { class: "review-center" }, trick
           ? [h("div", { class: "trick" }, trick.plays.map((p) => h("div", { class: `played pos-${posOf(p.seat)}${p.seat === trick.winner ? " winner" : ""}` },
             cardEl(p.card), h("span", { class: "played-by" }, n[p.seat])))),
-          h("p", { class: "center-caption" }, `${n[trick.leader]} led; ${n[trick.winner]} won`)]
-          : h("p", { class: "center-caption" }, game === "spades" ? `${n[(hand.dealer + 1) % 4]} leads` :
-            hand.pass_direction === "hold" ? "No pass this hand" : `Passing ${hand.pass_direction}`))),
+          h("p", { class: "center-caption" }, t("review.led_won", { leader: n[trick.leader], winner: n[trick.winner] })),
+          trickNotes(analysis, handNo, trick, names, bestLine, (index) => { bestLine = bestLine === index ? null : index; render(); })]
+          : h("p", { class: "center-caption" }, game === "spades" ? t("review.leads", { name: n[(hand.dealer + 1) % 4] }) :
+            hand.pass_direction === "hold" ? t("review.no_pass") : t("review.passing", { direction: hand.pass_direction })))),
       scoreSheet(game, hands.map((x) => x.result).slice(0, handNo + (step === tricks ? 1 : 0)).filter(Boolean), n,
         { target: data.record.rules?.target, current: step === tricks ? handNo : undefined }),
-      ratings.length ? h("section", { class: "ratings" }, h("h2", {}, "Rating changes"), h("ul", {}, ratingList(ratings,
-        { game, scores: result.scores, seatOf: (player) => n.indexOf(player) }))) : null);
+      ratings.length ? h("section", { class: "ratings" }, h("h2", {}, t("over.rating_changes")), h("ul", {}, ratingList(ratings,
+        { game, scores: result.scores, seatOf: (player) => n.indexOf(player) }))) : null,
+      panel?.el ?? null);
   }
 
   const keys = (e) => {
@@ -169,5 +180,5 @@ export function mount(main, ctx, params) {
     if (e.key === "ArrowLeft") { e.preventDefault(); go(-1); }
   };
   document.addEventListener("keydown", keys);
-  return { unmount() { mounted = false; document.removeEventListener("keydown", keys); } };
+  return { unmount() { mounted = false; panel?.stop(); document.removeEventListener("keydown", keys); } };
 }

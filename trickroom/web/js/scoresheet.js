@@ -1,29 +1,31 @@
 // The score sheet: one row per hand, as the engine scored it (a hand_scored
 // event, a view's hand_results, or the review's own replay; the same shape).
 
+import { t, num, signed } from "./i18n.js";
 import { h, fill } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
 import { place } from "./counts.js";
 
-const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
-const total = (n) => (n < 0 ? `−${-n}` : String(n)); // one minus sign on the whole sheet
+const total = (n) => num(n).replace("-", "−"); // one minus sign on the whole sheet
 
 export function sideName(names, side) {
-  return `${side ? "E+W" : "N+S"}: ${names[side] || SEAT_NAMES[side]} & ${names[side + 2] || SEAT_NAMES[side + 2]}`;
+  return t("side.named", { side: side ? t("side.ew_short") : t("side.ns_short"),
+    names: t("side.names", { a: names[side] || SEAT_NAMES[side], b: names[side + 2] || SEAT_NAMES[side + 2] }) });
 }
 
 function spadesCell(sideScore, result, side) {
   const seats = [side, side + 2];
   const nils = seats.filter((s) => result.bids?.[s] === 0)
-    .map((s) => `${result.blind?.[s] ? "blind nil" : "nil"} ${result.tricks_won?.[s] === 0 ? "made" : "set"}`);
+    .map((s) => t(result.blind?.[s] ? "sheet.blind_nil" : "sheet.nil", { made: result.tricks_won?.[s] === 0 ? "yes" : "no" }));
   const notes = [];
-  if (sideScore.nil_points) notes.push(`nil ${signed(sideScore.nil_points)}`);
-  if (sideScore.bag_penalty) notes.push(`bag penalty ${signed(sideScore.bag_penalty)}`);
+  if (sideScore.nil_points) notes.push(t("sheet.nil_points", { points: signed(sideScore.nil_points) }));
+  if (sideScore.bag_penalty) notes.push(t("sum.bag_penalty", { points: signed(sideScore.bag_penalty) }));
   return h("td", {},
-    h("div", {}, `bid ${sideScore.contract}${nils.length ? ` (${nils.join(", ")})` : ""}, took ${sideScore.tricks}`,
-      sideScore.made === false ? h("span", { class: "set" }, " set") : null),
+    h("div", {}, nils.length ? t("sheet.bid_nils_took", { bid: sideScore.contract, nils: nils.join(", "), took: sideScore.tricks })
+      : t("sum.bid_took", { bid: sideScore.contract, took: sideScore.tricks }),
+      sideScore.made === false ? [" ", h("span", { class: "set" }, t("sheet.set"))] : null),
     h("div", { class: "pts" }, h("b", {}, signed(sideScore.points)), ` → ${total(sideScore.score)}`,
-      h("span", { class: "hint" }, ` · bags ${sideScore.bags_total}`)),
+      h("span", { class: "hint" }, " · ", t("sheet.bags", { n: sideScore.bags_total }))),
     notes.length ? h("div", { class: "hint" }, notes.join(" · ")) : null);
 }
 
@@ -31,26 +33,26 @@ function spadesCell(sideScore, result, side) {
 export function scoreSheet(game, results, names, { target, current } = {}) {
   if (game === "spades") {
     return h("table", { class: "sheet spades" },
-      h("caption", {}, `Score sheet${target ? ` · game to ${target}` : ""}`),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"),
+      h("caption", {}, target ? t("sheet.caption_to", { target }) : t("sheet.caption")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sheet.hand")),
         h("th", { scope: "col" }, sideName(names, 0)), h("th", { scope: "col" }, sideName(names, 1)))),
       h("tbody", {}, results.length ? results.map((r, i) => h("tr", { class: i === current ? "current" : null },
-        h("th", { scope: "row" }, String(i + 1)), spadesCell(r.sides[0], r, 0), spadesCell(r.sides[1], r, 1)))
-        : h("tr", {}, h("td", { colspan: 3, class: "hint" }, "No hand scored yet."))));
+        h("th", { scope: "row" }, num(i + 1)), spadesCell(r.sides[0], r, 0), spadesCell(r.sides[1], r, 1)))
+        : h("tr", {}, h("td", { colspan: 3, class: "hint" }, t("sheet.none")))));
   }
   let totals = [0, 0, 0, 0];
   return h("table", { class: "sheet hearts" },
-    h("caption", {}, `Score sheet${target ? ` · game to ${target}, lowest wins` : ""}`),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"),
-      [0, 1, 2, 3].map((s) => h("th", { scope: "col" }, `${SEAT_NAMES[s][0]} ${names[s] || SEAT_NAMES[s]}`)))),
+    h("caption", {}, target ? t("sheet.caption_to_low", { target }) : t("sheet.caption")),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sheet.hand")),
+      [0, 1, 2, 3].map((s) => h("th", { scope: "col" }, t("seat.initial_name", { initial: SEAT_NAMES[s][0], name: names[s] || SEAT_NAMES[s] }))))),
     h("tbody", {}, results.length ? results.map((r, i) => {
       totals = r.scores || totals.map((t, s) => t + r.points[s]);
       return h("tr", { class: i === current ? "current" : null },
-        h("th", { scope: "row" }, String(i + 1), h("div", { class: "hint" }, r.pass_direction === "hold" ? "no pass" : `pass ${r.pass_direction}`)),
+        h("th", { scope: "row" }, num(i + 1), h("div", { class: "hint" }, r.pass_direction === "hold" ? t("pass.none") : t("pass.short", { direction: r.pass_direction }))),
         [0, 1, 2, 3].map((s) => h("td", {},
           h("b", {}, signed(r.points[s])), ` → ${total(totals[s])}`,
-          r.moon === s ? h("div", { class: "hint" }, "shot the moon") : null)));
-    }) : h("tr", {}, h("td", { colspan: 5, class: "hint" }, "No hand scored yet."))));
+          r.moon === s ? h("div", { class: "hint" }, t("sum.shot_moon")) : null)));
+    }) : h("tr", {}, h("td", { colspan: 5, class: "hint" }, t("sheet.none")))));
 }
 
 /** Hearts: each seat's place by its final score, lowest first: "won" for a winner alone,
@@ -60,8 +62,8 @@ export function heartsPlaces(scores) {
   return scores.map((score) => {
     const rank = 1 + scores.filter((x) => x < score).length;
     const tied = scores.filter((x) => x === score).length > 1;
-    if (rank === 1 && !tied) return "won";
-    return tied ? `tied ${place(rank)}` : place(rank);
+    if (rank === 1 && !tied) return t("result.won");
+    return tied ? t("result.tied_place", { place: place(rank) }) : place(rank);
   });
 }
 
@@ -86,18 +88,18 @@ export function ratingChange(change, label = null) {
   const delta = Number(change.delta ?? (value(change.after) - value(change.before)));
   const round = (x) => (Math.abs(x) >= 10 || Number.isInteger(x) ? Math.round(x * 10) / 10 : Math.round(x * 100) / 100);
   const outcome = (change.outcome !== "quit" && label) ||
-    { win: "won", loss: "lost", tie: "tie", quit: "quit" }[change.outcome] || change.outcome;
+    ({ win: t("result.won"), loss: t("result.lost"), tie: t("result.tie"), quit: t("result.quit") }[change.outcome]) || change.outcome;
   return h("li", { class: "rating-change" },
     h("div", { class: "rc-head" },
       h("a", { href: `#/player/${encodeURIComponent(change.player)}` }, change.player),
       h("span", { class: `delta ${delta > 0 ? "up" : delta < 0 ? "down" : ""}` }, signed(round(delta))),
-      h("span", { class: "hint" }, `${round(value(change.before))} → ${round(value(change.after))}`),
+      h("span", { class: "hint" }, `${num(round(value(change.before)))} → ${num(round(value(change.after)))}`),
       outcome ? h("span", { class: "hint" }, outcome) : null,
-      change.rated === false ? h("span", { class: "badge" }, "not rated") : null),
+      change.rated === false ? h("span", { class: "badge" }, t("rating.not_rated")) : null),
     change.breakdown?.length ? h("details", {},
-      h("summary", {}, "How the points were calculated"),
+      h("summary", {}, t("rating.how")),
       h("table", { class: "breakdown" }, h("tbody", {}, change.breakdown.map((term) =>
-        h("tr", {}, h("td", {}, term.text), h("td", { class: "num" }, String(round(Number(term.value)))))))))
+        h("tr", {}, h("td", {}, term.text), h("td", { class: "num" }, num(round(Number(term.value)))))))))
       : null);
 }
 

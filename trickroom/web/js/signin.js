@@ -2,35 +2,33 @@
 // localStorage, so a reload logs straight back in.
 
 import { h, fill, sentence } from "./dom.js";
-
-const NAME_RULE = "A name is 1 to 24 letters, digits, '_' or '-', its letters all from one alphabet";
+import { t } from "./i18n.js";
 
 /** What was wrong with a name, from the server's reason (after the rule it quotes). */
 function nameSaid(err) {
   const message = err.message || "";
   if (message.includes("reserved")) {
-    return "That name is kept for the server: names starting with 'guest' or 'robot', and words such as " +
-      "'admin' or 'host', are not for players. Choose another.";
+    return t("signin.name_reserved");
   }
   if (message.includes("mixes letters")) {
-    return `${NAME_RULE}: this one mixes letters of different alphabets, which lets names look alike.`;
+    return t("signin.name_mixes");
   }
   if (message.includes("compatibility form")) {
-    return `${NAME_RULE}: type plain letters, not fullwidth or styled ones.`;
+    return t("signin.name_styled");
   }
-  return `${NAME_RULE}, with no spaces or other signs.`;
+  return t("signin.name_rule");
 }
 
 /** A refusal of the sign-in forms in plain words, by its code and the field it is about
  *  (the server's own message where we have no better one). */
 const REFUSALS = {
   "invalid_field:name": nameSaid,
-  "name_taken:name": () => "That name is taken: choose another.",
-  "invalid_field:password": () => "A password is 6 to 200 characters.",
-  bad_credentials: () => "Wrong name or password.",
-  rate_limited: (err) => `${sentence(err.message)} Please wait and try again.`,
-  disconnected: () => "The connection was lost; try again in a moment.",
-  timeout: () => "The server did not answer; try again in a moment.",
+  "name_taken:name": () => t("signin.name_taken"),
+  "invalid_field:password": () => t("signin.password_rule"),
+  bad_credentials: () => t("signin.bad_credentials"),
+  rate_limited: (err) => t("signin.rate_limited", { why: sentence(err.message) }),
+  disconnected: () => t("signin.disconnected"),
+  timeout: () => t("signin.timeout"),
 };
 
 export function refusalSaid(err) {
@@ -51,7 +49,7 @@ export function mount(main, ctx, params) {
     button.disabled = true;
     error.textContent = "";
     try {
-      await ctx.loggedIn(await ctx.conn.request(message(new FormData(form))));
+      await ctx.loggedIn(await ctx.signIn(message(new FormData(form))));
       after();
     } catch (err) {
       error.textContent = refusalSaid(err);
@@ -66,33 +64,33 @@ export function mount(main, ctx, params) {
 
   const guest = h("form", { class: "panel", "aria-labelledby": "guest-h",
     onsubmit: (e) => submit(e, (f) => ({ type: "guest", ...(f.get("name") ? { name: f.get("name") } : {}) })) },
-  h("h2", { id: "guest-h" }, "Play as a guest"),
-  h("p", { class: "hint" }, "Casual tables only. Pick a name, or leave it empty."),
-  field("Name (optional)", "name", "text", { maxlength: 18 }),
+  h("h2", { id: "guest-h" }, t("signin.guest_title")),
+  h("p", { class: "hint" }, t("signin.guest_hint")),
+  field(t("signin.name_optional"), "name", "text", { maxlength: 18 }),
   h("p", { class: "error", role: "alert" }),
-  h("button", { type: "submit", class: "primary" }, "Play as guest"));
+  h("button", { type: "submit", class: "primary" }, t("signin.guest_go")));
 
   const login = h("form", { class: "panel", "aria-labelledby": "login-h",
     onsubmit: (e) => submit(e, (f) => ({ type: "login", name: f.get("name"), password: f.get("password"), device: ctx.deviceFor(f.get("name")) })) },
-  h("h2", { id: "login-h" }, "Log in"),
-  field("Name", "name", "text", { required: true, autocomplete: "username" }),
-  field("Password", "password", "password", { required: true, autocomplete: "current-password" }),
+  h("h2", { id: "login-h" }, t("signin.login")),
+  field(t("signin.name"), "name", "text", { required: true, autocomplete: "username" }),
+  field(t("signin.password"), "password", "password", { required: true, autocomplete: "current-password" }),
   h("p", { class: "error", role: "alert" }),
-  h("button", { type: "submit" }, "Log in"));
+  h("button", { type: "submit" }, t("signin.login")));
 
   const register = h("form", { class: "panel", "aria-labelledby": "register-h",
     onsubmit: (e) => submit(e, (f) => ({ type: "register", name: f.get("name"), password: f.get("password") })) },
-  h("h2", { id: "register-h" }, "Register"),
-  h("p", { class: "hint" }, "Needed for ranked rooms, ratings and a profile."),
-  field("Name", "name", "text", { required: true, maxlength: 24, autocomplete: "username",
-    title: "1-24 letters (of one alphabet), digits, _ or -" }),
-  field("Password (6 or more characters)", "password", "password",
+  h("h2", { id: "register-h" }, t("signin.register")),
+  h("p", { class: "hint" }, t("signin.register_hint")),
+  field(t("signin.name"), "name", "text", { required: true, maxlength: 24, autocomplete: "username",
+    title: t("signin.name_title") }),
+  field(t("signin.password_new"), "password", "password",
     { required: true, minlength: 6, autocomplete: "new-password" }),
   h("p", { class: "error", role: "alert" }),
-  h("button", { type: "submit" }, "Register"));
+  h("button", { type: "submit" }, t("signin.register")));
 
   fill(main, h("section", { class: "signin" },
-    h("h1", {}, "Spades and Hearts, live"),
+    h("h1", {}, t("signin.title")),
     h("div", { class: "signin-forms" }, guest, login, register)));
   guest.querySelector("button").focus();
   return {};

@@ -2,6 +2,8 @@
 // scores, each side's chances, the buttons), whose turn it is with its clock, and in
 // Spades each side's contract against the tricks it has.
 
+import { t, num } from "./i18n.js";
+import { gameName } from "./games.js";
 import { h, fill, seconds } from "./dom.js";
 import { ourTurn, robotPlays, seatName } from "./tableselectors.js";
 import { soundOn } from "./sound.js";
@@ -10,27 +12,27 @@ import { count } from "./counts.js";
 /** A sandbox table (fixed deals): what it is, and where a duplicate match stands. */
 function sandboxText(sandbox) {
   if (!sandbox) return null;
-  if (!sandbox.duplicate) return "sandbox (fixed deals)";
-  return `duplicate match, ${sandbox.match_played} of ${sandbox.match_games} games played`;
+  if (!sandbox.duplicate) return t("bar.sandbox");
+  return t("bar.duplicate", { n: sandbox.match_played, of: sandbox.match_games });
 }
 
 /** Ranked rooms: each side's chance of winning, as the room's rating system put it
  *  when the game started (the server sends it; nothing is computed here). */
 export function chancesText(state, chances) {
   if (!chances?.length) return null;
-  const pct = (p) => `${Math.round(p * 100)}%`;
+  const pct = (p) => num(Math.round(p * 100) / 100, { style: "percent" });
   if (chances.length === 2) {
-    return [0, 1].map((side) => `${side === 0 ? "North–South" : "East–West"} ${pct(chances[side])}`).join(" · ");
+    return [0, 1].map((side) => t("bar.chance", { who: side === 0 ? t("side.ns") : t("side.ew"), pct: pct(chances[side]) })).join(" · ");
   }
-  return chances.map((p, seat) => `${seat === state.seat ? "you" : seatName(state, seat)} ${pct(p)}`).join(" · ");
+  return chances.map((p, seat) => t("bar.chance", { who: seat === state.seat ? t("over.you") : seatName(state, seat), pct: pct(p) })).join(" · ");
 }
 
 function chancesLine(state) {
   const text = chancesText(state, state.chances);
   if (!text) return null;
   const mySide = state.seat == null ? null : state.chances.length === 2 ? state.seat % 2 : state.seat;
-  return h("p", { class: "chances" }, h("span", { class: "hint" }, "Chances: "), text,
-    mySide != null ? h("span", { class: "hint" }, ` (yours ${Math.round(state.chances[mySide] * 100)}%)`) : null);
+  return h("p", { class: "chances" }, h("span", { class: "hint" }, t("bar.chances")), " ", text,
+    mySide != null ? [" ", h("span", { class: "hint" }, t("bar.yours", { pct: num(Math.round(state.chances[mySide] * 100) / 100, { style: "percent" }) }))] : null);
 }
 
 /**
@@ -44,49 +46,49 @@ export function drawBar(el, state, intents) {
   let scores = null;
   if (v && v.game === "spades" && v.hand_no >= 0) {
     scores = [0, 1].map((side) => h("span", { class: "team-score" },
-      h("span", { class: "hint" }, side === 0 ? "N+S " : "E+W "), h("b", {}, String(v.scores[side])),
-      h("span", { class: "hint" }, ` (${count(v.bags?.[side] ?? 0, "bag")})`)));
+      h("span", { class: "hint" }, side === 0 ? t("side.ns_short") : t("side.ew_short")), " ", h("b", {}, num(v.scores[side])),
+      " ", h("span", { class: "hint" }, t("bar.paren", { text: count(v.bags?.[side] ?? 0, "bag") }))));
   }
   fill(el,
     h("div", { class: "bar-title" },
-      h("h1", {}, `${info?.game === "hearts" ? "Hearts" : "Spades"} · table ${state.table}`),
-      h("span", { class: "hint" }, [info?.room, sandboxText(info?.sandbox), rules.target ? `to ${rules.target}` : null,
-        v?.hand_no >= 0 ? `hand ${v.hand_no + 1}` : null,
-        v?.game === "hearts" && v.hand_no >= 0 ? (v.pass_direction === "hold" ? "no pass" : `pass ${v.pass_direction}`) : null,
-        state.seat == null ? "watching" : null].filter(Boolean).join(" · "))),
+      h("h1", {}, t("bar.title", { game: gameName(info?.game), table: state.table })),
+      h("span", { class: "hint" }, [info?.room, sandboxText(info?.sandbox), rules.target ? t("bar.to", { target: rules.target }) : null,
+        v?.hand_no >= 0 ? t("bar.hand", { n: v.hand_no + 1 }) : null,
+        v?.game === "hearts" && v.hand_no >= 0 ? (v.pass_direction === "hold" ? t("pass.none") : t("pass.short", { direction: v.pass_direction })) : null,
+        state.seat == null ? t("bar.watching") : null].filter(Boolean).join(" · "))),
     scores ? h("div", { class: "bar-scores" }, scores) : null,
     chancesLine(state),
     h("div", { class: "bar-actions" },
       h("button", { type: "button", class: "sound-toggle", "aria-pressed": String(soundOn()),
-        title: "Table sounds (remembered in this browser)", onclick: intents.toggleSound },
-      soundOn() ? "Sound on" : "Sound off"),
+        title: t("bar.sound_title"), onclick: intents.toggleSound },
+      soundOn() ? t("bar.sound_on") : t("bar.sound_off")),
       h("button", { type: "button", "aria-pressed": String(state.showLastTrick), disabled: state.lastTrick ? null : true,
-        onclick: intents.toggleLastTrick }, "Last trick"),
-      state.gameOver && state.resultsClosed ? h("button", { type: "button", onclick: intents.openResults }, "Results") : null,
-      h("button", { type: "button", onclick: intents.leave }, state.seat == null ? "Back to lobby" : "Leave table")));
+        onclick: intents.toggleLastTrick }, t("bar.last_trick")),
+      state.gameOver && state.resultsClosed ? h("button", { type: "button", onclick: intents.openResults }, t("bar.results")) : null,
+      h("button", { type: "button", onclick: intents.leave }, state.seat == null ? t("table.back_to_lobby") : t("bar.leave"))));
 }
 
 /** Whose turn it is, in words. */
 export function turnText(state) {
   const v = state.view;
   const info = state.info;
-  if (!info) return "Loading the table…";
-  if (state.paused && v?.phase !== "game_over") return `Paused: ${state.paused}.`;
+  if (!info) return t("turn.loading");
+  if (state.paused && v?.phase !== "game_over") return t("turn.paused", { why: state.paused });
   if (info.state === "waiting" || !v) {
     const empty = info.seats.filter((s) => s.kind === "empty").length;
-    return `Waiting for players: ${count(empty, "seat")} free. The game starts when all four are filled.`;
+    return t("turn.waiting", { seats: count(empty, "seat") });
   }
-  if (v.phase === "game_over") return "Game over.";
-  if (v.phase === "hand_over") return "Hand over; the next deal is coming.";
+  if (v.phase === "game_over") return t("turn.game_over");
+  if (v.phase === "hand_over") return t("turn.hand_over");
   if (v.phase === "pass") {
     const waiting = v.pass_chosen.filter((x) => !x).length;
-    if (ourTurn(state)) return `Your turn: choose ${count(state.prompt?.pass_count || v.rules.pass_count || 3, "card")} to pass ${v.pass_direction}.`;
-    return `Passing ${v.pass_direction}: waiting for ${count(waiting, "player")}.`;
+    if (ourTurn(state)) return t("turn.pass_yours", { cards: count(state.prompt?.pass_count || v.rules.pass_count || 3, "card"), direction: v.pass_direction });
+    return t("turn.passing", { direction: v.pass_direction, players: count(waiting, "player") });
   }
-  if (v.to_act == null) return v.game === "hearts" ? "The 2♣ leads." : "";
-  const verb = { bid: "bid", play: "play", moon: "choose how the moon scores" }[v.phase] || "act";
-  if (v.to_act === state.seat) return `Your turn to ${verb}.`;
-  return `${seatName(state, v.to_act)} to ${verb}.`;
+  if (v.to_act == null) return v.game === "hearts" ? t("turn.two_leads") : "";
+  const phase = ["bid", "play", "moon"].includes(v.phase) ? v.phase : "act";
+  if (v.to_act === state.seat) return t("turn.yours", { phase });
+  return t("turn.theirs", { name: seatName(state, v.to_act), phase });
 }
 
 /** The turn line, with the clock of whoever is to act (not during the pass: all choose;
@@ -112,10 +114,10 @@ export function drawContract(el, state) {
     const seats = [side, side + 2];
     const bid = seats.reduce((n, s) => n + (v.bids[s] || 0), 0);
     const have = seats.reduce((n, s) => n + v.tricks_won[s], 0);
-    const nils = seats.filter((s) => v.bids[s] === 0).map((s) => `${seatName(state, s)} nil`);
+    const nils = seats.filter((s) => v.bids[s] === 0).map((s) => t("contract.nil", { name: seatName(state, s) }));
     const bags = v.bags?.[side] ?? 0;
-    return h("span", { class: "contract" }, h("span", { class: "side-name" }, side === 0 ? "North–South" : "East–West"),
-      ` bid ${bid}, have ${have}`,
-      nils.length ? ` (${nils.join(", ")})` : "", `, ${count(bags, "bag")}`, side === 0 ? " · " : "");
+    return h("span", { class: "contract" }, h("span", { class: "side-name" }, side === 0 ? t("side.ns") : t("side.ew")),
+      " ", nils.length ? t("contract.bid_have_nils", { bid, have, nils: nils.join(", "), bags: count(bags, "bag") })
+        : t("contract.bid_have", { bid, have, bags: count(bags, "bag") }), side === 0 ? " · " : "");
   }));
 }

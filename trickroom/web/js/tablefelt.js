@@ -3,6 +3,7 @@
 // waiting table's note, the dialog of our turn or the summary of the hand just scored,
 // and in Hearts the cards passed to us.
 
+import { t } from "./i18n.js";
 import { h, fill, toast, points } from "./dom.js";
 import { SUITS, cardName, cardShort } from "./cards.js";
 import { cardEl } from "./cardface.js";
@@ -26,9 +27,10 @@ function trickCards(state, plays, winner, slide = false) {
   const to = winner == null ? null : PLACES[placeOf(state, winner)];
   return h("div", { class: `trick${slide ? ` slide-${to}` : ""}` }, plays.map(({ seat, card }, i) => {
     const el = cardEl(card);
-    el.setAttribute("aria-label", `${cardName(card)}, ${i === 0 ? "led " : ""}by ${who(state, seat)}${winner === seat ? ", winning" : ""}`);
+    el.setAttribute("aria-label", t("trick.card", { card: cardName(card), led: i === 0 ? "yes" : "no",
+      name: who(state, seat), winning: winner === seat ? "yes" : "no" }));
     return h("div", { class: `played pos-${PLACES[placeOf(state, seat)]}${winner === seat ? " winner" : ""}${i === 0 ? " led" : ""}` },
-      el, i === 0 ? h("span", { class: "led-tag", "aria-hidden": "true" }, "led") : null);
+      el, i === 0 ? h("span", { class: "led-tag", "aria-hidden": "true" }, t("trick.led")) : null);
   }));
 }
 
@@ -44,21 +46,22 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
     const info = state.info;
     const empty = info.seats.some((s) => s.kind === "empty");
     return h("div", { class: "center-note" },
-      h("p", {}, "Waiting for four players."),
+      h("p", {}, t("felt.waiting")),
       state.seat != null && !intents.roomRated() && empty
-        ? h("button", { type: "button", class: "primary", onclick: () =>
-          intents.fillRobots().catch((err) => toast(err.message, "bad")) }, "Fill with robots")
+        ? h("button", { type: "button", class: "primary", "data-action": "fill-robots", onclick: () =>
+          intents.fillRobots().catch((err) => toast(err.message, "bad")) }, t("table.fill_robots"))
         : null,
       state.seat == null && empty
-        ? h("button", { type: "button", class: "primary", onclick: () => intents.sit(null) }, "Join this table") : null);
+        ? h("button", { type: "button", class: "primary", "data-action": "fill-robots", onclick: () => intents.sit(null) }, t("felt.join")) : null);
   }
 
   function lastTrick(state) {
-    const t = state.lastTrick;
-    const plays = t.cards.map((card, i) => ({ seat: (t.leader + i) % 4, card }));
-    return h("div", { class: "last-trick", "aria-label": "The last trick" },
-      trickCards(state, plays, t.seat),
-      h("p", { class: "center-caption" }, `Last trick: ${who(state, t.seat)} won`, t.points ? ` (${points(t.points)})` : ""));
+    const last = state.lastTrick;
+    const plays = last.cards.map((card, i) => ({ seat: (last.leader + i) % 4, card }));
+    return h("div", { class: "last-trick", "aria-label": t("felt.last_trick_label") },
+      trickCards(state, plays, last.seat),
+      h("p", { class: "center-caption" }, last.points ? t("felt.last_trick_points", { name: who(state, last.seat), points: points(last.points) })
+        : t("felt.last_trick", { name: who(state, last.seat) })));
   }
 
   /** The trick just won stays up with its winner ringed, then slides to the winner: the
@@ -68,8 +71,9 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
     const won = state.justWon;
     const trick = trickCards(state, won.plays, won.seat, !reducedMotion());
     trick.style.setProperty("--slide-delay", `${TRICK_LINGER_MS - (now - won.at)}ms`);
-    return [trick, h("p", { class: "center-caption" }, `${who(state, won.seat)} won the trick`,
-      won.points ? ` (${points(won.points)})` : "")];
+    return [trick, h("p", { class: "center-caption" }, won.points
+      ? t("felt.won_trick_points", { name: who(state, won.seat), points: points(won.points) })
+      : t("felt.won_trick", { name: who(state, won.seat) }))];
   }
 
   /** The summary of the hand just scored: it waits for the player to close it, even
@@ -79,7 +83,7 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
     const v = state.view;
     const n = v.hand_results.length;
     return handSummary({ game: v.game, number: n, result: v.hand_results[n - 1], scores: v.scores,
-      names: seatNames(state), next: beside ? null : "the next hand",
+      names: seatNames(state), next: beside ? null : t("sum.next_hand"),
       onContinue: () => intents.dispatch({ type: "close_summary", hands: n }) });
   }
 
@@ -130,7 +134,7 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
     if (!got.length) { receivedNote.hidden = true; return; }
     const from = (state.seat - DIRECTION_OFFSET[v.pass_direction] + 4) % 4;
     receivedNote.hidden = false;
-    fill(receivedNote, h("span", { class: "recv-label" }, `You received from ${seatName(state, from)}: `),
+    fill(receivedNote, h("span", { class: "recv-label" }, t("felt.received", { name: seatName(state, from) })), " ",
       got.map((c) => h("b", { class: `recv-card ${SUITS[c[1]].red ? "red" : ""}` }, cardShort(c))));
   }
 
@@ -139,7 +143,7 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
     const info = state.info;
     const showing = trickShowing(state, now, trickEnds());
     const parts = [];
-    if (!info) parts.push(h("p", {}, "Loading…"));
+    if (!info) parts.push(h("p", {}, t("felt.loading")));
     else if (info.state === "waiting" || !v) parts.push(waitingNote(state));
     else if (state.showLastTrick && state.lastTrick) parts.push(lastTrick(state));
     else if (showing) parts.push(...wonTrick(state, now));
@@ -151,9 +155,9 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
     drawDialog(state, dialogs.filter(Boolean));
     promptBox.classList.toggle("both", dialogs.filter(Boolean).length > 1);
     if (!dialogs.some(Boolean) && v?.phase === "pass" && state.seat != null && v.pass_chosen?.[state.seat]) {
-      parts.push(h("div", { class: "center-note" }, h("p", {}, "Passed ",
-        (v.passed || []).map(cardShort).join(" "), ` to ${seatName(state, (state.seat + DIRECTION_OFFSET[v.pass_direction]) % 4)}.`),
-      h("p", { class: "hint" }, "Waiting for the others to pass.")));
+      parts.push(h("div", { class: "center-note" }, h("p", {}, t("felt.passed", { cards: (v.passed || []).map(cardShort).join(" "),
+        name: seatName(state, (state.seat + DIRECTION_OFFSET[v.pass_direction]) % 4) })),
+      h("p", { class: "hint" }, t("felt.passed_wait"))));
     }
     fill(center, parts);
     drawReceived(state);

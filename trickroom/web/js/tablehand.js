@@ -3,6 +3,7 @@
 // received in a pass tagged. Arrows walk the cards (only the legal ones when a card
 // must be played), Enter or Space presses one; arrows anywhere else bring the focus here.
 
+import { t } from "./i18n.js";
 import { h, fill } from "./dom.js";
 import { cardName } from "./cards.js";
 import { cardEl, cardBack } from "./cardface.js";
@@ -29,7 +30,7 @@ export function handView({ handEl, noteEl }, { pressCard, state }) {
     const focused = hadFocus ? document.activeElement.dataset.card : focusCard;
     note(s);
     if (s.seat == null || !v || s.info?.state === "waiting") {
-      fill(handEl, s.seat == null ? h("p", { class: "hint" }, "You are watching. Players' cards are hidden.") : null);
+      fill(handEl, s.seat == null ? h("p", { class: "hint" }, t("hand.watching")) : null);
       handEl.hidden = s.seat != null;
       return;
     }
@@ -49,8 +50,8 @@ export function handView({ handEl, noteEl }, { pressCard, state }) {
       const el = cardEl(card, { onclick: () => press(card), cls, disabled: !ok,
         pressed: passing ? chosen.has(card) : undefined });
       if (received.has(card)) {
-        el.append(h("span", { class: "new-tag", "aria-hidden": "true" }, "new"));
-        el.setAttribute("aria-label", `${cardName(card)}, received`);
+        el.append(h("span", { class: "new-tag", "aria-hidden": "true" }, t("hand.new")));
+        el.setAttribute("aria-label", t("hand.received", { card: cardName(card) }));
       }
       el.tabIndex = -1;
       return el;

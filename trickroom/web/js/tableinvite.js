@@ -2,6 +2,7 @@
 // player who opened it, revoking the link and arranging the seats before a game (keep a
 // seat for a named player, or remove a player).
 
+import { t } from "./i18n.js";
 import { h, fill, toast, sentence } from "./dom.js";
 import { inviteLink } from "./join.js";
 import { SEAT_NAMES } from "./cards.js";
@@ -23,18 +24,18 @@ export function invitePanel(ctx, id) {
   }
 
   function showLink(code) {
-    if (!code) { fill(linkBox, h("p", { class: "hint" }, "No invite link: nobody new comes in.")); return; }
+    if (!code) { fill(linkBox, h("p", { class: "hint" }, t("invite.none"))); return; }
     const link = inviteLink(id, code);
     const input = h("input", { type: "text", readonly: true, value: link, class: "invite-link",
-      "aria-label": "Invite link", onfocus: (e) => e.target.select() });
+      "aria-label": t("invite.link"), onfocus: (e) => e.target.select() });
     fill(linkBox, input,
       h("div", { class: "invite-actions" },
         h("button", { type: "button", onclick: async () => {
-          try { await navigator.clipboard.writeText(link); toast("Invite link copied", "good"); }
+          try { await navigator.clipboard.writeText(link); toast(t("invite.copied"), "good"); }
           catch { input.focus(); }
-        } }, "Copy link"),
-        h("button", { type: "button", onclick: () => ask({ renew: true }) }, "New link"),
-        ctx.opened.has(id) ? h("button", { type: "button", onclick: () => ask({ revoke: true }) }, "Revoke") : null));
+        } }, t("invite.copy")),
+        h("button", { type: "button", onclick: () => ask({ renew: true }) }, t("invite.new")),
+        ctx.opened.has(id) ? h("button", { type: "button", onclick: () => ask({ revoke: true }) }, t("invite.revoke")) : null));
   }
 
   async function seatRequest(message) {
@@ -44,27 +45,27 @@ export function invitePanel(ctx, id) {
   }
 
   function seatRow(s) {
-    const name = s.name || (s.reserved_for ? `kept for ${s.reserved_for}` : "empty");
+    const name = s.name || (s.reserved_for ? t("invite.kept_for", { name: s.reserved_for }) : t("seat.empty"));
     let action = null;
     if (s.kind === "empty" && !s.reserved_for) {
-      const input = h("input", { type: "text", maxlength: 24, "aria-label": `Keep ${SEAT_NAMES[s.seat]} for`,
-        placeholder: "keep for…" });
+      const input = h("input", { type: "text", maxlength: 24, "aria-label": t("invite.keep_label", { seat: SEAT_NAMES[s.seat] }),
+        placeholder: t("invite.keep_placeholder") });
       action = h("form", { class: "keep-form", onsubmit: (e) => {
         e.preventDefault();
         if (input.value.trim()) seatRequest({ type: "reserve", seat: s.seat, name: input.value.trim() });
-      } }, input, h("button", { type: "submit" }, "Keep"));
+      } }, input, h("button", { type: "submit" }, t("invite.keep")));
     } else if (s.kind === "empty") {
-      action = h("button", { type: "button", onclick: () => seatRequest({ type: "reserve", seat: s.seat, name: null }) }, "Free it");
+      action = h("button", { type: "button", onclick: () => seatRequest({ type: "reserve", seat: s.seat, name: null }) }, t("invite.free"));
     } else if (s.name !== ctx.me?.name) {
       action = h("button", { type: "button", onclick: () => seatRequest({ type: "remove_player", seat: s.seat }) },
-        `Remove ${s.name}`);
+        t("invite.remove", { name: s.name }));
     }
     // Any player may be moved to another seat (swapping with whoever sits there).
-    const move = s.kind !== "empty" ? h("select", { "aria-label": `Move ${s.name} to`,
+    const move = s.kind !== "empty" ? h("select", { "aria-label": t("invite.move_label", { name: s.name }),
       onchange: (e) => { if (e.target.value !== "") seatRequest({ type: "move_seat", seat: s.seat, to: Number(e.target.value) }); } },
-    h("option", { value: "" }, "Move to…"),
+    h("option", { value: "" }, t("invite.move_to")),
     SEAT_NAMES.map((label, i) => (i === s.seat ? null : h("option", { value: String(i) }, label)))) : null;
-    return h("li", {}, h("span", { class: "hint" }, `${SEAT_NAMES[s.seat]}: `), name, " ", move, " ", action);
+    return h("li", {}, h("span", { class: "hint" }, t("invite.seat", { seat: SEAT_NAMES[s.seat] })), name, " ", move, " ", action);
   }
 
   let shown = false;
@@ -76,14 +77,14 @@ export function invitePanel(ctx, id) {
       if (!info?.private) return;
       if (!shown) {
         shown = true;
-        fill(el, h("h2", { id: `invite-${id}-h` }, "Private table"),
-          h("p", { class: "hint" }, "Listed to no one: friends come in by its link."),
+        fill(el, h("h2", { id: `invite-${id}-h` }, t("invite.private")),
+          h("p", { class: "hint" }, t("invite.private_hint")),
           linkBox, seatsBox, error);
         if (ctx.invites[id]) showLink(ctx.invites[id]);
-        else fill(linkBox, h("button", { type: "button", onclick: () => ask({}) }, "Show the invite link"));
+        else fill(linkBox, h("button", { type: "button", onclick: () => ask({}) }, t("invite.show")));
       }
       const arranging = ctx.opened.has(id) && info.state === "waiting";
-      fill(seatsBox, arranging ? h("ul", { class: "invite-seat-list", "aria-label": "Seats" }, info.seats.map(seatRow)) : null);
+      fill(seatsBox, arranging ? h("ul", { class: "invite-seat-list", "aria-label": t("invite.seats") }, info.seats.map(seatRow)) : null);
     },
   };
 }

@@ -2,6 +2,7 @@
 // which cards may be pressed and why not, what to show. Pure functions of the state
 // (and of the time, where a thing shows for a while); the views and the reducer share them.
 
+import { t } from "./i18n.js";
 import { SEAT_NAMES, cardName } from "./cards.js";
 
 export const ACTING = ["bid", "play", "moon"]; // the phases in which one seat acts at a time
@@ -28,7 +29,7 @@ export function seatName(state, seat) {
 /** Every seat's name, the seat's initial added where two share one (robots may). */
 export function seatNames(state) {
   const raw = [0, 1, 2, 3].map((s) => seatName(state, s));
-  return raw.map((n, s) => (raw.filter((x) => x === n).length > 1 ? `${n} (${SEAT_NAMES[s][0]})` : n));
+  return raw.map((n, s) => (raw.filter((x) => x === n).length > 1 ? t("seat.name_initial", { name: n, initial: SEAT_NAMES[s][0] }) : n));
 }
 
 /** The cards we may press now (a pass may take any card), or null when it is not our turn. */
@@ -44,9 +45,9 @@ export function legalCards(state) {
  *  engine's, not this client's); otherwise it is simply not our move. */
 export function whyNot(state, card) {
   const p = state.prompt;
-  if (!p || !ourTurn(state)) return "It is not your turn.";
-  if (p.phase !== "play") return "Finish the dialog first.";
-  return p.illegal?.find((x) => x.card === card)?.reason || `${cardName(card)} may not be played now.`;
+  if (!p || !ourTurn(state)) return t("why.not_your_turn");
+  if (p.phase !== "play") return t("why.dialog_first");
+  return p.illegal?.find((x) => x.card === card)?.reason || t("why.not_now", { card: cardName(card) });
 }
 
 /** The hand just scored has a summary waiting: the player has not closed it, and the
@@ -91,5 +92,5 @@ export function seatAt(state, place) {
 
 /** A seat as the table speaks of it: "You" for ours. */
 export function who(state, seat) {
-  return seat === state.seat ? "You" : seatName(state, seat);
+  return seat === state.seat ? t("seat.you") : seatName(state, seat);
 }

@@ -16,6 +16,7 @@
 // is not applied but marks the state `behind`, for the page to rejoin and be sent
 // what it missed (docs/protocol.md, "Rules of the road").
 
+import { t } from "./i18n.js";
 import { sortHand } from "./cards.js";
 import { ACTING, legalCards, ourTurn, seatName, whyNot, winnersOf } from "./tableselectors.js";
 
@@ -276,7 +277,7 @@ const EVENTS = {
 
   vote_started(s, ev, now) {
     s.votes.push({ ...ev, cast: {}, deadline: now + (ev.seconds || 30) * 1000, outcome: null });
-    if (ev.kind === "wait") s.paused = `voting on waiting for ${ev.player || seatName(s, ev.seat)}`;
+    if (ev.kind === "wait") s.paused = t("paused.voting", { name: ev.player || seatName(s, ev.seat) });
   },
 
   vote_cast(s, ev) {
@@ -289,7 +290,7 @@ const EVENTS = {
     if (vote) Object.assign(vote, { outcome: ev.outcome, closedAt: now });
     if (ev.kind === "wait" || vote?.kind === "wait") {
       const who = vote?.player || seatName(s, ev.seat);
-      s.paused = ev.outcome === "wait" ? `waiting for ${who} to come back` : null;
+      s.paused = ev.outcome === "wait" ? t("paused.waiting", { name: who }) : null;
     }
     if (ev.outcome === "robot") s.openSeats = s.openSeats.filter((x) => x !== ev.seat);
   },

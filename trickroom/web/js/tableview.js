@@ -8,6 +8,7 @@
 // tablehand, tablevote, gameover, the score sheet) only draw the state; every render
 // draws each region anew from it, so what is drawn is always what the state says.
 
+import { t, date, signed } from "./i18n.js";
 import { h, fill, toast, sentence } from "./dom.js";
 import { SEAT_NAMES } from "./cards.js";
 import { initialState, reduce } from "./tablestate.js";
@@ -27,17 +28,18 @@ import { play as playSound, soundOn, setSound } from "./sound.js";
 function announcements(state, ev) {
   if (ev.type === "game_started") {
     const chances = chancesText(state, state.chances);
-    return chances ? [[`Game on. Chances: ${chances}`, 8000]] : [];
+    return chances ? [[t("toast.game_on", { chances }), 8000]] : [];
   }
   if (ev.type === "quit") {
-    const ban = ev.banned_until ? ` (banned from ranked play until ${new Date(ev.banned_until * 1000).toLocaleString()})` : "";
-    const notes = [[`${ev.player || seatName(state, ev.seat)} left the game${ban}.`, 7000]];
+    const name = ev.player || seatName(state, ev.seat);
+    const notes = [[ev.banned_until ? t("toast.quit_banned", { name, until: date(ev.banned_until * 1000, { dateStyle: "medium", timeStyle: "short" }) })
+      : t("toast.quit", { name }), 7000]];
     const r = ev.rating;
-    if (r) notes.push([`${r.player}: rating ${r.delta >= 0 ? "+" : ""}${Math.round(r.delta * 10) / 10}`, 7000]);
+    if (r) notes.push([t("toast.quit_rating", { name: r.player, delta: signed(Math.round(r.delta * 10) / 10) }), 7000]);
     return notes;
   }
-  if (ev.type === "substitute") return [[`${ev.name} sits in for ${SEAT_NAMES[ev.seat]} as a substitute.`, 7000]];
-  if (ev.type === "vote_result") return [[`Vote decided: ${ev.outcome}`, 4000]];
+  if (ev.type === "substitute") return [[t("toast.substitute", { name: ev.name, seat: SEAT_NAMES[ev.seat] }), 7000]];
+  if (ev.type === "vote_result") return [[t("toast.vote", { outcome: ev.outcome }), 4000]];
   return [];
 }
 
@@ -48,7 +50,7 @@ export function mount(main, ctx, params) {
   let renderQueued = false;
   let acting = false; // an action is on its way: a second press waits for its answer
 
-  const root = h("section", { class: "table-page", "aria-label": `Table ${id}` });
+  const root = h("section", { class: "table-page", "aria-label": t("table.label", { id }) });
   const bar = h("header", { class: "table-bar" });
   const statusLine = h("p", { class: "turn-status", role: "status", "aria-live": "polite" });
   const contractLine = h("p", { class: "contract-line hint" });
@@ -56,7 +58,7 @@ export function mount(main, ctx, params) {
   const seatEls = [0, 1, 2, 3].map(() => h("div", { class: "seat", role: "group" }));
   const center = h("div", { class: "center" });
   const promptBox = h("div", { class: "prompt-box" });
-  const handEl = h("div", { class: "hand", role: "toolbar", "aria-label": "Your hand", "aria-orientation": "horizontal" });
+  const handEl = h("div", { class: "hand", role: "toolbar", "aria-label": t("table.your_hand"), "aria-orientation": "horizontal" });
   const handNote = h("p", { class: "hand-note", "aria-live": "polite" });
   const receivedNote = h("p", { class: "received-note", hidden: true });
   const sheetEl = h("div", { class: "sheet-box" });
@@ -73,10 +75,10 @@ export function mount(main, ctx, params) {
   // the side panel sits beside it on a wide screen, below it on a narrow one.
   root.append(h("div", { class: "table-stage" }, bar, statusLine, contractLine,
     h("div", { class: "table-main" }, felt)),
-    h("aside", { class: "table-side" }, invite.el, h("h2", {}, "Scores"), sheetEl, h("h2", {}, "Table chat"), chatBox),
+    h("aside", { class: "table-side" }, invite.el, h("h2", {}, t("table.scores")), sheetEl, h("h2", {}, t("table.chat")), chatBox),
     voteEl, overEl);
 
-  const chat = chatPanel(ctx, { key: `table:${id}`, title: "Table chat",
+  const chat = chatPanel(ctx, { key: `table:${id}`, title: t("table.chat"),
     send: (text) => ctx.conn.request({ type: "chat", table: id, text }) });
   // Spectators' chat during a game is the table's choice (off unless its players allow it).
   const spectatorBox = h("input", { type: "checkbox", onchange: async () => {
@@ -85,9 +87,9 @@ export function mount(main, ctx, params) {
     } catch (err) { toast(err.message, "bad"); }
   } });
   const spectatorOption = h("label", { class: "hint spectator-chat" }, spectatorBox,
-    " Spectators may chat during the game");
+    " ", t("table.spectators_may"));
   const spectatorNote = h("p", { class: "hint spectator-chat" },
-    "Spectators cannot chat while this game is in play.");
+    t("table.spectators_cannot"));
   chatBox.append(chat.el, spectatorOption, spectatorNote);
 
   // -- the state ------------------------------------------------------------------------------
@@ -136,8 +138,8 @@ export function mount(main, ctx, params) {
       }
       dispatch(await ctx.conn.request({ type: "watch", table: id, ...(ctx.invites[id] ? { invite: ctx.invites[id] } : {}) }));
     } catch (err) {
-      fill(root, h("div", { class: "panel" }, h("h1", {}, "Table not found"), h("p", {}, sentence(err.message)),
-        h("a", { href: "#/" }, "Back to the lobby")));
+      fill(root, h("div", { class: "panel" }, h("h1", {}, t("table.not_found")), h("p", {}, sentence(err.message)),
+        h("a", { href: "#/" }, t("table.back_to_lobby_long"))));
       mounted = false;
     }
   }
@@ -152,7 +154,7 @@ export function mount(main, ctx, params) {
 
   async function leave() {
     if (state.seat != null && state.info?.state === "playing" &&
-        !confirm("Leave this game? A robot plays your seat for the rest of it.")) return;
+        !confirm(t("table.leave_confirm"))) return;
     if (state.seat != null && state.info?.state !== "over") {
       await ctx.conn.request({ type: "stand", table: id }).catch(() => {});
     }
@@ -172,7 +174,7 @@ export function mount(main, ctx, params) {
   async function playAgain(rotate = false) {
     try {
       await ctx.conn.request({ type: "play_again", table: id, seats: rotate ? "rotate" : "keep" });
-      if (state.gameOver && !waitingAgain) waitingAgain = toast("Waiting for the others to play again", "info", null);
+      if (state.gameOver && !waitingAgain) waitingAgain = toast(t("toast.waiting_again"), "info", null);
     } catch (err) { toast(err.message, "bad"); }
   }
   function stopWaitingAgain() {
@@ -225,7 +227,7 @@ export function mount(main, ctx, params) {
 
   function drawSheet() {
     const v = state.view;
-    if (!v || v.hand_no < 0) { sheet.note(h("p", { class: "hint" }, "Scores appear after the first hand.")); return; }
+    if (!v || v.hand_no < 0) { sheet.note(h("p", { class: "hint" }, t("table.scores_later"))); return; }
     sheet.draw(scoreSheet(v.game, v.hand_results, seatNames(state), { target: v.rules?.target }), v.hand_results.length);
   }
 
@@ -274,7 +276,7 @@ export function mount(main, ctx, params) {
     if (state.behind && !before.behind) { join(); return; } // a message was lost: rejoin
     if (msg.type === "prompt" && !before.prompt) playSound("turn");
     if (msg.type === "taken_over") {
-      toast("You are playing this seat from another window; this one now watches.", "info", 7000);
+      toast(t("toast.other_window"), "info", 7000);
       ctx.conn.request({ type: "watch", table: id, ...(ctx.invites[id] ? { invite: ctx.invites[id] } : {}) }).then(dispatch).catch((err) => toast(err.message, "bad"));
     }
     if (msg.type !== "event") return;

@@ -2,6 +2,7 @@
 // to a quitter's seat), drawn from the table's state: who is asked, who has answered,
 // the time left, and our choice once made.
 
+import { t } from "./i18n.js";
 import { h, fill, seconds } from "./dom.js";
 import { seatName, shownVote, who } from "./tableselectors.js";
 
@@ -14,24 +15,23 @@ export function drawVote(el, state, now, { vote: send }) {
   const mine = state.myVotes[vote.vote] ?? (state.seat != null ? vote.cast[state.seat] : undefined);
   const canVote = !vote.outcome && state.seat != null && vote.voters?.includes(state.seat) && mine === undefined;
   const choices = vote.kind === "invite_robot"
-    ? [["yes", "Invite a robot"], ["no", "Keep waiting"]]
-    : [["wait", "Wait"], ["dont_wait", "Don't wait"]];
+    ? [["yes", t("vote.invite_robot")], ["no", t("vote.keep_waiting")]]
+    : [["wait", t("vote.wait")], ["dont_wait", t("vote.dont_wait")]];
   const label = Object.fromEntries(choices);
   const left = Math.max(0, (vote.deadline - now) / 1000);
   const name = seatName(state, vote.seat);
   fill(el,
     h("h2", { id: "vote-h" }, vote.kind === "invite_robot"
-      ? `${name} has left. Invite a robot to their seat?`
-      : `${name} has dropped. Wait for them?`),
+      ? t("vote.left_title", { name })
+      : t("vote.dropped_title", { name })),
     vote.outcome
-      ? h("p", { class: "vote-outcome" }, `Decided: ${label[vote.outcome] || vote.outcome}.`)
-      : h("p", {}, vote.kind === "invite_robot" ? "A robot plays the seat until a substitute comes." :
-        "Wait: the game pauses until they are back. Don't wait: a robot plays their seat and the game goes on unrated.",
-      h("span", { class: `countdown ${left < 8 ? "low" : ""}` }, ` ${seconds(left)} left`)),
+      ? h("p", { class: "vote-outcome" }, t("vote.decided", { choice: label[vote.outcome] || vote.outcome }))
+      : h("p", {}, vote.kind === "invite_robot" ? t("vote.robot_explained") : t("vote.wait_explained"),
+      " ", h("span", { class: `countdown ${left < 8 ? "low" : ""}` }, t("time.left", { time: seconds(left) }))),
     h("ul", { class: "vote-list" }, (vote.voters || []).map((seat) => h("li", {},
-      `${who(state, seat)}: `, vote.cast[seat] ? h("b", {}, label[vote.cast[seat]] || vote.cast[seat]) : h("span", { class: "hint" }, "not yet")))),
+      t("vote.voter", { name: who(state, seat) }), vote.cast[seat] ? h("b", {}, label[vote.cast[seat]] || vote.cast[seat]) : h("span", { class: "hint" }, t("vote.not_yet"))))),
     canVote ? h("div", { class: "bid-row" }, choices.map(([value, text]) =>
       h("button", { type: "button", class: value === choices[0][0] ? "primary" : "", "data-vote": value,
         onclick: () => send(vote.vote, value) }, text)))
-      : mine !== undefined && !vote.outcome ? h("p", { class: "hint" }, `You voted: ${label[mine] || mine}.`) : null);
+      : mine !== undefined && !vote.outcome ? h("p", { class: "hint" }, t("vote.you_voted", { choice: label[mine] || mine })) : null);
 }
