@@ -201,10 +201,10 @@ class Duplicate:
     luck: float = 1.0  # predictions' spread, a multiple of the update's
     shown_sigmas: float = 1.0
     spades_rho: float = 0.2
-    spades_beta: float = 50.0  # a position's points on one deal around the model, one table
+    spades_beta: float = 80.0  # a position's points on one deal around the model, one table
     spades_points: float = 0.075  # Spades points a hand per rating point (fixed: the unit)
     hearts_rho: float = 1.0 / 3.0  # a hand's points sum to 26 (module docstring)
-    hearts_beta: float = 6.0
+    hearts_beta: float = 6.7
     hearts_points: float = 0.012
 
     @property
