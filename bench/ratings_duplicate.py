@@ -45,7 +45,7 @@ from trickroom.game.hearts import HeartsGame, HeartsRules
 from trickroom.game.spades import SpadesGame, SpadesRules
 from trickroom.game.trickgame import TrickGame, TrickView
 from trickroom.ratings import Rating
-from trickroom.ratings.duplicate import DUPLICATE, Duplicate, DuplicateResult, fit_noise
+from trickroom.ratings.duplicate import DUPLICATE, Duplicate, DuplicateResult, fit
 from trickroom.ratings.margin import solve
 from trickroom.ratings.result import GameKind
 
@@ -314,6 +314,6 @@ def slope(beats: Sequence[bool], chances: Sequence[float]) -> float:
 
 
 def fitted(kind: GameKind, sets: Sequence[BoardSet]) -> Duplicate:
-    """The preset with ``kind``'s per-deal noise learned on ``sets`` (:func:`fit_noise`)."""
-    system = fit_noise(DUPLICATE, kind, [b.result(DUPLICATE.name) for b in sets])
+    """The preset with ``kind``'s per-deal noise learned on ``sets`` (:func:`fit`)."""
+    system = fit(DUPLICATE, kind, [b.result(DUPLICATE.name) for b in sets])
     return replace(system, name=DUPLICATE.name)

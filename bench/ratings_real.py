@@ -770,7 +770,8 @@ def run_duplicate(args: argparse.Namespace, console: Console,
             if not args.no_refit:
                 learned = duplicate.fitted(kind, play(args.fit_seed))
                 systems.append(replace(learned, name="duplicate_fit"))
-                noise.append(f"{kind} beta {learned.constants(kind)[1]:.4g}")
+                m = learned.model(kind)
+                noise.append(f"{kind}: beta {m.beta:.4g}, cards {m.cards:.4g}, par {m.par:.4g}")
             scores[kind] = [duplicate.rate_season(s, kind, sets, eps, args.levels)
                             for s in systems]
     t = Table(title=f"duplicate seasons: {args.games} games of each kind, the deals replayed "
@@ -790,7 +791,7 @@ def run_duplicate(args: argparse.Namespace, console: Console,
                       f"{s.vs_oracle:.3f}", f"{s.calib:.2f}")
     console.print(t)
     if noise:
-        console.print(f"  duplicate_fit: the per-deal noise learned on season {args.fit_seed}: "
+        console.print(f"  duplicate_fit: the model learned on season {args.fit_seed}: "
                       + "; ".join(noise), soft_wrap=True)
     return {kind: scores[kind][0] for kind in KINDS}
 

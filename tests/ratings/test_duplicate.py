@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from trickroom.ratings import Rating
-from trickroom.ratings.duplicate import DUPLICATE, DuplicateResult, fit_noise
+from trickroom.ratings.duplicate import DUPLICATE, DuplicateResult, fit
 from trickroom.ratings.errors import InvalidResult, MissingRating, PlayerInTwoSeats, WrongSystem
 from trickroom.ratings.registry import DUPLICATE_SYSTEMS, duplicate_system_named
 
@@ -165,15 +165,19 @@ def test_a_result_for_another_system_or_without_ratings_is_refused():
         DUPLICATE.rate(result, newcomers("ABC"))
 
 
-def test_the_noise_is_learned_from_the_deals():
-    # Equal players whose points on the same cards differ by a normal spread of 30.
+def test_the_noise_and_the_cards_spread_are_learned_from_the_deals():
+    # Equal players whose points on the same cards differ by a normal spread of 30, the
+    # cards being worth 10 ± 80.
     rng = random.Random(3)
     results = []
     for _ in range(60):
-        value = [(rng.gauss(0, 80), rng.gauss(0, 80)) for _ in range(5)]
+        value = [(rng.gauss(10, 80), rng.gauss(10, 80)) for _ in range(5)]
         first = [(round(ns + rng.gauss(0, 30)), round(ew + rng.gauss(0, 30)))
                  for ns, ew in value]
         second = [(round(ns + rng.gauss(0, 30)), round(ew + rng.gauss(0, 30)))
                   for ns, ew in value]
         results.append(spades(first, second, players="".join(rng.sample("ABCDEFGH", 4))))
-    assert fit_noise(DUPLICATE, "spades", results).spades_beta == pytest.approx(30, rel=0.15)
+    learned = fit(DUPLICATE, "spades", results)
+    assert learned.spades_beta == pytest.approx(30, rel=0.15)
+    assert learned.spades_cards == pytest.approx(80, rel=0.15)
+    assert learned.spades_par == pytest.approx(10, abs=10)

@@ -60,13 +60,13 @@ The constants are per game (``spades_*``, ``hearts_*``), in the game's points
 a hand; ``points`` is fixed (it sets the unit: Spades' 0.075 is ``margin``'s,
 so the two systems' numbers read alike, Hearts' 0.012 is ``margin``'s 0.1 a
 game over a typical game's eight or nine hands). ``beta``, the noise of one
-deal, is learned on a season's board sets by :func:`fit_noise`.
+deal, is learned on a season's board sets by :func:`fit`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from trickroom.ratings.change import Rating, RatingChange, Term, num, signed
@@ -177,6 +177,30 @@ def seats_of(kind: GameKind, lineups: Sequence[Sequence[str]], player: str
 
 
 @dataclass(frozen=True, slots=True)
+class DealModel:
+    """One game's constants, read off a :class:`Duplicate` for the game being rated."""
+
+    rho: float
+    beta: float
+    points: float
+    cards: float
+    par: float
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One number a deal shows: a combination of a position's scores over the tables
+    (``tables``, its weights), its weights on the players' skills, what it is expected to
+    be for newcomers, and its variance on one deal."""
+
+    position: int
+    tables: tuple[float, ...]
+    skills: tuple[float, ...]
+    offset: float
+    noise: float
+
+
+@dataclass(frozen=True, slots=True)
 class Forecast:
     """A player's margin against the field on one deal, before it is played: its mean and
     spread (points a deal), and the chance it is above zero."""
@@ -203,9 +227,13 @@ class Duplicate:
     spades_rho: float = 0.2
     spades_beta: float = 80.0  # a position's points on one deal around the model, one table
     spades_points: float = 0.075  # Spades points a hand per rating point (fixed: the unit)
+    spades_cards: float = math.inf  # spread of what a position's cards are worth on a deal
+    spades_par: float = 0.0  # a side of newcomers' points a hand (with finite ``cards``)
     hearts_rho: float = 1.0 / 3.0  # a hand's points sum to 26 (module docstring)
     hearts_beta: float = 6.7
     hearts_points: float = 0.012
+    hearts_cards: float = math.inf
+    hearts_par: float = -6.5  # a hand's 26 points shared by four (fewer is better: minus)
 
     @property
     def start_rating(self) -> Rating:
@@ -215,11 +243,13 @@ class Duplicate:
     def floor(self) -> float | None:
         return None
 
-    def constants(self, kind: GameKind) -> tuple[float, float, float]:
-        """``(rho, beta, points)`` of ``kind``."""
+    def model(self, kind: GameKind) -> DealModel:
+        """The constants of ``kind``'s model of a deal."""
         if kind == "spades":
-            return self.spades_rho, self.spades_beta, self.spades_points
-        return self.hearts_rho, self.hearts_beta, self.hearts_points
+            return DealModel(self.spades_rho, self.spades_beta, self.spades_points,
+                             self.spades_cards, self.spades_par)
+        return DealModel(self.hearts_rho, self.hearts_beta, self.hearts_points,
+                         self.hearts_cards, self.hearts_par)
 
     def shown(self, rating: Rating) -> float:
         """The conservative skill ``mu − k sigma`` from 1500, within [0, 3000], as ``margin``
@@ -239,25 +269,34 @@ class Duplicate:
              players: Sequence[str]) -> list[float]:
         """The weights of ``players``' skills on the points ``position`` scores at a table
         seating ``lineup`` (times ``points``)."""
-        rho, _, points = self.constants(kind)
+        m = self.model(kind)
         own = {lineup[s] for s in POSITIONS[kind][position]}
         at_table = set(lineup)
-        return [points * (1.0 if p in own else -rho if p in at_table else 0.0) for p in players]
+        return [m.points * (1.0 if p in own else -m.rho if p in at_table else 0.0)
+                for p in players]
 
-    def _contrasts(self, kind: GameKind, lineups: Sequence[Sequence[str]],
-                   players: Sequence[str]) -> list[tuple[int, list[float], list[float]]]:
-        """Each observed contrast as ``(position, weights over the tables, weights over
-        players' skills)``: the orthonormal (Helmert) contrasts of the tables, per position."""
+    def _observations(self, kind: GameKind, lineups: Sequence[Sequence[str]],
+                      players: Sequence[str]) -> list[Observation]:
+        """What a deal shows, per position: the orthonormal (Helmert) contrasts of the tables,
+        in which the cards' worth cancels, and (unless ``cards`` is infinite) the tables'
+        scaled sum, which the cards' worth makes noisier."""
+        m = self.model(kind)
         n = len(lineups)
         out = []
         for c in range(len(POSITIONS[kind])):
             rows = [self._row(kind, lineup, c, players) for lineup in lineups]
+            bases = []
             for k in range(1, n):
                 scale = 1.0 / math.sqrt(k * (k + 1))
-                tables = [scale if t < k else -k * scale if t == k else 0.0 for t in range(n)]
-                out.append((c, tables, [sum(w * row[i] for w, row in zip(tables, rows,
-                                                                          strict=True))
-                                        for i in range(len(players))]))
+                bases.append(([scale if t < k else -k * scale if t == k else 0.0
+                               for t in range(n)], 0.0, m.beta ** 2))
+            if math.isfinite(m.cards):
+                bases.append(([1.0 / math.sqrt(n)] * n, math.sqrt(n) * m.par,
+                               m.beta ** 2 + n * m.cards ** 2))
+            for tables, offset, noise in bases:
+                skills = [sum(w * row[i] for w, row in zip(tables, rows, strict=True))
+                          for i in range(len(players))]
+                out.append(Observation(c, tuple(tables), tuple(skills), offset, noise))
         return out
 
     def _prior(self, rating: Rating) -> Rating:
@@ -290,11 +329,10 @@ class Duplicate:
                     for p in players]
         forecasts = self._forecasts(kind, lineups, players, before)
         after = self._update(result, players, before)
-        _, beta, points = self.constants(kind)
-        rho = self.constants(kind)[0]
+        m = self.model(kind)
         model = Term(f"duplicate model: the points on the same cards differ between tables "
-                     f"by {num(points, 4)} × (own skill − {num(rho)} × opponents') ± "
-                     f"{num(beta)} a deal", beta)
+                     f"by {num(m.points, 4)} × (own skill − {num(m.rho)} × opponents') ± "
+                     f"{num(m.beta)} a deal", m.beta)
         changes = []
         for i, p in enumerate(players):
             margins = result.margins(p)
@@ -322,20 +360,19 @@ class Duplicate:
     def _update(self, result: DuplicateResult, players: Sequence[str],
                 lineup: Sequence[Rating]) -> list[Rating]:
         """The players' beliefs after the board set: the Kalman update on the contrasts'
-        means over the deals (noise ``beta² / deals``), as :meth:`Margin._update` does."""
-        kind = result.kind
-        _, beta, _ = self.constants(kind)
-        observed = self._contrasts(kind, [t.players for t in result.tables], players)
+        means over the deals (each one's noise over ``deals``), as :meth:`Margin._update`
+        does."""
+        observed = self._observations(result.kind, [t.players for t in result.tables], players)
         deals = result.deals
-        z = [sum(w * result.score(t, d, c) for t, w in enumerate(tables) for d in range(deals))
-             / deals for c, tables, _ in observed]
-        rows = [row for _, _, row in observed]
+        z = [sum(w * result.score(t, d, o.position) for t, w in enumerate(o.tables)
+                 for d in range(deals)) / deals - o.offset for o in observed]
+        rows = [o.skills for o in observed]
         x = [r.value - self.mu for r in lineup]
         var = [r.sigma * r.sigma for r in lineup]
         m, k = len(players), len(rows)
-        noise = beta * beta / deals
         s = [[sum(rows[a][i] * var[i] * rows[b][i] for i in range(m))
-              + (noise if a == b else 0.0) for b in range(k)] for a in range(k)]
+              + (observed[a].noise / deals if a == b else 0.0) for b in range(k)]
+             for a in range(k)]
         surprise = [z[a] - sum(rows[a][i] * x[i] for i in range(m)) for a in range(k)]
         weights = solve(s, surprise)
         out = []
@@ -359,7 +396,7 @@ class Duplicate:
 
     def _forecasts(self, kind: GameKind, lineups: Sequence[Sequence[str]],
                    players: Sequence[str], priors: Sequence[Rating]) -> dict[str, Forecast]:
-        _, beta, _ = self.constants(kind)
+        beta = self.model(kind).beta
         n = len(lineups)
         out = {}
         for p in players:
@@ -382,23 +419,42 @@ class Duplicate:
         return out
 
 
-def fit_noise(system: Duplicate, kind: GameKind, results: Sequence[DuplicateResult]
-              ) -> Duplicate:
-    """``system`` with ``kind``'s per-deal noise ``beta`` learned on ``results``: the value
-    under which the board sets, rated in order from newcomers, were best predicted (each
-    deal's contrasts' likelihood before its board set was rated; golden-section search
-    over log beta)."""
-    field = f"{kind}_beta"
+def fit(system: Duplicate, kind: GameKind, results: Sequence[DuplicateResult]) -> Duplicate:
+    """``system`` with ``kind``'s model learned on ``results``: ``par``, the mean points a
+    position scored on a deal; then the per-deal noise ``beta`` and the cards' spread
+    ``cards`` under which the board sets, rated in order from newcomers, were best
+    predicted (each deal's observations' likelihood before its board set was rated;
+    golden-section searches over their logarithms, ``beta`` again after ``cards``). A
+    ``cards`` beyond ten times ``beta`` is taken as infinite (the sum's evidence is nil)."""
+    scores = [r.score(t, d, c) for r in results if r.kind == kind
+              for t in range(len(r.tables)) for d in range(r.deals)
+              for c in range(len(POSITIONS[kind]))]
+    if scores:
+        system = replace(system, **{f"{kind}_par": round(sum(scores) / len(scores), 2)})  # type: ignore[arg-type]
+    for field in ("beta", "cards", "beta"):
+        name = f"{kind}_{field}"
+        low, high = ((math.log(0.5), math.log(500.0)) if field == "beta"
+                     else (math.log(0.5), math.log(10.0 * getattr(system, f"{kind}_beta"))))
 
-    def loss(log_beta: float) -> float:
-        trial = replace(system, **{field: math.exp(log_beta)})  # type: ignore[arg-type]
-        return -predictive_log_likelihood(trial, results)
+        def loss(log_value: float, name: str = name, start: Duplicate = system) -> float:
+            trial = replace(start, **{name: math.exp(log_value)})  # type: ignore[arg-type]
+            return -predictive_log_likelihood(trial, [r for r in results if r.kind == kind])
 
-    low, high = math.log(0.5), math.log(500.0)
+        best = golden(loss, low, high)
+        value = math.exp(best)
+        if field == "cards" and best > high - 0.05:
+            value = math.inf
+        system = replace(system, **{name: value if math.isinf(value) else round(value, 2)})  # type: ignore[arg-type]
+    return system
+
+
+def golden(loss: Callable[[float], float], low: float, high: float, rounds: int = 24
+           ) -> float:
+    """The ``x`` in ``[low, high]`` where ``loss`` is least (golden-section search)."""
     ratio = (math.sqrt(5.0) - 1.0) / 2.0
     a, b = high - ratio * (high - low), low + ratio * (high - low)
     fa, fb = loss(a), loss(b)
-    for _ in range(30):
+    for _ in range(rounds):
         if fa < fb:
             high, b, fb = b, a, fa
             a = high - ratio * (high - low)
@@ -407,11 +463,11 @@ def fit_noise(system: Duplicate, kind: GameKind, results: Sequence[DuplicateResu
             low, a, fa = a, b, fb
             b = low + ratio * (high - low)
             fb = loss(b)
-    return replace(system, **{field: round(math.exp((low + high) / 2.0), 2)})  # type: ignore[arg-type]
+    return (low + high) / 2.0
 
 
 def predictive_log_likelihood(system: Duplicate, results: Sequence[DuplicateResult]) -> float:
-    """The log-likelihood of every deal's contrasts, each board set predicted from the
+    """The log-likelihood of every deal's observations, each board set predicted from the
     ratings before it and then rated: how well ``system``'s constants explain a season."""
     ratings: dict[str, Rating] = {}
     total = 0.0
@@ -420,13 +476,12 @@ def predictive_log_likelihood(system: Duplicate, results: Sequence[DuplicateResu
         for p in result.players:
             ratings.setdefault(p, system.start_rating)
         players, priors = system._lineup_priors(result.kind, lineups, ratings)
-        _, beta, _ = system.constants(result.kind)
-        for c, tables, row in system._contrasts(result.kind, lineups, players):
-            mean = sum(a * (r.value - system.mu) for a, r in zip(row, priors, strict=True))
-            skill_var = sum((a * r.sigma) ** 2 for a, r in zip(row, priors, strict=True))
-            var = beta * beta + skill_var
+        for o in system._observations(result.kind, lineups, players):
+            mean = o.offset + sum(a * (r.value - system.mu)
+                                  for a, r in zip(o.skills, priors, strict=True))
+            var = o.noise + sum((a * r.sigma) ** 2 for a, r in zip(o.skills, priors, strict=True))
             for d in range(result.deals):
-                z = sum(w * result.score(t, d, c) for t, w in enumerate(tables))
+                z = sum(w * result.score(t, d, o.position) for t, w in enumerate(o.tables))
                 total -= 0.5 * (math.log(2 * math.pi * var) + (z - mean) ** 2 / var)
         for change in system.rate(result, ratings):
             ratings[change.player] = change.after
