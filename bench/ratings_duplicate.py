@@ -17,7 +17,7 @@ Measures:
 * ``ρ@100``: Spearman of the duplicate ratings with the true levels after 100
   games (tables played; 50 Spades or 25 Hearts board sets), to set beside the
   best normal system's ``ρ@300``; ``ρ@100 sets`` after 100 board sets (200 or
-  400 games), and ``ρ`` at the end.
+  400 games), ``ρ@300`` after 300 games, and ``ρ`` at the end.
 * Deal-by-deal log-loss: before a board set is rated, each player's chance of
   beating the field on a deal (:meth:`ratings.duplicate.Duplicate.forecast`),
   scored on every deal the set compared where someone beat the field
@@ -202,6 +202,7 @@ class DuplicateScore:
     rho: float
     rho_100: float  # after 100 games (tables played)
     rho_100_sets: float  # after 100 board sets
+    rho_300: float  # after 300 games
     logloss: float
     oracle: float
     events: int
@@ -266,6 +267,7 @@ def rate_season(system: Duplicate, kind: GameKind, sets: Sequence[BoardSet],
         system=system.name, kind=kind, sets=len(sets), tables=tables, rho=trace[-1],
         rho_100=trace[min(max(100 // tables, 1), len(trace)) - 1],
         rho_100_sets=trace[min(100, len(trace)) - 1],
+        rho_300=trace[min(max(300 // tables, 1), len(trace)) - 1],
         logloss=loss, oracle=binary_log_loss([e.beat for e in events], best),
         events=len(events), level=level,
         calib=slope([e.beat for e in events], [e.chance for e in events]))

@@ -776,7 +776,8 @@ def run_duplicate(args: argparse.Namespace, console: Console,
                             for s in systems]
     t = Table(title=f"duplicate seasons: {args.games} games of each kind, the deals replayed "
                     "with the players moved")
-    for column in ("game", "system", "board sets", "tables a set", "ρ@100", "ρ@100 sets", "ρ",
+    for column in ("game", "system", "board sets", "tables a set", "ρ@100", "ρ@100 sets",
+                   "ρ@300", "ρ",
                    "best normal", "its ρ@300", "its ρ@100", "deals scored", "level",
                    "log-loss", "oracle", "×oracle", "calib"):
         t.add_column(column, justify="left" if column in ("game", "system", "best normal")
@@ -785,7 +786,8 @@ def run_duplicate(args: argparse.Namespace, console: Console,
         normal = best(reports[kind])
         for s in scores[kind]:
             t.add_row(kind, s.system, str(s.sets), str(s.tables), f"{s.rho_100:.3f}",
-                      f"{s.rho_100_sets:.3f}", f"{s.rho:.3f}", normal.system,
+                      f"{s.rho_100_sets:.3f}", f"{s.rho_300:.3f}", f"{s.rho:.3f}",
+                      normal.system,
                       f"{normal.rho_300:.3f}", f"{normal.rho_100:.3f}", str(s.events),
                       str(s.level), f"{s.logloss:.4f}", f"{s.oracle:.4f}",
                       f"{s.vs_oracle:.3f}", f"{s.calib:.2f}")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from trickroom.ratings import Rating
-from trickroom.ratings.duplicate import DUPLICATE, DuplicateResult, fit
+from trickroom.ratings.duplicate import DUPLICATE, Duplicate, DuplicateResult, fit
 from trickroom.ratings.errors import InvalidResult, MissingRating, PlayerInTwoSeats, WrongSystem
 from trickroom.ratings.registry import DUPLICATE_SYSTEMS, duplicate_system_named
 
@@ -37,8 +38,13 @@ def newcomers(players: str = "ABCD") -> dict[str, Rating]:
     return {p: DUPLICATE.start_rating for p in players}
 
 
-def moved(result: DuplicateResult, ratings: dict[str, Rating]) -> dict[str, float]:
-    return {c.player: c.after.value - c.before.value for c in DUPLICATE.rate(result, ratings)}
+PURE = replace(DUPLICATE, spades_cards=math.inf, hearts_cards=math.inf)
+"""A pure duplicate: the cards' worth unknown, so only the tables' differences count."""
+
+
+def moved(result: DuplicateResult, ratings: dict[str, Rating], system: Duplicate = DUPLICATE
+          ) -> dict[str, float]:
+    return {c.player: c.after.value - c.before.value for c in system.rate(result, ratings)}
 
 
 def test_the_system_is_in_the_registry_by_name():
@@ -46,29 +52,45 @@ def test_the_system_is_in_the_registry_by_name():
 
 
 def test_equal_players_on_equal_cards_move_nobody():
-    # The same points with the same cards at both tables: nobody beat the field.
-    result = spades([(60, 20), (-40, 31)], [(60, 20), (-40, 31)])
+    # The same points with the same cards at both tables: nobody beat the field, and the
+    # cards made par.
+    par = DUPLICATE.spades_par
+    result = spades([(par, par)] * 2, [(par, par)] * 2)
     assert moved(result, newcomers()) == pytest.approx(dict.fromkeys("ABCD", 0.0))
+    # In a pure duplicate (the cards' worth unknown) whatever the cards made.
+    result = spades([(60, 20), (-40, 31)], [(60, 20), (-40, 31)])
+    assert moved(result, newcomers(), PURE) == pytest.approx(dict.fromkeys("ABCD", 0.0))
+    # Each Hearts player held every seat's cards: the table's total says nothing of them.
     hands = [(0, 13, 4, 9)]
     assert moved(hearts(hands, hands, hands, hands), newcomers()) == pytest.approx(
         dict.fromkeys("ABCD", 0.0))
 
 
 def test_a_side_that_outscores_the_field_with_the_same_cards_gains():
-    # A and C made 60 with North-South's cards, where B and D made 40 with them.
-    result = spades([(60, 20)], [(40, 20)])
+    # A and C made 10 over par with North-South's cards, where B and D made 10 under.
+    par = DUPLICATE.spades_par
+    result = spades([(par + 10, par)], [(par - 10, par)])
     delta = moved(result, newcomers())
     assert delta["A"] == delta["C"] > 0 > delta["B"] == delta["D"]
+    assert delta["A"] == pytest.approx(-delta["B"])
 
 
-def test_a_big_score_that_the_cards_gave_everyone_is_worth_nothing():
-    # North-South's cards make 120 at both tables: the cards' luck, not A and C's skill.
-    assert moved(spades([(120, -100)], [(120, -100)]), newcomers())["A"] == pytest.approx(0)
+def test_a_big_score_that_the_cards_gave_everyone_lifts_everyone_alike():
+    # North-South's cards make 120 at both tables: the cards' luck, not A and C's skill;
+    # the four made 10 a side a deal where par is below, which lifts all four alike.
+    delta = moved(spades([(120, -100)], [(120, -100)]), newcomers())
+    assert delta["A"] == pytest.approx(delta["B"]) and delta["A"] > 0
+    assert moved(spades([(120, -100)], [(120, -100)]), newcomers(), PURE)["A"] == (
+        pytest.approx(0))
 
 
-def test_the_changes_at_a_table_of_equals_sum_to_zero():
-    delta = moved(spades([(60, 20), (13, 50)], [(40, 20), (-100, 51)]), newcomers())
+def test_against_the_field_the_changes_at_a_table_of_equals_sum_to_zero():
+    delta = moved(spades([(60, 20), (13, 50)], [(40, 20), (-100, 51)]), newcomers(), PURE)
     assert sum(delta.values()) == pytest.approx(0, abs=1e-9)
+    # With the cards' worth a random effect the table's total against par moves all four
+    # alike, so partners still move together and the sides apart by the same.
+    delta = moved(spades([(60, 20), (13, 50)], [(40, 20), (-100, 51)]), newcomers())
+    assert delta["A"] == pytest.approx(delta["C"]) and delta["B"] == pytest.approx(delta["D"])
     hearts_delta = moved(hearts([(0, 13, 4, 9)], [(3, 10, 4, 9)], [(0, 0, 26, 0)],
                                 [(5, 5, 5, 11)]), newcomers())
     assert sum(hearts_delta.values()) == pytest.approx(0, abs=1e-9)
@@ -94,7 +116,8 @@ def test_swapping_the_sides_swaps_their_changes(deals):
     other = moved(spades(first, second, players="BCDA"), newcomers())
     assert other["B"] == pytest.approx(one["A"], abs=1e-9)
     assert other["A"] == pytest.approx(one["B"], abs=1e-9)
-    assert one["A"] == pytest.approx(-one["B"], abs=1e-9)
+    pure = moved(spades(first, second), newcomers(), PURE)
+    assert pure["A"] == pytest.approx(-pure["B"], abs=1e-9)
 
 
 def test_the_prior_weighs_a_newcomer_s_evidence_against_a_known_player_s():
@@ -129,7 +152,8 @@ def test_the_forecast_favours_the_stronger_side_with_a_spread():
 
 
 def test_the_review_says_what_the_deals_showed_and_the_model():
-    change = DUPLICATE.rate(spades([(60, 20), (40, 40)], [(40, 20), (40, 40)]),
+    par = DUPLICATE.spades_par
+    change = DUPLICATE.rate(spades([(par + 10, par), (par, par)], [(par - 10, par), (par, par)]),
                             newcomers())[0]
     texts = [t.text for t in change.breakdown]
     assert texts[0] == "skill 1500 ± 300 before"

@@ -225,15 +225,15 @@ class Duplicate:
     luck: float = 1.0  # predictions' spread, a multiple of the update's
     shown_sigmas: float = 1.0
     spades_rho: float = 0.2
-    spades_beta: float = 80.0  # a position's points on one deal around the model, one table
+    spades_beta: float = 78.0  # a position's points on one deal around the model, one table
     spades_points: float = 0.075  # Spades points a hand per rating point (fixed: the unit)
-    spades_cards: float = math.inf  # spread of what a position's cards are worth on a deal
-    spades_par: float = 0.0  # a side of newcomers' points a hand (with finite ``cards``)
+    spades_cards: float = 18.0  # spread of what a position's cards are worth on a deal
+    spades_par: float = -19.0  # a side of newcomers' points a hand
     hearts_rho: float = 1.0 / 3.0  # a hand's points sum to 26 (module docstring)
-    hearts_beta: float = 6.7
+    hearts_beta: float = 6.8
     hearts_points: float = 0.012
-    hearts_cards: float = math.inf
-    hearts_par: float = -6.5  # a hand's 26 points shared by four (fewer is better: minus)
+    hearts_cards: float = 2.6
+    hearts_par: float = -6.8  # minus a seat's points a hand: 26 shared by four, and moons
 
     @property
     def start_rating(self) -> Rating:
@@ -424,14 +424,14 @@ def fit(system: Duplicate, kind: GameKind, results: Sequence[DuplicateResult]) -
     position scored on a deal; then the per-deal noise ``beta`` and the cards' spread
     ``cards`` under which the board sets, rated in order from newcomers, were best
     predicted (each deal's observations' likelihood before its board set was rated;
-    golden-section searches over their logarithms, ``beta`` again after ``cards``). A
+    golden-section searches over their logarithms, each twice in turn). A
     ``cards`` beyond ten times ``beta`` is taken as infinite (the sum's evidence is nil)."""
     scores = [r.score(t, d, c) for r in results if r.kind == kind
               for t in range(len(r.tables)) for d in range(r.deals)
               for c in range(len(POSITIONS[kind]))]
     if scores:
         system = replace(system, **{f"{kind}_par": round(sum(scores) / len(scores), 2)})  # type: ignore[arg-type]
-    for field in ("beta", "cards", "beta"):
+    for field in ("beta", "cards", "beta", "cards"):
         name = f"{kind}_{field}"
         low, high = ((math.log(0.5), math.log(500.0)) if field == "beta"
                      else (math.log(0.5), math.log(10.0 * getattr(system, f"{kind}_beta"))))
@@ -448,7 +448,7 @@ def fit(system: Duplicate, kind: GameKind, results: Sequence[DuplicateResult]) -
     return system
 
 
-def golden(loss: Callable[[float], float], low: float, high: float, rounds: int = 24
+def golden(loss: Callable[[float], float], low: float, high: float, rounds: int = 16
            ) -> float:
     """The ``x`` in ``[low, high]`` where ``loss`` is least (golden-section search)."""
     ratio = (math.sqrt(5.0) - 1.0) / 2.0
