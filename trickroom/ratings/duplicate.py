@@ -22,15 +22,24 @@ The model. A *position* is one set of cards: a side's (seats 0 and 2, or 1
 and 3) in Spades, a seat's in Hearts. On deal ``d`` the points scored on
 position ``c`` at table ``t`` ("more is better": Hearts points change sign) are
 
-    y[t, c] = card value[d, c] + points × (own skill − rho × opponents' skill) + noise,
+    y[t, c] = par + cards[d, c] + points × (own skill − rho × opponents' skill) + noise,
 
 ``own`` being the summed skill of the players who held the cards at that
 table (from a newcomer's ``mu``), ``opponents'`` the others', and ``noise``
 normal with spread ``beta`` (the per-deal noise), independent between tables.
-The card value is unknown and may be anything: what the cards were worth is
-exactly the luck a duplicate removes. It is the same at every table, so the
-model uses only the *differences between tables on the same cards* (the
-``n − 1`` orthonormal contrasts of ``n`` tables), in which it cancels.
+``cards[d, c]`` is what the cards were worth: exactly the luck a duplicate
+removes. It is the same at every table, so the *differences between tables on
+the same cards* (the ``n − 1`` orthonormal contrasts of ``n`` tables) do not
+hold it, and the model reads them with noise ``beta``. The tables' sum (scaled
+to the contrasts' length) holds it ``n`` times over: the model takes the
+cards' worth as normal around 0 with a learned spread ``cards``, so the sum is
+read with noise ``beta² + n cards²``. Where the cards decide the points the
+spread is large and the sum says nothing (``cards`` infinite: a pure
+duplicate, the field alone); where they matter little the sum says what a
+normal game says, a side's points against ``par``. On the bench's robots they
+matter little (the same cards' points at two tables correlate 0.02 in Spades,
+0.08 in Hearts: the robots' own random choices are the luck there), and
+reading the sum took Spades' Spearman after 100 games from 0.73 to 0.86.
 
 In Hearts ``rho`` is ⅓: a hand's points sum to 26, so what one player avoids
 another takes, and a seat's points depend on its skill against the mean of
@@ -41,11 +50,11 @@ and the two sides' noise is independent (as there). When the same four
 players meet at every table ``rho`` cancels except as a scale.
 
 Each player's skill is a normal belief ``N(mu, sigma²)`` (the prior is the
-newcomer's ``Rating(mu, sigma)``). The contrasts are linear in the skills
+newcomer's ``Rating(mu, sigma)``). The observations are linear in the skills
 with Gaussian noise, so the belief after a board set is computed exactly, as
 :mod:`ratings.margin` does for one game: the seats are fixed through a game,
-so the ``D`` deals' contrasts share their weights and their mean over the deals
-is the whole evidence, with noise ``beta² / D``. Rating a board set at once
+so the ``D`` deals' observations share their weights and their mean over the
+deals is the whole evidence, with a ``D``-th of one deal's noise. Rating a board set at once
 is rating it deal by deal while keeping the players' correlations; only each
 player's mean and spread are kept afterwards.
 
@@ -59,8 +68,8 @@ a deal is ``Φ(mean / (luck × sd))``, and a bench can score those chances.
 The constants are per game (``spades_*``, ``hearts_*``), in the game's points
 a hand; ``points`` is fixed (it sets the unit: Spades' 0.075 is ``margin``'s,
 so the two systems' numbers read alike, Hearts' 0.012 is ``margin``'s 0.1 a
-game over a typical game's eight or nine hands). ``beta``, the noise of one
-deal, is learned on a season's board sets by :func:`fit`.
+game over a typical game's eight or nine hands). ``par``, ``beta`` (the noise
+of one deal) and ``cards`` are learned on a season's board sets by :func:`fit`.
 """
 
 from __future__ import annotations
