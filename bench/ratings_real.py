@@ -774,21 +774,20 @@ def run_duplicate(args: argparse.Namespace, console: Console,
                 noise.append(f"{kind}: beta {m.beta:.4g}, cards {m.cards:.4g}, par {m.par:.4g}")
             scores[kind] = [duplicate.rate_season(s, kind, sets, eps, args.levels)
                             for s in systems]
-    t = Table(title=f"duplicate seasons: {args.games} games of each kind, the deals replayed "
-                    "with the players moved")
-    for column in ("game", "system", "board sets", "tables a set", "ρ@100", "ρ@100 sets",
-                   "ρ@300", "ρ",
-                   "best normal", "its ρ@300", "its ρ@100", "deals scored", "level",
-                   "log-loss", "oracle", "×oracle", "calib"):
-        t.add_column(column, justify="left" if column in ("game", "system", "best normal")
-                     else "right")
+    t = Table(title=f"duplicate seasons: {args.games} games of each kind, each game's deals "
+                    "replayed with the players moved (a board set: 2 tables in Spades, 4 in "
+                    "Hearts)")
+    for column in ("game", "system", "sets", "ρ@100", "ρ@100 sets", "ρ@300", "ρ",
+                   "best normal", "its ρ@100", "its ρ@300", "deals", "level", "log-loss",
+                   "oracle", "×oracle", "calib"):
+        text = column in ("game", "system", "best normal")
+        t.add_column(column, justify="left" if text else "right", no_wrap=text)
     for kind in KINDS:
         normal = best(reports[kind])
         for s in scores[kind]:
-            t.add_row(kind, s.system, str(s.sets), str(s.tables), f"{s.rho_100:.3f}",
-                      f"{s.rho_100_sets:.3f}", f"{s.rho_300:.3f}", f"{s.rho:.3f}",
-                      normal.system,
-                      f"{normal.rho_300:.3f}", f"{normal.rho_100:.3f}", str(s.events),
+            t.add_row(kind, s.system, str(s.sets), f"{s.rho_100:.3f}", f"{s.rho_100_sets:.3f}",
+                      f"{s.rho_300:.3f}", f"{s.rho:.3f}", normal.system,
+                      f"{normal.rho_100:.3f}", f"{normal.rho_300:.3f}", str(s.events),
                       str(s.level), f"{s.logloss:.4f}", f"{s.oracle:.4f}",
                       f"{s.vs_oracle:.3f}", f"{s.calib:.2f}")
     console.print(t)
