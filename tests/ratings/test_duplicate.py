@@ -205,3 +205,14 @@ def test_the_noise_and_the_cards_spread_are_learned_from_the_deals():
     assert learned.spades_beta == pytest.approx(30, rel=0.15)
     assert learned.spades_cards == pytest.approx(80, rel=0.15)
     assert learned.spades_par == pytest.approx(10, abs=10)
+
+
+def test_a_player_who_held_the_same_cards_at_every_table_is_their_own_field():
+    result = DuplicateResult.of("hearts", "duplicate", [
+        ("ABCD", [(0, 13, 4, 9)]), ("AEFG", [(3, 10, 4, 9)])])
+    assert result.margins("A") == (0.0,)
+    assert DUPLICATE.forecast("hearts", ["ABCD", "AEFG"], newcomers("ABCDEFG"))["A"].chance == 0.5
+    assert len(DUPLICATE.rate(result, newcomers("ABCDEFG"))) == 7
+    # Against the field alone: E took 3 fewer with seat 1's cards than B did.
+    delta = moved(result, newcomers("ABCDEFG"), PURE)
+    assert delta["B"] < 0 < delta["E"] and delta["A"] == pytest.approx(0)

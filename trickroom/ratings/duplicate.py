@@ -423,6 +423,9 @@ class Duplicate:
             var = beta * beta * sum(w * w for w in cells.values()) + sum(
                 (a * r.sigma) ** 2 for a, r in zip(loading, priors, strict=True))
             sd = math.sqrt(var)
+            if sd == 0.0:  # the same cards at every table: they are their own field
+                out[p] = Forecast(0.0, 0.0, 0.5)
+                continue
             chance = 0.5 * math.erfc(-mean / (self.luck * sd * math.sqrt(2.0)))
             out[p] = Forecast(mean, sd, chance)
         return out
