@@ -26,6 +26,9 @@ Measures:
   by the log-loss of an oracle that knows the levels: a logistic model with one
   strength per level fitted on all the season's events (the event's player or
   side's count per level minus its field's).
+
+The robots, the game length and the rank statistics are ``bench.ratings_real``'s, which
+imports this module: they are imported inside the functions that use them.
 """
 
 from __future__ import annotations
