@@ -64,13 +64,27 @@ predictor that knows nothing of ratings: each player's share of games won so
 far, ``(wins + 1) / (games + 2)`` in Spades (added per side) and
 ``(wins + 1) / (games + 4)`` in Hearts, normalised to chances.
 
+Duplicate seasons (``bench.ratings_duplicate``; ``--no-duplicate`` skips them).
+The same players play as many games again, each game's deals replayed at a
+second table with the players moved one seat (Spades) or at four tables with
+each player one seat on (Hearts), rated against the field by the ``duplicate``
+system (:mod:`ratings.duplicate`), its per-deal noise also learned on the
+``--fit-seed`` season (``duplicate_fit``). Its table sets the duplicate
+ratings' Spearman after 100 games beside the best normal system's after 300,
+and scores its deal-by-deal chances against an oracle's.
+
 Run: ``python -m bench.ratings_real`` (about a minute of play, then the
 ratings), ``--quick`` for a small run. The last line is::
 
   ratings_real best_spades=<system> best_hearts=<system> \
-real_spades_logloss_vs_oracle=<x.xx> real_hearts_logloss_vs_oracle=<y.yy>
+real_spades_logloss_vs_oracle=<x.xx> real_hearts_logloss_vs_oracle=<y.yy> \
+duplicate_spades_rho_at_100=<r> normal_spades_rho_at_300=<r> \
+duplicate_hearts_rho_at_100=<r> normal_hearts_rho_at_300=<r> \
+duplicate_spades_logloss_vs_oracle=<x.xx> duplicate_hearts_logloss_vs_oracle=<y.yy>
 
-the best system being the one with the lowest log-loss in that game.
+the best system being the one with the lowest log-loss in that game, whose
+``ρ@300`` the ``normal_*`` fields carry; the ``duplicate_*`` fields are the
+preset ``duplicate`` system's (without ``--no-duplicate``).
 """
 
 from __future__ import annotations
@@ -92,13 +106,16 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from bench import ratings_duplicate as duplicate
 from bench.figures import command_line
+from bench.ratings_duplicate import DuplicateScore
 from trickroom.game.actions import Action
 from trickroom.game.hearts import HeartsGame, HeartsRules
 from trickroom.game.robots.heuristic import heuristic_action
 from trickroom.game.spades import SpadesGame, SpadesRules
 from trickroom.game.trickgame import TrickGame, TrickView
 from trickroom.ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin
+from trickroom.ratings.duplicate import DUPLICATE
 from trickroom.ratings.fourway import mean_of_pairs
 from trickroom.ratings.margin import Margin
 from trickroom.ratings.refit import Fit, fitted_fields, game_of, refit
@@ -426,6 +443,7 @@ class Score:
     rho: float
     tau: float
     rho_300: float
+    rho_100: float
     rho_90: int | None
     rho_98: int | None
     logloss: float
@@ -501,6 +519,7 @@ def score(system: RatingSystem, kind: GameKind, games: Sequence[Played],
         rho=trace[-1],
         tau=kendall(values, strength),
         rho_300=trace[min(300, len(trace)) - 1],
+        rho_100=trace[min(100, len(trace)) - 1],
         rho_90=stays_from(trace, 0.9),
         rho_98=stays_from(trace, 0.98),
         logloss=loss,
@@ -660,6 +679,8 @@ def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--fit-seed", type=int, default=2,
                         help="season the tuned presets are refitted on")
     parser.add_argument("--no-refit", action="store_true", help="skip refitting the tuned presets")
+    parser.add_argument("--no-duplicate", action="store_true",
+                        help="skip the duplicate seasons (bench.ratings_duplicate)")
     parser.add_argument("--quick", action="store_true",
                         help="a small run: 2 players a level, 150 games of each kind (unless "
                              "--per-level or --games says otherwise)")
@@ -728,12 +749,75 @@ def summary(reports: dict[GameKind, Report]) -> str:
             f"real_hearts_logloss_vs_oracle={hearts.vs_oracle:.2f}")
 
 
+def run_duplicate(args: argparse.Namespace, console: Console,
+                  reports: dict[GameKind, Report]) -> dict[GameKind, DuplicateScore]:
+    """Play (or load) the duplicate seasons, rate them and print their table."""
+    eps = [e for e in args.levels for _ in range(args.per_level)]
+    scores: dict[GameKind, list[DuplicateScore]] = {}
+    noise: list[str] = []
+    with Progress(console=console, transient=True) as progress:
+        for kind in KINDS:
+            def play(seed: int, kind: GameKind = kind) -> list[duplicate.BoardSet]:
+                count = duplicate.sets_in(kind, args.games)
+                task = progress.add_task(f"duplicate {kind}: playing season {seed}", total=count)
+                sets = duplicate.season(kind, eps, args.games, seed, args.jobs, args.cache,
+                                        args.fresh, lambda n: progress.advance(task, n))
+                progress.remove_task(task)
+                return sets
+
+            sets = play(args.seed)
+            systems = [DUPLICATE]
+            if not args.no_refit:
+                learned = duplicate.fitted(kind, play(args.fit_seed))
+                systems.append(replace(learned, name="duplicate_fit"))
+                m = learned.model(kind)
+                noise.append(f"{kind}: beta {m.beta:.4g}, cards {m.cards:.4g}, par {m.par:.4g}")
+            scores[kind] = [duplicate.rate_season(s, kind, sets, eps, args.levels)
+                            for s in systems]
+    t = Table(title=f"duplicate seasons: {args.games} games of each kind, each game's deals "
+                    "replayed with the players moved (a board set: 2 tables in Spades, 4 in "
+                    "Hearts)")
+    for column in ("game", "system", "sets", "ρ@100", "ρ@100 sets", "ρ@300", "ρ",
+                   "best normal", "its ρ@100", "its ρ@300", "deals", "level", "log-loss",
+                   "oracle", "×oracle", "calib"):
+        text = column in ("game", "system", "best normal")
+        t.add_column(column, justify="left" if text else "right", no_wrap=text)
+    for kind in KINDS:
+        normal = best(reports[kind])
+        for s in scores[kind]:
+            t.add_row(kind, s.system, str(s.sets), f"{s.rho_100:.3f}", f"{s.rho_100_sets:.3f}",
+                      f"{s.rho_300:.3f}", f"{s.rho:.3f}", normal.system,
+                      f"{normal.rho_100:.3f}", f"{normal.rho_300:.3f}", str(s.events),
+                      str(s.level), f"{s.logloss:.4f}", f"{s.oracle:.4f}",
+                      f"{s.vs_oracle:.3f}", f"{s.calib:.2f}")
+    console.print(t)
+    if noise:
+        console.print(f"  duplicate_fit: the model learned on season {args.fit_seed}: "
+                      + "; ".join(noise), soft_wrap=True)
+    return {kind: scores[kind][0] for kind in KINDS}
+
+
+def duplicate_summary(reports: dict[GameKind, Report],
+                      scores: dict[GameKind, DuplicateScore]) -> str:
+    """The last line's duplicate fields: the preset's ρ after 100 games beside the best normal
+    system's after 300, and its deal-by-deal log-loss over the oracle's."""
+    return (f"duplicate_spades_rho_at_100={scores['spades'].rho_100:.3f} "
+            f"normal_spades_rho_at_300={best(reports['spades']).rho_300:.3f} "
+            f"duplicate_hearts_rho_at_100={scores['hearts'].rho_100:.3f} "
+            f"normal_hearts_rho_at_300={best(reports['hearts']).rho_300:.3f} "
+            f"duplicate_spades_logloss_vs_oracle={scores['spades'].vs_oracle:.2f} "
+            f"duplicate_hearts_logloss_vs_oracle={scores['hearts'].vs_oracle:.2f}")
+
+
 def main(argv: Sequence[str] | None = None) -> Any:
     args = options(argv)
     console = Console(width=max(Console().width, 170))
     reports = run(args, console)
-    print(f"ratings_real best_spades={best(reports['spades']).system} "
-          f"best_hearts={best(reports['hearts']).system} {summary(reports)}")
+    line = (f"ratings_real best_spades={best(reports['spades']).system} "
+            f"best_hearts={best(reports['hearts']).system} {summary(reports)}")
+    if not args.no_duplicate:
+        line += " " + duplicate_summary(reports, run_duplicate(args, console, reports))
+    print(line)
 
 
 if __name__ == "__main__":

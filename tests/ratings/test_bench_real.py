@@ -9,7 +9,11 @@ import pytest
 from bench import ratings_real as bench
 
 LAST = re.compile(r"ratings_real best_spades=\w+ best_hearts=\w+ real_spades_logloss_vs_oracle"
-                  r"=\d+\.\d\d real_hearts_logloss_vs_oracle=\d+\.\d\d")
+                  r"=\d+\.\d\d real_hearts_logloss_vs_oracle=\d+\.\d\d "
+                  r"duplicate_spades_rho_at_100=-?\d\.\d{3} normal_spades_rho_at_300=-?\d\.\d{3} "
+                  r"duplicate_hearts_rho_at_100=-?\d\.\d{3} normal_hearts_rho_at_300=-?\d\.\d{3} "
+                  r"duplicate_spades_logloss_vs_oracle=\d+\.\d\d "
+                  r"duplicate_hearts_logloss_vs_oracle=\d+\.\d\d")
 
 
 def test_a_small_run_rates_both_kinds_refits_the_presets_and_caches_its_games(tmp_path,
@@ -20,7 +24,8 @@ def test_a_small_run_rates_both_kinds_refits_the_presets_and_caches_its_games(tm
     assert "real spades" in out and "real hearts" in out and "share won" in out
     assert "old rule" in out  # the mean of pairwise chances, beside the four-way model
     assert "wocg_tuned_refit" in out and "refitted on season 2" in out
-    assert len(list(tmp_path.glob("*.json"))) == 4  # two kinds, two seasons
+    assert "duplicate seasons" in out and "duplicate_fit" in out
+    assert len(list(tmp_path.glob("*.json"))) == 8  # two kinds, two seasons, normal and duplicate
 
 
 def test_a_season_is_played_once_then_read_from_its_cache(tmp_path, monkeypatch):

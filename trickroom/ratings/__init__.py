@@ -28,6 +28,10 @@ The systems, one module each:
 * ``openskill_system.py``: Weng-Lin through the ``openskill`` package.
 * ``margin.py``: a Gaussian model of the final scores, so that a game says
   how much a side won by, not only whether (a Kalman update of skill).
+* ``duplicate.py``: the same deals played at several tables (a board set,
+  :class:`DuplicateResult`), each player rated on their points against the
+  field who held the same cards, so the luck of the deal cancels. It takes its
+  own result and sits apart, in ``DUPLICATE_SYSTEMS``.
 
 The Elo-like systems predict pairs; ``fourway.py`` turns them into the four
 players' Hearts chances with a Plackett–Luce model of the finishing order
@@ -38,7 +42,8 @@ a room's own games.
 
 ``registry.py`` names the presets (``SYSTEMS["zone"]``, ``"wocg"``,
 ``"points_en"``, ``"points_el"``, ``"zone_tuned"``, ``"wocg_tuned"``,
-``"openskill"``, ``"openskill_tuned"``, ``"margin"``). ``stats.py`` keeps what
+``"openskill"``, ``"openskill_tuned"``, ``"margin"``) and, apart,
+``DUPLICATE_SYSTEMS["duplicate"]``. ``stats.py`` keeps what
 sits beside a rating per (player, game kind, system): games, wins, losses,
 ties, incomplete games, quits, nil numbers and history, updated by a pure
 :func:`record`.
@@ -48,6 +53,7 @@ measures how well each system predicts.
 """
 
 from trickroom.ratings.change import Rating, RatingChange, Term
+from trickroom.ratings.duplicate import Duplicate, DuplicateResult, DuplicateTable
 from trickroom.ratings.elo import expected, tournament
 from trickroom.ratings.errors import (
     InvalidResult,
@@ -61,7 +67,14 @@ from trickroom.ratings.errors import (
 from trickroom.ratings.margin import Margin
 from trickroom.ratings.openskill_system import WengLin
 from trickroom.ratings.points import Points
-from trickroom.ratings.registry import SYSTEMS, rate, rate_quit, system_named
+from trickroom.ratings.registry import (
+    DUPLICATE_SYSTEMS,
+    SYSTEMS,
+    duplicate_system_named,
+    rate,
+    rate_quit,
+    system_named,
+)
 from trickroom.ratings.result import Departure, GameResult, NilRecord, Seat
 from trickroom.ratings.stats import (
     PlayerStats,
@@ -76,8 +89,12 @@ from trickroom.ratings.wocg import Wocg
 from trickroom.ratings.zone import Zone
 
 __all__ = [
+    "DUPLICATE_SYSTEMS",
     "SYSTEMS",
     "Departure",
+    "Duplicate",
+    "DuplicateResult",
+    "DuplicateTable",
     "GameResult",
     "InvalidResult",
     "Margin",
@@ -101,6 +118,7 @@ __all__ = [
     "WrongSystem",
     "Zone",
     "apply_changes",
+    "duplicate_system_named",
     "expected",
     "rate",
     "rate_quit",

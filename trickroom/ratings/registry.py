@@ -41,6 +41,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from trickroom.ratings.change import Rating, RatingChange
+from trickroom.ratings.duplicate import DUPLICATE, Duplicate
 from trickroom.ratings.errors import UnknownSystem
 from trickroom.ratings.margin import MARGIN, OFFSETS
 from trickroom.ratings.openskill_system import OPENSKILL, WengLin
@@ -61,6 +62,22 @@ BETTER: tuple[RatingSystem, ...] = (ZONE_TUNED, WOCG_TUNED, OPENSKILL, OPENSKILL
 SYSTEMS: Mapping[str, RatingSystem] = MappingProxyType(
     {s.name: s for s in (*FAITHFUL, *BETTER)})
 """Every preset by name: the faithful ones, then the tuned and Weng-Lin ones."""
+
+
+DUPLICATE_SYSTEMS: Mapping[str, Duplicate] = MappingProxyType({DUPLICATE.name: DUPLICATE})
+"""The systems that rate a duplicate board set (:class:`ratings.duplicate.DuplicateResult`:
+the same deals at several tables) rather than one game, by name. They are apart from
+:data:`SYSTEMS` because they take another result: a room names one for its board sets."""
+
+
+def duplicate_system_named(name: str) -> Duplicate:
+    """The duplicate system called ``name``, or :class:`UnknownSystem` listing the known
+    names."""
+    try:
+        return DUPLICATE_SYSTEMS[name]
+    except KeyError:
+        raise UnknownSystem(f"no duplicate rating system named {name!r}; known: "
+                            f"{', '.join(DUPLICATE_SYSTEMS)}") from None
 
 
 def system_named(name: str) -> RatingSystem:
