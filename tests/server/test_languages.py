@@ -36,6 +36,7 @@ def greek(text: str) -> bool:
     return bool(GREEK.search(text))
 
 
+
 @pytest.mark.parametrize(("login", "headers", "language"), [
     ({}, {}, "en"),  # a bot that says nothing of language: English, as ever
     ({"language": "el"}, {}, "el"),
@@ -261,3 +262,39 @@ async def test_a_ranked_games_breakdown_reads_in_greek_at_its_end_and_in_its_rev
     assert greek_review["ratings"] == ends[0]["ratings"]
     _, again = await get(ranked_app, f"/api/games/{game_id}", {"Accept-Language": "el"})
     assert again == greek_review
+
+
+async def test_a_reviews_robot_reasons_read_in_the_language_asked(app):
+    """The whole reasons of the robots' bids, which the review tells once the game is
+    over, read in the review's language; the English review is the one the store keeps."""
+    async with TrickroomClient.connect(url(app)) as client:
+        table, _ = await solo_table(client, "spades", {"target": 1, "mercy": 1000},
+                                    level="search", name="reader")
+
+        async def play_to_the_end() -> str:
+            answered = -1
+            async for message in client.messages():
+                if message["type"] == "prompt" and message["seq"] > answered:
+                    answered = message["seq"]
+                    legal = [a for a in message["legal"] if a.get("value")] or message["legal"]
+                    await client.act(table, legal[0])
+                if message["type"] == "event" and message["event"]["type"] == "game_over":
+                    return next(m["event"]["game_id"] for m in client.received
+                                if m.get("type") == "event"
+                                and m["event"]["type"] == "game_started")
+            raise AssertionError("the connection closed before the game ended")
+
+        game_id = await asyncio.wait_for(play_to_the_end(), 240)
+    _, english = await get(app, f"/api/games/{game_id}", {})
+    _, in_greek = await get(app, f"/api/games/{game_id}?lang=el", {})
+
+    def whys(review: dict[str, Any]) -> list[str]:
+        return [a["why"] for hand in review["hands"] for a in hand["actions"] if a.get("why")]
+
+    assert whys(english) and len(whys(english)) == len(whys(in_greek))
+    assert all(not greek(w) for w in whys(english))
+    assert all(greek(w) for w in whys(in_greek)), whys(in_greek)
+    assert "said" not in english["record"] and "said" not in in_greek["record"]
+    stored = await app.store.game(game_id)
+    assert [a.get("why") for a in stored["record"]["actions"]] == \
+        [a.get("why") for a in english["record"]["actions"]]

@@ -48,15 +48,18 @@ def check_rules(rules: Any, bounds: dict[str, tuple[int, int]]) -> None:
         default = f.default
         if isinstance(default, bool):
             if not isinstance(value, bool):
-                raise ValueError(f"{f.name} must be true or false, not {value!r}")
+                raise ValueError(Msg("{rule} must be true or false, not {value!r}",
+                                     rule=f.name, value=value))
         elif f.name in bounds:
             if value is None and "None" in str(f.type):
                 continue
             if not isinstance(value, int) or isinstance(value, bool):
-                raise ValueError(f"{f.name} must be a whole number, not {value!r}")
+                raise ValueError(Msg("{rule} must be a whole number, not {value!r}",
+                                     rule=f.name, value=value))
             least, most = bounds[f.name]
             if not least <= value <= most:
-                raise ValueError(f"{f.name} must be {least}..{most}, not {value}")
+                raise ValueError(Msg("{rule} must be {least}..{most}, not {value}",
+                                     rule=f.name, least=least, most=most, value=value))
 
 
 UNLIMITED_HANDS = 1_000_000

@@ -78,6 +78,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from trickroom.i18n import Msg, PluralMsg
 from trickroom.ratings.change import Rating, RatingChange, Term, num, signed
 from trickroom.ratings.errors import InvalidResult, MissingRating, PlayerInTwoSeats, WrongSystem
 from trickroom.ratings.margin import solve
@@ -333,15 +334,16 @@ class Duplicate:
         players, before = self._lineup_priors(kind, lineups, ratings)
         deals = result.deals
         if deals == 0:
-            why = "not rated: no deal was played at every table"
+            why = Msg("not rated: no deal was played at every table")
             return [RatingChange(p, ratings[p], ratings[p], (Term(why),), None, False)
                     for p in players]
         forecasts = self._forecasts(kind, lineups, players, before)
         after = self._update(result, players, before)
         m = self.model(kind)
-        model = Term(f"duplicate model: the points on the same cards differ between tables "
-                     f"by {num(m.points, 4)} × (own skill − {num(m.rho)} × opponents') ± "
-                     f"{num(m.beta)} a deal", m.beta)
+        model = Term(Msg("duplicate model: the points on the same cards differ between "
+                         "tables by {points} × (own skill − {rho} × opponents') ± {beta} a "
+                         "deal", points=num(m.points, 4), rho=num(m.rho), beta=num(m.beta)),
+                     m.beta)
         changes = []
         for i, p in enumerate(players):
             margins = result.margins(p)
@@ -350,18 +352,21 @@ class Duplicate:
             tables = len(seats_of(kind, lineups, p))
             outcome: PlayerOutcome = "win" if mean > 0 else "loss" if mean < 0 else "tie"
             terms = (
-                Term(f"skill {num(before[i].value)} ± {num(before[i].sigma)} before",
-                     before[i].value),
-                Term(f"expected {signed(f.mean)} ± {num(f.sd)} a deal against the field",
-                     f.mean),
-                Term(f"{signed(mean)} a deal against the field over {deals} deal"
-                     f"{'' if deals == 1 else 's'} at "
-                     f"{tables} of {len(lineups)} tables (beat it on "
-                     f"{sum(m > 0 for m in margins)}, level on "
-                     f"{sum(m == 0 for m in margins)})", mean),
+                Term(Msg("skill {value} ± {sigma} before", value=num(before[i].value),
+                         sigma=num(before[i].sigma)), before[i].value),
+                Term(Msg("expected {mean} ± {sd} a deal against the field",
+                         mean=signed(f.mean), sd=num(f.sd)), f.mean),
+                Term(PluralMsg("{mean} a deal against the field over {n} deal at {tables} of "
+                               "{of} tables (beat it on {beat}, level on {level})",
+                               "{mean} a deal against the field over {n} deals at {tables} of "
+                               "{of} tables (beat it on {beat}, level on {level})",
+                               mean=signed(mean), n=deals, tables=tables, of=len(lineups),
+                               beat=sum(m > 0 for m in margins),
+                               level=sum(m == 0 for m in margins)), mean),
                 model,
-                Term(f"skill {num(after[i].value)} ({signed(after[i].value - before[i].value)})"
-                     f" ± {num(after[i].sigma)} after", after[i].value),
+                Term(Msg("skill {value} ({change}) ± {sigma} after", value=num(after[i].value),
+                         change=signed(after[i].value - before[i].value),
+                         sigma=num(after[i].sigma)), after[i].value),
             )
             changes.append(RatingChange(p, ratings[p], after[i], terms, outcome))
         return changes

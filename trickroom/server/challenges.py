@@ -80,7 +80,7 @@ class Challenges:
         try:
             rules = rules_wire(room.make_rules(msg.rules))
         except ConfigError as exc:
-            raise ProtocolError("invalid_field", Msg("rules: {exc}", exc=exc)) from None
+            raise ProtocolError("invalid_field", Msg("rules: {exc}", exc=exc.args[0])) from None
         await self._within_rate(conn)
         where = await self.hub.presence(others)
         for other in others:

@@ -12,6 +12,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from trickroom.game.hearts import HeartsRules
 from trickroom.game.spades import SpadesRules
+from trickroom.i18n import Msg
 from trickroom.ratings import SYSTEMS, RatingError, RatingSystem, system_named
 from trickroom.ratings.registry import with_constants
 from trickroom.server.loops import LOOPS
@@ -206,13 +207,16 @@ class Room:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(merged) - known)
         if unknown:
-            raise ConfigError(f"unknown {self.game} rule(s): {', '.join(unknown)}; "
-                              f"known: {', '.join(sorted(known))}")
+            raise ConfigError(Msg("unknown {game} rule(s): {unknown}; known: {known}",
+                                  game=self.game, unknown=", ".join(unknown),
+                                  known=", ".join(sorted(known))))
         merged = {k: tuple(v) if isinstance(v, list) else v for k, v in merged.items()}
         try:
             return cls(**merged)
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"bad {self.game} rules: {exc}") from None
+            problem = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+            raise ConfigError(Msg("bad {game} rules: {problem}", game=self.game,
+                                  problem=problem)) from None
 
 
 @dataclass(frozen=True)

@@ -158,7 +158,7 @@ class Lobby:
             try:
                 made = room.make_rules(rules)
             except ConfigError as exc:
-                raise ProtocolError("invalid_field", Msg("rules: {exc}", exc=exc)) from None
+                raise ProtocolError("invalid_field", Msg("rules: {exc}", exc=exc.args[0])) from None
             machine = TableMachine(table_id, room, self.settings, made, seating, self.rng(),
                                    creator=creator.name if creator else opener,
                                    spectator_chat=spectator_chat,

@@ -69,6 +69,11 @@ def encoded(record: dict[str, Any], language: str = DEFAULT) -> bytes:
         if said is not None and language != DEFAULT:
             for line, text in zip(change["breakdown"], said, strict=True):
                 line["text"] = render(from_data(text), language)
+    whys = record["record"].pop("said", None)  # the robots' reasons for their bids
+    if whys and language != DEFAULT:
+        actions = record["record"]["actions"]
+        for index, why in whys.items():
+            actions[int(index)]["why"] = render(from_data(why), language)
     record["hands"] = review(record["record"])
     return json.dumps(record).encode()
 

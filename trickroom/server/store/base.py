@@ -538,7 +538,7 @@ class Store(ABC):
             "started": row["started"],
             "finished": row["finished"],
             "result": json.loads(row["result"]),
-            "record": unpack(row["record"]),
+            "record": _record(unpack(row["record"]), texts),
             "ratings": [c if texts else {k: v for k, v in c.items() if k != "said"}
                         for c in (json.loads(row["ratings"]) if row["ratings"] else [])],
             # Dealt from a sandbox's fixed seed or list (its table's later games reuse the
@@ -752,3 +752,10 @@ class Store(ABC):
                 "casual_games": account["casual_games"], "ratings": ratings,
                 "recent_games": await self.recent_games(account["name"])}
 
+
+def _record(record: dict[str, Any], texts: bool) -> dict[str, Any]:
+    """A stored game record; without ``texts``, less its texts' templates and values
+    (``said``: a review's, for another language)."""
+    if not texts:
+        record.pop("said", None)
+    return record

@@ -24,6 +24,7 @@ from trickroom.game.cards import hands_from_texts
 from trickroom.game.engine import ENGINES
 from trickroom.game.events import Event
 from trickroom.i18n import Msg
+from trickroom.i18n.message import to_data
 from trickroom.ratings import Standing
 from trickroom.server.languages import localized
 from trickroom.server.protocol import (
@@ -377,9 +378,14 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
     # A sandbox's deals are known beforehand: its games count toward nothing.
     casual = () if table.room.rated or abandoned or sandbox else _casual_credit(table)
     record = game.record()
+    said = {}
     for idx, why in state.whys.items():
         if idx < len(record["actions"]):
             record["actions"][idx]["why"] = why
+            if isinstance(why, Msg):
+                said[str(idx)] = to_data(why)
+    if said:  # the reasons' templates and values: a review reads them in its language
+        record["said"] = said
     # The seats' address groups served the game in play (its eligibility, a restart): a
     # game kept for good keeps no player's address.
     table.write(SeatsChanged(game_id, tuple({**s.stored(), "group": None}

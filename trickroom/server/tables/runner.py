@@ -29,6 +29,7 @@ from trickroom.game.actions import Action
 from trickroom.game.robots import Robot, make_robot
 from trickroom.game.robots.heuristic import heuristic_action
 from trickroom.i18n import Msg
+from trickroom.i18n.catalogs import DEFAULT
 from trickroom.server.hub.port import Batch, Hub
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ProtocolError, TableInfo
@@ -73,6 +74,7 @@ class Client(Protocol):
     name: str
     remote: bool  # a client of another node of a cluster
     address: str  # its address group (server/proxies.py), which pays for its robots
+    language: str  # the language of its texts (server/languages.py)
 
     def send_text(self, text: str | Shared) -> None:
         """Send one message (a :class:`Shared` one goes to many clients)."""
@@ -286,7 +288,21 @@ class TableRunner:
             else:
                 client.send_text(effect.message)
         if remote is not None:
-            self._relay.append((remote, effect.message))
+            self._relayed(remote, effect.message)
+
+    def _relayed(self, to: list[ClientId], message: str | Shared) -> None:
+        """A message for other nodes' clients, collected for the command's one frame; one
+        that holds texts for people goes to each language's clients in their language."""
+        if not isinstance(message, Shared) or message.localize is None:
+            self._relay.append((to, message))
+            return
+        languages: dict[str, list[ClientId]] = {}
+        for client_id in to:
+            client = self.clients.get(client_id)
+            languages.setdefault(client.language if client else DEFAULT, []).append(client_id)
+        for language, clients in languages.items():
+            self._relay.append((clients, message if language == DEFAULT
+                                else Shared(message.localize(language))))
 
     def _send_run(self, run: list[Send]) -> None:
         """Messages for one client: in one write (one system call for hundreds)."""
@@ -295,7 +311,8 @@ class TableRunner:
         if client is None:
             return
         if client.remote:
-            self._relay.extend(([client_id], effect.message) for effect in run)
+            for effect in run:
+                self._relayed([client_id], effect.message)
         else:
             client.send_many([effect.message for effect in run])
 
