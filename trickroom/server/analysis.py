@@ -4,7 +4,8 @@ A player asks for a finished game's analysis (``analyse``) on any node. The stor
 queue (a row a game, ``queued``), which every node's workers take jobs from (a claim is a
 conditional update: one node has it), so a cluster's analyses go to whichever node has a
 worker free. A job is split into the game's hands, each analysed in a worker process
-(:func:`trickroom.game.analysis.analyse`) at a lower priority than the server,
+(:func:`trickroom.game.analysis.analyse`) in the kernel's idle class (below any priority
+of the server's),
 ``analysis_workers`` at once on a node: the search never runs on the event loop nor holds
 its GIL, so the tables do not wait for it. Progress (hands done of all) is written as it
 goes (renewing the claim) and the result kept, so any node answers
@@ -41,6 +42,15 @@ STALE_SECONDS = 120.0  # a running job's claim not renewed for this long is take
 POLL_SECONDS = 1.0  # how often an idle node looks for other nodes' queued jobs
 
 
+def start_analyst(server: int) -> None:
+    """An analysis worker's start: a robot worker's (lower priority, gone with the server),
+    and the kernel's idle class where it has one: it runs only on a core nothing else
+    wants, so a table's wake-up never waits behind an analysis."""
+    start_worker(server)
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
 def analyse_hand(record: dict[str, Any], seats: list[int], samples: int,
                  hand: int) -> Analysis:
     """One hand's part of a game's analysis (in a worker process)."""
@@ -75,7 +85,7 @@ class Analyses:
             context.set_forkserver_preload(["trickroom.server.thinkers",
                                             "trickroom.game.analysis"])
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                self.settings.analysis_workers, mp_context=context, initializer=start_worker,
+                self.settings.analysis_workers, mp_context=context, initializer=start_analyst,
                 initargs=(os.getpid(),))
         return self._pool
 
