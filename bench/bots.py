@@ -34,7 +34,6 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -44,6 +43,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from bench.figures import command_line, pct
 from bench.harness import Server, choose, raise_fd_limit, request, room_file, rss_kib
+from bench.presence import bounded
 
 T = TypeVar("T")
 PASSWORD = "bench-bot-password"
@@ -56,18 +56,6 @@ SETTINGS = [
     "password_queue_per_address = 1000000",
     "tables_per_account = 1000000",
 ]
-
-
-async def bounded(items: Iterable[T], work: Callable[[T], Awaitable[None]],
-                  at_once: int = 50) -> None:
-    """``work`` on every item, ``at_once`` at a time."""
-    sem = asyncio.Semaphore(at_once)
-
-    async def one(item: T) -> None:
-        async with sem:
-            await work(item)
-
-    await asyncio.gather(*(one(item) for item in items))
 
 
 async def socket(url: str) -> ClientConnection:

@@ -26,9 +26,10 @@ async def analysing_app(tmp_path):
 
 
 async def finished_game(client: TrickroomClient, app: App, room: str = "spades",
-                        seed: int = 1) -> str:
+                        seed: int = 1, hands: int = 1) -> str:
+    """A game of ``hands`` hands the client played (North) against heuristic robots."""
     made = await client.request({"type": "create_table", "room": room,
-                                 "rules": {"hand_limit": 1}})
+                                 "rules": {"hand_limit": hands}})
     table = made["table"]["id"]
     await client.request({"type": "sit", "table": table, "seat": 0})
     await client.request({"type": "fill_robots", "table": table, "level": "heuristic"})

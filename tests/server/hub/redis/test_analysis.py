@@ -6,23 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 from contextlib import AsyncExitStack
 
-from tests.server.conftest import http_get, play_until_over, url
+from tests.server.conftest import http_get, url
+from tests.server.test_analysis import finished_game
 from trickroom.server.client import TrickroomClient
-
-
-async def finished(app, client: TrickroomClient, seed: int) -> str:
-    made = await client.request({"type": "create_table", "room": "spades",
-                                 "rules": {"hand_limit": 2}})
-    table = made["table"]["id"]
-    await client.request({"type": "sit", "table": table, "seat": 0})
-    await client.request({"type": "fill_robots", "table": table, "level": "heuristic"})
-    await play_until_over(client, table, random.Random(seed))
-    game_id = app.lobby.tables[table].machine.state.game_id
-    await client.request({"type": "stand", "table": table})
-    return game_id
 
 
 async def test_a_job_asked_on_a_busy_node_is_taken_by_an_idle_one(cluster):
@@ -36,7 +24,7 @@ async def test_a_job_asked_on_a_busy_node_is_taken_by_an_idle_one(cluster):
                 TrickroomClient.connect(url(asked), local_addr=(f"127.0.0.{40 + i}", 0)))
             await client.request({"type": "guest"})
             clients.append(client)
-        games = [await finished(asked, c, i) for i, c in enumerate(clients)]
+        games = [await finished_game(c, asked, seed=i, hands=2) for i, c in enumerate(clients)]
         for client, game_id in zip(clients, games, strict=True):
             await client.request({"type": "analyse", "game_id": game_id})
         async with asyncio.timeout(60):
