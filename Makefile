@@ -30,7 +30,7 @@ test: $(VENV)/.installed-test
 	$(PY) -m pytest -n 2 $(ARGS)
 
 bench: $(VENV)/.installed-bench
-	@for b in engine rating_systems robots load soak abuse reviews lobby rejoin fuzz presence bots; do \
+	@for b in engine rating_systems robots load soak abuse reviews lobby rejoin fuzz presence bots analysis profile; do \
 		$(PY) -m bench.$$b || exit 1; done
 
 lint: $(VENV)/.installed-test

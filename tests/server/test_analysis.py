@@ -72,7 +72,8 @@ async def test_a_player_asks_for_a_game_s_analysis_and_reads_each_decision(analy
         for d in decisions:
             assert d["chosen"] in [o["action"] for o in d["options"]]
             assert d["loss"] >= 0 and d["loss_se"] >= 0
-            assert d["label"] is None or d["loss"] > 2 * d["loss_se"]
+            # (never within twice the error: the wire's figures are rounded to 0.01)
+            assert d["label"] is None or d["loss"] >= 2 * d["loss_se"] - 0.01
         assert analysis["seats"][0]["decisions"] == len(decisions)
         again = await client.request({"type": "analyse", "game_id": game_id})
         assert again["state"] == "done"  # kept and reused: no second run
