@@ -56,7 +56,7 @@ from websockets.asyncio.client import connect
 from bench.figures import command_line, pct
 from bench.harness import Server, raise_fd_limit, request, room_file
 from bench.players import Seated, Stats, close_all, open_table
-from bench.ratings_real import LEVELS, GradedRobot, spearman
+from bench.ratings_real import LEVELS, GradedRobot, play_through, spearman
 from trickroom.game.analysis import DEFAULT_SAMPLES, Analysis, analyse
 from trickroom.game.hearts import HeartsGame, HeartsRules
 from trickroom.game.robots import make_robot
@@ -70,13 +70,7 @@ def whole_game(kind: str, seed: int, players: list[Any]) -> dict[str, Any]:
     """A game played to its end by ``players`` (robots, seat order); its record."""
     game: Any = SpadesGame(SpadesRules(mercy=200), seed=seed) if kind == "spades" \
         else HeartsGame(HeartsRules(), seed=seed)
-    while True:
-        while game.phase in ("bid", "pass", "play", "moon"):
-            seat = game.awaiting[0]
-            game.apply(players[seat].choose(game.view(seat)), seat)
-        if game.phase == "game_over" or game.hand_no >= MAX_HANDS:
-            break
-        game.next_hand()
+    play_through(game, players, MAX_HANDS)
     record: dict[str, Any] = game.record()
     outcome = game.result()
     record["_scores"], record["_winners"] = list(outcome.seat_scores), list(outcome.winners)

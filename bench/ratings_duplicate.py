@@ -88,20 +88,14 @@ class Chooser(Protocol):
 def play_table(kind: GameKind, game_seed: int, players: Sequence[Chooser]
                ) -> tuple[tuple[int, int, int, int], ...]:
     """One whole game from ``game_seed``: each hand's points by seat."""
-    from bench.ratings_real import MAX_HANDS
+    from bench.ratings_real import play_through
 
     game: TrickGame
     if kind == "spades":
         game = SpadesGame(SpadesRules(mercy=200), seed=game_seed)
     else:
         game = HeartsGame(HeartsRules(), seed=game_seed)
-    while True:
-        while game.phase in ("bid", "pass", "play", "moon"):
-            seat = game.awaiting[0]
-            game.apply(players[seat].choose(game.view(seat)), seat)
-        if game.phase == "game_over" or game.hand_no >= MAX_HANDS:
-            break
-        game.next_hand()
+    play_through(game, players)
     hands = []
     for r in game.hand_results:
         if kind == "spades":

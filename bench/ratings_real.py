@@ -156,6 +156,17 @@ class Played:
     hands: int
 
 
+def play_through(game: Any, players: Sequence[Any], max_hands: int = MAX_HANDS) -> None:
+    """Play ``game`` to its end (or ``max_hands`` hands), each seat's robot choosing."""
+    while True:
+        while game.phase in ("bid", "pass", "play", "moon"):
+            seat = game.awaiting[0]
+            game.apply(players[seat].choose(game.view(seat)), seat)
+        if game.phase == "game_over" or game.hand_no >= max_hands:
+            break
+        game.next_hand()
+
+
 def play_one(kind: GameKind, eps: Sequence[float], seed: int, number: int) -> Played:
     """Game ``number`` of the season ``seed``: its table, deal and robots' choices."""
     rng = random.Random(f"{seed}:{kind}:{number}")
@@ -167,13 +178,7 @@ def play_one(kind: GameKind, eps: Sequence[float], seed: int, number: int) -> Pl
     else:
         game = HeartsGame(HeartsRules(), seed=rng.getrandbits(32))
     robots = [GradedRobot(eps[p], random.Random(rng.getrandbits(64))) for p in seats]
-    while True:
-        while game.phase in ("bid", "pass", "play", "moon"):
-            seat = game.awaiting[0]
-            game.apply(robots[seat].choose(game.view(seat)), seat)
-        if game.phase == "game_over" or game.hand_no >= MAX_HANDS:
-            break
-        game.next_hand()
+    play_through(game, robots)
     outcome = game.result()
     scores = tuple(outcome.seat_scores)
     return Played(seats, scores, tuple(outcome.winners), outcome.hands_played)
