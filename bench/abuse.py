@@ -14,8 +14,9 @@ and the server's own counter says how many it checked. Then the attacks of issue
 on accounts, each on a fresh server: a spray of one password over 40 accounts from two
 addresses (how many checked, how many broken), a registration flood from one address
 over 12 sockets for ``--window`` seconds (accounts made), and another address's 20
-logins during a flood of good logins from one address (how many welcomed, p99 against
-20 quiet ones), and ten tables of searching robots kept by one address, its player
+logins during a flood of good logins from one address against 20 in a quiet round in
+which the flooder is stopped, ``--rounds`` of each (how many welcomed, p99 against the
+quiet ones), and ten tables of searching robots kept by one address, its player
 seated at each and playing fast, beside the victim's (its act p99 against quiet
 windows in which the attacker is stopped, ``--rounds`` of each, and how many of the
 attacker's robots' bids were searched; ``--only robots`` runs this part alone).
@@ -24,7 +25,7 @@ Ends with::
 
     abuse flood_act_p99_ratio=<r> flood_ping_p99_ratio=<p> checked=<n>/<guesses>
         no_backoff_act_p99_ratio=<q> spray_checked=<s>/40 spray_broken=<b>
-        registered=<a> others_welcomed=<w>/20 others_p99_ratio=<o>
+        registered=<a> others_welcomed=<w>/<20 x rounds> others_p99_ratio=<o>
         robot_tables=<t> robots_act_p99_ratio=<r> robots_searched_bids=<s>/<b>
         (one line; ratios: flood over quiet)
 """
@@ -312,15 +313,19 @@ async def registration_run(workdir: Path, seconds: float) -> int:
     return made[0]
 
 
-async def others_run(workdir: Path) -> tuple[int, float]:
-    """Another address's 20 logins, quiet and then (a third address's) during a flood of
-    good logins from one address over 12 sockets: how many of those 20 were welcomed,
-    and their p99 over the quiet ones'."""
+async def others_run(workdir: Path, rounds: int = 3) -> tuple[int, int, float]:
+    """Another address's 20 logins, quiet and then during a flood of good logins from one
+    address over 12 sockets, ``rounds`` times each: the flooder runs throughout and is
+    stopped (SIGSTOP) for the quiet rounds, so that both are measured in the same
+    minutes, and each round's logins come from an address of their own (one address's
+    60 logins would meet its own budget of hashes). How many of the flood rounds' logins
+    were welcomed, of how many, and their p99 over the quiet rounds'."""
     config = workdir / "others.toml"
     config.write_text(CONFIG.format(extra=""))
     with Server(workdir / "others.sqlite3", config) as server:
-        for name, address in (("flooder", "127.0.0.2"), ("victim", "127.0.0.3")):
-            await answer(server.url, address, {"type": "register", "name": name,
+        await answer(server.url, "127.0.0.2", {"type": "register", "name": "flooder",
+                                               "password": "own-password"})
+        await answer(server.url, "127.0.0.3", {"type": "register", "name": "victim",
                                                "password": "own-password"})
         login = {"type": "login", "name": "victim", "password": "own-password"}
 
@@ -332,18 +337,25 @@ async def others_run(workdir: Path) -> tuple[int, float]:
                 times.append((time.perf_counter() - started) * 1e3)
             return welcomed, times
 
-        _, quiet = await logins("127.0.0.3")
-
         attacker = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bench.abuse", "--good-flood", server.url, "--sockets", "12",
             "--window", "600", stdout=asyncio.subprocess.DEVNULL, cwd=ROOT)
+        welcomed, quiet, flood = 0, [], []
         try:
-            await asyncio.sleep(1.0)  # the flood under way
-            welcomed, flood = await logins("127.0.0.4")  # another player's 20
+            for r in range(rounds):
+                attacker.send_signal(signal.SIGSTOP)
+                await asyncio.sleep(1.0)  # its logins in flight are answered
+                quiet += (await logins(f"127.0.0.{10 + 2 * r}"))[1]
+                attacker.send_signal(signal.SIGCONT)
+                await asyncio.sleep(1.0)  # the flood under way
+                ok, times = await logins(f"127.0.0.{11 + 2 * r}")  # another player's 20
+                welcomed += ok
+                flood += times
         finally:
+            attacker.send_signal(signal.SIGCONT)
             attacker.terminate()
             await attacker.wait()
-    return welcomed, ratio(pct(flood, 0.99), pct(quiet, 0.99))
+    return welcomed, 20 * rounds, ratio(pct(flood, 0.99), pct(quiet, 0.99))
 
 
 async def seated_robots_process(url: str, tables: int, seconds: float) -> None:
@@ -507,7 +519,7 @@ async def main(argv: list[str] | None = None) -> int:
         checked, elapsed, codes = await guess_run(args.guesses, Path(tmp))
         spray_checked, spray_broken = await spray_run(Path(tmp))
         registered = await registration_run(Path(tmp), args.window)
-        welcomed, others_ratio = await others_run(Path(tmp))
+        welcomed, asked, others_ratio = await others_run(Path(tmp), args.rounds)
         robot_tables, robots_ratio, searched, heuristic = await robots_run(
             Path(tmp), args.window, args.tables, args.rounds, console)
     for backoff, r in results.items():
@@ -523,7 +535,7 @@ async def main(argv: list[str] | None = None) -> int:
     console.print(f"spray: 1 password over 40 accounts from 2 addresses: {spray_checked} "
                   f"checked, {spray_broken} broken; registration flood: {registered} "
                   f"accounts in {args.window:.0f} s; another address during a login flood: "
-                  f"{welcomed}/20 welcomed, p99 x{others_ratio:.2f} of quiet; {robot_tables} "
+                  f"{welcomed}/{asked} welcomed, p99 x{others_ratio:.2f} of quiet; {robot_tables} "
                   f"tables of searching robots kept by one address: another table's act p99 "
                   f"x{robots_ratio:.2f} of quiet, {searched} of its robots' "
                   f"{searched + heuristic} bids searched")
@@ -533,7 +545,7 @@ async def main(argv: list[str] | None = None) -> int:
           f"no_backoff_act_p99_ratio={results[False]['act_p99_ratio']:.2f} "
           f"checked={checked}/{args.guesses} spray_checked={spray_checked}/40 "
           f"spray_broken={spray_broken} registered={registered} "
-          f"others_welcomed={welcomed}/20 others_p99_ratio={others_ratio:.2f} "
+          f"others_welcomed={welcomed}/{asked} others_p99_ratio={others_ratio:.2f} "
           f"robot_tables={robot_tables} robots_act_p99_ratio={robots_ratio:.2f} "
           f"robots_searched_bids={searched}/{searched + heuristic}")
     return 0
