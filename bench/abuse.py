@@ -19,7 +19,8 @@ which the flooder is stopped, ``--rounds`` of each (how many welcomed, p99 again
 quiet ones), and ten tables of searching robots kept by one address, its player
 seated at each and playing fast, beside the victim's (its act p99 against quiet
 windows in which the attacker is stopped, ``--rounds`` of each, and how many of the
-attacker's robots' bids were searched; ``--only robots`` runs this part alone).
+attacker's robots' bids were searched; ``--only robots`` runs this part alone,
+``--only others`` the logins during a flood).
 Targets 127.0.0.x only; bounded in time.
 Ends with::
 
@@ -489,8 +490,9 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seated-robots", metavar="URL", help=argparse.SUPPRESS)  # robots_run's
     parser.add_argument("--tables", type=int, default=10,
                         help="tables of searching robots one address opens")
-    parser.add_argument("--only", choices=("robots",),
-                        help="run only this part (robots: the tables of searching robots)")
+    parser.add_argument("--only", choices=("robots", "others"),
+                        help="run only this part (robots: the tables of searching robots; "
+                             "others: another address's logins during a login flood)")
     args = parser.parse_args(argv)
     if args.seated_robots:
         await seated_robots_process(args.seated_robots, args.tables, args.window)
@@ -509,6 +511,11 @@ async def main(argv: list[str] | None = None) -> int:
                 Path(tmp), args.window, args.tables, args.rounds, console)
         print(f"abuse robot_tables={robot_tables} robots_act_p99_ratio={robots_ratio:.2f} "
               f"robots_searched_bids={searched}/{searched + heuristic}")
+        return 0
+    if args.only == "others":
+        with tempfile.TemporaryDirectory(prefix="trickroom-abuse-") as tmp:
+            welcomed, asked, others_ratio = await others_run(Path(tmp), args.rounds)
+        print(f"abuse others_welcomed={welcomed}/{asked} others_p99_ratio={others_ratio:.2f}")
         return 0
     results = {}
     with tempfile.TemporaryDirectory(prefix="trickroom-abuse-") as tmp, \

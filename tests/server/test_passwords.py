@@ -125,3 +125,27 @@ async def test_one_address_never_holds_every_password_thread():
     assert sorted(await asyncio.gather(*jobs)) == ["f1", "f2", "f3", "o1"]
     passwords.close()
     assert passwords._running == 0 and not passwords._holding
+
+
+async def test_a_flooding_address_s_hashes_yield_the_processor_to_others():
+    """An address with many hashes in the last seconds has its next ones checked at the
+    lowest priority, so that on a small machine another address's login, and the tables,
+    go first (issue 32: another address's logins during a flood of good logins). A player
+    logging in once or twice is never slowed so."""
+    import os
+    import threading
+
+    from trickroom.server.passwords import Passwords
+
+    passwords = Passwords("cheapest", workers=2, queue=16, per_address=8)
+
+    def priority() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    flood = [await passwords._run("flood", priority) for _ in range(8)]
+    other = [await passwords._run("other", priority) for _ in range(2)]
+    passwords.close()
+    assert flood[:4] == [base] * 4  # a few logins: as any other
+    assert all(p > base for p in flood[5:])  # a flood: below everyone else
+    assert other == [base, base]  # another address, meanwhile: unaffected

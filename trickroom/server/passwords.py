@@ -11,7 +11,10 @@ are refused unhashed, so that a flood of them, good passwords or not, costs the 
 little and slows no one else. One address may have at
 most ``per_address`` of them waiting, and the pool's threads go to the addresses waiting
 in turn: a flood from one address is refused past its share, and another address's
-login finds room and waits for one hash of the flood's, not all of them.
+login finds room and waits for one hash of the flood's, not all of them. And an address
+that has had many hashes in the last seconds (``BUSY``) has its next ones run on threads
+at the lowest priority (nice 19): on a small machine its hashes then take the cores only
+when no other address's login, and no table, wants them.
 
 Hashes made before Argon2 (``scrypt$n$r$p$salt$digest``) still verify; the
 caller re-hashes the password with Argon2 after a good login
@@ -28,8 +31,13 @@ form (:data:`Verdict.STALE`), and the caller makes it again of the normal one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
+import math
+import os
+import threading
+import time
 import unicodedata
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -72,6 +80,20 @@ def _scrypt_matches(password: str, stored: str) -> bool:
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(got.hex(), digest)
+
+
+BUSY = 4.0
+"""Hashes in the last ``BUSY_SECONDS`` (decayed) past which an address's next ones run at
+the lowest priority: a player's login or two never reaches it, a flood does at once."""
+BUSY_SECONDS = 10.0
+LOW_PRIORITY = 19
+
+
+def _lower_priority() -> None:
+    """A pool thread's start: the lowest priority for this thread alone (Linux's nice is
+    per thread); where it cannot be set, the thread runs as the others."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOW_PRIORITY)
 
 
 class Verdict(IntEnum):
@@ -135,6 +157,11 @@ class Passwords:
         self._waiting: dict[str, deque[asyncio.Future[None]]] = {}  # addresses in turn
         self.checked = 0  # passwords verified since start (the abuse bench reads it)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="passwords")
+        # A busy address's hashes, on threads of the lowest priority (issue 32: another
+        # address's logins during a flood of good ones).
+        self._low = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="passwords-low",
+                                       initializer=_lower_priority)
+        self._recent: dict[str, tuple[float, float]] = {}  # address: (hashes, when), decayed
         # A login for a name nobody has is checked against this, so it takes as long as
         # a real one and does not tell which names exist.
         self._decoy = self.ph.hash("not a password")
@@ -147,6 +174,19 @@ class Passwords:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._low.shutdown(wait=False, cancel_futures=True)
+
+    def _busy(self, who: str) -> bool:
+        """Count one hash for ``who``; whether it has had more than ``BUSY`` in the last
+        ``BUSY_SECONDS`` or so (a count that decays exponentially)."""
+        now = time.monotonic()
+        count, when = self._recent.get(who, (0.0, now))
+        count = count * math.exp((when - now) / BUSY_SECONDS) + 1.0
+        self._recent[who] = (count, now)
+        if len(self._recent) > 10_000:  # forget the addresses long quiet
+            horizon = now - 5 * BUSY_SECONDS
+            self._recent = {a: v for a, v in self._recent.items() if v[1] >= horizon}
+        return count > BUSY
 
     async def _run(self, who: str, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn`` in the pool for the address ``who`` (issue 32, item 3). An address
@@ -171,9 +211,10 @@ class Passwords:
                                                         "address; try again in {seconds:.0f} s",
                                                         seconds=max(wait, 1)),
                                     retry_after=round(wait, 1))
+            pool = self._low if who and self._busy(who) else self._pool
             await self._turn(who)
             try:
-                return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+                return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
             finally:
                 self._release(who)
         finally:
