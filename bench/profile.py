@@ -144,6 +144,8 @@ def main(args: argparse.Namespace) -> int:
             console.print("the profiled server wrote no profile")
             return 1
         stats = pstats.Stats(str(out))
+        if args.save:
+            stats.dump_stats(args.save)  # for pstats' callers and callees, or snakeviz
     own: dict[str, float] = dict.fromkeys(ORDER, 0.0)
     rows = []
     for (path, line, name), (_, _, tottime, _, _) in stats.stats.items():  # type: ignore[attr-defined]
@@ -179,6 +181,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="seconds profiled (default 10)")
     parser.add_argument("--top", type=int, default=15,
                         help="functions of most own time listed (default 15; 0: none)")
+    parser.add_argument("--save", metavar="FILE",
+                        help="keep the server's profile in FILE (pstats' format)")
     return parser.parse_args(argv)
 
 

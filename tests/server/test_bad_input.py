@@ -184,6 +184,9 @@ class StuckTransport:
     def write(self, data):
         self.buffered += len(data)
 
+    def is_closing(self):
+        return False
+
 
 class StuckSocket:
     """What the server sees of a slow consumer: its unread bytes pile up."""
@@ -257,6 +260,7 @@ async def test_a_message_for_many_clients_is_framed_once_and_closing_ones_are_sk
     message = Shared(json.dumps({"type": "event", "seq": 7, "event": {"type": "played"}}))
     for ws in sockets:
         Connection(ws, app.config.settings).send_text(message)
+    await asyncio.sleep(0)  # a turn's frames are written at its end
     assert writes[0] and writes[0][0] is writes[1][0]  # the same bytes, framed once
     assert writes[2] == []  # a closing socket gets nothing more
     frame = writes[0][0]
@@ -302,3 +306,28 @@ async def test_json_nested_as_deep_as_a_real_message_is_read(app):
             {"type": "create_table", "room": "hearts", "id": 3,
              "rules": {"target": 100, "unknown": [[[[1]]]]}}))
         assert reply["code"] == "invalid_field" and reply["id"] == 3
+
+
+@pytest.mark.raw_messages  # it frames made-up messages
+async def test_a_connection_s_messages_of_one_turn_go_out_in_order_in_one_write(app):
+    """An action sends a player its answer and the table's event (or the event and the
+    next prompt): one system call for them, not one each (issue 40), and in order."""
+    from trickroom.server.sessions import Connection
+
+    ws = StuckSocket()
+    writes: list[bytes] = []
+    ws.transport.write = writes.append
+    conn = Connection(ws, app.config.settings)
+    conn.send_text('{"type": "ack", "id": 1}')
+    conn.send_many(['{"type": "event", "seq": 1}', '{"type": "event", "seq": 2}'])
+    conn.send_text('{"type": "prompt", "seq": 2}')
+    assert writes == []  # not yet: at the end of this turn of the loop
+    await asyncio.sleep(0)
+    assert len(writes) == 1
+    data, frames = writes[0], []
+    while data:
+        size = data[1]
+        frames.append(json.loads(data[2:2 + size]))
+        data = data[2 + size:]
+    assert frames == [{"type": "ack", "id": 1}, {"type": "event", "seq": 1},
+                      {"type": "event", "seq": 2}, {"type": "prompt", "seq": 2}]

@@ -96,6 +96,8 @@ class Connection:
         self.slowed = False  # told ``slowed`` since its messages last came within the rate
         self.outbox_bytes = settings.outbox_bytes
         self.closing = False
+        self._pending: list[bytes] | None = None  # frames to write at the loop turn's end
+        self._pending_bytes = 0  # their size (counted with the transport's in the outbox)
         self._here = here  # whether a table is still open (here, or relayed from elsewhere)
         self._who: Who | None = None
         # The language of its texts (server/languages.py): the handshake's Accept-Language
@@ -105,18 +107,43 @@ class Connection:
         self.language: str = choose(None, None, self.accept_language)
 
     def send_text(self, text: str | Shared) -> None:
-        """Send one message, unless the connection is closing (as ``broadcast`` skips it)."""
-        transport = self._writable()
-        if transport is not None:
-            transport.write(_frame_of(text, self.language))
+        """Send one message, unless the connection is closing (as ``broadcast`` skips it).
+
+        The frames a connection is sent in one turn of the event loop go out in one write,
+        at the end of the turn (issue 40): an action sends a player its answer and the
+        table's event, or the event and its prompt, and each write is a system call (the
+        largest single cost of an action in ``bench/profile.py``)."""
+        if self._writable() is None:
+            return
+        frame = _frame_of(text, self.language)
+        self._pending_bytes += len(frame)
+        pending = self._pending
+        if pending is None:
+            self._pending = [frame]
+            asyncio.get_running_loop().call_soon(self._flush)
+        else:
+            pending.append(frame)
 
     def send_many(self, messages: list[str | Shared]) -> None:
         """Send messages in order in one write: a rejoin's hundreds of missed events cost
         one system call, not hundreds."""
-        transport = self._writable()
-        if transport is not None:
-            language = self.language
-            transport.write(b"".join([_frame_of(m, language) for m in messages]))
+        if self._writable() is None:
+            return
+        language = self.language
+        frames = [_frame_of(m, language) for m in messages]
+        self._pending_bytes += sum(map(len, frames))
+        if self._pending is None:
+            self._pending = frames
+            asyncio.get_running_loop().call_soon(self._flush)
+        else:
+            self._pending.extend(frames)
+
+    def _flush(self) -> None:
+        """Write the frames of this turn of the loop, in order, in one write."""
+        frames, self._pending, self._pending_bytes = self._pending, None, 0
+        transport = self.ws.transport
+        if frames and not transport.is_closing():
+            transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
 
     def _writable(self) -> asyncio.WriteTransport | None:
         """The transport, unless the connection is closing or is now cut off for not
@@ -125,7 +152,7 @@ class Connection:
         if self.closing or ws.protocol.state is not State.OPEN:
             return None
         transport = ws.transport
-        if transport.get_write_buffer_size() > self.outbox_bytes:
+        if transport.get_write_buffer_size() + self._pending_bytes > self.outbox_bytes:
             log.warning("closing slow consumer %s (%s)", self.name or "?", self.peer)
             self.close(1008, "slow consumer")
             return None
