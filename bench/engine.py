@@ -13,22 +13,35 @@ cancels out.
 Also printed: whole games per second (Spades to 500 with mercy at 200, so a
 random game cannot wander below zero for ever; Hearts to 100).
 
-Run: ``python -m bench.engine [--seconds S]``. The last line is::
+With ``--against REV`` (a commit, a tag, a branch: the previous release), the engine of
+that commit's tree is measured too, in the same run: its ``trickroom`` package is taken
+out of git into a temporary directory, and the same trickroom loop runs in a child process
+on each tree in turn (``--rounds`` times each, alternating, so that the machine's moods
+fall on both), and the ratio this tree / that tree is printed: an engine that lost ground
+to new features shows below 1.
 
-    engine ratio spades=<x.xx> hearts=<y.yy>
+Run: ``python -m bench.engine [--seconds S] [--against REV]``. The last line is::
+
+    engine ratio spades=<x.xx> hearts=<y.yy> preshuffled_spades=<p> preshuffled_hearts=<q>
+        [against=<rev> vs_previous_spades=<a> vs_previous_hearts=<b>]
 """
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable
+from io import BytesIO
+from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
-from bench.figures import command_line
 from trickroom.game.hearts import HeartsGame, HeartsRules
 from trickroom.game.spades import SpadesGame, SpadesRules
 
@@ -134,9 +147,60 @@ def whole_games(seconds: float) -> tuple[float, float]:
     return out[0], out[1]
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tree_of(rev: str, into: Path) -> Path:
+    """The ``trickroom`` package of commit ``rev``, written under ``into``."""
+    archive = subprocess.run(["git", "archive", "--format=tar", rev, "trickroom"], cwd=ROOT,
+                             check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def hands_per_second(tree: Path, seconds: float) -> dict[str, float]:
+    """Spades and Hearts hands a second of this file's trickroom loop, run in a child
+    process on the ``trickroom`` package under ``tree``."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--hands-only",
+                          str(seconds)], cwd=tree, env=env, check=True, capture_output=True,
+                         text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def against(rev: str, seconds: float, rounds: int) -> dict[str, float]:
+    """This tree's hands a second over ``rev``'s, each game's median of ``rounds`` ratios
+    of runs back to back (alternating which goes first)."""
+    with tempfile.TemporaryDirectory(prefix="trickroom-engine-") as tmp:
+        old = tree_of(rev, Path(tmp))
+        ratios: dict[str, list[float]] = {"spades": [], "hearts": []}
+        for r in range(rounds):
+            order = (ROOT, old) if r % 2 == 0 else (old, ROOT)
+            runs = {tree: hands_per_second(tree, seconds) for tree in order}
+            for game in ratios:
+                ratios[game].append(runs[ROOT][game] / runs[old][game])
+    return {game: statistics.median(r) for game, r in ratios.items()}
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--hands-only"]:  # the child of hands_per_second
+        seconds = float(sys.argv[2])
+        print(json.dumps({"spades": rate(trickroom_spades, seconds),
+                          "hearts": rate(trickroom_hearts, seconds)}))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    from bench.figures import command_line
+
     parser = command_line(__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="per engine and game")
+    parser.add_argument("--against", metavar="REV",
+                        help="also measure the engine of this commit's tree (the previous "
+                             "release), in the same run")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="runs of each tree with --against (default 3)")
     args = parser.parse_args()
     console = Console()
     try:
@@ -147,7 +211,7 @@ def main() -> None:
     table = Table(title="random single hands per second (same loop, same process)")
     for col in ("game", "trickroom", "OpenSpiel", "ratio", "OpenSpiel preshuffled", "ratio"):
         table.add_column(col, justify="right")
-    ratios = {}
+    ratios, preshuffled = {}, {}
     for name, ours in (("spades", trickroom_spades), ("hearts", trickroom_hearts)):
         game = pyspiel.load_game(name)
         with console.status(f"{name}: trickroom"):
@@ -156,14 +220,24 @@ def main() -> None:
             b = rate(openspiel_hand(game, preshuffled=False), args.seconds)
         with console.status(f"{name}: OpenSpiel, preshuffled deck"):
             c = rate(openspiel_hand(game, preshuffled=True), args.seconds)
-        ratios[name] = a / b
+        ratios[name], preshuffled[name] = a / b, a / c
         table.add_row(name, f"{a:,.0f}", f"{b:,.0f}", f"{a / b:.2f}", f"{c:,.0f}", f"{a / c:.2f}")
     console.print(table)
     with console.status("whole games"):
         spades_games, hearts_games = whole_games(args.seconds)
     console.print(f"whole games per second: spades (to 500) {spades_games:,.0f}, "
                   f"hearts (to 100) {hearts_games:,.0f}")
-    print(f"engine ratio spades={ratios['spades']:.2f} hearts={ratios['hearts']:.2f}")
+    line = (f"engine ratio spades={ratios['spades']:.2f} hearts={ratios['hearts']:.2f} "
+            f"preshuffled_spades={preshuffled['spades']:.2f} "
+            f"preshuffled_hearts={preshuffled['hearts']:.2f}")
+    if args.against:
+        with console.status(f"against {args.against}"):
+            vs = against(args.against, args.seconds, args.rounds)
+        console.print(f"this tree's hands a second over {args.against}'s (median of "
+                      f"{args.rounds}): spades {vs['spades']:.2f}, hearts {vs['hearts']:.2f}")
+        line += (f" against={args.against} vs_previous_spades={vs['spades']:.2f} "
+                 f"vs_previous_hearts={vs['hearts']:.2f}")
+    print(line)
 
 
 if __name__ == "__main__":
