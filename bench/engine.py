@@ -42,8 +42,12 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from trickroom.game.hearts import HeartsGame, HeartsRules
-from trickroom.game.spades import SpadesGame, SpadesRules
+try:
+    from trickroom.game.hearts import HeartsGame, HeartsRules
+    from trickroom.game.spades import SpadesGame, SpadesRules
+except ImportError:  # a tree from before the one package (``--against`` an older commit)
+    from game.hearts import HeartsGame, HeartsRules  # type: ignore[no-redef,import-not-found]
+    from game.spades import SpadesGame, SpadesRules  # type: ignore[no-redef,import-not-found]
 
 LIVE = frozenset({"bid", "pass", "play", "moon"})
 DIRECTIONS = ("hold", "left", "across", "right")  # OpenSpiel's chance order
@@ -151,8 +155,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def tree_of(rev: str, into: Path) -> Path:
-    """The ``trickroom`` package of commit ``rev``, written under ``into``."""
-    archive = subprocess.run(["git", "archive", "--format=tar", rev, "trickroom"], cwd=ROOT,
+    """The ``trickroom`` package of commit ``rev`` (or, from before the one package, its
+    top-level ``game``), written under ``into``."""
+    top = subprocess.run(["git", "ls-tree", "--name-only", rev], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.split()
+    package = "trickroom" if "trickroom" in top else "game"
+    archive = subprocess.run(["git", "archive", "--format=tar", rev, package], cwd=ROOT,
                              check=True, capture_output=True).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
