@@ -264,9 +264,13 @@ async def test_a_ranked_games_breakdown_reads_in_greek_at_its_end_and_in_its_rev
     assert again == greek_review
 
 
-async def test_a_reviews_robot_reasons_read_in_the_language_asked(app):
+async def test_a_reviews_robot_reasons_read_in_the_language_asked(make_app):
     """The whole reasons of the robots' bids, which the review tells once the game is
-    over, read in the review's language; the English review is the one the store keeps."""
+    over, read in the review's language; the English review is the one the store keeps.
+    (The table's thinking budget is a second: the robots search their bids, which give
+    reasons, and play their cards by rule of thumb, which give none, so the hand is quick.)"""
+    app = await make_app(robot_thinking_burst_per_address=1.0,
+                         robot_thinking_per_second_per_address=0.001)
     async with TrickroomClient.connect(url(app)) as client:
         table, _ = await solo_table(client, "spades", {"target": 1, "mercy": 1000},
                                     level="search", name="reader")
