@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trickroom.i18n import Msg
-from trickroom.i18n.catalogs import DEFAULT, Language, negotiate, pick, render
+from trickroom.i18n.catalogs import DEFAULT, TEXTS, Language, negotiate, pick, render
 
 
 def choose(explicit: str | None, stored: str | None, accept_language: str | None) -> Language:
@@ -25,7 +24,7 @@ def choose(explicit: str | None, stored: str | None, accept_language: str | None
 def localized(value: Any, language: str) -> Any:
     """``value`` (a wire dict, list or text) with every :class:`Msg` in it rendered in
     ``language``; what holds none is returned as it is."""
-    if isinstance(value, Msg):
+    if isinstance(value, TEXTS):
         return render(value, language)
     if isinstance(value, dict):
         return {k: localized(v, language) for k, v in value.items()}
@@ -36,7 +35,7 @@ def localized(value: Any, language: str) -> Any:
 
 def holds_texts(value: Any) -> bool:
     """Whether a wire value holds a :class:`Msg` anywhere."""
-    if isinstance(value, Msg):
+    if isinstance(value, TEXTS):
         return True
     if isinstance(value, dict):
         return any(holds_texts(v) for v in value.values())
