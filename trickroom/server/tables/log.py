@@ -21,9 +21,12 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import orjson
+
 from trickroom.game.events import visible_to
-from trickroom.server.languages import holds_texts, localized
-from trickroom.server.protocol import ServerMessage, Skip, Snapshot, TableEvent
+from trickroom.i18n.catalogs import DEFAULT
+from trickroom.server.languages import KEPT, holds_texts, localized, restored
+from trickroom.server.protocol import ServerMessage, Skip, Snapshot, TableEvent, dumps
 
 
 class Shared:
@@ -52,6 +55,22 @@ class Shared:
         shared = cls.__new__(cls)
         shared.data, shared.frame, shared.localize, shared.frames = data, None, None, None
         return shared
+
+    @property
+    def kept(self) -> bytes:
+        """The message for another node: its texts as template and values (:data:`KEPT`),
+        for :meth:`of_kept` to render for each reader there; one without texts as sent."""
+        return self.data if self.localize is None else self.localize(KEPT)
+
+    @classmethod
+    def of_kept(cls, data: bytes) -> Shared:
+        """A message that came from another node with its texts kept: English for readers
+        of English, and in each other language once its first reader here needs it."""
+        message = orjson.loads(data)
+
+        def localize(language: str) -> bytes:
+            return dumps(restored(message, language))
+        return cls(localize(DEFAULT), localize)
 
 
 def shared(message: ServerMessage) -> Shared:
