@@ -87,6 +87,15 @@ def shared(message: ServerMessage) -> Shared:
     return Shared(message.encode(), localize)
 
 
+def with_texts(sent: ServerMessage, /, **texts: str) -> Shared:
+    """A message whose fields ``texts`` are texts for people (a :class:`Msg` each): sent
+    in English, and in another language to a connection of it."""
+    data = sent.model_dump()
+    data.update(texts)
+    return Shared(dumps(localized(data, DEFAULT)),
+                  lambda language: dumps(localized(data, language)))
+
+
 class Entry(NamedTuple):
     """One logged event: its number, who may see it (a seat, or None: everyone), its bytes,
     and for a private event the skip marker everyone else gets in its place."""
