@@ -191,8 +191,16 @@ Handlers = Mapping[type[Frame], Callable[[Any, bytes], None]]
 
 
 def encode(frame: Frame, body: bytes | str = b"") -> bytes:
+    """A frame on the wire; a field at its default is left out (a node of the release
+    before the field was added reads the frame as ever: a rolling deploy)."""
     data = body.encode() if isinstance(body, str) else body
-    return b"%s\n%s\n%s" % (frame.kind.encode(), orjson.dumps(frame), data)
+    defaults = _DEFAULTS[type(frame)]
+    if not defaults:
+        header = orjson.dumps(frame)
+    else:
+        header = orjson.dumps({f: v for f in _ORDER[type(frame)]
+                               if (v := getattr(frame, f)) != defaults.get(f, _NONE)})
+    return b"%s\n%s\n%s" % (frame.kind.encode(), header, data)
 
 
 def decode(data: bytes) -> tuple[Frame, bytes]:
@@ -206,5 +214,9 @@ def decode(data: bytes) -> tuple[Frame, bytes]:
     return cls(**fields), body
 
 
-_FIELDS = {cls: frozenset(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-           for cls in FRAMES.values()}
+_ORDER = {cls: tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+          for cls in FRAMES.values()}
+_FIELDS = {cls: frozenset(names) for cls, names in _ORDER.items()}
+_DEFAULTS = {cls: {f.name: f.default for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+                   if f.default is not dataclasses.MISSING} for cls in FRAMES.values()}
+_NONE = object()  # no default
