@@ -59,3 +59,16 @@ def test_the_ranking_points_read_with_the_greek_page_s_words_and_numbers():
     assert "Πόντοι = ½ × 2 × 4 × 1 = 4" in greek
     assert str(change.breakdown[0].text) == "rating 1500 before"  # English: as ever
     assert greek[0] == "Βαθμοί 1.500 πριν"
+
+
+@pytest.mark.parametrize("name", ["zone", "wocg"])
+def test_the_lists_of_players_ratings_inside_a_breakdown_have_greek_numbers(name):
+    """A term that lists the opponents with their ratings (or the three results Zone
+    averages) writes each number in Greek, as the term's own numbers are."""
+    texts = [t.text for result in results(name)
+             for change in SYSTEMS[name].rate(result, RATINGS) for t in change.breakdown]
+    english = " | ".join(map(str, texts))
+    greek = " | ".join(render(t, "el") for t in texts)
+    assert "C 1630.25" in english and "1630.25" not in greek
+    assert "C 1.630,25" in greek, greek
+    assert not re.search(r"\d{4}\.\d", greek), greek  # no English decimal point anywhere

@@ -302,3 +302,41 @@ async def test_a_reviews_robot_reasons_read_in_the_language_asked(make_app):
     stored = await app.store.game(game_id)
     assert [a.get("why") for a in stored["record"]["actions"]] == \
         [a.get("why") for a in english["record"]["actions"]]
+
+
+# A malformed field of each kind: the field, pydantic's kind of error, and the English
+# words (language-free code and field; the words in the reader's language).
+MALFORMED = [
+    ({"type": "watch", "table": "t" * 41}, "table", "must be at most 40 characters long"),
+    ({"type": "sit", "table": "t", "seat": "one"}, "seat", "must be a whole number"),
+    ({"type": "sit", "table": "t", "seat": 7}, "seat", "must be at most 3"),
+    ({"type": "sit", "seat": 1}, "table", "is required and missing"),
+    ({"type": "watch", "table": "t", "colour": "red"}, "colour",
+     "is not a field of this message"),
+    ({"type": "guest", "language": "fr"}, "language", "must be one of 'en', 'el' or 'en-XA'"),
+    ({"type": "guest", "name": "pаypal"}, "name", "a name is 1 to 24 letters, digits, '_' or "
+     "'-', its letters all of one alphabet (no spaces or other signs); 'pаypal' mixes "
+     "letters of Cyrillic and Latin, which makes look-alikes"),
+]
+
+
+async def test_a_malformed_field_is_refused_in_the_connections_language(app):
+    """Pydantic's own English never reaches a Greek player: each kind of malformed field
+    is said in Greek (its limits and choices in Greek lists); the code and the field are
+    the ones an English connection gets, whose words are ours and English."""
+    async with AsyncExitStack() as stack:
+        english = await stack.enter_async_context(TrickroomClient.connect(url(app)))
+        greek_one = await stack.enter_async_context(TrickroomClient.connect(
+            url(app), additional_headers={"Accept-Language": "el"}))
+        for request, field, words in MALFORMED:
+            said_en = await refused(english, {**request, "id": 1})
+            said_el = await refused(greek_one, {**request, "id": 1})
+            assert said_en["code"] == said_el["code"] == "invalid_field", said_en
+            assert said_en["field"] == said_el["field"] == field
+            assert said_en["message"] == f"field {field!r}: {words}"
+            assert said_el["message"].startswith(f"πεδίο {field!r}: "), said_el
+            assert greek(said_el["message"]), said_el
+            assert not re.search(r"\b(Input|should|required|Field|Extra|missing|Cyrillic|"
+                                 r"Latin|or|and|characters?)\b", said_el["message"]), said_el
+    assert said_el["message"].endswith("ανακατεύει γράμματα από Κυριλλικό και Λατινικό, κάτι "
+                                       "που φτιάχνει ονόματα που μοιάζουν")

@@ -87,9 +87,9 @@ A_DEAL = [texts_of(m) for m in deal(random.Random(1))]
     ({"deals": [A_DEAL, [["AS"] * 13, *A_DEAL[1:]]]}, "sandbox.deals.1", "twice"),
     ({"deals": [[["ZZ"] * 13, *A_DEAL[1:]]]}, "sandbox.deals.0", "ZZ"),
     ({"deals": [[[c] for c in ["2C"] * 4]]}, "sandbox.deals.0.0", "at least 13"),
-    ({"seed": -1}, "sandbox.seed", "greater than or equal"),
-    ({"duplicate": [1]}, "sandbox.duplicate", "boolean"),
-    ({"cards": 1}, "sandbox.cards", "Extra inputs"),
+    ({"seed": -1}, "sandbox.seed", "must be at least 0"),
+    ({"duplicate": [1]}, "sandbox.duplicate", "true or false"),
+    ({"cards": 1}, "sandbox.cards", "not a field"),
 ])
 async def test_a_bad_sandbox_is_refused_naming_its_field(app, sandbox, field, words):
     async with TrickroomClient.connect(url(app)) as client:

@@ -306,3 +306,24 @@ async def test_an_accounts_language_follows_it_to_another_browser__needs_the_ser
     await q.locator("html[lang='el']").wait_for(state="attached")
     await q.locator(".me-name", has_text="maria").wait_for()
     assert await q.locator('nav a[href="#/leaders"]').inner_text() == "Κατατάξεις"
+
+
+async def test_a_browser_without_javascript_is_told_so_in_english_and_in_greek(
+        web_app, browser):
+    """With no script there is no language switch: the page says what it needs in both
+    languages, each paragraph marked with its own language (a screen reader reads each in
+    its voice)."""
+    context = await browser.new_context(java_script_enabled=False, locale=GREEK)
+    try:
+        page = await context.new_page()
+        await page.goto(base_url(web_app))
+        said = page.locator("main p")
+        assert await said.count() == 2
+        english, greek_one = said.nth(0), said.nth(1)
+        assert await english.get_attribute("lang") == "en"
+        assert await greek_one.get_attribute("lang") == "el"
+        assert "needs JavaScript" in await english.inner_text()
+        text = await greek_one.inner_text()
+        assert greek(text) and "χρειάζεται JavaScript" in text
+    finally:
+        await context.close()

@@ -17,6 +17,6 @@ that cannot take longer words.
 Adding a language is adding its ``.po`` file and its tag to :data:`LANGUAGES`.
 """
 
-from trickroom.i18n.message import Msg, PluralMsg, Text
+from trickroom.i18n.message import Listing, Msg, PluralMsg, ScriptName, Text
 
-__all__ = ["Msg", "PluralMsg", "Text"]
+__all__ = ["Listing", "Msg", "PluralMsg", "ScriptName", "Text"]

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from babel import Locale, negotiate_locale
+from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import Translations
 
-from trickroom.i18n.message import Msg, Number, Text
+from trickroom.i18n.message import Listing, Msg, Number, ScriptName, Text
 
 Language = Literal["en", "el", "en-XA"]
 LANGUAGES: tuple[Language, ...] = ("en", "el", "en-XA")
@@ -70,6 +71,10 @@ def render(text: Text, language: str = DEFAULT) -> str:
     it), its values formatted for the language (a value that is a Msg rendered too)."""
     if isinstance(text, Number):
         return number(text, language)
+    if isinstance(text, Listing):
+        return listing(text, language)
+    if isinstance(text, ScriptName):
+        return script_name(text, language)
     if not isinstance(text, Msg):
         return text
     catalog = translations(language) if language in LANGUAGES else None
@@ -85,9 +90,47 @@ def render(text: Text, language: str = DEFAULT) -> str:
         template = catalog.gettext(text.template)
     if language == PSEUDO:
         template = pseudo(template)
-    params = {k: render(v, language) if isinstance(v, (Msg, Number)) else v
+    params = {k: render(v, language) if isinstance(v, TEXTS) else v
               for k, v in text.params.items()}
     return _Formatter(language).format(template, **params)
+
+
+TEXTS = (Msg, Number, Listing, ScriptName)
+"""The kinds of text :func:`render` writes again in each language."""
+
+
+def listing(text: Listing, language: str) -> str:
+    """A list in a language: its items rendered in it, joined by its CLDR pattern."""
+    if language == DEFAULT:
+        return str(text)
+    items = [render(i, language) if isinstance(i, TEXTS) else str(i) for i in text.items]
+    if text.style == "sum":
+        return " + ".join(items)
+    style: Literal["standard", "or", "unit"] = (
+        "or" if text.style == "or" else "unit" if text.style == "comma" else "standard")
+    try:
+        return format_list(items, style=style, locale=locale_of(language))
+    except KeyError:  # a style some locale's CLDR data lacks (Greek's "unit"): commas
+        return ", ".join(items)
+
+
+@functools.cache
+def _script_codes() -> dict[str, str]:
+    """ISO 15924 codes by the first word of Unicode's names of their letters (CLDR's
+    English names of the scripts, upper case, and the few Unicode words that differ)."""
+    codes = {name.upper(): code for code, name in Locale("en").scripts.items()
+             if " " not in name}
+    codes.update({"CJK": "Hani", "KATAKANA-HIRAGANA": "Kana", "NKO": "Nkoo"})
+    return codes
+
+
+def script_name(text: ScriptName, language: str) -> str:
+    """A script's name in a language (CLDR's), or the English word when CLDR lacks it."""
+    code = _script_codes().get(text.word)
+    if language == DEFAULT or code is None:
+        return str(text)
+    named: str = locale_of(language).scripts.get(code, str(text))
+    return named
 
 
 def number(value: Number, language: str) -> str:

@@ -91,18 +91,69 @@ class Number(str):
         return (Number, (self.value, self.places, self.signed))
 
 
+class Listing(str):
+    """Texts joined as a language joins a list: ``style`` ``"and"`` (``A, B and C``),
+    ``"or"`` (``A, B or C``), ``"comma"`` (``A, B, C``) or ``"sum"`` (``A + B + C``). The
+    English text is the list itself; each language joins its items (each rendered in it)
+    by its CLDR list patterns (Babel's ``format_list``).
+
+    >>> Listing(["A", "B", "C"]), Listing(["1", "2"], "or"), Listing(["1", "2"], "sum")
+    ('A, B and C', '1 or 2', '1 + 2')
+    """
+
+    items: tuple[Any, ...]
+    style: str
+
+    def __new__(cls, items: Sequence[Any], style: str = "and") -> Listing:
+        texts = [str(i) for i in items]
+        if style in ("and", "or") and len(texts) > 1:
+            word = " and " if style == "and" else " or "
+            text = ", ".join(texts[:-1]) + word + texts[-1]
+        else:
+            text = (" + " if style == "sum" else ", ").join(texts)
+        self = super().__new__(cls, text)
+        self.items, self.style = tuple(items), style
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Listing, (list(self.items), self.style))
+
+
+class ScriptName(str):
+    """The name of a writing system as Unicode's character names begin (``LATIN``,
+    ``CYRILLIC``, ``CJK``): the English word, named in each language by CLDR.
+
+    >>> ScriptName("CYRILLIC")
+    'Cyrillic'
+    """
+
+    word: str
+
+    def __new__(cls, word: str) -> ScriptName:
+        self = super().__new__(cls, word.title())
+        self.word = word
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ScriptName, (self.word,))
+
+
 def both(names: Sequence[str]) -> str:
-    """Names joined as a sentence has them: ``A``, ``A and B``, ``A, B and C``.
+    """Names joined as a sentence has them: ``A``, ``A and B``, ``A, B and C`` (in each
+    language by its own pattern: :class:`Listing`).
 
     >>> both(["A"]), both(["A", "B", "C"])
     ('A', 'A, B and C')
     """
     if len(names) < 2:
         return names[0] if names else ""
-    first: str = names[0]
-    for name in names[1:-1]:  # each name stays itself (a Msg is read in each language)
-        first = Msg("{names}, {name}", names=first, name=name)
-    return Msg("{names} and {last}", names=first, last=names[-1])
+    return Listing(names, "and")
+
+
+# How names were joined before :class:`Listing`: games stored then keep these templates
+# in their rating breakdowns (:func:`to_data`), and are read again in every language.
+STORED_BEFORE_LISTING = (Msg("{names}, {name}", names="", name=""),
+                         Msg("{names} and {last}", names="", last=""))
 
 
 def to_data(text: Any) -> Any:
@@ -110,6 +161,10 @@ def to_data(text: Any) -> Any:
     breakdowns are stored so, and read again in each reader's language)."""
     if isinstance(text, Number):
         return {"n": text.value, "d": text.places, "s": text.signed}
+    if isinstance(text, Listing):
+        return {"l": [to_data(i) for i in text.items], "st": text.style}
+    if isinstance(text, ScriptName):
+        return {"sc": text.word}
     if isinstance(text, Msg):
         data: dict[str, Any] = {"t": text.template,
                                 "p": {k: to_data(v) for k, v in text.params.items()}}
@@ -128,6 +183,10 @@ def from_data(data: Any) -> Any:
     if isinstance(data, dict):
         if "n" in data:
             return Number(data["n"], data["d"], data["s"])
+        if "l" in data:
+            return Listing([from_data(i) for i in data["l"]], data["st"])
+        if "sc" in data:
+            return ScriptName(data["sc"])
         params = {k: from_data(v) for k, v in data["p"].items()}
         if "pl" in data:
             return PluralMsg(data["t"], data["pl"], **params)

@@ -13,10 +13,11 @@ that wants to lay it out differently.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from trickroom.i18n.message import Msg, Number
+from trickroom.i18n.message import Listing, Msg, Number
 from trickroom.ratings.result import GameResult, PlayerOutcome
 
 
@@ -126,3 +127,14 @@ def signed(x: float, places: int = 2) -> Number:
     ('+24.39', '−8', '0')
     """
     return Number(x, places, signed=True)
+
+
+def rated_list(ratings: Mapping[str, Rating], players: Iterable[str]) -> Listing:
+    """Players each with their rating, as a list (``B 1500, D 1489.5``; each number in
+    the reader's format).
+
+    >>> rated_list({"B": Rating(1500), "D": Rating(1489.5)}, "BD")
+    'B 1500, D 1489.5'
+    """
+    return Listing([Msg("{player} {rating}", player=p, rating=num(ratings[p].value))
+                    for p in players], "comma")

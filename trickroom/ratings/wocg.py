@@ -34,9 +34,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from trickroom.i18n import Msg
-from trickroom.i18n.message import both
+from trickroom.i18n.message import Listing, both
 from trickroom.ratings import elo
-from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, unrated
+from trickroom.ratings.change import (
+    Rating,
+    RatingChange,
+    Term,
+    num,
+    rated_list,
+    signed,
+    unrated,
+)
 from trickroom.ratings.result import SIDES, GameKind, GameResult, PlayerOutcome
 from trickroom.ratings.stats import skill_ratio
 from trickroom.ratings.system import (
@@ -131,10 +139,10 @@ class Wocg(ShownAsRated):
             Term(Msg("rating {before} before", before=num(before)), before),
             *terms,
             Term(Msg("team average {average} ({ratings})", average=num(own_avg),
-                     ratings=", ".join(f"{p} {num(ratings[p].value)}" for p in own_side)),
+                     ratings=rated_list(ratings, own_side)),
                  own_avg),
             Term(Msg("opponents' average {average} ({ratings})", average=num(opp_avg),
-                     ratings=", ".join(f"{p} {num(ratings[p].value)}" for p in opponents)),
+                     ratings=rated_list(ratings, opponents)),
                  opp_avg),
             Term(Msg("expected {expected} against {opponents} (2 × {single})",
                      expected=num(expected), opponents=both(opponents),
@@ -170,7 +178,7 @@ class Wocg(ShownAsRated):
         after = elo.update(before, actual, expected, self.k)
         lines += [
             Term(Msg("expected {expected} against {opponents}", expected=num(expected),
-                     opponents=", ".join(scores)), expected),
+                     opponents=Listing(list(scores), "comma")), expected),
             Term(Msg("actual {actual}", actual=num(actual)), actual),
             Term(Msg("K {k}", k=num(self.k)), self.k),
             Term(Msg("{k} × ({actual} − {expected}) = {change}", k=num(self.k),

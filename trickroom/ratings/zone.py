@@ -28,8 +28,16 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from trickroom.i18n import Msg
-from trickroom.ratings.change import Rating, RatingChange, Term, num, signed, unrated
+from trickroom.i18n import Listing, Msg
+from trickroom.ratings.change import (
+    Rating,
+    RatingChange,
+    Term,
+    num,
+    rated_list,
+    signed,
+    unrated,
+)
 from trickroom.ratings.result import GameKind, GameResult, PlayerOutcome
 from trickroom.ratings.system import (
     RatesWithTheGame,
@@ -140,7 +148,7 @@ class Zone(RatesWithTheGame, ShownAsRated):
         terms = [
             Term(Msg("rating {before} before", before=num(own)), own),
             Term(Msg("opponents' average {average} ({ratings})", average=num(opp),
-                     ratings=", ".join(f"{o} {num(ratings[o].value)}" for o in opponents)),
+                     ratings=rated_list(ratings, opponents)),
                  opp),
         ]
         delta, match_terms = self.match(own, opp, score)
@@ -167,7 +175,7 @@ class Zone(RatesWithTheGame, ShownAsRated):
             results.append(own + delta)
         mean = sum(results) / len(results)
         terms.append(Term(Msg("average of the three: ({results}) / 3 = {mean}",
-                              results=" + ".join(num(r) for r in results), mean=num(mean)),
+                              results=Listing([num(r) for r in results], "sum"), mean=num(mean)),
                           mean))
         new = self._floored(mean, terms)
         return RatingChange(player, ratings[player], Rating(new), tuple(terms),

@@ -13,8 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from trickroom.i18n import Msg
-from trickroom.i18n.catalogs import DEFAULT, Language, negotiate, pick, render
+from trickroom.i18n.catalogs import DEFAULT, TEXTS, Language, negotiate, pick, render
+from trickroom.i18n.message import from_data, to_data
+
+KEPT = "*"
+"""Not a language: :func:`localized` in it keeps each text as its template and values
+(:data:`MARK`), for another node to render for each of its readers (:func:`restored`)."""
+MARK = "\x00text"
+"""The key of the one-key object that stands for a kept text (no wire object has it: a
+key of the protocol is a word, and a player's name has no control character)."""
 
 
 def choose(explicit: str | None, stored: str | None, accept_language: str | None) -> Language:
@@ -25,8 +32,8 @@ def choose(explicit: str | None, stored: str | None, accept_language: str | None
 def localized(value: Any, language: str) -> Any:
     """``value`` (a wire dict, list or text) with every :class:`Msg` in it rendered in
     ``language``; what holds none is returned as it is."""
-    if isinstance(value, Msg):
-        return render(value, language)
+    if isinstance(value, TEXTS):
+        return {MARK: _plain(to_data(value))} if language == KEPT else render(value, language)
     if isinstance(value, dict):
         return {k: localized(v, language) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -34,9 +41,33 @@ def localized(value: Any, language: str) -> Any:
     return value
 
 
+def restored(value: Any, language: str) -> Any:
+    """A wire value (as JSON read it) with each text :func:`localized` kept rendered in
+    ``language``."""
+    if isinstance(value, dict):
+        if len(value) == 1 and MARK in value:
+            return render(from_data(value[MARK]), language)
+        return {k: restored(v, language) for k, v in value.items()}
+    if isinstance(value, list):
+        return [restored(v, language) for v in value]
+    return value
+
+
+def _plain(data: Any) -> Any:
+    """A kept text's values as JSON holds them: what is no JSON value (an exception, a
+    path) as its text, as the template would have written it."""
+    if isinstance(data, dict):
+        return {k: _plain(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_plain(v) for v in data]
+    if data is None or isinstance(data, (str, int, float, bool)):
+        return data
+    return str(data)
+
+
 def holds_texts(value: Any) -> bool:
     """Whether a wire value holds a :class:`Msg` anywhere."""
-    if isinstance(value, Msg):
+    if isinstance(value, TEXTS):
         return True
     if isinstance(value, dict):
         return any(holds_texts(v) for v in value.values())

@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from trickroom.i18n.message import Msg, both
+from trickroom.i18n.message import Msg, ScriptName, both
 
 MAX_NAME = 24
 SEPARATORS = frozenset("_-")
@@ -79,7 +79,7 @@ def name_problem(name: str) -> str | None:
     if len(scripts) > 1 and not any(scripts <= mix for mix in _MIXES):
         return Msg("{rule}; {name!r} mixes letters of {scripts}, which makes look-alikes",
                    rule=NAME_RULE, name=name,
-                   scripts=both(sorted(s.title() for s in scripts)))
+                   scripts=both([ScriptName(s) for s in sorted(scripts)]))
     return None
 
 

@@ -7,6 +7,7 @@ scheduled.
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import fields
 
@@ -14,6 +15,7 @@ import pytest
 
 from tests.server.tables.harness import Bench, bench
 from trickroom.game.actions import Bid, action_from_wire
+from trickroom.server.tables import effects as fx
 from trickroom.server.tables.commands import (
     Act,
     CastVote,
@@ -115,6 +117,13 @@ def test_a_failed_write_undoes_the_action_and_tells_the_player():
     error = table.inbox[first][-1]
     assert error["type"] == "error" and error["code"] == "unavailable"  # send it again
     assert error["retry_after"] > 0
+    assert error["message"].startswith("the server could not confirm it stored that")
+    sent = table.effects[-1]
+    assert isinstance(sent, fx.Send) and sent.message.localize is not None
+    greek = json.loads(sent.message.localize("el"))  # a Greek reader's (issue 37)
+    assert {k: v for k, v in greek.items() if k != "message"} == {
+        k: v for k, v in error.items() if k != "message"}
+    assert greek["message"].startswith("ο διακομιστής")
     assert all(len(table.inbox[c]) == heard[c] for c in (1, 2, 3, 4) if c != first)
     assert any(n.event == "store_failed" for n in table.notes)
     table.act(first, {"type": "bid", "value": 3})  # the store is back: the same bid goes in

@@ -8,7 +8,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from trickroom.i18n import Msg
-from trickroom.server.names import NAME_RULE
+from trickroom.server.protocol import fields
 from trickroom.server.protocol.base import (
     PROTOCOL,
     Language,
@@ -463,8 +463,11 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
     except (ValueError, UnicodeDecodeError) as exc:
         if "depth limit" in str(exc):
             raise ProtocolError("bad_json", TOO_DEEP) from None
-        raise ProtocolError("bad_json",
-                            Msg("the message is not valid JSON: {exc}", exc=exc)) from None
+        line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+        raise ProtocolError("bad_json", Msg(
+            "the message is not valid JSON (line {line}, column {column})", line=line,
+            column=column) if line is not None else Msg("the message is not valid JSON: it "
+                                                       "is not UTF-8")) from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", Msg("a message must be a JSON object with a 'type'"))
     request_id = data.get("id")
@@ -482,15 +485,8 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
     try:
         return client_adapter.validate_python(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"][1:]) or "message"
-        why = first["msg"]
-        if first["type"] == "value_error":  # a rule of ours (a name's): its words alone
-            why = str(first["ctx"]["error"]) if "ctx" in first else why
-        elif first["type"].startswith("string_too") and first["loc"][-1] in ("name", "room"):
-            why = NAME_RULE
-        raise ProtocolError("invalid_field", Msg("field {where!r}: {why}", where=where, why=why),
-                            request_id, field=where if where != "message" else None) from None
+        field, words = fields.refusal(exc.errors()[0])
+        raise ProtocolError("invalid_field", words, request_id, field=field) from None
 
 
 def _openers(text: str | bytes) -> int:

@@ -21,9 +21,12 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import orjson
+
 from trickroom.game.events import visible_to
-from trickroom.server.languages import holds_texts, localized
-from trickroom.server.protocol import ServerMessage, Skip, Snapshot, TableEvent
+from trickroom.i18n.catalogs import DEFAULT
+from trickroom.server.languages import KEPT, holds_texts, localized, restored
+from trickroom.server.protocol import ServerMessage, Skip, Snapshot, TableEvent, dumps
 
 
 class Shared:
@@ -53,6 +56,22 @@ class Shared:
         shared.data, shared.frame, shared.localize, shared.frames = data, None, None, None
         return shared
 
+    @property
+    def kept(self) -> bytes:
+        """The message for another node: its texts as template and values (:data:`KEPT`),
+        for :meth:`of_kept` to render for each reader there; one without texts as sent."""
+        return self.data if self.localize is None else self.localize(KEPT)
+
+    @classmethod
+    def of_kept(cls, data: bytes) -> Shared:
+        """A message that came from another node with its texts kept: English for readers
+        of English, and in each other language once its first reader here needs it."""
+        message = orjson.loads(data)
+
+        def localize(language: str) -> bytes:
+            return dumps(restored(message, language))
+        return cls(localize(DEFAULT), localize)
+
 
 def shared(message: ServerMessage) -> Shared:
     """A message as sent; a snapshot whose view says why cards may not be played is also
@@ -66,6 +85,15 @@ def shared(message: ServerMessage) -> Shared:
                                               "paused": localized(paused, language)}
                                       ).encode().encode()
     return Shared(message.encode(), localize)
+
+
+def with_texts(sent: ServerMessage, /, **texts: str) -> Shared:
+    """A message whose fields ``texts`` are texts for people (a :class:`Msg` each): sent
+    in English, and in another language to a connection of it."""
+    data = sent.model_dump()
+    data.update(texts)
+    return Shared(dumps(localized(data, DEFAULT)),
+                  lambda language: dumps(localized(data, language)))
 
 
 class Entry(NamedTuple):

@@ -94,7 +94,7 @@ from trickroom.server.tables.effects import (
     Send,
     SetTimer,
 )
-from trickroom.server.tables.log import EventLog, Shared, shared
+from trickroom.server.tables.log import EventLog, Shared, shared, with_texts
 from trickroom.server.tables.policies import DropPolicy, policy_for
 from trickroom.server.tables.records import Record, SeatsChanged
 from trickroom.server.tables.seats import Seat
@@ -195,13 +195,13 @@ class TableMachine:
             client, rid = pending.requester
             # The write's outcome may be unknown (the database went away mid-commit): the
             # runner reads the table back from the store before it takes another request.
-            error = Error(id=rid, code="unavailable", retry_after=1.0,
-                          message="the table moved to another server, which did not take "
-                                  "that: rejoin the table and send it again" if moved else
-                                  "the server could not confirm it stored that; the table "
-                                  "shows what stands once the database answers: send it "
-                                  "again if it is still your turn")
-            effects.append(Send((client,), Shared(error.encode())))
+            said = (Msg("the table moved to another server, which did not take that: "
+                        "rejoin the table and send it again") if moved else
+                    Msg("the server could not confirm it stored that; the table shows what "
+                        "stands once the database answers: send it again if it is still "
+                        "your turn"))
+            error = Error(id=rid, code="unavailable", retry_after=1.0, message=said)
+            effects.append(Send((client,), with_texts(error, message=said)))
         else:  # a timer's or a robot's work: try again shortly
             retry = Retry()
             self.state.timers[retry.key] = retry

@@ -29,7 +29,6 @@ from trickroom.game.actions import Action
 from trickroom.game.robots import Robot, make_robot
 from trickroom.game.robots.heuristic import heuristic_action
 from trickroom.i18n import Msg
-from trickroom.i18n.catalogs import DEFAULT
 from trickroom.server.hub.port import Batch, Hub
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ProtocolError, TableInfo
@@ -291,18 +290,10 @@ class TableRunner:
             self._relayed(remote, effect.message)
 
     def _relayed(self, to: list[ClientId], message: str | Shared) -> None:
-        """A message for other nodes' clients, collected for the command's one frame; one
-        that holds texts for people goes to each language's clients in their language."""
-        if not isinstance(message, Shared) or message.localize is None:
-            self._relay.append((to, message))
-            return
-        languages: dict[str, list[ClientId]] = {}
-        for client_id in to:
-            client = self.clients.get(client_id)
-            languages.setdefault(client.language if client else DEFAULT, []).append(client_id)
-        for language, clients in languages.items():
-            self._relay.append((clients, message if language == DEFAULT
-                                else Shared(message.localize(language))))
+        """A message for other nodes' clients, collected for the command's one frame (one
+        that holds texts for people goes with them kept, and each node renders them for
+        each of its readers: hub/redis/routing.py)."""
+        self._relay.append((to, message))
 
     def _send_run(self, run: list[Send]) -> None:
         """Messages for one client: in one write (one system call for hundreds)."""

@@ -10,6 +10,7 @@ one table (:data:`Handlers`), never to an if/elif on kind names.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -30,20 +31,25 @@ class Frame:
 class Relay(Frame):
     """A table's messages for clients of other nodes: ``sizes`` cut the body into the
     messages, ``to`` names each one's clients; ``done``: the forwarded act this answers,
-    as (asking node, correlation id)."""
+    as (asking node, correlation id); ``kept``: the messages (by index) whose texts for
+    people are kept as template and values, for the receiving node to render for each
+    reader (``Shared.of_kept``)."""
 
     kind = "relay"
     to: list[list[ClientId]]
     sizes: list[int]
     done: list[int] | None = None
+    kept: list[int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Deliver(Frame):
-    """One message (the body) for one client of the node the frame is sent to."""
+    """One message (the body) for one client of the node the frame is sent to;
+    ``kept``: its texts as template and values (as a :class:`Relay`'s)."""
 
     kind = "deliver"
     to: ClientId
+    kept: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,10 +174,12 @@ class PresenceChanged(Frame):
 
 @dataclass(frozen=True, slots=True)
 class ToAccount(Frame):
-    """On the lobby channel: a message (the body) for every connection of ``name``."""
+    """On the lobby channel: a message (the body) for every connection of ``name``;
+    ``kept``: its texts as template and values (as a :class:`Relay`'s)."""
 
     kind = "to_account"
     name: str
+    kept: bool = False
 
 
 FRAMES: dict[str, type[Frame]] = {cls.kind: cls for cls in (
@@ -183,11 +191,32 @@ Handlers = Mapping[type[Frame], Callable[[Any, bytes], None]]
 
 
 def encode(frame: Frame, body: bytes | str = b"") -> bytes:
+    """A frame on the wire; a field at its default is left out (a node of the release
+    before the field was added reads the frame as ever: a rolling deploy)."""
     data = body.encode() if isinstance(body, str) else body
-    return b"%s\n%s\n%s" % (frame.kind.encode(), orjson.dumps(frame), data)
+    defaults = _DEFAULTS[type(frame)]
+    if not defaults:
+        header = orjson.dumps(frame)
+    else:
+        header = orjson.dumps({f: v for f in _ORDER[type(frame)]
+                               if (v := getattr(frame, f)) != defaults.get(f, _NONE)})
+    return b"%s\n%s\n%s" % (frame.kind.encode(), header, data)
 
 
 def decode(data: bytes) -> tuple[Frame, bytes]:
     """A frame and its body; raises ``KeyError`` or ``TypeError`` for what no node sends."""
     kind, header, body = data.split(b"\n", 2)
-    return FRAMES[kind.decode()](**orjson.loads(header)), body
+    cls = FRAMES[kind.decode()]
+    fields = orjson.loads(header)
+    known = _FIELDS[cls]
+    if not fields.keys() <= known:  # a newer node's field: read what this node knows
+        fields = {k: v for k, v in fields.items() if k in known}
+    return cls(**fields), body
+
+
+_ORDER = {cls: tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+          for cls in FRAMES.values()}
+_FIELDS = {cls: frozenset(names) for cls, names in _ORDER.items()}
+_DEFAULTS = {cls: {f.name: f.default for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+                   if f.default is not dataclasses.MISSING} for cls in FRAMES.values()}
+_NONE = object()  # no default

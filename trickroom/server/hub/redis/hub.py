@@ -480,10 +480,12 @@ class RedisHub:
         self.node.host.presence_pushed(frame.name)
 
     def to_account(self, name: str, message: Shared) -> None:
-        self.node.publish(self.keys.lobby_channel, frames.ToAccount(name), message.data)
+        self.node.publish(self.keys.lobby_channel,
+                          frames.ToAccount(name, message.localize is not None), message.kept)
 
     def _on_to_account(self, frame: frames.ToAccount, body: bytes) -> None:
-        self.node.host.to_account(frame.name, Shared.of_bytes(body))
+        self.node.host.to_account(frame.name, Shared.of_kept(body) if frame.kept
+                                  else Shared.of_bytes(body))
 
     # -- challenges ---------------------------------------------------------------------------
 

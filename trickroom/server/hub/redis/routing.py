@@ -73,7 +73,7 @@ class RemoteClient:
     def __init__(self, node: Node, client_id: ClientId, name: str, guest: bool,
                  address: str, at: int, language: str = "en") -> None:
         self.node = node
-        self.language = language  # its refusals' (the table's events go as they are)
+        self.language = language  # its answers' (its node renders the table's texts)
         self.id = client_id
         self.name = name
         self.guest = guest
@@ -86,7 +86,10 @@ class RemoteClient:
         return Who(self.id, self.name, self.guest, self.address)
 
     def send_text(self, text: str | Shared) -> None:
-        self.node.send(self.at, Deliver(self.id), text.data if isinstance(text, Shared) else text)
+        if isinstance(text, Shared):
+            self.node.send(self.at, Deliver(self.id, text.localize is not None), text.kept)
+        else:
+            self.node.send(self.at, Deliver(self.id), text)
 
     def send_many(self, messages: list[str | Shared]) -> None:
         for message in messages:
@@ -250,14 +253,16 @@ class Routing:
         """What one command of a table sends to clients of other nodes: once, as one frame
         on the table's channel (each message with the clients it is for, bodies end to end;
         every node subscribed hands each message to those of its own sockets)."""
-        bodies = [m.data if isinstance(m, Shared) else m.encode() for _, m in batch]
+        bodies = [m.kept if isinstance(m, Shared) else m.encode() for _, m in batch]
+        kept = [i for i, (_, m) in enumerate(batch)
+                if isinstance(m, Shared) and m.localize is not None] or None
         done = None
         answering = _ANSWERING.get()
         if answering is not None and not answering[2]:
             done = [int(answering[0]), int(answering[1])]
             answering[2] = True
         self.node.publish(self.node.keys.table_channel(table_id),
-                          Relay([to for to, _ in batch], [len(b) for b in bodies], done),
+                          Relay([to for to, _ in batch], [len(b) for b in bodies], done, kept),
                           b"".join(bodies))
 
     def watching(self, table_id: str) -> bool:
@@ -290,8 +295,10 @@ class Routing:
     def on_relay(self, frame: Relay, body: bytes) -> None:
         clients = self.node.host.clients
         start = 0
-        for to, size in zip(frame.to, frame.sizes, strict=True):
-            shared = Shared.of_bytes(body[start:start + size])
+        kept = frozenset(frame.kept or ())
+        for index, (to, size) in enumerate(zip(frame.to, frame.sizes, strict=True)):
+            data = body[start:start + size]
+            shared = Shared.of_kept(data) if index in kept else Shared.of_bytes(data)
             start += size
             for client_id in to:
                 client = clients.get(client_id)
@@ -303,7 +310,7 @@ class Routing:
     def on_deliver(self, frame: Deliver, body: bytes) -> None:
         client = self.node.host.clients.get(frame.to)
         if client is not None and not client.remote:
-            client.send_text(Shared.of_bytes(body))
+            client.send_text(Shared.of_kept(body) if frame.kept else Shared.of_bytes(body))
 
     def on_done(self, frame: Done, body: bytes) -> None:
         self._answered(frame.corr, True)
