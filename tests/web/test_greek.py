@@ -327,3 +327,18 @@ async def test_a_browser_without_javascript_is_told_so_in_english_and_in_greek(
         assert greek(text) and "χρειάζεται JavaScript" in text
     finally:
         await context.close()
+
+
+async def test_a_server_error_on_an_api_page_is_said_in_greek(web_app, open_page):
+    """When the API cannot answer (a 503 from a proxy, a 500), what the page shows comes
+    from the catalog, in the page's language, not the browser's "HTTP 500" in English."""
+    page = await greek_page(open_page, web_app, label="api-error")
+    p = page.page
+    await p.route("**/api/players/**", lambda route: route.fulfill(status=503, body="busy"))
+    said = await p.evaluate("""async () => {
+        const { getJSON } = await import('/js/net.js');
+        try { await getJSON('/api/players/nobody'); return 'no error'; }
+        catch (err) { return err.message; }
+    }""")
+    assert greek(said) and "503" in said and "HTTP" in said, said
+    page.errors[:] = [e for e in page.errors if "503" not in e]  # the one we made

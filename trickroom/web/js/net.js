@@ -203,6 +203,6 @@ export async function getJSON(path) {
   url.searchParams.set("lang", language());
   const response = await fetch(url, { headers: { Accept: "application/json" } });
   if (response.status === 404) return null;
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  if (!response.ok) throw new Error(t("net.http", { status: response.status }));
   return response.json();
 }
