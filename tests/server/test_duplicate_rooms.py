@@ -6,12 +6,16 @@ to play it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from contextlib import AsyncExitStack
 from typing import Any
 
+import pytest
+
 from tests.server.conftest import http_get, next_pushed, play_until_over, url
+from tests.server.refusals import refused
 from trickroom.game.duplicate import field_margins, to_board
 from trickroom.server.client import TrickroomClient
 
@@ -179,3 +183,62 @@ async def test_a_hearts_board_set_waits_for_four_tables(app):
             assert there["players"][k] == f"guest-p{k}"
         result = await next_pushed(ann, "event", lambda m: m["event"]["type"] == "board_result")
         assert result["event"]["tables"] == 4
+
+
+async def test_no_one_watches_a_table_of_a_set_in_play(app):
+    async with AsyncExitStack() as stack:
+        ann, bob = [await stack.enter_async_context(TrickroomClient.connect(url(app)))
+                    for _ in range(2)]
+        for name, client in (("ann", ann), ("bob", bob)):
+            await client.request({"type": "guest", "name": name})
+        first = await duplicate_table(ann, "spades-duplicate")
+        error = await refused(bob, {"type": "watch", "table": first})
+        assert error["code"] == "not_authorized" and "duplicate" in error["message"]
+        await play_until_over(ann, first, random.Random(6))
+        # After the game, its set incomplete: still not watched...
+        assert (await refused(bob, {"type": "watch", "table": first}))["code"] == \
+            "not_authorized"
+        set_a = board_of(ann, first)["board_set"]
+        # Bob has seen nothing of it: he takes its other table.
+        second = await duplicate_table(bob, "spades-duplicate")
+        await next_pushed(bob, "event", lambda m: m["event"]["type"] == "game_started")
+        assert board_of(bob, second)["board_set"] == set_a
+
+
+async def test_a_ranked_board_set_is_rated_once_by_the_duplicate_rating(tmp_path):
+    from tests.server.test_ranked import Clock, autoplay, players, ranked_config, seat
+    from trickroom.ratings import DUPLICATE_SYSTEMS
+    from trickroom.server.app import App
+
+    app = App(ranked_config(), tmp_path / "ranked.sqlite3", wall_clock=Clock())
+    await app.start("127.0.0.1", 0)
+    try:
+        names = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
+        async with AsyncExitStack() as stack:
+            clients = await players(app, stack, names)
+            room = "spades-duplicate-zone"
+            first = await seat(clients[:4], room)
+            over = await asyncio.gather(*(autoplay(c, first, i)
+                                          for i, c in enumerate(clients[:4])))
+            assert all(o["ratings"] for o in over)  # the room's zone rates each game
+            second = await seat(clients[4:], room)
+            await asyncio.gather(*(autoplay(c, second, i) for i, c in enumerate(clients[4:])))
+            results = [await next_pushed(c, "event",
+                                         lambda m: m["event"]["type"] == "board_result",
+                                         timeout=20)
+                       for c in (clients[0], clients[4])]
+        shown = {c["player"]: c for r in results for c in r["event"]["ratings"]}
+        assert set(shown) == set(names)
+        assert all(c["rated"] and c["breakdown"] for c in shown.values())
+        # Both tables show the changes the store applied, once.
+        status, _, body = await http_get(app, "/api/leaderboard?game=spades&system=duplicate")
+        board = {p["player"]: p for p in json.loads(body)["players"]}
+        assert status == 200 and set(board) == set(names)
+        assert all(p["games"] == 1 for p in board.values())
+        for name in names:
+            assert board[name]["rating"] == pytest.approx(shown[name]["after"]["value"])
+        start = DUPLICATE_SYSTEMS["duplicate"].start_rating.value
+        assert sum(c["after"]["value"] - start for c in shown.values()) == pytest.approx(
+            sum(c["delta"] for c in shown.values()))
+    finally:
+        await app.stop()

@@ -551,6 +551,13 @@ class Store(ABC):
         await self._write("DELETE FROM board_tables WHERE set_id = ? AND slot = ? AND "
                           "table_id = ? AND game_id IS NULL", (set_id, slot, table_id))
 
+    async def board_seen(self, set_id: str, slot: int, table_id: str,
+                         players: Sequence[str]) -> None:
+        """Who has seen a table's play of a set (they may not play its other tables)."""
+        await self._write("UPDATE board_tables SET players = ? WHERE set_id = ? AND slot = ? "
+                          "AND table_id = ?", (json.dumps(list(players)), set_id, slot,
+                                               table_id))
+
     async def board(self, set_id: str) -> dict[str, Any] | None:
         """A board set: its room, game, slots, rating state, each claimed table (slot,
         players by its seats, game, finished) and each table's results deal by deal
@@ -569,7 +576,9 @@ class Store(ABC):
             deals.setdefault(d["slot"], {})[d["deal"]] = json.loads(d["result"])
         return {"id": row["id"], "room": row["room"], "kind": row["kind"],
                 "seed": int(row["seed"]), "dealer": int(row["dealer"]),
-                "slots": row["slots"], "rated_by": row["rated_by"], "tables": tables,
+                "slots": row["slots"], "rated_by": row["rated_by"],
+                "ratings": json.loads(row["ratings"]) if row["ratings"] else None,
+                "tables": tables,
                 "deals": deals}
 
     async def board_of_game(self, game_id: str) -> dict[str, Any] | None:

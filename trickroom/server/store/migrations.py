@@ -140,7 +140,8 @@ CREATE INDEX IF NOT EXISTS analyses_waiting ON analyses (state, requested);
 # tables, a table claimed by the table that plays it (``table_id``, with the players it
 # was claimed for, so no one plays a set twice) and its game; each table's points on each
 # deal, by the board set's seats. Tables of one set may run on different nodes: they meet
-# here. ``rated_by``: the table that rated the complete set (a ranked room), once.
+# here. ``rated_by``: the table that rated the complete set (a ranked room), once, and
+# ``ratings`` the changes it applied (the other tables show those).
 BOARDS = "duplicate board sets"
 BOARDS_TABLE = """
 CREATE TABLE IF NOT EXISTS board_sets (
@@ -151,7 +152,8 @@ CREATE TABLE IF NOT EXISTS board_sets (
     dealer INTEGER NOT NULL,
     slots INTEGER NOT NULL,
     created REAL NOT NULL,
-    rated_by TEXT
+    rated_by TEXT,
+    ratings TEXT
 );
 CREATE INDEX IF NOT EXISTS board_sets_room ON board_sets (room, created);
 CREATE TABLE IF NOT EXISTS board_tables (

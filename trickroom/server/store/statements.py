@@ -189,8 +189,10 @@ async def _rate_board(tx: Tx, record: BoardRated, now: float) -> None:
     """A complete board set's duplicate ratings, once: the first table to write them marks
     the set (a second, on another node at the same moment, waits for that row and then
     finds it marked) and moves each rated player's standing."""
-    await tx.execute("UPDATE board_sets SET rated_by = ? WHERE id = ? AND rated_by IS NULL",
-                     (record.table_id, record.set_id))
+    shown = json.dumps([{**c.to_wire(), "said": [to_data(t.text) for t in c.breakdown]}
+                        for c in record.changes])
+    await tx.execute("UPDATE board_sets SET rated_by = ?, ratings = ? WHERE id = ? AND "
+                     "rated_by IS NULL", (record.table_id, shown, record.set_id))
     row = await tx.fetchone("SELECT rated_by FROM board_sets WHERE id = ?", (record.set_id,))
     if row is None or row["rated_by"] != record.table_id:
         return

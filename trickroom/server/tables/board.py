@@ -36,11 +36,25 @@ from typing import Any
 
 from trickroom.game import duplicate
 from trickroom.game.engine import ENGINES, Engine
+from trickroom.i18n import Msg
+from trickroom.i18n.message import from_data
 from trickroom.ratings import DUPLICATE_SYSTEMS, RatingError
 from trickroom.ratings.duplicate import DuplicateResult
-from trickroom.server.protocol import BoardDeal, BoardMargin, BoardResult, BoardTable
+from trickroom.server.protocol import (
+    BoardDeal,
+    BoardMargin,
+    BoardResult,
+    BoardTable,
+    ProtocolError,
+)
 from trickroom.server.tables.commands import BoardJoined, BoardPoll, BoardRead
-from trickroom.server.tables.effects import JoinBoard, LeaveBoard, LoadStandings, ReadBoard
+from trickroom.server.tables.effects import (
+    JoinBoard,
+    LeaveBoard,
+    LoadStandings,
+    ReadBoard,
+    SeenBoard,
+)
 from trickroom.server.tables.records import BoardDealt, BoardFinished, BoardRated, BoardStarted
 from trickroom.server.tables.state import Board, Phase
 from trickroom.server.tables.table import Table
@@ -101,6 +115,33 @@ def _joined(table: Table) -> None:
                                  table.room.game, table.system))
     else:
         play.start_game(table, {})
+
+
+def pending(table: Table) -> list[Board]:
+    """The table's board sets some other table has yet to finish: a game of one is in
+    play here, or its deals were played here (what is at the table tells of them)."""
+    state = table.state
+    boards = [*state.past_boards, *([state.board] if state.board else [])]
+    return [b for b in boards if b.started and not b.result_told]
+
+
+def may_watch(table: Table) -> None:
+    """Refuse to let anyone watch a duplicate room's table while a set it plays or played
+    is incomplete: a spectator sees the deals as they are played, and may be (or become)
+    a player at another table of the set."""
+    if table.room.duplicate and (table.state.phase is Phase.PLAYING or pending(table)):
+        raise ProtocolError("not_authorized", Msg(
+            "a duplicate room's table is watched only once every table of its board set "
+            "has played: the same deals are played at other tables"))
+
+
+def sat(table: Table, name: str) -> None:
+    """Someone sat at a table whose earlier games' sets are incomplete: they may see how
+    its deals went here, so they are kept from those sets' other tables."""
+    for board in pending(table):
+        if name not in board.players:
+            board.players = (*board.players, name)
+            table.emit(SeenBoard(board.set_id, board.slot, board.players))
 
 
 def new_game(table: Table) -> tuple[int, Engine]:
@@ -268,19 +309,29 @@ def _board_result(table: Table, board: Board, read: Mapping[str, Any],
     players = [BoardMargin(name=here[p], deals=list(result.margins(p)),
                            total=round(sum(result.margins(p)), 2))
                for p in result.players if p in here]
-    ratings: list[dict[str, Any]] = []
+    changes: list[dict[str, Any]] = []  # each with its breakdown's texts as Msgs
     if table.room.rated and result.deals:
-        system = DUPLICATE_SYSTEMS[SYSTEM]
-        start = system.start_rating
-        current = {p: (standings[p].rating if p in standings else start)
-                   for p in result.players}
-        rated = set(board.players) | set(read_people(read))
-        changes = [c for c in system.rate(result, current) if c.player in rated]
-        table.write(BoardRated(board.set_id, table.id, kind, SYSTEM, tuple(changes)))
-        ratings = [c.to_wire() for c in changes if c.player in here]
-    table.publish(BoardResult(board_set=board.set_id, tables=len(result.tables),
-                              deals=result.deals, players=players, ratings=ratings),
-                  texts=True)
+        if read.get("ratings") is not None:  # another table rated the set: shown as it did
+            changes = [{**c, "breakdown": [{**line, "text": from_data(said)} for line, said
+                                           in zip(c["breakdown"], c["said"], strict=True)]}
+                       for c in read["ratings"]]
+        else:
+            system = DUPLICATE_SYSTEMS[SYSTEM]
+            start = system.start_rating
+            current = {p: (standings[p].rating if p in standings else start)
+                       for p in result.players}
+            rated = set(read_people(read))
+            made = [c for c in system.rate(result, current) if c.player in rated]
+            table.write(BoardRated(board.set_id, table.id, kind, SYSTEM, tuple(made)))
+            changes = [c.to_wire() for c in made]
+    mine = [c for c in changes if c["player"] in here.values()]
+    wire = BoardResult(board_set=board.set_id, tables=len(result.tables), deals=result.deals,
+                       players=players, ratings=mine).model_dump()
+    for shown, change in zip(wire["ratings"], mine, strict=True):  # each reader's language
+        shown.pop("said", None)
+        for line, term in zip(shown["breakdown"], change["breakdown"], strict=True):
+            line["text"] = term["text"]
+    table.publish(wire, texts=True)
 
 
 def read_people(read: Mapping[str, Any]) -> list[str]:

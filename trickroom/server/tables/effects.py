@@ -100,6 +100,16 @@ class LeaveBoard(Effect):
 
 
 @dataclass(frozen=True, slots=True)
+class SeenBoard(Effect):
+    """The people who have seen this table's play of a board set (its players, and who sat
+    later): none of them may sit at another table of the set."""
+
+    set_id: str
+    slot: int
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ReadBoard(Effect):
     """Read the board set (every table's results so far) and, for a complete set of a
     ranked room, its players' standings in ``system``; answer ``BoardRead``."""

@@ -60,6 +60,7 @@ from trickroom.server.tables.effects import (
     Note,
     Persist,
     ReadBoard,
+    SeenBoard,
     Send,
     SetTimer,
     ToAccounts,
@@ -444,6 +445,13 @@ class TableRunner:
             log.exception("table %s: could not give back board set %s's table %d", self.id,
                           effect.set_id, effect.slot)
 
+    async def _seen_board(self, effect: SeenBoard) -> None:
+        try:
+            await self.store.board_seen(effect.set_id, effect.slot, self.id, effect.players)
+        except Exception:
+            log.exception("table %s: could not note who saw board set %s", self.id,
+                          effect.set_id)
+
     def _read_board(self, effect: ReadBoard) -> None:
         """Read the set apart from the command that asked (whose events may not all be
         sent yet: what the read leads to is told after them), then post what was read."""
@@ -490,6 +498,7 @@ CARRY_OUT: dict[type[Effect], Carry] = {
     JoinBoard: TableRunner._join_board,
     LeaveBoard: TableRunner._leave_board,
     ReadBoard: TableRunner._read_board,
+    SeenBoard: TableRunner._seen_board,
     Changed: TableRunner._changed,
     Closed: TableRunner._close,
     Note: TableRunner._note,
