@@ -18,7 +18,7 @@ async def test_the_field_shows_how_the_same_cards_went_at_the_other_table(web_ap
     page = await open_page(web_app)
     p = page.page
     await guest_signs_in(p, "ada")
-    await create_table(p, "spades-duplicate", SHORT)
+    ada_table = await create_table(p, "spades-duplicate", SHORT)
     await p.locator('[data-action="fill-robots"]').click()
     bar = p.locator(".table-bar")
     await bar.get_by_text("duplicate: the same deals at 2 tables").wait_for()
@@ -46,4 +46,13 @@ async def test_the_field_shows_how_the_same_cards_went_at_the_other_table(web_ap
     assert await deal.locator("tbody tr").count() == 2  # North–South and East–West
     await page.shot("duplicate-field")
     await page.shot("duplicate-field-phone", phone=True)
+
+    # The set is complete: the review shows each deal at both tables side by side.
+    ada_game = web_app.lobby.tables[ada_table].machine.state.game_id
+    await p.goto(f"{p.url.split('#')[0]}#/review/{ada_game}")
+    side = p.locator(".review-field")
+    await side.wait_for(timeout=15_000)
+    text = await side.inner_text()
+    assert "Table 1" in text and "Table 2" in text and "guest-bob" in text, text
+    await page.shot("duplicate-review")
     page.check()

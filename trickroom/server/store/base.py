@@ -79,6 +79,9 @@ DROP_MOVES_SQL = ("DELETE FROM actions WHERE game_id = ? AND EXISTS (SELECT 1 FR
                   "WHERE id = ? AND finished IS NOT NULL)")
 
 
+STALE_CLAIM_SECONDS = 600.0  # a board set's table claimed this long ago, its game unstarted
+
+
 class Store(ABC):
     """Accounts, games and ratings, whatever engine holds them."""
 
@@ -514,6 +517,9 @@ class Store(ABC):
         key, so two tables (on two nodes) claiming at once get two tables. Returns the
         set's id, the table's slot, the seed and the first dealer."""
         folded = {p.lower() for p in players}
+        # A claim whose game never started (its table closed first) frees its table.
+        await self._write("DELETE FROM board_tables WHERE game_id IS NULL AND claimed < ?",
+                          (now - STALE_CLAIM_SECONDS,))
         rows = await self._fetchall(
             "SELECT s.id, s.seed, s.dealer, s.slots FROM board_sets s WHERE s.room = ? AND "
             "(SELECT COUNT(*) FROM board_tables t WHERE t.set_id = s.id) < s.slots "
@@ -593,7 +599,13 @@ class Store(ABC):
             "t.finished IS NOT NULL) AS done FROM board_sets s WHERE s.id = ?",
             (row["set_id"],))
         complete = found is not None and found["done"] >= found["slots"]
-        return {"set": row["set_id"], "slot": row["slot"], "complete": complete}
+        # Once complete, the set's games (the same deals at each table: the review shows
+        # them side by side); before, none is named.
+        games = [{"slot": t["slot"], "game_id": t["game_id"]} for t in await self._fetchall(
+            "SELECT slot, game_id FROM board_tables WHERE set_id = ? ORDER BY slot",
+            (row["set_id"],))] if complete else []
+        return {"set": row["set_id"], "slot": row["slot"], "complete": complete,
+                "games": games}
 
     async def games_in_play(self, name: str) -> list[dict[str, Any]]:
         """The games in play where the registered player ``name`` sits (any node's): each
