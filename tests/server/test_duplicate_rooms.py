@@ -206,7 +206,14 @@ async def test_no_one_watches_a_table_of_a_set_in_play(app):
 
 
 async def test_a_ranked_board_set_is_rated_once_by_the_duplicate_rating(tmp_path):
-    from tests.server.test_ranked import Clock, autoplay, players, ranked_config, seat
+    from tests.server.test_ranked import (
+        Clock,
+        autoplay,
+        game_id_of,
+        players,
+        ranked_config,
+        seat,
+    )
     from trickroom.ratings import DUPLICATE_SYSTEMS
     from trickroom.server.app import App
 
@@ -221,6 +228,10 @@ async def test_a_ranked_board_set_is_rated_once_by_the_duplicate_rating(tmp_path
             over = await asyncio.gather(*(autoplay(c, first, i)
                                           for i, c in enumerate(clients[:4])))
             assert all(o["ratings"] for o in over)  # the room's zone rates each game
+            game_a = game_id_of(clients[0])
+            _, _, profile = await http_get(app, "/api/players/ann")
+            recent = json.loads(profile)["recent_games"]
+            assert game_a not in json.dumps(recent)  # its score is its deals' points: not yet
             second = await seat(clients[4:], room)
             await asyncio.gather(*(autoplay(c, second, i) for i, c in enumerate(clients[4:])))
             results = [await next_pushed(c, "event",
@@ -234,6 +245,8 @@ async def test_a_ranked_board_set_is_rated_once_by_the_duplicate_rating(tmp_path
         status, _, body = await http_get(app, "/api/leaderboard?game=spades&system=duplicate")
         board = {p["player"]: p for p in json.loads(body)["players"]}
         assert status == 200 and set(board) == set(names)
+        _, _, profile = await http_get(app, "/api/players/ann")
+        assert game_a in profile.decode()  # the set complete: in her recent games
         assert all(p["games"] == 1 for p in board.values())
         for name in names:
             assert board[name]["rating"] == pytest.approx(shown[name]["after"]["value"])

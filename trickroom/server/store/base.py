@@ -668,6 +668,9 @@ class Store(ABC):
             "WHERE p.player = ? ORDER BY p.finished DESC, g.id LIMIT ?", (name, limit))
         out = []
         for row in rows:
+            board = await self.board_of_game(row["id"])  # one indexed read for another game
+            if board is not None and not board["complete"]:
+                continue  # its score is its deals' points, which another table has yet to play
             result = json.loads(row["result"])
             ratings = json.loads(row["ratings"]) if row["ratings"] is not None else None
             mine = next((c for c in ratings or () if c.get("rated")
