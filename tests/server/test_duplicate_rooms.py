@@ -255,3 +255,31 @@ async def test_a_ranked_board_set_is_rated_once_by_the_duplicate_rating(tmp_path
             sum(c["delta"] for c in shown.values()))
     finally:
         await app.stop()
+
+
+async def test_a_restarted_server_resumes_a_board_sets_game_on_its_deals(tmp_path):
+    from tests.server.conftest import FAST
+    from trickroom.server.app import App
+    from trickroom.server.config import load_config
+
+    db = tmp_path / "trickroom.sqlite3"
+    app = App(load_config(**FAST), db)
+    await app.start("127.0.0.1", 0)
+    async with TrickroomClient.connect(url(app)) as ann:
+        await ann.request({"type": "guest", "name": "ann"})
+        first = await duplicate_table(ann, "spades-duplicate")
+        await play_until_over(ann, first, random.Random(7), stop_after=20)
+        machine = app.lobby.tables[first].machine
+        board, game = machine.state.board, machine.state.game
+        assert board is not None and game is not None
+        held = (board.set_id, board.slot, len(game.hand_results), game.record()["deals"])
+    await app.stop()
+    again = App(load_config(**FAST), db)
+    await again.start("127.0.0.1", 0)
+    try:
+        resumed = again.lobby.tables[first].machine.state
+        assert resumed.board is not None and resumed.game is not None
+        assert (resumed.board.set_id, resumed.board.slot, resumed.board.played,
+                resumed.game.record()["deals"]) == held
+    finally:
+        await again.stop()
