@@ -125,11 +125,15 @@ def pending(table: Table) -> list[Board]:
     return [b for b in boards if b.started and not b.result_told]
 
 
-def may_watch(table: Table) -> None:
+def may_watch(table: Table, name: str) -> None:
     """Refuse to let anyone watch a duplicate room's table while a set it plays or played
     is incomplete: a spectator sees the deals as they are played, and may be (or become)
-    a player at another table of the set."""
-    if table.room.duplicate and (table.state.phase is Phase.PLAYING or pending(table)):
+    a player at another table of the set. Its own players may (a second window's)."""
+    state = table.state
+    if not table.room.duplicate or (state.phase is not Phase.PLAYING and not pending(table)):
+        return
+    own = {s.name for s in state.seats} | {p for b in pending(table) for p in b.players}
+    if name not in own:
         raise ProtocolError("not_authorized", Msg(
             "a duplicate room's table is watched only once every table of its board set "
             "has played: the same deals are played at other tables"))

@@ -190,7 +190,7 @@ def on_stand(table: Table, cmd: Stand) -> None:
 
 def on_watch(table: Table, cmd: Watch) -> None:
     privacy.admit(table, cmd.who, cmd.invite)
-    board.may_watch(table)
+    board.may_watch(table, cmd.who.name)
     table.state.watchers[cmd.who.client] = cmd.who.name
     table.reply(cmd.who, table.snapshot(None, cmd.rid))
     table.emit(Changed(table.info()))
