@@ -19,9 +19,12 @@ sooner than another on the same deals).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from trickroom.game.cards import deal
 
 MATCH_GAMES = {"spades": 2, "hearts": 4}  # games in a duplicate match
 
@@ -89,3 +92,52 @@ def compare(games: Sequence[PlayedGame], first_seats: dict[str, int]) -> list[Pl
             per_deal.append(round(edge / n, 2))
         margins.append(PlayerMargin(name, seats, tuple(per_deal)))
     return margins
+
+
+# -- board sets: a duplicate room's deals, played at several tables (issue 39) ------------------
+
+BOARD_DEALS = 40  # deals a board set holds (a game reaching more hands is compared on these)
+
+
+def board_deals(seed: int, count: int = BOARD_DEALS) -> tuple[int, list[list[int]]]:
+    """A board set's first dealer and its deals (four hand masks each, seat 0 first), drawn
+    from ``seed`` as a game dealt from that seed draws them."""
+    rng = random.Random(seed)
+    dealer = rng.randrange(4)
+    return dealer, [deal(rng) for _ in range(count)]
+
+
+def shifted(hands: Sequence[int], shift: int) -> list[int]:
+    """One deal as the table of ``shift`` holds it: its seat ``s`` gets the cards the
+    board set's seat ``(s + shift) % 4`` holds. In Spades a shift of one gives each side
+    the other side's cards; in Hearts shifts 0 to 3 give each seat every seat's cards."""
+    return [hands[(s + shift) % 4] for s in range(4)]
+
+
+def shifted_dealer(dealer: int, shift: int) -> int:
+    """The seat that deals at the table of ``shift``: the one holding the dealer's cards."""
+    return (dealer - shift) % 4
+
+
+def to_board(values: Sequence[Any], shift: int) -> list[Any]:
+    """A table's four seat values in the board set's seats (seat ``b`` of the board set is
+    the table's seat ``(b - shift) % 4``)."""
+    return [values[(b - shift) % 4] for b in range(4)]
+
+
+def from_board(values: Sequence[Any], shift: int) -> list[Any]:
+    """Four values by the board set's seats, in the table of ``shift``'s seats."""
+    return [values[(s + shift) % 4] for s in range(4)]
+
+
+def field_margins(tables: Sequence[Sequence[int]], table: int) -> list[float]:
+    """The margins on one deal of the players at ``table``, by board seat: their points
+    (more being better: ``hand_points``) minus the mean of the other tables' points on the
+    same cards. ``tables``: each table's ``hand_points`` in board seats.
+
+    >>> field_margins([(60, 20, 60, 20), (40, 30, 40, 30)], 1)
+    [-20.0, 10.0, -20.0, 10.0]
+    """
+    others = [t for k, t in enumerate(tables) if k != table]
+    return [round(tables[table][b] - sum(t[b] for t in others) / len(others), 2)
+            for b in range(4)]

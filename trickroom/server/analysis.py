@@ -102,7 +102,8 @@ class Analyses:
         """Ask for a game's analysis: its state now (done: at once; else queued)."""
         game = await self.store.game(game_id)
         if game is None or (game["sandbox"] and self.table_open is not None
-                            and await self.table_open(game["room"], game["table"])):
+                            and await self.table_open(game["room"], game["table"])) or (
+                game["board"] is not None and not game["board"]["complete"]):
             raise ProtocolError("not_found", Msg("no finished game {game!r} to analyse",
                                                  game=game_id))
         found = await self.store.analysis(game_id)

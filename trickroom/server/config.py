@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from trickroom.game.duplicate import MATCH_GAMES
 from trickroom.game.hearts import HeartsRules
 from trickroom.game.spades import SpadesRules
 from trickroom.i18n import Msg
@@ -188,6 +189,15 @@ class Room:
     # Who sits: "people" (and, in casual rooms, BOT accounts too), or "bots": a ranked
     # room of the bot ladder, where only BOT accounts sit and are rated apart from people.
     players: Literal["people", "bots"] = "people"
+    # A duplicate room (issue 39): each game's deals are a board set's, played at
+    # ``board_tables`` tables (server/tables/board.py) and scored against the field.
+    duplicate: bool = False
+
+    @property
+    def board_tables(self) -> int:
+        """The tables a board set of this room is played at: two in Spades (the second
+        table's seats shifted one place), four in Hearts (shifted 0 to 3 places)."""
+        return MATCH_GAMES[self.game]
 
     @property
     def ladder(self) -> bool:
@@ -265,9 +275,12 @@ def load_config(path: str | Path | None = None, *, origins: Mapping[str, str] | 
             room = Room(name=entry["name"], game=entry["game"], rated=entry.get("rated", False),
                         system=entry.get("system"), rules=dict(entry.get("rules", {})),
                         turn_seconds=entry.get("turn_seconds"),
-                        players=entry.get("players", "people"))
+                        players=entry.get("players", "people"),
+                        duplicate=entry.get("duplicate", False))
         except KeyError as exc:
             raise ConfigError(f"a room needs a {exc.args[0]!r}") from None
+        if not isinstance(room.duplicate, bool):
+            raise ConfigError(f"room {room.name!r}: duplicate must be true or false")
         if room.players not in ("people", "bots"):  # a room file's word, unchecked till here
             raise ConfigError(f"room {room.name!r}: players must be \"people\" or \"bots\"")
         if room.ladder and not room.rated:

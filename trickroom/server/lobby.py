@@ -19,7 +19,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from trickroom.game.cards import CardParseError, hands_from_texts
+from trickroom.game import duplicate
+from trickroom.game.cards import CardParseError, hands_from_texts, texts_of
 from trickroom.game.engine import ENGINES
 from trickroom.game.trickgame import rules_wire
 from trickroom.i18n import Msg
@@ -41,7 +42,7 @@ from trickroom.server.tables.commands import ClientId, Open, Resume
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.runner import TableRunner
-from trickroom.server.tables.state import Privacy, Sandbox
+from trickroom.server.tables.state import Board, Privacy, Sandbox
 from trickroom.server.thinking import Thinking
 
 log = logging.getLogger("trickroom.lobby")
@@ -108,7 +109,7 @@ class Lobby:
         return [RoomInfo(name=r.name, game=r.game, rated=r.rated, system=r.system,
                          rules=rules_wire(r.make_rules()), tables=counts.get(r.name, 0),
                          not_eligible=why.get(r.ladder) if r.rated else None,
-                         players=r.players)
+                         players=r.players, duplicate=r.duplicate)
                 for r in self.rooms.values()]
 
     async def tables_info(self, room: str,
@@ -429,20 +430,39 @@ class Lobby:
             return None
         privacy = Privacy.from_stored(created.private) if created.private is not None else None
         sandbox = privacy.sandbox if privacy is not None else None
+        deals: list[Any] | None = list(sandbox.deals) if sandbox else None
+        board = await self._board_of(created.game_id) if self.room(created.room).duplicate \
+            else None
+        if board is not None:
+            _, dealt = duplicate.board_deals(board.seed)
+            deals = [[texts_of(h) for h in duplicate.shifted(d, board.slot)] for d in dealt]
         game = ENGINES[created.kind].replay({"game": created.kind, "rules": created.rules,
                                              "seed": created.seed, "dealer": created.dealer,
-                                             "deals": list(sandbox.deals) if sandbox else None,
-                                             "actions": stored.actions})
+                                             "deals": deals, "actions": stored.actions})
+        if board is not None:
+            board.played = len(game.hand_results)
         machine = TableMachine(created.table_id, self.room(created.room), self.settings,
                                game.rules, created.seating, self.rng(),
                                creator=created.creator, spectator_chat=created.spectator_chat,
                                private=privacy)
+        machine.state.board = board
         runner = self._runner(machine)
         self._add(runner)
         await runner.call(Resume(game, created.game_id, created.seats))
         log.info("resumed table %s game %s at action %d", runner.id, created.game_id,
                  len(stored.actions))
         return runner
+
+    async def _board_of(self, game_id: str) -> Board | None:
+        """A resumed duplicate room's game's board set, as its table holds it: the deals it
+        has played are told again once every table has played them."""
+        found = await self.store.board_of_game(game_id)
+        read = await self.store.board(found["set"]) if found is not None else None
+        if found is None or read is None:
+            return None
+        players = tuple(read["tables"][found["slot"]]["players"])
+        return Board(read["id"], found["slot"], read["slots"], read["seed"], read["dealer"],
+                     players, started=True)
 
     async def stop(self) -> None:
         if self._push_timer is not None:

@@ -118,6 +118,8 @@ class Reviews:
         if record["sandbox"] and self.table_open is not None \
                 and await self.table_open(record["room"], record["table"]):
             return None  # its deals are still being played: shown once the table closes
+        if record["board"] is not None and not record["board"]["complete"]:
+            return None  # a board set's deals, which another table has yet to play
         async with self._builder:
             body = await asyncio.to_thread(encoded, record, language)
         METRICS.reviews_built.inc()

@@ -39,7 +39,7 @@ from websockets.server import ServerProtocol
 
 from trickroom.game.engine import rules_catalogue
 from trickroom.i18n.catalogs import DEFAULT, negotiate, pick
-from trickroom.ratings import SYSTEMS, Rating
+from trickroom.ratings import DUPLICATE_SYSTEMS, SYSTEMS, Rating
 from trickroom.server import names
 from trickroom.server.analysis import Analyses
 from trickroom.server.assets import IMMUTABLE, REVALIDATE, Assets
@@ -167,8 +167,8 @@ class Routes:
     def shown(self, game: str, system: str, value: float, sigma: float | None) -> float:
         """A rating as players read it, by the system as this server's rooms use it (with
         the constants they adopted: Weng-Lin's scale depends on its beta)."""
-        return round(self.config.rating_system(game, system).shown(
-            Rating(value, sigma or 0.0)), 1)
+        rater = DUPLICATE_SYSTEMS.get(system) or self.config.rating_system(game, system)
+        return round(rater.shown(Rating(value, sigma or 0.0)), 1)
 
     async def api(self, path: str, query: str, accept_language: str | None = None) -> Response:
         params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&")
@@ -238,10 +238,10 @@ class Routes:
     async def _leaderboard(self, game: str, system: str, ladder: str) -> Response:
         """A leaderboard of people, or (``ladder=bots``) the bot ladder's: BOT accounts
         are rated on their own, never among people."""
-        if game not in ("spades", "hearts") or system not in SYSTEMS \
+        if game not in ("spades", "hearts") or system not in (*SYSTEMS, *DUPLICATE_SYSTEMS) \
                 or ladder not in ("people", "bots"):
             return _json({"error": "give game=spades|hearts, system="
-                                   + "|".join(sorted(SYSTEMS))
+                                   + "|".join(sorted((*SYSTEMS, *DUPLICATE_SYSTEMS)))
                                    + " and (optionally) ladder=people|bots"},
                          HTTPStatus.BAD_REQUEST)
         board = await self.store.leaderboard(game, system,

@@ -775,6 +775,7 @@ export interface RoomInfo {
   tables: number;
   not_eligible?: string | null;
   players?: "people" | "bots";
+  duplicate?: boolean;
 }
 /**
  * A room's open tables: at most the server's ``tables_listed`` of them, those waiting
@@ -808,6 +809,8 @@ export interface TableInfo {
   spectator_chat?: boolean;
   private?: boolean;
   sandbox?: SandboxInfo | null;
+  duplicate?: boolean;
+  board?: BoardInfo | null;
 }
 /**
  * A seat as the lobby and the table show it; ``robot_level`` when a robot plays it (a
@@ -842,6 +845,22 @@ export interface SandboxInfo {
   duplicate: boolean;
   match_played: number;
   match_games: number;
+}
+/**
+ * A duplicate room's table: its game's board set, which of the set's ``tables`` this
+ * one is (``slot``, from 0: its seats hold the cards of the set's seats ``slot`` places
+ * on), and the deals this table has played (``played``) and been told the field of
+ * (``told``). Null while no game has started.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "BoardInfo".
+ */
+export interface BoardInfo {
+  board_set: string;
+  slot: number;
+  tables: number;
+  played: number;
+  told: number;
 }
 /**
  * Pushed to a room's subscribers when one of its tables changes.
@@ -1045,6 +1064,8 @@ export interface TableEvent {
     | Removed
     | TimedOut
     | DuplicateResult
+    | BoardDeal
+    | BoardResult
     | Quit
     | Resumed
     | VoteStarted
@@ -1169,6 +1190,68 @@ export interface DuplicateResult {
 export interface DuplicateMargin {
   name: string;
   seats: number[];
+  deals: number[];
+  total: number;
+}
+/**
+ * A duplicate room: every table of the board set has now played deal ``deal`` (0 for
+ * the first hand), so the table is told how the same cards went at the others
+ * (``field``), beside its own play (``here``). ``margins``: each seat's points here
+ * minus the mean of the field's on the same cards, more being better (Hearts' points
+ * turned round). Sent only once every table has played the deal.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "BoardDeal".
+ */
+export interface BoardDeal {
+  type: "board_deal";
+  board_set: string;
+  deal: number;
+  here: BoardTable;
+  field: BoardTable[];
+  margins: number[];
+}
+/**
+ * One table's play of a deal of a board set, in the seats of the table told: who held
+ * each of its seats' cards there, what they scored with them (Spades: the side's points
+ * for the hand; Hearts: the seat's points, fewer being better) and the tricks they
+ * took.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "BoardTable".
+ */
+export interface BoardTable {
+  players: string[];
+  points: number[];
+  tricks: number[];
+}
+/**
+ * A duplicate room's board set is complete (every table's game ended): each player of
+ * the table's margins against the field, over the deals every table reached, and in a
+ * ranked room their duplicate rating changes (``ratings``, as ``game_over``'s).
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "BoardResult".
+ */
+export interface BoardResult {
+  type: "board_result";
+  board_set: string;
+  tables: number;
+  deals: number;
+  players: BoardMargin[];
+  ratings?: {
+    [k: string]: unknown | undefined;
+  }[];
+}
+/**
+ * A player's result over a complete board set: their margin on each deal compared
+ * (points against the field with the same cards, more is better) and in all.
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "BoardMargin".
+ */
+export interface BoardMargin {
+  name: string;
   deals: number[];
   total: number;
 }

@@ -354,3 +354,15 @@ test("a message of a kind the table does not keep changes nothing", () => {
   const s = after([snapshot(5, spadesView())]);
   assert.equal(reduce(s, { type: "pong", id: 7 }), s);
 });
+
+test("a duplicate room's field keeps each deal once, newest first, and the set's result", () => {
+  const play = (points) => ({ players: ["a", "b", "c", "d"], points, tricks: [3, 3, 3, 4] });
+  const deal = (n, set = "s1", seq = 10 + n) => event(seq, { type: "board_deal", board_set: set, deal: n, here: play([50, 20, 50, 20]),
+    field: [play([30, 40, 30, 40])], margins: [20, -20, 20, -20] });
+  const s = after([deal(0), deal(1), deal(0, "s1", 12), deal(0, "s2", 13)]);
+  assert.deepEqual(s.field.map((e) => [e.board_set, e.deal]), [["s2", 0], ["s1", 0], ["s1", 1]]);
+  assert.equal(s.boardResult, null);
+  const done = after([event(14, { type: "board_result", board_set: "s1", tables: 2, deals: 2, players: [], ratings: [] })], { state: s });
+  assert.equal(done.boardResult.board_set, "s1");
+  assert.equal(done.field.length, 3); // the field stays with the result
+});

@@ -94,6 +94,54 @@ class DuplicateResult(ServerMessage):
     players: list[DuplicateMargin]
 
 
+class BoardTable(ServerMessage):
+    """One table's play of a deal of a board set, in the seats of the table told: who held
+    each of its seats' cards there, what they scored with them (Spades: the side's points
+    for the hand; Hearts: the seat's points, fewer being better) and the tricks they
+    took."""
+
+    players: list[str]
+    points: list[int]
+    tricks: list[int]
+
+
+class BoardDeal(ServerMessage):
+    """A duplicate room: every table of the board set has now played deal ``deal`` (0 for
+    the first hand), so the table is told how the same cards went at the others
+    (``field``), beside its own play (``here``). ``margins``: each seat's points here
+    minus the mean of the field's on the same cards, more being better (Hearts' points
+    turned round). Sent only once every table has played the deal."""
+
+    type: Literal["board_deal"] = "board_deal"
+    board_set: str
+    deal: int
+    here: BoardTable
+    field: list[BoardTable]
+    margins: list[float]
+
+
+class BoardMargin(ServerMessage):
+    """A player's result over a complete board set: their margin on each deal compared
+    (points against the field with the same cards, more is better) and in all."""
+
+    name: str
+    deals: list[float]
+    total: float
+
+
+class BoardResult(ServerMessage):
+    """A duplicate room's board set is complete (every table's game ended): each player of
+    the table's margins against the field, over the deals every table reached, and in a
+    ranked room their duplicate rating changes (``ratings``, as ``game_over``'s)."""
+
+    type: Literal["board_result"] = "board_result"
+    board_set: str
+    tables: int
+    deals: int
+    players: list[BoardMargin]
+    ratings: list[dict[str, Any]] = Field(default_factory=list)
+
+
 class Quit(ServerMessage):
     """A player left a ranked game (WoCG rooms: rated at once, banned until ``banned_until``)."""
 
@@ -290,14 +338,15 @@ GAME_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
 
 TABLE_EVENT_MODELS: tuple[type[ServerMessage], ...] = (
     TableChanged, GameStarted, GameOver, Substituted, Removed, TimedOut, DuplicateResult,
-    Quit, Resumed, VoteStarted, VoteCast, VoteResult, TableClosed,
+    BoardDeal, BoardResult, Quit, Resumed, VoteStarted, VoteCast, VoteResult, TableClosed,
 )
 
 
 AnyEvent = Annotated[
     TableChanged | GameStarted | GameOver | Substituted | Removed | TimedOut | DuplicateResult
-    | Quit | Resumed | VoteStarted | VoteCast | VoteResult | TableClosed | HandStartedEvent
-    | DealtEvent | LookedEvent | BidEvent | PassChosenEvent | PassedEvent | ReceivedEvent
+    | BoardDeal | BoardResult | Quit | Resumed | VoteStarted | VoteCast | VoteResult
+    | TableClosed | HandStartedEvent | DealtEvent | LookedEvent | BidEvent | PassChosenEvent
+    | PassedEvent | ReceivedEvent
     | PlayedEvent | TrickWonEvent | HandScoredEvent | MoonPendingEvent,
     Field(discriminator="type")]
 """A table event: the table's own, or its game's."""

@@ -74,6 +74,9 @@ class RoomInfo(ServerMessage):
     not_eligible: str | None = None
     # "bots": a ranked room of the bot ladder, where BOT accounts alone sit.
     players: Literal["people", "bots"] = "people"
+    # A duplicate room: each game's deals are a board set's, played at several tables and
+    # scored against the field (``board_deal``, ``board_result``).
+    duplicate: bool = False
 
 
 class Rooms(Reply):
@@ -109,6 +112,19 @@ class SandboxInfo(ServerMessage):
     match_games: int
 
 
+class BoardInfo(ServerMessage):
+    """A duplicate room's table: its game's board set, which of the set's ``tables`` this
+    one is (``slot``, from 0: its seats hold the cards of the set's seats ``slot`` places
+    on), and the deals this table has played (``played``) and been told the field of
+    (``told``). Null while no game has started."""
+
+    board_set: str
+    slot: int
+    tables: int
+    played: int
+    told: int
+
+
 class TableInfo(ServerMessage):
     id: str
     room: str
@@ -129,6 +145,8 @@ class TableInfo(ServerMessage):
     # those at it are told of it.
     private: bool = False
     sandbox: SandboxInfo | None = None  # a sandbox table's fixed deals
+    duplicate: bool = False  # a duplicate room's table (its games are board sets)
+    board: BoardInfo | None = None  # its board set, once a game has started
 
 
 class Tables(Reply):

@@ -79,6 +79,9 @@ DROP_MOVES_SQL = ("DELETE FROM actions WHERE game_id = ? AND EXISTS (SELECT 1 FR
                   "WHERE id = ? AND finished IS NOT NULL)")
 
 
+STALE_CLAIM_SECONDS = 600.0  # a board set's table claimed this long ago, its game unstarted
+
+
 class Store(ABC):
     """Accounts, games and ratings, whatever engine holds them."""
 
@@ -503,6 +506,107 @@ class Store(ABC):
                           (state, done, now, json.dumps(result) if result is not None else None,
                            now if state in ("done", "failed") else None, game_id, node))
 
+    # -- board sets (issue 39): a duplicate room's deals, where its tables meet ----------
+
+    async def board_join(self, room: str, kind: str, slots: int, players: Sequence[str],
+                         table_id: str, new: tuple[str, int, int], now: float
+                         ) -> tuple[str, int, int, int]:
+        """Claim a table of a board set of ``room`` for ``table_id``: of the oldest set with
+        a table free that none of ``players`` (the people seated) has played or holds, or
+        else of a new one (``new``: its id, seed and first dealer). The claim is the row's
+        key, so two tables (on two nodes) claiming at once get two tables. Returns the
+        set's id, the table's slot, the seed and the first dealer."""
+        folded = {p.lower() for p in players}
+        # A claim whose game never started (its table closed first) frees its table.
+        await self._write("DELETE FROM board_tables WHERE game_id IS NULL AND claimed < ?",
+                          (now - STALE_CLAIM_SECONDS,))
+        rows = await self._fetchall(
+            "SELECT s.id, s.seed, s.dealer, s.slots FROM board_sets s WHERE s.room = ? AND "
+            "(SELECT COUNT(*) FROM board_tables t WHERE t.set_id = s.id) < s.slots "
+            "ORDER BY s.created, s.id LIMIT 50", (room,))
+        for row in rows:
+            claimed = await self._fetchall("SELECT slot, players FROM board_tables WHERE "
+                                           "set_id = ?", (row["id"],))
+            if any(p.lower() in folded for c in claimed for p in json.loads(c["players"])):
+                continue
+            taken = {c["slot"] for c in claimed}
+            for slot in range(row["slots"]):
+                if slot in taken:
+                    continue
+                if await self._board_claim(row["id"], slot, players, table_id, now):
+                    return row["id"], slot, int(row["seed"]), int(row["dealer"])
+        set_id, seed, dealer = new
+        await self._write_all([
+            ("INSERT INTO board_sets (id, room, kind, seed, dealer, slots, created) VALUES "
+             "(?, ?, ?, ?, ?, ?, ?)", (set_id, room, kind, seed, dealer, slots, now))])
+        claimed_first = await self._board_claim(set_id, 0, players, table_id, now)
+        assert claimed_first
+        return set_id, 0, seed, dealer
+
+    async def _board_claim(self, set_id: str, slot: int, players: Sequence[str],
+                           table_id: str, now: float) -> bool:
+        await self._write("INSERT INTO board_tables (set_id, slot, table_id, players, claimed) "
+                          "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                          (set_id, slot, table_id, json.dumps(list(players)), now))
+        mine = await self._fetchone("SELECT table_id, claimed FROM board_tables WHERE "
+                                    "set_id = ? AND slot = ?", (set_id, slot))
+        return mine is not None and mine["table_id"] == table_id and mine["claimed"] == now
+
+    async def board_leave(self, set_id: str, slot: int, table_id: str) -> None:
+        """Give back a claimed table whose game did not start (its seats emptied)."""
+        await self._write("DELETE FROM board_tables WHERE set_id = ? AND slot = ? AND "
+                          "table_id = ? AND game_id IS NULL", (set_id, slot, table_id))
+
+    async def board_seen(self, set_id: str, slot: int, table_id: str,
+                         players: Sequence[str]) -> None:
+        """Who has seen a table's play of a set (they may not play its other tables)."""
+        await self._write("UPDATE board_tables SET players = ? WHERE set_id = ? AND slot = ? "
+                          "AND table_id = ?", (json.dumps(list(players)), set_id, slot,
+                                               table_id))
+
+    async def board(self, set_id: str) -> dict[str, Any] | None:
+        """A board set: its room, game, slots, rating state, each claimed table (slot,
+        players by its seats, game, finished) and each table's results deal by deal
+        (``deals[slot][deal]``: the dict the table stored, by the board set's seats)."""
+        row = await self._fetchone("SELECT * FROM board_sets WHERE id = ?", (set_id,))
+        if row is None:
+            return None
+        tables = {t["slot"]: {"slot": t["slot"], "table": t["table_id"],
+                              "players": json.loads(t["players"]), "game_id": t["game_id"],
+                              "finished": t["finished"]}
+                  for t in await self._fetchall("SELECT * FROM board_tables WHERE set_id = ?",
+                                                (set_id,))}
+        deals: dict[int, dict[int, Any]] = {}
+        for d in await self._fetchall("SELECT slot, deal, result FROM board_deals WHERE "
+                                      "set_id = ?", (set_id,)):
+            deals.setdefault(d["slot"], {})[d["deal"]] = json.loads(d["result"])
+        return {"id": row["id"], "room": row["room"], "kind": row["kind"],
+                "seed": int(row["seed"]), "dealer": int(row["dealer"]),
+                "slots": row["slots"], "rated_by": row["rated_by"],
+                "ratings": json.loads(row["ratings"]) if row["ratings"] else None,
+                "tables": tables,
+                "deals": deals}
+
+    async def board_of_game(self, game_id: str) -> dict[str, Any] | None:
+        """The board set a game was played for (its id and slot, and whether every table
+        of it has finished), or None."""
+        row = await self._fetchone("SELECT set_id, slot FROM board_tables WHERE game_id = ?",
+                                   (game_id,))
+        if row is None:
+            return None
+        found = await self._fetchone(
+            "SELECT s.slots, (SELECT COUNT(*) FROM board_tables t WHERE t.set_id = s.id AND "
+            "t.finished IS NOT NULL) AS done FROM board_sets s WHERE s.id = ?",
+            (row["set_id"],))
+        complete = found is not None and found["done"] >= found["slots"]
+        # Once complete, the set's games (the same deals at each table: the review shows
+        # them side by side); before, none is named.
+        games = [{"slot": t["slot"], "game_id": t["game_id"]} for t in await self._fetchall(
+            "SELECT slot, game_id FROM board_tables WHERE set_id = ? ORDER BY slot",
+            (row["set_id"],))] if complete else []
+        return {"set": row["set_id"], "slot": row["slot"], "complete": complete,
+                "games": games}
+
     async def games_in_play(self, name: str) -> list[dict[str, Any]]:
         """The games in play where the registered player ``name`` sits (any node's): each
         its table, id, room, game and seat. The games in play are the server's live
@@ -544,6 +648,9 @@ class Store(ABC):
             # Dealt from a sandbox's fixed seed or list (its table's later games reuse the
             # deals: the review waits for the table to close).
             "sandbox": bool(row["private"] and "sandbox" in json.loads(row["private"])),
+            # A duplicate room's game: its board set, and whether every table of it has
+            # played (till then its deals are not shown: another table may yet play them).
+            "board": await self.board_of_game(game_id),
         }
 
     async def room_games(self, room: str) -> list[dict[str, Any]]:
@@ -561,6 +668,9 @@ class Store(ABC):
             "WHERE p.player = ? ORDER BY p.finished DESC, g.id LIMIT ?", (name, limit))
         out = []
         for row in rows:
+            board = await self.board_of_game(row["id"])  # one indexed read for another game
+            if board is not None and not board["complete"]:
+                continue  # its score is its deals' points, which another table has yet to play
             result = json.loads(row["result"])
             ratings = json.loads(row["ratings"]) if row["ratings"] is not None else None
             mine = next((c for c in ratings or () if c.get("rated")

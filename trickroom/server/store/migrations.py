@@ -136,6 +136,46 @@ CREATE TABLE IF NOT EXISTS analyses (
 CREATE INDEX IF NOT EXISTS analyses_waiting ON analyses (state, requested);
 """
 
+# Migration 9 (issue 39): a duplicate room's board sets: each set's seed (its deals) and
+# tables, a table claimed by the table that plays it (``table_id``, with the players it
+# was claimed for, so no one plays a set twice) and its game; each table's points on each
+# deal, by the board set's seats. Tables of one set may run on different nodes: they meet
+# here. ``rated_by``: the table that rated the complete set (a ranked room), once, and
+# ``ratings`` the changes it applied (the other tables show those).
+BOARDS = "duplicate board sets"
+BOARDS_TABLE = """
+CREATE TABLE IF NOT EXISTS board_sets (
+    id TEXT PRIMARY KEY,
+    room TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    seed BIGINT NOT NULL,
+    dealer INTEGER NOT NULL,
+    slots INTEGER NOT NULL,
+    created REAL NOT NULL,
+    rated_by TEXT,
+    ratings TEXT
+);
+CREATE INDEX IF NOT EXISTS board_sets_room ON board_sets (room, created);
+CREATE TABLE IF NOT EXISTS board_tables (
+    set_id TEXT NOT NULL,
+    slot INTEGER NOT NULL,
+    table_id TEXT NOT NULL,
+    players TEXT NOT NULL,
+    claimed REAL NOT NULL,
+    game_id TEXT,
+    finished REAL,
+    PRIMARY KEY (set_id, slot)
+);
+CREATE INDEX IF NOT EXISTS board_tables_game ON board_tables (game_id);
+CREATE TABLE IF NOT EXISTS board_deals (
+    set_id TEXT NOT NULL,
+    slot INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    result TEXT NOT NULL,
+    PRIMARY KEY (set_id, slot, deal)
+);
+"""
+
 
 class SchemaTooNew(StoreError):
     """The database is at a schema version this code does not know (a later release

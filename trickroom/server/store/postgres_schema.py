@@ -16,6 +16,8 @@ import asyncpg
 from trickroom.server.store.migrations import (
     ANALYSES,
     ANALYSES_TABLE,
+    BOARDS,
+    BOARDS_TABLE,
     BOT_COLUMN,
     BOTS,
     DEVICES,
@@ -174,6 +176,10 @@ async def _analyses(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, ANALYSES_TABLE.replace("REAL", "DOUBLE PRECISION"), _RELATIONS)
 
 
+async def _boards(conn: asyncpg.Connection) -> str | None:
+    return await _made(conn, BOARDS_TABLE.replace("REAL", "DOUBLE PRECISION"), _RELATIONS)
+
+
 async def _ignores(conn: asyncpg.Connection) -> str | None:
     return await _made(conn, IGNORES_TABLE.format(nocase="tr_nocase"), _RELATIONS)
 
@@ -203,6 +209,7 @@ CHAIN: tuple[Migration[asyncpg.Connection], ...] = (
     Migration(6, BOTS, (_option_column(*BOT_COLUMN),)),
     Migration(7, LANGUAGES, (_option_column(*LANGUAGE_COLUMN),)),
     Migration(8, ANALYSES, (Step("analyses", _analyses),)),
+    Migration(9, BOARDS, (Step("board sets", _boards),)),
 )
 
 

@@ -20,6 +20,8 @@ import aiosqlite
 from trickroom.server.store.migrations import (
     ANALYSES,
     ANALYSES_TABLE,
+    BOARDS,
+    BOARDS_TABLE,
     BOT_COLUMN,
     BOTS,
     DEVICES,
@@ -210,6 +212,13 @@ async def _analyses(db: aiosqlite.Connection) -> str | None:
     return "made analyses" if await _objects(db) - before else None
 
 
+async def _boards(db: aiosqlite.Connection) -> str | None:
+    before = await _objects(db)
+    for statement in statements(BOARDS_TABLE):
+        await db.execute(statement)
+    return "made board sets" if await _objects(db) - before else None
+
+
 async def _ignores(db: aiosqlite.Connection) -> str | None:
     before = await _objects(db)
     await db.execute(IGNORES_TABLE.format(nocase="NOCASE"))
@@ -232,6 +241,7 @@ CHAIN: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(6, BOTS, (_column(*BOT_COLUMN),)),
     Migration(7, LANGUAGES, (_column(*LANGUAGE_COLUMN),)),
     Migration(8, ANALYSES, (Step("analyses", _analyses),)),
+    Migration(9, BOARDS, (Step("board sets", _boards),)),
 )
 
 

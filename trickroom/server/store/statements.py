@@ -24,6 +24,10 @@ from trickroom.server.store.values import Fence, StaleOwner, Statement, Tx
 from trickroom.server.tables.records import (
     ActionTaken,
     Banned,
+    BoardDealt,
+    BoardFinished,
+    BoardRated,
+    BoardStarted,
     GameCreated,
     GameEnded,
     OptionsChanged,
@@ -110,6 +114,18 @@ def statements(record: Record) -> list[Statement]:
         return [lambda tx: _rate(tx, record, now)]
     if isinstance(record, Banned):
         return [ban(record.player, record.until, record.reason)]
+    if isinstance(record, BoardStarted):
+        return [("UPDATE board_tables SET game_id = ? WHERE set_id = ? AND slot = ?",
+                 (record.game_id, record.set_id, record.slot))]
+    if isinstance(record, BoardDealt):
+        return [("INSERT INTO board_deals (set_id, slot, deal, result) VALUES (?, ?, ?, ?) "
+                 "ON CONFLICT DO NOTHING",
+                 (record.set_id, record.slot, record.deal, json.dumps(record.result)))]
+    if isinstance(record, BoardFinished):
+        return [("UPDATE board_tables SET finished = ? WHERE set_id = ? AND slot = ? AND "
+                 "finished IS NULL", (now, record.set_id, record.slot))]
+    if isinstance(record, BoardRated):
+        return [lambda tx: _rate_board(tx, record, now)]
     raise TypeError(f"no SQL for {record!r}")
 
 
@@ -167,6 +183,41 @@ async def _rate(tx: Tx, record: Rated, now: float) -> None:
                              "value, sigma, delta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                              (change.player, result.kind, result.system, record.game_id, now,
                               change.after.value, change.after.sigma, change.delta))
+
+
+async def _rate_board(tx: Tx, record: BoardRated, now: float) -> None:
+    """A complete board set's duplicate ratings, once: the first table to write them marks
+    the set (a second, on another node at the same moment, waits for that row and then
+    finds it marked) and moves each rated player's standing."""
+    shown = json.dumps([{**c.to_wire(), "said": [to_data(t.text) for t in c.breakdown]}
+                        for c in record.changes])
+    await tx.execute("UPDATE board_sets SET rated_by = ?, ratings = ? WHERE id = ? AND "
+                     "rated_by IS NULL", (record.table_id, shown, record.set_id))
+    row = await tx.fetchone("SELECT rated_by FROM board_sets WHERE id = ?", (record.set_id,))
+    if row is None or row["rated_by"] != record.table_id:
+        return
+    for change in record.changes:
+        if not change.rated:
+            continue
+        found = await tx.fetchone("SELECT value, sigma, stats FROM ratings WHERE player = ? "
+                                  "AND kind = ? AND system = ?",
+                                  (change.player, record.kind, record.system))
+        stats = json.loads(found["stats"]) if found else asdict(PlayerStats())
+        stats["games"] = stats.get("games", 0) + 1
+        key = {"win": "wins", "loss": "losses", "tie": "ties"}.get(change.outcome or "", "")
+        if key:
+            stats[key] = stats.get(key, 0) + 1
+        stats["history"] = [*stats.get("history", ()), change.after.value]
+        await tx.execute(
+            "INSERT INTO ratings (player, kind, system, value, sigma, stats) VALUES "
+            "(?, ?, ?, ?, ?, ?) ON CONFLICT (player, kind, system) DO UPDATE SET "
+            "value = excluded.value, sigma = excluded.sigma, stats = excluded.stats",
+            (change.player, record.kind, record.system, change.after.value,
+             change.after.sigma, json.dumps(stats)))
+        await tx.execute("INSERT INTO rating_history (player, kind, system, game_id, time, "
+                         "value, sigma, delta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (change.player, record.kind, record.system, record.set_id, now,
+                          change.after.value, change.after.sigma, change.delta))
 
 
 def standing(value: float, sigma: float, stats_json: str) -> Standing:

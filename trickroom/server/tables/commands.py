@@ -280,6 +280,16 @@ class RobotTurn(SeatTimer):
 
 
 @dataclass(frozen=True, slots=True)
+class BoardPoll(TimerCommand):
+    """Look again whether the other tables of the board set have played this table's
+    deals (they may be on other nodes: the store is where they meet)."""
+
+    seats_kept = True
+
+    timer = "board"
+
+
+@dataclass(frozen=True, slots=True)
 class NextHand(TimerCommand):
     """The pause after hand ``hand`` is over: deal the next one."""
 
@@ -344,6 +354,28 @@ class StandingsLoaded(Command):
     """The starting players' ratings in the room's system, for a ranked game."""
 
     standings: Mapping[str, Standing]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardJoined(Command):
+    """A board set's table was claimed for ``players``: the set, the slot, seed and dealer."""
+
+    set_id: str
+    slot: int
+    slots: int
+    seed: int
+    dealer: int
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRead(Command):
+    """A board set as the store holds it (``store.board``), and the standings asked for."""
+
+    seats_kept = True
+
+    board: Mapping[str, Any]
+    standings: Mapping[str, Standing] | None = None  # None: not asked for
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,47 @@ class LoadStandings(Effect):
 
 
 @dataclass(frozen=True, slots=True)
+class JoinBoard(Effect):
+    """Claim a table of a board set of ``room`` for these people (none may have played
+    it); answer ``BoardJoined``. ``new``: the id, seed and first dealer of a new set,
+    should none be open to them."""
+
+    room: str
+    kind: str
+    slots: int
+    players: tuple[str, ...]
+    new: tuple[str, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveBoard(Effect):
+    """Give back a claimed board set table whose game did not start."""
+
+    set_id: str
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeenBoard(Effect):
+    """The people who have seen this table's play of a board set (its players, and who sat
+    later): none of them may sit at another table of the set."""
+
+    set_id: str
+    slot: int
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadBoard(Effect):
+    """Read the board set (every table's results so far) and, for a complete set of a
+    ranked room, its players' standings in ``system``; answer ``BoardRead``."""
+
+    set_id: str
+    kind: str
+    system: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Changed(Effect):
     """The table's lobby line changed: push it to the room's subscribers."""
 

@@ -34,6 +34,7 @@ from trickroom.game.events import Event
 from trickroom.i18n import Msg
 from trickroom.server.config import Room, ServerSettings
 from trickroom.server.protocol import (
+    BoardInfo,
     Error,
     ProtocolError,
     SandboxInfo,
@@ -43,10 +44,13 @@ from trickroom.server.protocol import (
     TableChanged,
     TableInfo,
 )
-from trickroom.server.tables import chat, drops, life, play, privacy, seating
+from trickroom.server.tables import board, chat, drops, life, play, privacy, seating
 from trickroom.server.tables.commands import (
     Act,
     AgainOver,
+    BoardJoined,
+    BoardPoll,
+    BoardRead,
     CastVote,
     Chat,
     ClientId,
@@ -339,7 +343,15 @@ class TableMachine:
             watchers=len(state.watchers), game_id=state.game_id,
             chances=state.chances if state.phase in (Phase.PLAYING, Phase.OVER) else None,
             spectator_chat=state.spectator_chat, private=state.private is not None,
-            sandbox=self._sandbox_info())
+            sandbox=self._sandbox_info(), duplicate=self.room.duplicate,
+            board=self._board_info())
+
+    def _board_info(self) -> BoardInfo | None:
+        found = self.state.board
+        if found is None or not found.started:
+            return None
+        return BoardInfo(board_set=found.set_id, slot=found.slot, tables=found.slots,
+                         played=found.played, told=len(found.told))
 
     def _sandbox_info(self) -> SandboxInfo | None:
         sandbox = self.state.private.sandbox if self.state.private else None
@@ -402,6 +414,9 @@ HANDLERS: dict[type[Command], Callable[[TableMachine, Any], None]] = {
     Retry: play.on_retry,
     RobotChose: play.on_robot_chose,
     StandingsLoaded: play.on_standings,
+    BoardJoined: board.on_joined,
+    BoardRead: board.on_read,
+    BoardPoll: board.on_poll,
     CastVote: drops.on_cast,
     VoteOver: drops.on_vote_over,
 }

@@ -41,7 +41,7 @@ from trickroom.server.protocol import (
     ServerMessage,
     TimedOut,
 )
-from trickroom.server.tables import drops, rating
+from trickroom.server.tables import board, drops, rating
 from trickroom.server.tables.commands import (
     Act,
     IdleOver,
@@ -71,18 +71,22 @@ def maybe_start(table: Table) -> None:
     state = table.state
     if state.phase is not Phase.WAITING or any(s.kind == "empty" for s in state.seats):
         return
+    if table.room.duplicate:  # a board set's table first (board.py), then as below
+        board.join(table)
+        return
     if table.room.rated:
         players = tuple(s.account or "" for s in state.seats)
         table.emit(LoadStandings(players, table.room.game, table.system))
     else:
-        _start_game(table, {})
+        start_game(table, {})
 
 
 def on_standings(table: Table, cmd: StandingsLoaded) -> None:
     state = table.state
     if state.phase is Phase.WAITING:
-        if all(s.kind != "empty" for s in state.seats):
-            _start_game(table, dict(cmd.standings))
+        if all(s.kind != "empty" for s in state.seats) and (
+                not table.room.duplicate or state.board is not None):
+            start_game(table, dict(cmd.standings))
     elif state.phase is Phase.PLAYING and state.resuming:
         state.ranked.standings = dict(cmd.standings)
         state.chances = rating.chances(table)
@@ -90,10 +94,12 @@ def on_standings(table: Table, cmd: StandingsLoaded) -> None:
         _resumed(table)
 
 
-def _start_game(table: Table, standings: dict[str, Standing]) -> None:
+def start_game(table: Table, standings: dict[str, Standing]) -> None:
     state = table.state
     sandbox = state.private.sandbox if state.private else None
-    if sandbox is None:
+    if table.room.duplicate and state.board is not None:
+        seed, game = board.new_game(table)
+    elif sandbox is None:
         seed = table.rng.getrandbits(32)
         game = ENGINES[table.room.game](table.rules, seed)
     else:  # every game of a sandbox on the same deals (a duplicate match moves the players)
@@ -110,6 +116,8 @@ def _start_game(table: Table, standings: dict[str, Standing]) -> None:
                             game.first_dealer, tuple(s.stored() for s in state.seats),
                             table.seating, state.spectator_chat, table.creator,
                             state.private.stored() if state.private else None))
+    if table.room.duplicate and state.board is not None:
+        board.started(table, game_id)
     state.game, state.game_id, state.phase = game, game_id, Phase.PLAYING
     state.games += 1
     state.acted = [0, 0, 0, 0]
@@ -181,6 +189,8 @@ def _apply(table: Table, index: int, action: Action, why: str = "", told: str = 
     else:
         state.whys.pop(idx, None)
     table.write(ActionTaken(game_id, idx, seat, wire))
+    if state.board is not None and len(game.hand_results) > state.board.played:
+        board.hand_over(table)  # a duplicate room's deal, kept for the other tables
     if game.phase == "game_over":
         end_game(table, events)
     else:
@@ -395,6 +405,8 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
                           sandbox is not None))
     if sandbox is not None and sandbox.duplicate:
         _match_game_over(table, sandbox)  # told before the game's end: a bot stops there
+    if table.room.duplicate:
+        board.game_over(table)
     turn = turn_info(table)
     over = GameOver(scores=list(outcome.scores), winners=list(outcome.winners),
                     ratings=ratings or [], chances=state.chances)
@@ -523,6 +535,7 @@ def _resumed(table: Table) -> None:
 
 def on_retry(table: Table, cmd: Retry) -> None:
     if table.state.phase is Phase.WAITING:
+        table.state.joining = None  # a board set's claim that failed is asked again
         maybe_start(table)
     else:
         advance(table)

@@ -92,5 +92,45 @@ class Banned:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class BoardStarted:
+    """A duplicate room's game starts at its claimed table of a board set."""
+
+    set_id: str
+    slot: int
+    game_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class BoardDealt:
+    """A table of a board set played deal ``deal``: ``result`` is what it scored on it
+    (each of the board set's seats' points and tricks)."""
+
+    set_id: str
+    slot: int
+    deal: int
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardFinished:
+    """A table of a board set has played all it will (its game ended)."""
+
+    set_id: str
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRated:
+    """A complete board set's duplicate rating changes (a ranked room), applied once:
+    by the first table that writes them (``table_id``)."""
+
+    set_id: str
+    table_id: str
+    kind: str
+    system: str
+    changes: tuple[RatingChange, ...]
+
+
 Record = (GameCreated | ActionTaken | SeatsChanged | OptionsChanged | GameEnded | Rated
-          | Banned)
+          | Banned | BoardStarted | BoardDealt | BoardFinished | BoardRated)

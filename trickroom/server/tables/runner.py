@@ -36,6 +36,9 @@ from trickroom.server.ranked import Ranked
 from trickroom.server.store import StaleOwner, Store, StoredGame
 from trickroom.server.tables.commands import (
     Act,
+    BoardJoined,
+    BoardPoll,
+    BoardRead,
     ClientId,
     Command,
     Retry,
@@ -50,9 +53,13 @@ from trickroom.server.tables.effects import (
     Changed,
     Closed,
     Effect,
+    JoinBoard,
+    LeaveBoard,
     LoadStandings,
     Note,
     Persist,
+    ReadBoard,
+    SeenBoard,
     Send,
     SetTimer,
     ToAccounts,
@@ -133,6 +140,7 @@ class TableRunner:
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._robots: dict[tuple[int, int, str], Robot] = {}  # (game number, seat, level)
+        self._reads: set[asyncio.Task[None]] = set()  # board sets being read (board.py)
         self._relay: Batch = []  # what a command sends to other nodes' clients
         self._accounts: tuple[str, ...] = ()  # whose the seats were, as the lobby last heard
         # A write failed with its outcome unknown (the database went away mid-commit: it
@@ -409,6 +417,53 @@ class TableRunner:
             return
         await self._handle(StandingsLoaded(standings))
 
+    async def _join_board(self, effect: JoinBoard) -> None:
+        try:
+            set_id, slot, seed, dealer = await self.store.board_join(
+                effect.room, effect.kind, effect.slots, effect.players, self.id, effect.new,
+                self.clock())
+        except Exception:
+            log.exception("table %s: could not claim a board set's table", self.id)
+            self._set_timer(SetTimer(Retry.key_of(), RETRY_SECONDS, Retry()))
+            return
+        await self._handle(BoardJoined(set_id, slot, effect.slots, seed, dealer,
+                                       effect.players))
+
+    async def _leave_board(self, effect: LeaveBoard) -> None:
+        try:
+            await self.store.board_leave(effect.set_id, effect.slot, self.id)
+        except Exception:
+            log.exception("table %s: could not give back board set %s's table %d", self.id,
+                          effect.set_id, effect.slot)
+
+    async def _seen_board(self, effect: SeenBoard) -> None:
+        try:
+            await self.store.board_seen(effect.set_id, effect.slot, self.id, effect.players)
+        except Exception:
+            log.exception("table %s: could not note who saw board set %s", self.id,
+                          effect.set_id)
+
+    def _read_board(self, effect: ReadBoard) -> None:
+        """Read the set apart from the command that asked (whose events may not all be
+        sent yet: what the read leads to is told after them), then post what was read."""
+        task = asyncio.create_task(self._board_read(effect))
+        self._reads.add(task)
+        task.add_done_callback(self._reads.discard)
+
+    async def _board_read(self, effect: ReadBoard) -> None:
+        try:
+            found = await self.store.board(effect.set_id)
+            standings = None
+            if found is not None and effect.system is not None:
+                people = [p for t in found["tables"].values() for p in t["players"]]
+                standings = await self.ranked.current(people, effect.kind, effect.system)
+        except Exception:
+            log.exception("table %s: could not read board set %s", self.id, effect.set_id)
+            self._set_timer(SetTimer(BoardPoll.key_of(), RETRY_SECONDS, BoardPoll()))
+            return
+        if found is not None and not self.stopped:
+            self.post(BoardRead(found, standings))
+
     def _close(self, effect: Closed) -> None:
         """Stop everything the table had running; the lobby forgets it and its memory goes."""
         self.stopped = True
@@ -431,6 +486,10 @@ CARRY_OUT: dict[type[Effect], Carry] = {
     CancelTimer: TableRunner._cancel_timer,
     AskRobot: TableRunner._ask_robot,
     LoadStandings: TableRunner._load_standings,
+    JoinBoard: TableRunner._join_board,
+    LeaveBoard: TableRunner._leave_board,
+    ReadBoard: TableRunner._read_board,
+    SeenBoard: TableRunner._seen_board,
     Changed: TableRunner._changed,
     Closed: TableRunner._close,
     Note: TableRunner._note,

@@ -14,7 +14,7 @@ import base64
 from trickroom.i18n import Msg
 from trickroom.server.auth import token_hash, token_matches
 from trickroom.server.protocol import Ok, ProtocolError, Seated, Substituted, TakenOver
-from trickroom.server.tables import drops, play, privacy
+from trickroom.server.tables import board, drops, play, privacy
 from trickroom.server.tables.commands import (
     AgainOver,
     Disconnect,
@@ -104,6 +104,7 @@ def on_sit(table: Table, cmd: Sit) -> None:
                                          index=free[0].index))
     privacy.taken(table, seat)
     token = _take(table, seat, cmd.who, cmd.bot)
+    board.sat(table, seat.name or cmd.who.name)
     table.changed()
     table.cancel(IdleOver)
     play.maybe_start(table)
@@ -189,6 +190,7 @@ def on_stand(table: Table, cmd: Stand) -> None:
 
 def on_watch(table: Table, cmd: Watch) -> None:
     privacy.admit(table, cmd.who, cmd.invite)
+    board.may_watch(table, cmd.who.name)
     table.state.watchers[cmd.who.client] = cmd.who.name
     table.reply(cmd.who, table.snapshot(None, cmd.rid))
     table.emit(Changed(table.info()))

@@ -98,6 +98,30 @@ class Sandbox:
 
 
 @dataclass(slots=True)
+class Board:
+    """A duplicate room's table of a board set (issue 39, server/tables/board.py): the set,
+    this table's ``slot`` of its ``slots``, the set's seed and first dealer, the people it
+    was claimed for; once its game started, the deals it has played and stored
+    (``played``), those it has told the field of (``told``), whether its game ended and
+    whether it has told the set's result."""
+
+    set_id: str
+    slot: int
+    slots: int
+    seed: int
+    dealer: int
+    players: tuple[str, ...] = ()
+    started: bool = False
+    played: int = 0
+    told: set[int] = field(default_factory=set)
+    finished: bool = False
+    result_told: bool = False
+
+    def copy(self) -> Board:
+        return copy_fields(self)
+
+
+@dataclass(slots=True)
 class Privacy:
     """A private table's way in: its invite code (None: revoked) and until when it lets
     players in (the table's clock), the seats kept for named players, and who was
@@ -168,6 +192,12 @@ class TableState:
     chances: list[float] | None = None  # the sides' chances at the start
     # -- a private table (privacy) ---------------------------------------------------------
     private: Privacy | None = field(default=None, metadata=SEATING)
+    # -- a duplicate room's board set (board) ---------------------------------------------
+    board: Board | None = None
+    # Earlier games' board sets whose other tables have yet to play what this one did:
+    # the table is still told of them (board_deal, board_result) while it stays open.
+    past_boards: list[Board] = field(default_factory=list)
+    joining: tuple[str, ...] | None = None  # a board set asked for these people, not yet had
     # -- chat ----------------------------------------------------------------------------------
     spectator_chat: bool = False  # spectators chat to the players of a game in play
     # The spectators' chat credit, all of them together (a token bucket) as of

@@ -13,6 +13,7 @@ import { cardEl } from "./cardface.js";
 import { getJSON } from "./net.js";
 import { heartsPlaces, scoreSheet, ratingList } from "./scoresheet.js";
 import { analysisPanel, trickNotes } from "./analysis.js";
+import { count } from "./counts.js";
 
 const OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
 // Seen from one seat, as at the table: that seat at the bottom, the next one (in play
@@ -66,6 +67,9 @@ export function mount(main, ctx, params) {
   let analysis = null; // the robots' analysis, once the server has it (analysis.js)
   let panel = null;
   let bestLine = null; // the decision whose best line is shown
+  // A duplicate room's game, its board set complete: the same deals at the set's other
+  // tables, [{slot, data, hands}], shown beside this table's play of each deal.
+  const others = [];
 
   getJSON(`/api/games/${encodeURIComponent(params.id)}`).then((data) => {
     if (!mounted) return;
@@ -77,6 +81,15 @@ export function mount(main, ctx, params) {
     state = { data, hands: handsOf(data), handNo: 0, step: 0, from: mine ?? 2 };
     panel = analysisPanel(ctx, data.id, names, (found) => { analysis = found; if (mounted) render(); });
     render();
+    for (const other of data.board?.games || []) {
+      if (other.slot === data.board.slot || !other.game_id) continue;
+      getJSON(`/api/games/${encodeURIComponent(other.game_id)}`).then((found) => {
+        if (!found || !mounted) return;
+        others.push({ slot: other.slot, data: found, hands: handsOf(found) });
+        others.sort((a, b) => a.slot - b.slot);
+        render();
+      }).catch(() => {});
+    }
   }).catch((err) => fill(root, h("h1", {}, t("review.load_failed")), h("p", {}, err.message)));
 
   const names = () => {
@@ -116,6 +129,38 @@ export function mount(main, ctx, params) {
       spades && step === 0 && hand.whys?.[seat] ? h("div", { class: "hint bid-why" }, t("review.why", { why: hand.whys[seat] })) : null,
       h("div", { class: "mini-hand", role: "group", "aria-label": t("review.cards_of", { name: n[seat] }) },
         cards.map((c) => cardEl(c, { cls: `mini${played.has(c) ? " gone" : ""}${step === 0 && hand.received[seat]?.includes(c) ? " received" : ""}` }))));
+  }
+
+  /** What one table made of our seat's (or side's) cards on a deal: who held them there,
+   *  the points and the tricks. `shift`: that table's seats are ours this many places on. */
+  function madeAt(table, hand, seat, shift) {
+    const game = state.data.record.game;
+    const there = (seat - shift + 4) % 4;
+    const seatsThere = game === "spades" ? [there, (there + 2) % 4] : [there];
+    const who = seatsThere.map((x) => table.seats?.find((y) => y.seat === x)?.name || SEAT_NAMES[x]);
+    const points = game === "spades" ? hand.result?.sides?.[there % 2]?.points : hand.result?.points?.[there];
+    const tricks = hand.tricks.filter((tr) => seatsThere.includes(tr.winner)).length;
+    return t("field.scored", { who: game === "spades" ? t("side.names", { a: who[0], b: who[1] }) : who[0],
+      points: points ?? "", tricks: count(tricks, "trick") });
+  }
+
+  /** The deal at every table of the set, side by side: our table's and the others'. */
+  function fieldSection(handNo) {
+    const { data, hands } = state;
+    if (!others.length) return null;
+    const game = data.record.game;
+    const me = data.board.slot;
+    const positions = game === "spades" ? [0, 1] : [0, 1, 2, 3];
+    return h("section", { class: "review-field", "aria-labelledby": "review-field-h" },
+      h("h2", { id: "review-field-h" }, t("review.field_title", { n: handNo + 1 })),
+      h("table", { class: "field-table" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("field.cards")),
+          h("th", { scope: "col" }, t("review.field_table", { n: me + 1 })),
+          others.map((o) => h("th", { scope: "col" }, t("review.field_table", { n: o.slot + 1 }))))),
+        h("tbody", {}, positions.map((seat) => h("tr", {},
+          h("th", { scope: "row" }, game === "spades" ? (seat === 0 ? t("side.ns") : t("side.ew")) : SEAT_NAMES[seat]),
+          h("td", {}, madeAt(data, hands[handNo], seat, 0)),
+          others.map((o) => h("td", {}, o.hands[handNo] ? madeAt(o.data, o.hands[handNo], seat, o.slot - me) : "–")))))));
   }
 
   function render() {
@@ -169,6 +214,7 @@ export function mount(main, ctx, params) {
             hand.pass_direction === "hold" ? t("review.no_pass") : t("review.passing", { direction: hand.pass_direction })))),
       scoreSheet(game, hands.map((x) => x.result).slice(0, handNo + (step === tricks ? 1 : 0)).filter(Boolean), n,
         { target: data.record.rules?.target, current: step === tricks ? handNo : undefined }),
+      fieldSection(handNo),
       ratings.length ? h("section", { class: "ratings" }, h("h2", {}, t("over.rating_changes")), h("ul", {}, ratingList(ratings,
         { game, scores: result.scores, seatOf: (player) => n.indexOf(player) }))) : null,
       panel?.el ?? null);

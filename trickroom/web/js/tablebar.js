@@ -16,6 +16,12 @@ function sandboxText(sandbox) {
   return t("bar.duplicate", { n: sandbox.match_played, of: sandbox.match_games });
 }
 
+/** A duplicate room's table: the same deals at the set's other tables. */
+function duplicateText(info) {
+  if (!info?.duplicate) return null;
+  return t("bar.duplicate_room", { tables: info.board?.tables ?? (info.game === "spades" ? 2 : 4) });
+}
+
 /** Ranked rooms: each side's chance of winning, as the room's rating system put it
  *  when the game started (the server sends it; nothing is computed here). */
 export function chancesText(state, chances) {
@@ -52,7 +58,7 @@ export function drawBar(el, state, intents) {
   fill(el,
     h("div", { class: "bar-title" },
       h("h1", {}, t("bar.title", { game: gameName(info?.game), table: state.table })),
-      h("span", { class: "hint" }, [info?.room, sandboxText(info?.sandbox), rules.target ? t("bar.to", { target: rules.target }) : null,
+      h("span", { class: "hint" }, [info?.room, sandboxText(info?.sandbox), duplicateText(info), rules.target ? t("bar.to", { target: rules.target }) : null,
         v?.hand_no >= 0 ? t("bar.hand", { n: v.hand_no + 1 }) : null,
         v?.game === "hearts" && v.hand_no >= 0 ? (v.pass_direction === "hold" ? t("pass.none") : t("pass.short", { direction: v.pass_direction })) : null,
         state.seat == null ? t("bar.watching") : null].filter(Boolean).join(" · "))),

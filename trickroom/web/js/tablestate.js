@@ -50,6 +50,8 @@ export function initialState(table) {
     resultsClosed: false, // the game-over dialog was closed
     summaryClosed: -1, // the number of hands whose summaries the player has seen
     duplicate: null, // a duplicate match's result (duplicate_result), until the next game
+    field: [], // a duplicate room: how the same deals went at the set's other tables (board_deal), newest first
+    boardResult: null, // a duplicate room: the last complete board set's result (board_result)
     myVotes: {}, // vote id -> our choice, until the server counts it
     handNote: "", // why the card last pressed may not be played
   };
@@ -298,6 +300,13 @@ const EVENTS = {
   // A sandbox's duplicate match is over: each player's result against the field (shown
   // with the match's last game over, until the next game starts).
   duplicate_result(s, ev) { s.duplicate = ev; },
+
+  // A duplicate room: every table of the board set has played a deal (how the same cards
+  // went elsewhere), or the set is complete. They may come during a later game.
+  board_deal(s, ev) {
+    s.field = [ev, ...s.field.filter((x) => x.board_set !== ev.board_set || x.deal !== ev.deal)].slice(0, 12);
+  },
+  board_result(s, ev) { s.boardResult = ev; },
 
   // Ranked rooms: a quit (rated at once in WoCG rooms), a substitute, a game resumed.
   quit(s, ev) { if (!s.openSeats.includes(ev.seat)) s.openSeats.push(ev.seat); },

@@ -22,6 +22,7 @@ import { feltView, trickEnds } from "./tablefelt.js";
 import { handView } from "./tablehand.js";
 import { drawVote } from "./tablevote.js";
 import { gameOverView } from "./gameover.js";
+import { drawField } from "./tablefield.js";
 import { play as playSound, soundOn, setSound } from "./sound.js";
 
 /** What a table event says to the player in a toast, beyond what the table draws. */
@@ -62,6 +63,7 @@ export function mount(main, ctx, params) {
   const handNote = h("p", { class: "hand-note", "aria-live": "polite" });
   const receivedNote = h("p", { class: "received-note", hidden: true });
   const sheetEl = h("div", { class: "sheet-box" });
+  const fieldEl = h("div", { class: "field-box", "aria-live": "polite", hidden: true });
   const chatBox = h("div", { class: "table-chat" });
   const voteEl = h("div", { class: "vote-box", role: "alertdialog", "aria-labelledby": "vote-h", hidden: true });
   const overEl = h("dialog", { class: "game-over", "aria-labelledby": "over-h" });
@@ -75,7 +77,7 @@ export function mount(main, ctx, params) {
   // the side panel sits beside it on a wide screen, below it on a narrow one.
   root.append(h("div", { class: "table-stage" }, bar, statusLine, contractLine,
     h("div", { class: "table-main" }, felt)),
-    h("aside", { class: "table-side" }, invite.el, h("h2", {}, t("table.scores")), sheetEl, h("h2", {}, t("table.chat")), chatBox),
+    h("aside", { class: "table-side" }, invite.el, fieldEl, h("h2", {}, t("table.scores")), sheetEl, h("h2", {}, t("table.chat")), chatBox),
     voteEl, overEl);
 
   const chat = chatPanel(ctx, { key: `table:${id}`, title: t("table.chat"),
@@ -257,6 +259,7 @@ export function mount(main, ctx, params) {
     middle.draw(state, now);
     hand.draw(state);
     drawSheet();
+    drawField(fieldEl, state);
     drawSpectatorChat();
     invite.draw(state);
     gameOver.draw(state);
