@@ -11,14 +11,20 @@ Simulation model (the same for every system, and not shaped to any of them):
   standard deviation is 1) and ``s`` is the luck scale. ``s`` is set from the
   chance ``q`` that a side one standard deviation stronger wins: high luck,
   like Spades, ``q = 0.60`` (``s ≈ 2.47``); low luck ``q = 0.80`` (``s ≈ 0.72``).
-  Games are complete, with no ties and no quits.
+  Games are complete, with no ties and no quits. The scores follow a model too: the
+  game is decided by North–South's performance ``d = gap + s · L`` (``L`` logistic, so
+  North–South wins with the chance above exactly when ``d > 0``), the winners end on
+  500 and the losers ``MARGIN_SD · |d| / sd(d)`` below them (at least 10): margins of
+  150 points a standard deviation, at either luck, and a stronger side wins by more.
 * Hearts (``--hearts-games``, default 4,000): four players drawn the same way;
   each plays a performance drawn from a normal around their skill, the best
   performance wins (takes the lowest score) and the others follow in order.
   The spread of a performance is set so that, one against one, a player one
   standard deviation stronger finishes ahead with the same ``q`` as above;
   the true chances of a table are Thurstonian order statistics
-  (:func:`ratings.fourway.thurstone`).
+  (:func:`ratings.fourway.thurstone`). A seat's score is ``HEARTS_PAR`` plus
+  ``HEARTS_SD`` points for each spread its performance fell below the table's mean
+  (rounded, and at least a point above the seat before it in the finishing order).
 * ``--games`` games (default 12,000: 480 per player) are played in time order.
   Every system sees the same games; each predicts a game with its own
   ``win_probability`` before its ``rate`` is applied.
@@ -51,10 +57,9 @@ the luck of its predictions; the final-score model's by
 :func:`ratings.refit.refit`, one round) fitted on a season with ``--fit-seed``
 by minimising the *observed* log-loss (what a host could do with real games),
 then are reported on a fresh season with ``--seed``. The simulation has no
-model of the scores: a Spades game ends 500 to 300 whoever wins and a Hearts
-game's scores are 0, 10, 20, 30 by place, so ``margin`` sees a constant margin
-and learns from who won alone in Spades, from the finishing order in Hearts
-(its ``par`` is read off these scores). The faithful presets and plain
+score model but the one above (before it, a Spades game ended 500 to 300 whoever won,
+and ``margin``, seeing a constant margin, learnt from who won alone: its calibration was
+1.18). The faithful presets and plain
 ``openskill`` keep their constants. ``--no-fit`` reports the registry's tuned presets instead.
 
 Then the same systems rate real games (``bench.ratings_real``: whole games of
@@ -94,7 +99,8 @@ from trickroom.ratings.result import GameKind
 
 CLIP = 1e-3
 CHECKPOINTS = (25, 50, 100)
-WIN, LOSS = (500, 300, 500, 300), (300, 500, 300, 500)
+MARGIN_SD = 150.0  # points: a Spades margin's standard deviation
+HEARTS_PAR, HEARTS_SD = 70.0, 25.0  # points: a Hearts seat's mean score, a spread's worth
 
 
 @dataclass(frozen=True)
@@ -164,17 +170,25 @@ def simulate(players: int, games: int, luck: Luck, seed: int, kind: GameKind = "
         if kind == "spades":
             gap = (skills[north] + skills[south] - skills[east] - skills[west]) / 2
             p = 1.0 / (1.0 + math.exp(-gap / luck.scale))
-            won = rng.random() < p
+            u = min(max(rng.random(), 1e-12), 1.0 - 1e-12)
+            d = gap + luck.scale * math.log(u / (1.0 - u))  # won exactly when d > 0
+            sd = math.sqrt(1.0 + (math.pi * luck.scale) ** 2 / 3)  # gap's and s·L's
+            margin = max(10, round(MARGIN_SD * abs(d) / sd))
+            won = d > 0
+            ns, ew = (500, 500 - margin) if won else (500 - margin, 500)
             played.append(Game(seats, (p, 1.0 - p), (1.0, 0.0) if won else (0.0, 1.0),
-                               WIN if won else LOSS))
+                               (ns, ew, ns, ew)))
         else:
             means = [skills[p] for p in seats]
             truth = thurstone(means, [luck.spread] * 4)
             performance = [m + luck.spread * rng.gauss(0.0, 1.0) for m in means]
             order = sorted(range(4), key=lambda s: -performance[s])
-            scores = [0] * 4
-            for place, seat in enumerate(order):
-                scores[seat] = 10 * place
+            mean = sum(performance) / 4
+            scores, last = [0] * 4, -10**9
+            for seat in order:
+                last = scores[seat] = max(
+                    round(HEARTS_PAR + HEARTS_SD * (mean - performance[seat]) / luck.spread),
+                    last + 1)
             played.append(Game(seats, truth,
                                tuple(1.0 if s == order[0] else 0.0 for s in range(4)),
                                tuple(scores)))

@@ -29,3 +29,25 @@ def test_a_tuned_preset_is_fitted_on_a_season_under_its_own_name():
     fitted = rating_systems.fit("wocg_tuned", season, ticks.append)
     assert fitted.name == "wocg_tuned" and sum(ticks) > 0  # games were rated to fit it
     assert rating_systems.describe(fitted).startswith("K ")
+
+
+def test_the_simulation_scores_a_stronger_side_s_win_by_more():
+    """The simulated seasons have a score model (issue 39: ``margin`` then learns from
+    margins, not from who won alone): a Spades winner ends on 500 and the losers below,
+    by more the wider the skill gap; a Hearts table's scores follow its finishing order."""
+    luck = rating_systems.Luck("high", 0.6)
+    season = rating_systems.simulate(40, 3000, luck, seed=3)
+    gaps, margins = [], []
+    for game in season.games:
+        north, east, south, west = (season.skills[p] for p in game.seats)
+        ns, ew = game.scores[0], game.scores[1]
+        assert game.scores == (ns, ew, ns, ew) and max(ns, ew) == 500 and ns != ew
+        assert (ns > ew) == (game.result[0] == 1.0)
+        gaps.append((north + south - east - west) / 2)
+        margins.append(ns - ew)
+    assert rating_systems.spearman(margins, gaps) > 0.1  # stronger sides win by more
+    assert len(set(margins)) > 50  # not one margin for every game
+    hearts = rating_systems.simulate(12, 200, luck, seed=3, kind="hearts")
+    for game in hearts.games:
+        winner = game.result.index(1.0)
+        assert game.scores[winner] == min(game.scores) and len(set(game.scores)) == 4
