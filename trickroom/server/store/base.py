@@ -470,20 +470,22 @@ class Store(ABC):
             ("INSERT INTO analyses (game_id, state, done, total, requested, asker) "
              "VALUES (?, 'queued', 0, ?, ?, ?)", (game_id, total, now, asker))])
 
-    async def analyses_waiting(self, live_since: float) -> tuple[int, set[str]]:
-        """How many analyses wait or run (on every node), and who asked them (address
-        groups); a running one whose node went quiet before ``live_since`` is not counted."""
+    async def analyses_waiting(self, live_since: float) -> list[str]:
+        """Who asked for the analyses that wait or run (on every node), one each: an
+        asker as :func:`server.analysis.asker_of` names it, or ``auto``; a running one whose
+        node went quiet before ``live_since`` is not counted."""
         rows = await self._fetchall("SELECT asker FROM analyses WHERE state = 'queued' OR "
                                     "(state = 'running' AND claimed >= ?)", (live_since,))
-        return len(rows), {row["asker"] for row in rows}
+        return [str(row["asker"]) for row in rows]
 
     async def analysis_claim(self, node: str, now: float, live_since: float) -> str | None:
         """Take the oldest waiting analysis (or one whose node went quiet before
-        ``live_since``) for ``node``; its game id, or None. Two nodes claiming at once: the
-        conditional update lets one have it."""
+        ``live_since``) for ``node``, an asked one before any automatic one; its game id, or
+        None. Two nodes claiming at once: the conditional update lets one have it."""
         rows = await self._fetchall(
             "SELECT game_id FROM analyses WHERE state = 'queued' OR (state = 'running' AND "
-            "claimed < ?) ORDER BY requested LIMIT 3", (live_since,))
+            "claimed < ?) ORDER BY CASE WHEN asker = 'auto' THEN 1 ELSE 0 END, requested "
+            "LIMIT 3", (live_since,))
         for row in rows:
             game_id = row["game_id"]
             await self._write("UPDATE analyses SET state = 'running', node = ?, claimed = ?, "
@@ -583,6 +585,29 @@ class Store(ABC):
                 "rating_delta": mine["delta"] if mine is not None else None,
             })
         return out
+
+    async def recent_accuracy(self, name: str, limit: int = RECENT_GAMES
+                              ) -> list[dict[str, Any]]:
+        """The player's accuracy over their last ``limit`` analysed games (issue 38), per
+        game (Spades' and Hearts' scales differ): the mean of each game's accuracy at the
+        seat they held, and over how many games and decisions. Read from the analyses
+        kept (a game counts once analysed, asked for or automatic)."""
+        rows = await self._fetchall(
+            "SELECT p.seat, g.kind, a.result FROM game_players p "
+            "JOIN analyses a ON a.game_id = p.game_id JOIN games g ON g.id = p.game_id "
+            "WHERE p.player = ? AND a.state = 'done' ORDER BY p.finished DESC, p.game_id "
+            "LIMIT ?", (name, limit))
+        per: dict[str, list[tuple[float, int]]] = {}
+        for row in rows:
+            result = json.loads(row["result"]) if row["result"] else {}
+            mine = next((s for s in result.get("seats", ()) if s.get("seat") == row["seat"]),
+                        None)
+            if mine is not None and mine.get("accuracy") is not None:
+                per.setdefault(row["kind"], []).append((float(mine["accuracy"]),
+                                                        int(mine.get("decisions", 0))))
+        return [{"game": kind, "accuracy": round(sum(a for a, _ in found) / len(found), 1),
+                 "games": len(found), "decisions": sum(n for _, n in found)}
+                for kind, found in sorted(per.items())]
 
     async def player_games(self, name: str, limit: int, since: float | None = None,
                            before: tuple[float, str] | None = None
@@ -750,7 +775,8 @@ class Store(ABC):
                 "rank_me": bool(account["rank_me"]),
                 "banned_until": account["banned_until"] or None,
                 "casual_games": account["casual_games"], "ratings": ratings,
-                "recent_games": await self.recent_games(account["name"])}
+                "recent_games": await self.recent_games(account["name"]),
+                "accuracy": await self.recent_accuracy(account["name"])}
 
 
 def _record(record: dict[str, Any], texts: bool) -> dict[str, Any]:
