@@ -30,14 +30,16 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import logging
 import multiprocessing
 import os
+import pickle
 import secrets
 import time
 from typing import Any
 
-from trickroom.game.analysis import Analysis, analyse, hands_in, merged
+from trickroom.game.analysis import analyse, hands_in, merged
 from trickroom.i18n import Msg, PluralMsg
 from trickroom.server.config import ServerSettings
 from trickroom.server.protocol import ProtocolError
@@ -67,9 +69,19 @@ def start_analyst(server: int) -> None:
 
 
 def analyse_hand(record: dict[str, Any], seats: list[int], samples: int,
-                 hand: int) -> Analysis:
-    """One hand's part of a game's analysis (in a worker process)."""
-    return analyse(record, seats, samples, seed=0, hands=[hand])
+                 hand: int) -> bytes:
+    """One hand's part of a game's analysis (in a worker process), pickled there: the
+    server's process takes it as bytes, never decoding it (its GIL stays the tables')."""
+    return pickle.dumps(analyse(record, seats, samples, seed=0, hands=[hand]))
+
+
+def finish(kind: str, samples: int, seats: list[int], parts: list[bytes]
+           ) -> tuple[str, int, int]:
+    """The whole analysis from its hands' parts, encoded as stored (in a worker process:
+    a long game's takes a dozen milliseconds to merge and encode); with its decisions'
+    and play-outs' counts."""
+    whole = merged(kind, samples, [pickle.loads(part) for part in parts])
+    return json.dumps(whole.to_wire(seats)), len(whole.decisions), whole.playouts
 
 
 def analysed_seats(game: dict[str, Any]) -> list[int]:
@@ -110,8 +122,9 @@ class Analyses:
             self._taker = asyncio.create_task(self._take())
 
     async def status(self, game_id: str) -> dict[str, Any] | None:
-        """What the store says of a game's analysis (None: never asked)."""
-        return await self.store.analysis(game_id)
+        """What the store says of a game's analysis (None: never asked); its result as
+        the JSON text stored."""
+        return await self.store.analysis(game_id, raw=True)
 
     async def request(self, game_id: str, group: str, account: str = "") -> dict[str, Any]:
         """Ask for a game's analysis: its state now (done: at once; else queued)."""
@@ -120,7 +133,7 @@ class Analyses:
                             and await self.table_open(game["room"], game["table"])):
             raise ProtocolError("not_found", Msg("no finished game {game!r} to analyse",
                                                  game=game_id))
-        found = await self.store.analysis(game_id)
+        found = await self.store.analysis(game_id, raw=True)
         now = time.time()
         live_since = now - STALE_SECONDS
         if found is not None and (found["state"] == "done" or (
@@ -162,7 +175,7 @@ class Analyses:
 
     async def _auto(self, game_id: str, record: dict[str, Any]) -> None:
         try:
-            if await self.store.analysis(game_id) is not None:
+            if await self.store.analysis(game_id, raw=True) is not None:
                 return
             askers = await self.store.analyses_waiting(time.time() - STALE_SECONDS)
             if sum(1 for a in askers if a == AUTO) >= self.settings.analysis_queue:
@@ -203,23 +216,24 @@ class Analyses:
         done = 0
         try:
             game = await self.store.game(game_id)
-            found = await self.store.analysis(game_id)
+            found = await self.store.analysis(game_id, raw=True)
             if game is None or found is None:
                 return
             seats, total = analysed_seats(game), found["total"]
             samples = self.settings.analysis_samples
-            parts: list[Analysis] = []
+            parts: list[bytes] = []
             for hand in range(total):
                 parts.append(await loop.run_in_executor(
                     self.pool(), analyse_hand, game["record"], seats, samples, hand))
                 done = hand + 1
                 await self.store.analysis_progress(game_id, self.node, "running", done,
                                                    time.time())
-            whole = merged(game["game"], samples, parts)
+            text, decisions, playouts = await loop.run_in_executor(
+                self.pool(), finish, game["game"], samples, seats, parts)
             await self.store.analysis_progress(game_id, self.node, "done", total, time.time(),
-                                               whole.to_wire(seats))
-            log.info("game %s analysed: %d decisions, %d play-outs", game_id,
-                     len(whole.decisions), whole.playouts)
+                                               text)
+            log.info("game %s analysed: %d decisions, %d play-outs", game_id, decisions,
+                     playouts)
         except asyncio.CancelledError:
             raise
         except Exception:

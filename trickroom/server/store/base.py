@@ -454,14 +454,17 @@ class Store(ABC):
 
     # -- analyses (issue 38): the store is the queue every node's workers take from -----
 
-    async def analysis(self, game_id: str) -> dict[str, Any] | None:
+    async def analysis(self, game_id: str, raw: bool = False) -> dict[str, Any] | None:
         """A game's analysis: its state (queued, running, done, failed), progress (``done``
-        of ``total`` hands), when asked, claimed and finished, and (done) its result."""
+        of ``total`` hands), when asked, claimed and finished, and (done) its result;
+        ``raw``: the result as stored, JSON text (a long game's is hundreds of kilobytes:
+        decoded and encoded again, a dozen milliseconds of the event loop)."""
         row = await self._fetchone("SELECT * FROM analyses WHERE game_id = ?", (game_id,))
         if row is None:
             return None
         found = dict(row)
-        found["result"] = json.loads(row["result"]) if row["result"] else None
+        if not raw:
+            found["result"] = json.loads(row["result"]) if row["result"] else None
         return found
 
     async def analysis_queued(self, game_id: str, total: int, now: float, asker: str) -> None:
@@ -498,11 +501,14 @@ class Store(ABC):
         return None
 
     async def analysis_progress(self, game_id: str, node: str, state: str, done: int,
-                                now: float, result: dict[str, Any] | None = None) -> None:
-        """A claimed analysis's progress (renewing the claim), or its end."""
+                                now: float, result: dict[str, Any] | str | None = None
+                                ) -> None:
+        """A claimed analysis's progress (renewing the claim), or its end (its result, or
+        that encoded as JSON already)."""
+        text = result if isinstance(result, str) or result is None else json.dumps(result)
         await self._write("UPDATE analyses SET state = ?, done = ?, claimed = ?, result = ?, "
                           "finished = ? WHERE game_id = ? AND node = ?",
-                          (state, done, now, json.dumps(result) if result is not None else None,
+                          (state, done, now, text,
                            now if state in ("done", "failed") else None, game_id, node))
 
     async def games_in_play(self, name: str) -> list[dict[str, Any]]:
