@@ -113,22 +113,29 @@ class Validity:
     accuracy_spearman: float
     rating_spearman: float
     levels: list[tuple[float, float, int]]  # ε, mean loss a decision, decisions
+    estimate_spearman: float = float("nan")  # of the signed estimates' means (unclipped)
+    estimates: tuple[float, ...] = ()  # each level's mean estimate a decision
 
 
 def validity(kind: str, eps: list[float], games: list[Played],
              analyses: list[Analysis]) -> Validity:
     losses: dict[int, list[float]] = {p: [] for p in range(len(eps))}
+    estimates: dict[int, list[float]] = {p: [] for p in range(len(eps))}
     accuracies: dict[int, list[float]] = {p: [] for p in range(len(eps))}
     for played, analysis in zip(games, analyses, strict=True):
         for d in analysis.decisions:
             player = played.seats[d.seat]
             losses[player].append(d.loss)
+            estimates[player].append(d.estimate)
             accuracies[player].append(d.accuracy)
     levels = sorted(set(eps))
     per_level = []
+    signed = []
     for level in levels:
         mine = [x for p, e in enumerate(eps) if e == level for x in losses[p]]
         per_level.append((level, sum(mine) / max(1, len(mine)), len(mine)))
+        theirs = [x for p, e in enumerate(eps) if e == level for x in estimates[p]]
+        signed.append(sum(theirs) / max(1, len(theirs)))
     level_rho = spearman([m for _, m, _ in per_level], levels)
     system = system_named("wocg")
     names = [f"p{i}" for i in range(len(eps))]
@@ -144,7 +151,8 @@ def validity(kind: str, eps: list[float], games: list[Played],
     strength = [-e for e in eps]
     accuracy = [sum(accuracies[p]) / max(1, len(accuracies[p])) for p in range(len(eps))]
     return Validity(level_rho, spearman(accuracy, strength),
-                    spearman([ratings[n].value for n in names], strength), per_level)
+                    spearman([ratings[n].value for n in names], strength), per_level,
+                    spearman(signed, levels), tuple(signed))
 
 
 async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) -> float:
@@ -267,12 +275,13 @@ async def main(args: argparse.Namespace) -> int:
     for kind, v in results.items():
         table = Table(title=f"{kind}: {games_each} games, {args.per_level} players a level, "
                             f"{args.samples} deals a decision")
-        for col in ("ε", "mean loss a decision", "decisions"):
+        for col in ("ε", "mean loss a decision", "its estimate (signed)", "decisions"):
             table.add_column(col)
-        for level, loss, n in v.levels:
-            table.add_row(f"{level:g}", f"{loss:.2f}", str(n))
+        for (level, loss, n), signed in zip(v.levels, v.estimates, strict=True):
+            table.add_row(f"{level:g}", f"{loss:.2f}", f"{signed:.2f}", str(n))
         console.print(table)
-        console.print(f"{kind}: Spearman of the levels' losses with ε {v.level_spearman:.3f}; "
+        console.print(f"{kind}: Spearman of the levels' losses with ε {v.level_spearman:.3f} "
+                      f"(of their signed estimates {v.estimate_spearman:.3f}); "
                       f"of the players' accuracy with strength {v.accuracy_spearman:.3f}, "
                       f"of their WoCG rating {v.rating_spearman:.3f}")
     edge = sum(v.accuracy_spearman - v.rating_spearman for v in results.values()) / 2
