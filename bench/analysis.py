@@ -40,6 +40,7 @@ import argparse
 import asyncio
 import random
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -64,6 +65,8 @@ from trickroom.game.spades import SpadesGame, SpadesRules
 from trickroom.ratings import GameResult, system_named
 
 MAX_HANDS = 60
+HOG = ("import os\nos.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
+       "n = 0\nwhile True:\n    n += 1\n")
 
 
 def whole_game(kind: str, seed: int, players: list[Any]) -> dict[str, Any]:
@@ -113,22 +116,29 @@ class Validity:
     accuracy_spearman: float
     rating_spearman: float
     levels: list[tuple[float, float, int]]  # ε, mean loss a decision, decisions
+    estimate_spearman: float = float("nan")  # of the signed estimates' means (unclipped)
+    estimates: tuple[float, ...] = ()  # each level's mean estimate a decision
 
 
 def validity(kind: str, eps: list[float], games: list[Played],
              analyses: list[Analysis]) -> Validity:
     losses: dict[int, list[float]] = {p: [] for p in range(len(eps))}
+    estimates: dict[int, list[float]] = {p: [] for p in range(len(eps))}
     accuracies: dict[int, list[float]] = {p: [] for p in range(len(eps))}
     for played, analysis in zip(games, analyses, strict=True):
         for d in analysis.decisions:
             player = played.seats[d.seat]
             losses[player].append(d.loss)
+            estimates[player].append(d.estimate)
             accuracies[player].append(d.accuracy)
     levels = sorted(set(eps))
     per_level = []
+    signed = []
     for level in levels:
         mine = [x for p, e in enumerate(eps) if e == level for x in losses[p]]
         per_level.append((level, sum(mine) / max(1, len(mine)), len(mine)))
+        theirs = [x for p, e in enumerate(eps) if e == level for x in estimates[p]]
+        signed.append(sum(theirs) / max(1, len(theirs)))
     level_rho = spearman([m for _, m, _ in per_level], levels)
     system = system_named("wocg")
     names = [f"p{i}" for i in range(len(eps))]
@@ -144,7 +154,8 @@ def validity(kind: str, eps: list[float], games: list[Played],
     strength = [-e for e in eps]
     accuracy = [sum(accuracies[p]) / max(1, len(accuracies[p])) for p in range(len(eps))]
     return Validity(level_rho, spearman(accuracy, strength),
-                    spearman([ratings[n].value for n in names], strength), per_level)
+                    spearman([ratings[n].value for n in names], strength), per_level,
+                    spearman(signed, levels), tuple(signed))
 
 
 async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) -> float:
@@ -156,7 +167,7 @@ async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) 
     bots: list[Seated] = []
     stop = asyncio.Event()
     try:
-        games = await robot_games(server.url, args.askers)
+        games = [] if args.hog else await robot_games(server.url, args.askers)
         sem = asyncio.Semaphore(50)
         rng = random.Random(1)
 
@@ -171,21 +182,31 @@ async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) 
         await asyncio.sleep(args.duration)
         quiet = list(stats.latencies)
         stats.latencies.clear()
-        askers = [asyncio.create_task(keep_analysing(server, game, f"127.0.0.{20 + i}", stop))
-                  for i, game in enumerate(games)]
+        hog = None
+        if args.hog:  # the control: a process of the idle class that only counts
+            hog = subprocess.Popen([sys.executable, "-c", HOG])
+            askers = []
+        else:
+            askers = [asyncio.create_task(keep_analysing(server, game, f"127.0.0.{20 + i}",
+                                                         stop))
+                      for i, game in enumerate(games)]
         await asyncio.sleep(1.0)  # the pool at work
         stats.latencies.clear()
         await asyncio.sleep(args.duration)
         busy = list(stats.latencies)
         stats.measuring = False
         stop.set()
+        if hog is not None:
+            hog.kill()
+            hog.wait()
         analysed = sum(await asyncio.gather(*askers))
     finally:
         await close_all(bots)
         server.stop()
     ratio = pct(busy, 0.99) / max(1e-9, pct(quiet, 0.99))
+    beside = "an idle-class process counted" if args.hog else f"{analysed} analyses ran"
     console.print(f"load: {args.tables} tables, p99 {pct(quiet, 0.99) * 1e3:.1f} ms alone, "
-                  f"{pct(busy, 0.99) * 1e3:.1f} ms while {analysed} analyses ran "
+                  f"{pct(busy, 0.99) * 1e3:.1f} ms while {beside} "
                   f"({len(quiet)} and {len(busy)} actions timed): ratio {ratio:.2f}")
     return ratio
 
@@ -222,18 +243,26 @@ async def keep_analysing(server: Server, game_id: str, address: str,
     done = 0
     ws = await connect(server.url, compression=None, max_size=2**22,
                        local_addr=(address, 0))
+
+    def forget() -> None:  # a new analysis, not the kept one
+        with sqlite3.connect(server.db) as db:
+            db.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
+
+    def state() -> str | None:
+        with sqlite3.connect(server.db) as db:
+            row = db.execute("SELECT state FROM analyses WHERE game_id = ?",
+                             (game_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    # (in threads: a commit waits for the disk, and this loop times the bots' actions)
     try:
         await request(ws, {"type": "guest"})
         while not stop.is_set():
-            with sqlite3.connect(server.db) as db:  # a new analysis, not the kept one
-                db.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
+            await asyncio.to_thread(forget)
             await request(ws, {"type": "analyse", "game_id": game_id})
             while not stop.is_set():
                 await asyncio.sleep(0.2)
-                with sqlite3.connect(server.db) as db:
-                    row = db.execute("SELECT state FROM analyses WHERE game_id = ?",
-                                     (game_id,)).fetchone()
-                if row is None or row[0] in ("done", "failed"):
+                if await asyncio.to_thread(state) in (None, "done", "failed"):
                     done += 1
                     break
     finally:
@@ -250,7 +279,7 @@ async def main(args: argparse.Namespace) -> int:
     costs: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="trickroom-analysis-") as tmp, \
             Progress(console=console, transient=True) as progress:
-        for kind in ("spades", "hearts"):
+        for kind in ("spades", "hearts") if args.validity else ():
             costs[kind] = cost(kind, args.cost_samples)
             console.print(f"cost: a whole {kind} game analysed, every seat, at "
                           f"{args.cost_samples} deals a decision: {costs[kind]:.1f} s of CPU")
@@ -267,19 +296,23 @@ async def main(args: argparse.Namespace) -> int:
     for kind, v in results.items():
         table = Table(title=f"{kind}: {games_each} games, {args.per_level} players a level, "
                             f"{args.samples} deals a decision")
-        for col in ("ε", "mean loss a decision", "decisions"):
+        for col in ("ε", "mean loss a decision", "its estimate (signed)", "decisions"):
             table.add_column(col)
-        for level, loss, n in v.levels:
-            table.add_row(f"{level:g}", f"{loss:.2f}", str(n))
+        for (level, loss, n), signed in zip(v.levels, v.estimates, strict=True):
+            table.add_row(f"{level:g}", f"{loss:.2f}", f"{signed:.2f}", str(n))
         console.print(table)
-        console.print(f"{kind}: Spearman of the levels' losses with ε {v.level_spearman:.3f}; "
+        console.print(f"{kind}: Spearman of the levels' losses with ε {v.level_spearman:.3f} "
+                      f"(of their signed estimates {v.estimate_spearman:.3f}); "
                       f"of the players' accuracy with strength {v.accuracy_spearman:.3f}, "
                       f"of their WoCG rating {v.rating_spearman:.3f}")
-    edge = sum(v.accuracy_spearman - v.rating_spearman for v in results.values()) / 2
-    print(f"analysis spades_s_per_game={costs['spades']:.2f} "
-          f"hearts_s_per_game={costs['hearts']:.2f} "
-          f"level_spearman_spades={results['spades'].level_spearman:.3f} "
-          f"level_spearman_hearts={results['hearts'].level_spearman:.3f} "
+    nan = float("nan")
+    edge = sum(v.accuracy_spearman - v.rating_spearman for v in results.values()) / 2 \
+        if results else nan
+    rho = {kind: v.level_spearman for kind, v in results.items()}
+    print(f"analysis spades_s_per_game={costs.get('spades', nan):.2f} "
+          f"hearts_s_per_game={costs.get('hearts', nan):.2f} "
+          f"level_spearman_spades={rho.get('spades', nan):.3f} "
+          f"level_spearman_hearts={rho.get('hearts', nan):.3f} "
           f"accuracy_vs_rating_spearman={edge:.3f} load_p99_ratio={ratio:.2f}", flush=True)
     return 0
 
@@ -303,6 +336,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="the bots' think time, seconds (default 0.1)")
     parser.add_argument("--askers", type=int, default=4,
                         help="address groups asking for analyses without pause (default 4)")
+    parser.add_argument("--hog", action="store_true",
+                        help="the load's control: an idle-class process that only counts "
+                             "beside the tables, not analyses")
+    parser.add_argument("--validity", action=argparse.BooleanOptionalAction, default=True,
+                        help="--no-validity: the cost and the load alone")
     parser.add_argument("--duration", type=float, default=8.0,
                         help="seconds each half of the load figure is measured (default 8)")
     return parser.parse_args(argv)

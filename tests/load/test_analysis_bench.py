@@ -19,3 +19,11 @@ def test_the_analysis_bench_prints_cost_validity_and_load():
     assert figures["spades_s_per_game"] > 0 and figures["hearts_s_per_game"] > 0
     assert -1 <= figures["level_spearman_spades"] <= 1, figures
     assert "analyses ran" in out, out
+
+
+def test_the_load_s_control_runs_an_idle_class_process_beside_the_tables_instead():
+    out, figures = run_bench("analysis", "--no-validity", "--hog", "--tables", "2",
+                             "--duration", "0.5")
+    assert math.isfinite(figures["load_p99_ratio"]), figures
+    assert math.isnan(figures["level_spearman_spades"]), figures
+    assert "an idle-class process counted" in out, out

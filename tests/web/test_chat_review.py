@@ -256,3 +256,41 @@ async def test_a_player_asks_for_the_robots_analysis_and_reads_each_decision(tmp
         page.check()
     finally:
         await app.stop()
+
+
+async def test_a_profile_shows_the_player_s_accuracy_over_their_analysed_games(tmp_path,
+                                                                              open_page):
+    """Issue 38: once a player's games are analysed, their profile says their accuracy
+    (per game, over how many games), in the reader's language."""
+    from tests.server.test_analysis import finished_game as played
+    from tests.server.test_analysis import result_of
+    from tests.web.conftest import start_app
+    app = await start_app(tmp_path, robot_delay=0.0, hand_pause=0.0, analysis_samples=4)
+    try:
+        async with TrickroomClient.connect(ws_url(app)) as client:
+            await client.request({"type": "register", "name": "grace",
+                                  "password": "secret-pw"})
+            page = await open_page(app)
+            p = page.page
+            await p.goto(f"{p.url.split('#')[0]}#/player/grace")
+            await p.locator(".profile h1", has_text="grace").wait_for()
+            await p.locator(".profile .recent").wait_for()
+            assert await p.locator(".profile section.accuracy").count() == 0  # none yet
+            game_id = await played(client, app, "hearts")
+            await client.request({"type": "analyse", "game_id": game_id})
+            analysis = (await result_of(app, game_id))["analysis"]
+        mine = analysis["seats"][0]["accuracy"]
+        await p.reload()
+        section = p.locator(".profile section.accuracy")
+        await section.get_by_role("heading", name="Accuracy").wait_for()
+        line = section.locator(".stat", has_text="Hearts")
+        assert await line.locator("dd").inner_text() == f"{round(mine, 1):g}% over 1 game"
+        await page.shot("profile-accuracy")
+        greek = await open_page(app, locale="el", label="el")
+        g = greek.page
+        await g.goto(f"{g.url.split('#')[0]}#/player/grace")
+        shown = g.locator(".profile section.accuracy .stat dd")
+        await shown.wait_for()
+        assert (await shown.inner_text()).endswith("σε 1 παιχνίδι")
+    finally:
+        await app.stop()

@@ -6,9 +6,15 @@ same deals, sampled consistently with the seat's view (:mod:`game.robots.samplin
 candidate is played and the rest of the hand played out by the rules of thumb for all
 four seats, and its value is the hand's points for the seat's side (Spades: its side's
 points minus the other side's, a bag at its long-run cost; Hearts: the others' average
-minus its own), as :func:`~game.robots.playout.hand_value` counts them. The loss of the
-choice made is the best candidate's mean less the chosen one's; its standard error is
-that of the mean of their paired differences (the same deals: most of the luck cancels).
+minus its own), as :func:`~game.robots.playout.hand_value` counts them. The best
+candidate (shown as ``best``) has the highest mean over all the deals. The loss of the
+choice made is cross-fitted: the best is picked on one half of the deals and the loss
+(the picked candidate's value less the chosen one's, deal by deal: most of the luck
+cancels) measured on the other half, then the other way, and the two averaged, with the
+standard error of that average. Picked and measured on the same deals, the best of
+several noisy means is too good by its noise (the winner's curse): a choice as good as
+any would seem to lose points, the more the more candidates it had. The estimate
+(``estimate``) can be below 0; the ``loss`` shown is never below 0.
 
 Labels, by the loss in points of the hand, are given only to a loss beyond twice its
 standard error (a choice within the error of the best is never called a mistake):
@@ -87,6 +93,7 @@ class Decision:
     seeing_best: dict[str, Any] | None = None
     seeing_loss: float | None = None
     best_line: tuple[str, ...] = ()  # a card's: the trick played on from the best card
+    estimate: float = 0.0  # the loss as estimated, below 0 too (``loss`` is at least 0)
 
     def to_wire(self) -> dict[str, Any]:
         return {"index": self.index, "seat": self.seat, "hand": self.hand,
@@ -210,13 +217,11 @@ def _decision(game: Any, view: TrickView, index: int, seat: int, action: Any, sa
         for i in range(n):
             values[i].append(value(hands, i))
     analysis.playouts += samples * n  # (each decision's RNG of its own: parts agree)
-    total = sum(weights) or 1.0
-    means = [sum(w * v for w, v in zip(weights, vs, strict=True)) / total for vs in values]
+    means = [_mean_of(vs, weights) for vs in values]
     best = max(range(n), key=lambda i: (means[i], i == chosen))
     options = tuple(Option(wires[i], means[i], _se(values[i], weights)) for i in range(n))
-    loss = max(0.0, means[best] - means[chosen])
-    diffs = [b - c for b, c in zip(values[best], values[chosen], strict=True)]
-    loss_se = _se(diffs, weights)
+    estimate, loss_se = _split_loss(values, weights, chosen)
+    loss = max(0.0, estimate)
     accuracy = 100.0 * math.exp(-loss / THRESHOLDS[view.game][1])
     seeing_best = seeing_loss = None
     if seeing:
@@ -228,7 +233,41 @@ def _decision(game: Any, view: TrickView, index: int, seat: int, action: Any, sa
     best_line = line([game.hands[s] for s in range(4)], best) if line is not None else ()
     return Decision(index, seat, view.hand_no, view.phase, wires[chosen], wires[best], loss,
                     loss_se, label_of(view.game, loss, loss_se), accuracy, options,
-                    seeing_best, seeing_loss, best_line)
+                    seeing_best, seeing_loss, best_line, estimate)
+
+
+def _mean_of(values: Sequence[float], weights: Sequence[float]) -> float:
+    total = sum(weights)
+    if total <= 0:
+        return sum(values) / len(values) if values else 0.0
+    return sum(w * v for w, v in zip(weights, values, strict=True)) / total
+
+
+def _split_loss(values: Sequence[Sequence[float]], weights: Sequence[float],
+                chosen: int) -> tuple[float, float]:
+    """The loss of the choice made, cross-fitted, and its standard error. The best
+    candidate is picked on one half of the deals and the loss measured on the other, then
+    the halves swap and the two are averaged: picked and measured on the same deals, the
+    best of several noisy means is too good by its noise (the winner's curse), and every
+    choice would seem to lose some points even when it was the best. The estimate is the
+    expected loss against the candidate the analysis would name best; it can fall below 0
+    (the choice made looked better on the deals measured)."""
+    count = len(weights)
+    if count < 2:
+        means = [_mean_of(vs, weights) for vs in values]
+        top = max(range(len(values)), key=lambda i: (means[i], i == chosen))
+        return means[top] - means[chosen], 0.0
+    halves = [list(range(0, count, 2)), list(range(1, count, 2))]
+    estimates, variances = [], []
+    for pick, measure in (halves, halves[::-1]):
+        picked = [_mean_of([vs[k] for k in pick], [weights[k] for k in pick])
+                  for vs in values]
+        top = max(range(len(values)), key=lambda i: (picked[i], i == chosen))
+        diffs = [values[top][k] - values[chosen][k] for k in measure]
+        w = [weights[k] for k in measure]
+        estimates.append(_mean_of(diffs, w))
+        variances.append(_se(diffs, w) ** 2)
+    return sum(estimates) / 2.0, math.sqrt(sum(variances)) / 2.0
 
 
 def _se(values: Sequence[float], weights: Sequence[float]) -> float:

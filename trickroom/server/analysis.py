@@ -11,10 +11,18 @@ its GIL, so the tables do not wait for it. Progress (hands done of all) is writt
 goes (renewing the claim) and the result kept, so any node answers
 ``GET /api/games/<id>/analysis``, and a result is reused by every later asker.
 
-Bounds: ``analysis_queue`` games waiting or running, all nodes together, and one at a
-time for an address group; past either the request is refused (``rate_limited``), the
-game's state unchanged. A job whose node went quiet (stopped, or cut off) for
-``STALE_SECONDS`` is taken again by another.
+Bounds: ``analysis_queue`` games asked for waiting or running, all nodes together (past
+it ``rate_limited``), and ``analysis_queue_per_player`` of them an account's, and as many
+an address group's (guests are cheap to make; past either ``too_many_analyses``); a
+refused request leaves the game's state unchanged. A job whose node went quiet (stopped,
+or cut off) for ``STALE_SECONDS`` is taken again by another.
+
+Automatic jobs (``analysis_auto_ranked``): each finished ranked game is queued as it is
+stored, its asker :data:`AUTO`. The workers take every asked job before any automatic
+one, and automatic jobs count against no asker's bound nor the host's: a player is never
+refused because of them. They have a bound of their own (``analysis_queue`` waiting);
+past it a finished game is not queued (it can still be asked for). A player who asks for
+a game waiting automatically moves it to the asked jobs' turn.
 """
 
 from __future__ import annotations
@@ -22,14 +30,16 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import logging
 import multiprocessing
 import os
+import pickle
 import secrets
 import time
 from typing import Any
 
-from trickroom.game.analysis import Analysis, analyse, hands_in, merged
+from trickroom.game.analysis import analyse, hands_in, merged
 from trickroom.i18n import Msg, PluralMsg
 from trickroom.server.config import ServerSettings
 from trickroom.server.protocol import ProtocolError
@@ -40,6 +50,13 @@ log = logging.getLogger("trickroom.analysis")
 
 STALE_SECONDS = 120.0  # a running job's claim not renewed for this long is taken again
 POLL_SECONDS = 1.0  # how often an idle node looks for other nodes' queued jobs
+AUTO = "auto"  # the asker of an automatic job (no address group is named so)
+
+
+def asker_of(group: str, account: str) -> str:
+    """The ``asker`` a job is stored with: the address group and the account that asked
+    (a name has no ``|``; a job stored before accounts were named holds the group alone)."""
+    return f"{group}|{account}"
 
 
 def start_analyst(server: int) -> None:
@@ -52,9 +69,19 @@ def start_analyst(server: int) -> None:
 
 
 def analyse_hand(record: dict[str, Any], seats: list[int], samples: int,
-                 hand: int) -> Analysis:
-    """One hand's part of a game's analysis (in a worker process)."""
-    return analyse(record, seats, samples, seed=0, hands=[hand])
+                 hand: int) -> bytes:
+    """One hand's part of a game's analysis (in a worker process), pickled there: the
+    server's process takes it as bytes, never decoding it (its GIL stays the tables')."""
+    return pickle.dumps(analyse(record, seats, samples, seed=0, hands=[hand]))
+
+
+def finish(kind: str, samples: int, seats: list[int], parts: list[bytes]
+           ) -> tuple[str, int, int]:
+    """The whole analysis from its hands' parts, encoded as stored (in a worker process:
+    a long game's takes a dozen milliseconds to merge and encode); with its decisions'
+    and play-outs' counts."""
+    whole = merged(kind, samples, [pickle.loads(part) for part in parts])
+    return json.dumps(whole.to_wire(seats)), len(whole.decisions), whole.playouts
 
 
 def analysed_seats(game: dict[str, Any]) -> list[int]:
@@ -95,10 +122,11 @@ class Analyses:
             self._taker = asyncio.create_task(self._take())
 
     async def status(self, game_id: str) -> dict[str, Any] | None:
-        """What the store says of a game's analysis (None: never asked)."""
-        return await self.store.analysis(game_id)
+        """What the store says of a game's analysis (None: never asked); its result as
+        the JSON text stored."""
+        return await self.store.analysis(game_id, raw=True)
 
-    async def request(self, game_id: str, group: str) -> dict[str, Any]:
+    async def request(self, game_id: str, group: str, account: str = "") -> dict[str, Any]:
         """Ask for a game's analysis: its state now (done: at once; else queued)."""
         game = await self.store.game(game_id)
         if game is None or (game["sandbox"] and self.table_open is not None
@@ -106,26 +134,62 @@ class Analyses:
                 game["board"] is not None and not game["board"]["complete"]):
             raise ProtocolError("not_found", Msg("no finished game {game!r} to analyse",
                                                  game=game_id))
-        found = await self.store.analysis(game_id)
+        found = await self.store.analysis(game_id, raw=True)
         now = time.time()
         live_since = now - STALE_SECONDS
-        if found is not None and (found["state"] == "done" or found["state"] == "queued" or (
+        if found is not None and (found["state"] == "done" or (
+                found["state"] == "queued" and found["asker"] != AUTO) or (
                 found["state"] == "running" and found["claimed"] >= live_since)):
             return found
-        waiting, askers = await self.store.analyses_waiting(live_since)
-        if group in askers:
-            raise ProtocolError("rate_limited", Msg("one analysis at a time from one address: "
-                                                    "wait for the one asked to finish"),
-                                retry_after=5.0)
-        if waiting >= self.settings.analysis_queue:
+        askers = await self.store.analyses_waiting(live_since)
+        asked = [a for a in askers if a != AUTO]
+        most = self.settings.analysis_queue_per_player
+        mine = sum(1 for a in asked if account and a.partition("|")[2] == account)
+        if mine >= most:
+            raise ProtocolError("too_many_analyses", PluralMsg(
+                "you have {n} analysis waiting: wait for it to finish",
+                "you have {n} analyses waiting: wait for one to finish", n=mine),
+                retry_after=5.0)
+        if sum(1 for a in asked if a.partition("|")[0] == group) >= most:
+            raise ProtocolError("too_many_analyses", PluralMsg(
+                "{n} analysis is waiting for your address: wait for it to finish",
+                "{n} analyses are waiting for your address: wait for one to finish",
+                n=most), retry_after=5.0)
+        if len(asked) >= self.settings.analysis_queue:
             raise ProtocolError("rate_limited", PluralMsg(
                 "{n} game is being analysed: ask again in a minute",
-                "{n} games are being analysed: ask again in a minute", n=waiting),
+                "{n} games are being analysed: ask again in a minute", n=len(asked)),
                 retry_after=30.0)
-        total = await asyncio.to_thread(hands_in, game["record"])
-        await self.store.analysis_queued(game_id, total, now, group)
+        total = found["total"] if found is not None and found["state"] == "queued" else \
+            await asyncio.to_thread(hands_in, game["record"])
+        await self.store.analysis_queued(game_id, total, now, asker_of(group, account))
         self._wake.set()
         return {"game_id": game_id, "state": "queued", "done": 0, "total": total}
+
+    def ranked_ended(self, game_id: str, record: dict[str, Any]) -> None:
+        """A ranked game finished and is stored: analyse it unasked if the host said so."""
+        if not self.settings.analysis_auto_ranked:
+            return
+        task = asyncio.create_task(self._auto(game_id, record))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _auto(self, game_id: str, record: dict[str, Any]) -> None:
+        try:
+            if await self.store.analysis(game_id, raw=True) is not None:
+                return
+            askers = await self.store.analyses_waiting(time.time() - STALE_SECONDS)
+            if sum(1 for a in askers if a == AUTO) >= self.settings.analysis_queue:
+                log.info("game %s not analysed: %d automatic analyses wait already",
+                         game_id, self.settings.analysis_queue)
+                return
+            total = await asyncio.to_thread(hands_in, record)
+            await self.store.analysis_queued(game_id, total, time.time(), AUTO)
+            self._wake.set()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the store away a moment: this game goes unanalysed
+            log.warning("game %s: could not queue its analysis", game_id, exc_info=True)
 
     async def _take(self) -> None:
         """Claim queued jobs while a worker is free here."""
@@ -153,23 +217,24 @@ class Analyses:
         done = 0
         try:
             game = await self.store.game(game_id)
-            found = await self.store.analysis(game_id)
+            found = await self.store.analysis(game_id, raw=True)
             if game is None or found is None:
                 return
             seats, total = analysed_seats(game), found["total"]
             samples = self.settings.analysis_samples
-            parts: list[Analysis] = []
+            parts: list[bytes] = []
             for hand in range(total):
                 parts.append(await loop.run_in_executor(
                     self.pool(), analyse_hand, game["record"], seats, samples, hand))
                 done = hand + 1
                 await self.store.analysis_progress(game_id, self.node, "running", done,
                                                    time.time())
-            whole = merged(game["game"], samples, parts)
+            text, decisions, playouts = await loop.run_in_executor(
+                self.pool(), finish, game["game"], samples, seats, parts)
             await self.store.analysis_progress(game_id, self.node, "done", total, time.time(),
-                                               whole.to_wire(seats))
-            log.info("game %s analysed: %d decisions, %d play-outs", game_id,
-                     len(whole.decisions), whole.playouts)
+                                               text)
+            log.info("game %s analysed: %d decisions, %d play-outs", game_id, decisions,
+                     playouts)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -82,6 +82,7 @@ class App:
                                  in_game=self._in_game, follows=self.follows)
         self.challenges = Challenges(settings, self.hub, self.lobby, self.follows)
         self.analyses = Analyses(settings, self.store, self.lobby.table_open)
+        self.lobby.on_ranked_end = self.analyses.ranked_ended
         self.requests = Requests(settings, self.hub, self.lobby, self.queues, self.ranked,
                                  self.ignores, self.follows, self.challenges, self.analyses)
         peers = Peers(networks(settings.trusted_proxies), settings.ipv4_prefix,

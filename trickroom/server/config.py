@@ -167,11 +167,16 @@ class ServerSettings:
     # bytes at most (server/reviews.py): the least lately read go first.
     review_cache_bytes: int = 67_108_864
     # Games' analyses (server/analysis.py): ``analysis_workers`` worker processes at a
-    # lower priority, ``analysis_queue`` games waiting on a node at most (one an address
-    # group), ``analysis_samples`` deals sampled a decision (game/analysis.py).
+    # lower priority, ``analysis_queue`` games asked for waiting at most (all nodes),
+    # ``analysis_queue_per_player`` of them an account's (and an address group's) at most,
+    # ``analysis_samples`` deals sampled a decision (game/analysis.py);
+    # ``analysis_auto_ranked``: every finished ranked game analysed unasked (behind the
+    # asked ones, never counted against them).
     analysis_workers: int = 1
     analysis_queue: int = 8
+    analysis_queue_per_player: int = 2
     analysis_samples: int = 64
+    analysis_auto_ranked: bool = False
 
 
 _SETTINGS = TypeAdapter(ServerSettings)
@@ -340,7 +345,8 @@ def server_settings(values: Mapping[str, Any],
         raise ConfigError(f"{where('review_cache_bytes')} must be 0 bytes or more (0: "
                           f"keep none), not {settings.review_cache_bytes!r}")
     for name in ("robot_thinkers", "robot_queue_per_address", "robot_queue",
-                 "analysis_workers", "analysis_queue", "analysis_samples"):
+                 "analysis_workers", "analysis_queue", "analysis_queue_per_player",
+                 "analysis_samples"):
         if getattr(settings, name) < 1:
             raise ConfigError(f"{where(name)} must be 1 or more, not {getattr(settings, name)!r}")
     for name in ("robot_thinking_burst_per_address", "robot_thinking_per_second_per_address"):

@@ -80,6 +80,8 @@ class Lobby:
         self._seats_of: dict[TableRunner, tuple[str, ...]] = {}
         self._runners_of: dict[str, set[TableRunner]] = {}  # account -> tables it sits at
         self.on_seats: Callable[[str], None] = lambda name: None  # where one sits changed
+        # A ranked game finished and is stored (its id and record): its analysis, unasked.
+        self.on_ranked_end: Callable[[str, dict[str, Any]], None] = lambda game_id, record: None
         self._unpushed: dict[str, tuple[TableInfo, bool]] = {}  # changed, not yet pushed
         self._push_timer: asyncio.TimerHandle | None = None
 
@@ -279,6 +281,9 @@ class Lobby:
         self.hub.share_count("tables-address", address, here)
 
     # -- what runners tell the lobby -----------------------------------------------------------
+
+    def ranked_ended(self, game_id: str, record: dict[str, Any]) -> None:
+        self.on_ranked_end(game_id, record)
 
     def seats_taken(self, runner: TableRunner, accounts: tuple[str, ...]) -> None:
         """A table's seats now belong to ``accounts`` (none: it closed, or runs elsewhere)."""

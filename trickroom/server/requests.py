@@ -101,7 +101,7 @@ class Requests:
     async def analyse(self, client: Member, msg: wire.Analyse) -> None:
         """Ask for a finished game's analysis; the reply says where it stands (progress and
         the result: ``GET /api/games/<id>/analysis``)."""
-        found = await self.analyses.request(msg.game_id, client.address)
+        found = await self.analyses.request(msg.game_id, client.address, client.name)
         client.reply(wire.AnalysisStatus(id=msg.id, game_id=msg.game_id,
                                          state=found["state"], done=found["done"],
                                          total=found["total"]))

@@ -230,8 +230,10 @@ class Routes:
                           "one with the socket's analyse request"}, HTTPStatus.NOT_FOUND)
         body = {"game_id": game_id, "state": found["state"], "done": found["done"],
                 "total": found["total"]}
-        if found["state"] == "done":
-            return _json({**body, "analysis": found["result"]})
+        if found["state"] == "done":  # the stored text as it is: never decoded here
+            head = json.dumps(body)[:-1].encode()
+            return _response(HTTPStatus.OK, b"%s, \"analysis\": %s}" % (
+                head, found["result"].encode()), "application/json")
         return _json(body, HTTPStatus.ACCEPTED if found["state"] != "failed"
                      else HTTPStatus.OK)
 

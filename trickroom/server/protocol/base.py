@@ -73,6 +73,7 @@ ERROR_CODES = (
     "not_invited",
     "confirm_required",
     "unavailable",
+    "too_many_analyses",
     "internal",
 )
 

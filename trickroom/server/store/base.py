@@ -457,14 +457,17 @@ class Store(ABC):
 
     # -- analyses (issue 38): the store is the queue every node's workers take from -----
 
-    async def analysis(self, game_id: str) -> dict[str, Any] | None:
+    async def analysis(self, game_id: str, raw: bool = False) -> dict[str, Any] | None:
         """A game's analysis: its state (queued, running, done, failed), progress (``done``
-        of ``total`` hands), when asked, claimed and finished, and (done) its result."""
+        of ``total`` hands), when asked, claimed and finished, and (done) its result;
+        ``raw``: the result as stored, JSON text (a long game's is hundreds of kilobytes:
+        decoded and encoded again, a dozen milliseconds of the event loop)."""
         row = await self._fetchone("SELECT * FROM analyses WHERE game_id = ?", (game_id,))
         if row is None:
             return None
         found = dict(row)
-        found["result"] = json.loads(row["result"]) if row["result"] else None
+        if not raw:
+            found["result"] = json.loads(row["result"]) if row["result"] else None
         return found
 
     async def analysis_queued(self, game_id: str, total: int, now: float, asker: str) -> None:
@@ -473,20 +476,22 @@ class Store(ABC):
             ("INSERT INTO analyses (game_id, state, done, total, requested, asker) "
              "VALUES (?, 'queued', 0, ?, ?, ?)", (game_id, total, now, asker))])
 
-    async def analyses_waiting(self, live_since: float) -> tuple[int, set[str]]:
-        """How many analyses wait or run (on every node), and who asked them (address
-        groups); a running one whose node went quiet before ``live_since`` is not counted."""
+    async def analyses_waiting(self, live_since: float) -> list[str]:
+        """Who asked for the analyses that wait or run (on every node), one each: an
+        asker as :func:`server.analysis.asker_of` names it, or ``auto``; a running one whose
+        node went quiet before ``live_since`` is not counted."""
         rows = await self._fetchall("SELECT asker FROM analyses WHERE state = 'queued' OR "
                                     "(state = 'running' AND claimed >= ?)", (live_since,))
-        return len(rows), {row["asker"] for row in rows}
+        return [str(row["asker"]) for row in rows]
 
     async def analysis_claim(self, node: str, now: float, live_since: float) -> str | None:
         """Take the oldest waiting analysis (or one whose node went quiet before
-        ``live_since``) for ``node``; its game id, or None. Two nodes claiming at once: the
-        conditional update lets one have it."""
+        ``live_since``) for ``node``, an asked one before any automatic one; its game id, or
+        None. Two nodes claiming at once: the conditional update lets one have it."""
         rows = await self._fetchall(
             "SELECT game_id FROM analyses WHERE state = 'queued' OR (state = 'running' AND "
-            "claimed < ?) ORDER BY requested LIMIT 3", (live_since,))
+            "claimed < ?) ORDER BY CASE WHEN asker = 'auto' THEN 1 ELSE 0 END, requested "
+            "LIMIT 3", (live_since,))
         for row in rows:
             game_id = row["game_id"]
             await self._write("UPDATE analyses SET state = 'running', node = ?, claimed = ?, "
@@ -499,11 +504,14 @@ class Store(ABC):
         return None
 
     async def analysis_progress(self, game_id: str, node: str, state: str, done: int,
-                                now: float, result: dict[str, Any] | None = None) -> None:
-        """A claimed analysis's progress (renewing the claim), or its end."""
+                                now: float, result: dict[str, Any] | str | None = None
+                                ) -> None:
+        """A claimed analysis's progress (renewing the claim), or its end (its result, or
+        that encoded as JSON already)."""
+        text = result if isinstance(result, str) or result is None else json.dumps(result)
         await self._write("UPDATE analyses SET state = ?, done = ?, claimed = ?, result = ?, "
                           "finished = ? WHERE game_id = ? AND node = ?",
-                          (state, done, now, json.dumps(result) if result is not None else None,
+                          (state, done, now, text,
                            now if state in ("done", "failed") else None, game_id, node))
 
     # -- board sets (issue 39): a duplicate room's deals, where its tables meet ----------
@@ -694,6 +702,29 @@ class Store(ABC):
             })
         return out
 
+    async def recent_accuracy(self, name: str, limit: int = RECENT_GAMES
+                              ) -> list[dict[str, Any]]:
+        """The player's accuracy over their last ``limit`` analysed games (issue 38), per
+        game (Spades' and Hearts' scales differ): the mean of each game's accuracy at the
+        seat they held, and over how many games and decisions. Read from the analyses
+        kept (a game counts once analysed, asked for or automatic)."""
+        rows = await self._fetchall(
+            "SELECT p.seat, g.kind, a.result FROM game_players p "
+            "JOIN analyses a ON a.game_id = p.game_id JOIN games g ON g.id = p.game_id "
+            "WHERE p.player = ? AND a.state = 'done' ORDER BY p.finished DESC, p.game_id "
+            "LIMIT ?", (name, limit))
+        per: dict[str, list[tuple[float, int]]] = {}
+        for row in rows:
+            result = json.loads(row["result"]) if row["result"] else {}
+            mine = next((s for s in result.get("seats", ()) if s.get("seat") == row["seat"]),
+                        None)
+            if mine is not None and mine.get("accuracy") is not None:
+                per.setdefault(row["kind"], []).append((float(mine["accuracy"]),
+                                                        int(mine.get("decisions", 0))))
+        return [{"game": kind, "accuracy": round(sum(a for a, _ in found) / len(found), 1),
+                 "games": len(found), "decisions": sum(n for _, n in found)}
+                for kind, found in sorted(per.items())]
+
     async def player_games(self, name: str, limit: int, since: float | None = None,
                            before: tuple[float, str] | None = None
                            ) -> list[tuple[str, float]]:
@@ -860,7 +891,8 @@ class Store(ABC):
                 "rank_me": bool(account["rank_me"]),
                 "banned_until": account["banned_until"] or None,
                 "casual_games": account["casual_games"], "ratings": ratings,
-                "recent_games": await self.recent_games(account["name"])}
+                "recent_games": await self.recent_games(account["name"]),
+                "accuracy": await self.recent_accuracy(account["name"])}
 
 
 def _record(record: dict[str, Any], texts: bool) -> dict[str, Any]:

@@ -99,6 +99,9 @@ class Lobby(Protocol):
 
     def seats_taken(self, runner: TableRunner, accounts: tuple[str, ...]) -> None: ...
 
+    def ranked_ended(self, game_id: str, record: dict[str, Any]) -> None:
+        """A ranked game finished and is stored (its analysis, if the host wants it)."""
+
     def reload(self, runner: TableRunner, stored: StoredGame | None) -> None:
         """The store holds another game than the runner's (a write it thought failed
         landed): run the table again from ``stored`` (None: the game ended there)."""
@@ -338,6 +341,9 @@ class TableRunner:
                 METRICS.games_started.inc()
             elif type(record) is GameEnded:
                 METRICS.games_finished.inc()
+                if (record.ratings is not None and record.result.get("finished")
+                        and not record.sandbox):
+                    self.lobby.ranked_ended(record.game_id, record.record)
         await self._handle(Stored(effect.ref))
 
     def _cancel_timer(self, effect: CancelTimer) -> None:

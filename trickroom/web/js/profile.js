@@ -102,6 +102,18 @@ function casualCount(data) {
 }
 
 /** The player's last games, casual and ranked, newest first, each with its review. */
+/** Accuracy over the player's recent analysed games (the robots' analysis), per game. */
+function accuracy(data) {
+  const rows = data.accuracy || [];
+  if (!rows.length) return null;
+  return h("section", { class: "accuracy", "aria-labelledby": "accuracy-h" },
+    h("h2", { id: "accuracy-h" }, t("profile.accuracy")),
+    h("p", { class: "hint" }, t("profile.accuracy_about")),
+    h("dl", { class: "stats" }, rows.map((r) => h("div", { class: "stat" },
+      h("dt", {}, gameName(r.game)),
+      h("dd", {}, t("profile.accuracy_of", { accuracy: num(Number(r.accuracy), { maximumFractionDigits: 1 }), n: r.games }))))));
+}
+
 function recentGames(data) {
   const games = data.recent_games || [];
   const signed = (x) => (x > 0 ? `+${round(x)}` : x < 0 ? `−${round(-x)}` : "±0"); // ±0: a game rated, no change
@@ -171,6 +183,7 @@ function player(main, ctx, params) {
             r.game === "spades" ? stat(t("stat.skill_ratio"), r.skill_ratio == null ? "—" : num(Number(r.skill_ratio), { minimumFractionDigits: 2, maximumFractionDigits: 2 })) : null,
             r.game === "spades" ? stat(t("stat.nils_made"), st.nil_bid ? `${st.nil_made}/${st.nil_bid}` : "—") : null));
       }) : h("p", { class: "hint" }, t("profile.no_rated"))),
+      accuracy(data),
       recentGames(data),
       h("section", { class: "history", "aria-label": t("profile.history") },
         h("h2", {}, t("profile.history")), withHistory.length > 1 ? pick : null, chartBox,
