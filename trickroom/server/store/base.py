@@ -26,8 +26,11 @@ import asyncio
 import json
 import time
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
+
+import orjson
 
 from trickroom.ratings import Standing
 from trickroom.server.metrics import METRICS
@@ -47,6 +50,27 @@ from trickroom.server.store.values import (
 from trickroom.server.tables.records import GameCreated, Record
 
 RECENT_GAMES = 20  # how many ended games a profile lists
+SEAT_ACCURACIES_KEPT = 20_000
+"""Finished analyses whose seats' accuracies are kept read (a few numbers each): a
+profile's accuracy reads up to ``RECENT_GAMES`` analyses of some 100-300 kB each, which
+are decoded once, not at every view of every profile."""
+_seat_accuracies: OrderedDict[str, dict[int, tuple[float, int]]] = OrderedDict()
+
+
+def seat_accuracies(game_id: str, result: str | bytes | None) -> dict[int, tuple[float, int]]:
+    """Each analysed seat's accuracy and decisions in a finished analysis (kept: an
+    analysis once done does not change)."""
+    found = _seat_accuracies.get(game_id)
+    if found is not None:
+        _seat_accuracies.move_to_end(game_id)
+        return found
+    data = orjson.loads(result) if result else {}
+    found = {int(s["seat"]): (float(s["accuracy"]), int(s.get("decisions", 0)))
+             for s in data.get("seats", ()) if s.get("accuracy") is not None}
+    _seat_accuracies[game_id] = found
+    if len(_seat_accuracies) > SEAT_ACCURACIES_KEPT:
+        _seat_accuracies.popitem(last=False)
+    return found
 # What a stored seat keeps for the server alone: the seat token's hash, and the address
 # group its player sat from (for eligibility): never in a game's public record.
 PRIVATE_SEAT_KEYS = frozenset({"token_hash", "group"})
@@ -709,18 +733,15 @@ class Store(ABC):
         seat they held, and over how many games and decisions. Read from the analyses
         kept (a game counts once analysed, asked for or automatic)."""
         rows = await self._fetchall(
-            "SELECT p.seat, g.kind, a.result FROM game_players p "
+            "SELECT p.game_id, p.seat, g.kind, a.result FROM game_players p "
             "JOIN analyses a ON a.game_id = p.game_id JOIN games g ON g.id = p.game_id "
             "WHERE p.player = ? AND a.state = 'done' ORDER BY p.finished DESC, p.game_id "
             "LIMIT ?", (name, limit))
         per: dict[str, list[tuple[float, int]]] = {}
         for row in rows:
-            result = json.loads(row["result"]) if row["result"] else {}
-            mine = next((s for s in result.get("seats", ()) if s.get("seat") == row["seat"]),
-                        None)
-            if mine is not None and mine.get("accuracy") is not None:
-                per.setdefault(row["kind"], []).append((float(mine["accuracy"]),
-                                                        int(mine.get("decisions", 0))))
+            mine = seat_accuracies(row["game_id"], row["result"]).get(row["seat"])
+            if mine is not None:
+                per.setdefault(row["kind"], []).append(mine)
         return [{"game": kind, "accuracy": round(sum(a for a, _ in found) / len(found), 1),
                  "games": len(found), "decisions": sum(n for _, n in found)}
                 for kind, found in sorted(per.items())]
