@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CHOICES = {"durability": "power_loss", "event_loop": "asyncio", "password_profile": "cheapest",
            "node_url": "/node/7/ws", "trusted_proxies": "10.0.0.0/8,127.0.0.1",
            "allowed_origins": "https://cards.example,https://www.cards.example",
-           "ipv4_prefix": "24", "ipv6_prefix": "56", "robot_worker": "thread"}
+           "ipv4_prefix": "24", "ipv6_prefix": "56", "robot_worker": "thread",
+           "analysis_auto_ranked": "true"}
 
 
 def another_value(name: str, default: object) -> str:
