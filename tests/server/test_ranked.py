@@ -176,6 +176,35 @@ async def test_a_complete_ranked_game_is_rated_as_the_ratings_module_says(
     assert all(len(h["tricks"]) == 13 for h in record["hands"])
 
 
+async def test_a_player_back_after_the_end_reads_the_rating_changes_in_their_language(
+        ranked_app):
+    """The game's end, with its rating changes, is in the snapshot of a finished game:
+    a player whose connection dropped as the game ended (or whose page was reloaded)
+    reads what the others read, in the language of the new connection."""
+    names = ["ann", "bob", "cat", "dan"]
+    async with AsyncExitStack() as stack:
+        clients = await players(ranked_app, stack, names)
+        table = await seat(clients, "spades-zone")
+        ends = await asyncio.wait_for(asyncio.gather(
+            *(autoplay(c, table, i) for i, c in enumerate(clients))), 120)
+        told = ends[0]
+        back = await stack.enter_async_context(TrickroomClient.connect(
+            url(ranked_app), additional_headers={"Accept-Language": "el"}))
+        await back.request({"type": "login", "name": "ann", "password": "secret-ann"})
+        snapshot = await back.request({"type": "rejoin", "table": table,
+                                       "seat_token": clients[0].token, "last_seq": 0})
+    assert snapshot["type"] == "snapshot" and snapshot["view"]["phase"] == "game_over"
+    over = snapshot["over"]
+    assert {k: over[k] for k in ("scores", "winners", "chances")} == {
+        k: told[k] for k in ("scores", "winners", "chances")}
+    assert [(c["player"], c["after"]) for c in over["ratings"]] == [
+        (c["player"], c["after"]) for c in told["ratings"]]
+    english = [t["text"] for c in told["ratings"] for t in c["breakdown"]]
+    greek = [t["text"] for c in over["ratings"] for t in c["breakdown"]]
+    assert len(greek) == len(english) > 0 and greek != english
+    assert any(any("\u0370" <= ch <= "\u03ff" for ch in text) for text in greek), greek
+
+
 async def test_the_final_score_model_is_told_how_many_hands_a_spades_game_took(ranked_app):
     async with AsyncExitStack() as stack:
         clients = await players(ranked_app, stack, ["ann", "bob", "cat", "dan"])

@@ -924,6 +924,7 @@ export interface Snapshot {
   view: (SpadesViewWire | HeartsViewWire) | null;
   paused?: string | null;
   vote?: VoteInfo | null;
+  over?: GameOver | null;
 }
 /**
  * This interface was referenced by `Protocol`'s JSON-Schema
@@ -1046,6 +1047,25 @@ export interface VoteInfo {
   };
 }
 /**
+ * The game is over: final scores, the winning seats, and each player's rating change
+ * with how it was calculated (empty in casual rooms). ``abandoned``: ended early on the
+ * score so far (a points room after a drop). ``chances``: the sides' chances of winning
+ * as ``game_started`` gave them (ranked rooms; null in casual ones).
+ *
+ * This interface was referenced by `Protocol`'s JSON-Schema
+ * via the `definition` "GameOver".
+ */
+export interface GameOver {
+  type: "game_over";
+  scores: number[];
+  winners: number[];
+  ratings?: {
+    [k: string]: unknown | undefined;
+  }[];
+  abandoned?: boolean;
+  chances?: number[] | null;
+}
+/**
  * One numbered table event (a game event or a seat change). A game event carries
  * ``turn``: the same for every event of one action and for every audience.
  *
@@ -1110,25 +1130,6 @@ export interface GameStarted {
     [k: string]: unknown | undefined;
   };
   system?: string | null;
-  chances?: number[] | null;
-}
-/**
- * The game is over: final scores, the winning seats, and each player's rating change
- * with how it was calculated (empty in casual rooms). ``abandoned``: ended early on the
- * score so far (a points room after a drop). ``chances``: the sides' chances of winning
- * as ``game_started`` gave them (ranked rooms; null in casual ones).
- *
- * This interface was referenced by `Protocol`'s JSON-Schema
- * via the `definition` "GameOver".
- */
-export interface GameOver {
-  type: "game_over";
-  scores: number[];
-  winners: number[];
-  ratings?: {
-    [k: string]: unknown | undefined;
-  }[];
-  abandoned?: boolean;
   chances?: number[] | null;
 }
 /**

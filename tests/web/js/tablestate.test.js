@@ -272,6 +272,17 @@ test("a snapshot of a finished game names its winners from the scores", () => {
   assert.deepEqual(s.gameOver, { scores: [312, 520], winners: [1, 3] });
 });
 
+test("a snapshot of a finished game shows its end as told, rating changes and all", () => {
+  // A page reloaded after the end, or a rejoin that could not be sent the events it missed.
+  const over = { type: "game_over", scores: [312, 520], winners: [1, 3], abandoned: false, chances: [0.4, 0.6],
+    ratings: [{ player: "guest-ann", before: { value: 1500 }, after: { value: 1488 }, breakdown: [{ text: "K", value: 32 }] }] };
+  const told = after([snapshot(199, spadesView()), event(200, over, turn("game_over", null))]);
+  const s = after([{ ...snapshot(200, spadesView({ phase: "game_over", to_act: null, scores: [312, 520] })), over }],
+    { state: told });
+  assert.deepEqual(s.gameOver, told.gameOver);
+  assert.equal(s.gameOver.ratings[0].after.value, 1488);
+});
+
 test("a new game clears the last one's results, votes and choices", () => {
   let s = after([snapshot(200, spadesView({ phase: "game_over", to_act: null, scores: [312, 520] })),
     { type: "close_results" }, { type: "close_summary", hands: 3 }]);

@@ -17,7 +17,7 @@ from trickroom.server.protocol.base import (
     dumps,
     type_required,
 )
-from trickroom.server.protocol.events import AnyEvent
+from trickroom.server.protocol.events import AnyEvent, GameOver
 from trickroom.server.protocol.lobby import TableInfo
 
 
@@ -123,20 +123,23 @@ class Snapshot(Reply):
     view: GameView | None
     paused: str | None = None  # why the game waits (ranked votes), if it does
     vote: VoteInfo | None = None  # the open vote
+    # A finished game's ``game_over`` event as it was told (its rating changes and their
+    # breakdowns): a player back after the end reads what the end said.
+    over: GameOver | None = None
 
     @classmethod
     def of(cls, rid: RequestId, table: str, seq: int, info: TableInfo,
            view: dict[str, Any] | None, paused: str | None,
-           vote: dict[str, Any] | None) -> Snapshot:
+           vote: dict[str, Any] | None, over: dict[str, Any] | None = None) -> Snapshot:
         """A snapshot from the engine's view dict as it is (not re-validated: the tests
         check every message sent against the schema)."""
         return cls.model_construct(id=rid, table=table, seq=seq, info=info, view=view,
-                                   paused=paused, vote=vote)
+                                   paused=paused, vote=vote, over=over)
 
     def encode(self) -> str:
         return dumps({"type": "snapshot", "id": self.id, "table": self.table,
                       "seq": self.seq, "info": self.info.model_dump(), "view": self.view,
-                      "paused": self.paused, "vote": self.vote}).decode()
+                      "paused": self.paused, "vote": self.vote, "over": self.over}).decode()
 
 
 class TurnInfo(BaseModel):

@@ -77,12 +77,14 @@ def shared(message: ServerMessage) -> Shared:
     """A message as sent; a snapshot whose view says why cards may not be played is also
     encoded again, with those reasons, for a connection of another language."""
     localize = None
-    if isinstance(message, Snapshot) and holds_texts((message.view, message.paused)):
-        view, paused = message.view, message.paused
+    if isinstance(message, Snapshot) and holds_texts((message.view, message.paused,
+                                                      message.over)):
+        view, paused, over = message.view, message.paused, message.over
 
         def localize(language: str) -> bytes:
             return message.model_copy(update={"view": localized(view, language),
-                                              "paused": localized(paused, language)}
+                                              "paused": localized(paused, language),
+                                              "over": localized(over, language)}
                                       ).encode().encode()
     return Shared(message.encode(), localize)
 

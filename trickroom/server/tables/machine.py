@@ -368,7 +368,9 @@ class TableMachine:
         if state.vote is not None:
             vote = {**drops.vote_started(self, state.vote).model_dump(),
                     "cast": {str(s): c for s, c in state.vote.choices}}
-        return Snapshot.of(rid, self.id, self.log.seq, self.info(), view, state.paused, vote)
+        over = state.over if view is not None and view["phase"] == "game_over" else None
+        return Snapshot.of(rid, self.id, self.log.seq, self.info(), view, state.paused, vote,
+                           over)
 
     def save_seats(self) -> None:
         state = self.state

@@ -126,6 +126,7 @@ def start_game(table: Table, standings: dict[str, Standing]) -> None:
     state.paused, state.vote = None, None
     state.ranked = RankedState(standings=standings)
     state.chances = rating.chances(table) if table.room.rated else None
+    state.over = None
     table.changed()
     table.publish(GameStarted(game_id=game_id, rules=rules,
                               system=table.system if table.room.rated else None,
@@ -412,14 +413,15 @@ def end_game(table: Table, events: list[Event] | None = None, abandoned: bool = 
                     ratings=ratings or [], chances=state.chances)
     for event in events or ():
         if event.kind == "game_over":  # told with the rating changes it caused
-            table.publish(_with_breakdowns(over, ratings), turn=turn, texts=True)
+            state.over = _with_breakdowns(over, ratings)
+            table.publish(state.over, turn=turn, texts=True)
         else:
             table.publish(event.to_wire(), event.to, turn)
     if abandoned or announce:
-        table.publish(_with_breakdowns(GameOver(
+        state.over = _with_breakdowns(GameOver(
             scores=list(outcome.scores), winners=[] if abandoned else list(outcome.winners),
-            ratings=ratings or [], abandoned=abandoned, chances=state.chances), ratings),
-            texts=True)
+            ratings=ratings or [], abandoned=abandoned, chances=state.chances), ratings)
+        table.publish(state.over, texts=True)
     _tell_players(table, lambda seat: GameFinish(
         table=table.id, game_id=game_id, room=table.room.name, game=table.room.game,
         seat=seat.index, scores=list(outcome.scores),

@@ -190,6 +190,9 @@ class TableState:
     # -- a ranked game (rating) ----------------------------------------------------------------
     ranked: RankedState = field(default_factory=RankedState, metadata=SEATING)
     chances: list[float] | None = None  # the sides' chances at the start
+    # The ``game_over`` event as told (its rating changes with their breakdowns): a
+    # snapshot of a finished game carries it, so a player back after the end reads them.
+    over: dict[str, Any] | None = None
     # -- a private table (privacy) ---------------------------------------------------------
     private: Privacy | None = field(default=None, metadata=SEATING)
     # -- a duplicate room's board set (board) ---------------------------------------------

@@ -35,7 +35,7 @@ export function initialState(table) {
     turnSeconds: 30,
     countdown: null, // {seat, deadline}: the clock of whoever is to act
     gameId: null,
-    gameOver: null, // the game_over event (or, from a snapshot, its scores and winners)
+    gameOver: null, // the game_over event (a snapshot's `over`, or its scores and winners)
     lastTrick: null, // the last trick won {seat, leader, cards, points, scoring}
     justWon: null, // that trick as it lay on the table {..., plays, at}, while it lingers
     votes: [], // [{vote, kind, seat, player, voters, cast, deadline, outcome, closedAt}]
@@ -130,7 +130,8 @@ const MESSAGES = {
     s.view = { ...v, hand: sortHand(v.hand || []) };
     if (v.seat != null) s.seat = v.seat;
     if (v.tricks?.length) s.lastTrick = v.tricks.at(-1);
-    s.gameOver = v.phase === "game_over" ? { scores: v.scores, winners: winnersOf(v) } : null;
+    // A finished game's snapshot carries its end as told (the rating changes with it).
+    s.gameOver = v.phase === "game_over" ? (msg.over || { scores: v.scores, winners: winnersOf(v) }) : null;
     // Coming to a table mid-game: only the hand that has just ended gets its summary.
     if (v.phase !== "hand_over") s.summaryClosed = v.hand_results?.length ?? -1;
     markTurn(s, now);
