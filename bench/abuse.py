@@ -20,14 +20,20 @@ quiet ones), and ten tables of searching robots kept by one address, its player
 seated at each and playing fast, beside the victim's (its act p99 against quiet
 windows in which the attacker is stopped, ``--rounds`` of each, and how many of the
 attacker's robots' bids were searched; ``--only robots`` runs this part alone,
-``--only others`` the logins during a flood).
+``--only others`` the logins during a flood). That part runs twice: with the robots at
+their shipped pace (``robot_delay``, the attacker's included), the victim's table four
+players who act 20 ms after each prompt; and with every robot moving after 20 ms, the
+victim with three robots (``robots_fast_``: ten tables at a pace no shipped server
+plays; ``--robot-level heuristic`` gives the same figure for ordinary robots, the
+control).
 Targets 127.0.0.x only; bounded in time.
 Ends with::
 
     abuse flood_act_p99_ratio=<r> flood_ping_p99_ratio=<p> checked=<n>/<guesses>
         no_backoff_act_p99_ratio=<q> spray_checked=<s>/40 spray_broken=<b>
         registered=<a> others_welcomed=<w>/<20 x rounds> others_p99_ratio=<o>
-        robot_tables=<t> robots_act_p99_ratio=<r> robots_searched_bids=<s>/<b>
+        robot_tables=<t> robots_act_p99_ratio=<r> robots_fast_act_p99_ratio=<f>
+        robots_searched_bids=<s>/<b>
         (one line; ratios: flood over quiet)
 """
 
@@ -84,16 +90,19 @@ class Window:
 
 
 class Victim:
-    """One player at a table of robots: every act's round trip, every ping's."""
+    """One player at a table of robots (or of other such players): every act's round
+    trip, every ping's. ``pace``: seconds it waits after a prompt before it acts."""
 
-    def __init__(self, ws: ClientConnection) -> None:
+    def __init__(self, ws: ClientConnection, pace: float = 0.0, seed: int = 1) -> None:
         self.ws = ws
+        self.pace = pace
         self.ids = itertools.count(1)
         self.sent: dict[int, tuple[str, float]] = {}
         self.window: Window | None = None
         self.table = ""
         self.answered = -1
-        self.rng = random.Random(1)
+        self.rng = random.Random(seed)
+        self.acting: set[asyncio.Future[None]] = set()  # paced acts on their way
 
     async def send(self, kind: str, message: dict[str, Any]) -> None:
         rid = next(self.ids)
@@ -101,11 +110,29 @@ class Victim:
         await self.ws.send(json.dumps({**message, "id": rid}))
 
     async def play(self) -> None:
+        """Open a table, sit, fill it with robots and play."""
         await request(self.ws, {"type": "guest", "name": "victim"})
         created = await request(self.ws, {"type": "create_table", "room": "spades"})
         self.table = created["table"]["id"]
         await request(self.ws, {"type": "sit", "table": self.table, "seat": 0})
         await self.send("other", {"type": "fill_robots", "table": self.table, "level": "random"})
+        await self.answer()
+
+    async def open(self, name: str) -> str:
+        """Open a table and sit at it (its other seats for others to take)."""
+        await request(self.ws, {"type": "guest", "name": name})
+        created = await request(self.ws, {"type": "create_table", "room": "spades"})
+        self.table = created["table"]["id"]
+        await request(self.ws, {"type": "sit", "table": self.table, "seat": 0})
+        return self.table
+
+    async def join(self, name: str, table: str, seat: int) -> None:
+        await request(self.ws, {"type": "guest", "name": name})
+        self.table = table
+        await request(self.ws, {"type": "sit", "table": table, "seat": seat})
+
+    async def answer(self) -> None:
+        """Act on every prompt of the table (after ``pace``), time every reply."""
         async for frame in self.ws:
             message = json.loads(frame)
             rid = message.get("id")
@@ -118,10 +145,20 @@ class Victim:
             if message.get("type") == "prompt" and message["table"] == self.table:
                 if message["seq"] > self.answered:
                     self.answered = message["seq"]
-                    await self.send("act", {"type": "act", "table": self.table,
-                                            "action": choose(message, self.rng)})
+                    if self.pace:
+                        asyncio.get_running_loop().call_later(
+                            self.pace, self._act, choose(message, self.rng))
+                    else:
+                        await self.send("act", {"type": "act", "table": self.table,
+                                                "action": choose(message, self.rng)})
             elif message.get("type") == "event" and message["event"]["type"] == "game_over":
                 await self.send("other", {"type": "play_again", "table": self.table})
+
+    def _act(self, action: dict[str, Any]) -> None:
+        task = asyncio.ensure_future(self.send("act", {"type": "act", "table": self.table,
+                                                       "action": action}))
+        self.acting.add(task)
+        task.add_done_callback(self.acting.discard)
 
     async def ping(self) -> None:
         while True:
@@ -359,7 +396,8 @@ async def others_run(workdir: Path, rounds: int = 3) -> tuple[int, int, float]:
     return welcomed, 20 * rounds, ratio(pct(flood, 0.99), pct(quiet, 0.99))
 
 
-async def seated_robots_process(url: str, tables: int, seconds: float) -> None:
+async def seated_robots_process(url: str, tables: int, seconds: float,
+                                level: str = "search") -> None:
     """One address (127.0.0.1) opens ``tables`` casual tables of long games, fills each
     with searching robots and stays seated at each, playing its own seat as fast as its
     prompts come, for ``seconds`` (the attacker of ``robots_run``, in a process of its own
@@ -383,7 +421,7 @@ async def seated_robots_process(url: str, tables: int, seconds: float) -> None:
                 break
             table = made["table"]["id"]
             await request(ws, {"type": "sit", "table": table, "seat": 0})
-            await request(ws, {"type": "fill_robots", "table": table, "level": "search"})
+            await request(ws, {"type": "fill_robots", "table": table, "level": level})
             opened.append((ws, table))
     print(len(opened), flush=True)
 
@@ -413,26 +451,43 @@ async def seated_robots_process(url: str, tables: int, seconds: float) -> None:
 
 
 async def robots_run(workdir: Path, seconds: float, tables: int = 10, rounds: int = 1,
-                     console: Console | None = None) -> tuple[int, float, int, int]:
+                     console: Console | None = None, level: str = "search",
+                     shipped: bool = False) -> tuple[int, float, int, int]:
     """Issue 32, A: one address opens ``tables`` casual tables of long games, fills each
     with searching robots and stays seated at each, playing its own seat as fast as it
     can (``seated_robots_process``), beside the victim's table. Quiet and loaded windows
     alternate (``rounds`` of each): in a quiet one the attacker is stopped (SIGSTOP), its
     tables waiting for its moves, in a loaded one it plays. How many such tables were
     opened, the victim's act p99 in the loaded windows over the quiet ones', and how many
-    of the attacker's robots' bids were searched and how many played by rule of thumb."""
+    of the attacker's robots' bids were searched and how many played by rule of thumb.
+
+    ``shipped``: the server's robots at their shipped pace (``robot_delay``), so the
+    attacker's too, and the victim's table four players from 127.0.0.2 who each act
+    20 ms after their prompt (acts of all four timed); otherwise every robot moves after
+    20 ms, the attacker's ones too, and the victim plays with three robots."""
     config = workdir / "robots.toml"
-    config.write_text(CONFIG.format(extra=""))
+    text = CONFIG.format(extra="")
+    config.write_text(text.replace("robot_delay = 0.02\n", "") if shipped else text)
     settle = 4.0  # a stopped attacker's robots finish the moves in hand (10 tables: seconds)
     quiet, loaded = Window(False), Window(True)
     with Server(workdir / "robots.sqlite3", config) as server:
-        async with connect(server.url, compression=None, max_size=2**22,
-                           local_addr=("127.0.0.2", 0)) as ws:
-            victim = Victim(ws)
-            tasks = [asyncio.create_task(victim.play()), asyncio.create_task(victim.ping())]
+        async with contextlib.AsyncExitStack() as stack:
+            sockets = [await stack.enter_async_context(connect(
+                server.url, compression=None, max_size=2**22, local_addr=("127.0.0.2", 0)))
+                for _ in range(4 if shipped else 1)]
+            victims = [Victim(ws, pace=0.02 if shipped else 0.0, seed=i)
+                       for i, ws in enumerate(sockets)]
+            if shipped:
+                table = await victims[0].open("victim0")
+                for i, v in enumerate(victims[1:], 1):
+                    await v.join(f"victim{i}", table, i)
+                tasks = [asyncio.create_task(v.answer()) for v in victims]
+            else:
+                tasks = [asyncio.create_task(victims[0].play())]
+            tasks.append(asyncio.create_task(victims[0].ping()))
             attacker = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bench.abuse", "--seated-robots", server.url,
-                "--tables", str(tables),
+                "--tables", str(tables), "--robot-level", level,
                 "--window", str(rounds * (2 * (seconds + settle)) + 1.0),
                 stdout=asyncio.subprocess.PIPE, cwd=ROOT)
             assert attacker.stdout is not None
@@ -441,9 +496,11 @@ async def robots_run(workdir: Path, seconds: float, tables: int = 10, rounds: in
                 for window in (quiet, loaded):
                     attacker.send_signal(signal.SIGCONT if window.flood else signal.SIGSTOP)
                     await asyncio.sleep(settle)
-                    victim.window = window
+                    for v in victims:
+                        v.window = window
                     await asyncio.sleep(seconds)
-                    victim.window = None
+                    for v in victims:
+                        v.window = None
             attacker.send_signal(signal.SIGCONT)
             out, _ = await attacker.communicate()
             searched, heuristic = (int(x) for x in (out.decode().split() or ["0", "0"])[:2])
@@ -490,12 +547,20 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seated-robots", metavar="URL", help=argparse.SUPPRESS)  # robots_run's
     parser.add_argument("--tables", type=int, default=10,
                         help="tables of searching robots one address opens")
+    parser.add_argument("--robot-level", default="search",
+                        help="the level of the attacker's robots (search; heuristic or random "
+                             "is the control: ten ordinary tables of the same pace)")
+    parser.add_argument("--robots-pace", choices=("shipped", "fast"), default="shipped",
+                        help="with --only robots: every robot at the shipped robot_delay "
+                             "(the victim four players), or after 20 ms (the victim with "
+                             "three robots: the stress case)")
     parser.add_argument("--only", choices=("robots", "others"),
                         help="run only this part (robots: the tables of searching robots; "
                              "others: another address's logins during a login flood)")
     args = parser.parse_args(argv)
     if args.seated_robots:
-        await seated_robots_process(args.seated_robots, args.tables, args.window)
+        await seated_robots_process(args.seated_robots, args.tables, args.window,
+                                    args.robot_level)
         return 0
     if args.flood:
         await flood_process(args.flood, args.sockets, args.window)
@@ -508,8 +573,11 @@ async def main(argv: list[str] | None = None) -> int:
     if args.only == "robots":
         with tempfile.TemporaryDirectory(prefix="trickroom-abuse-") as tmp:
             robot_tables, robots_ratio, searched, heuristic = await robots_run(
-                Path(tmp), args.window, args.tables, args.rounds, console)
-        print(f"abuse robot_tables={robot_tables} robots_act_p99_ratio={robots_ratio:.2f} "
+                Path(tmp), args.window, args.tables, args.rounds, console, args.robot_level,
+                shipped=args.robots_pace == "shipped")
+        name = "robots_act_p99_ratio" if args.robots_pace == "shipped" else \
+            "robots_fast_act_p99_ratio"
+        print(f"abuse robot_tables={robot_tables} {name}={robots_ratio:.2f} "
               f"robots_searched_bids={searched}/{searched + heuristic}")
         return 0
     if args.only == "others":
@@ -528,7 +596,9 @@ async def main(argv: list[str] | None = None) -> int:
         registered = await registration_run(Path(tmp), args.window)
         welcomed, asked, others_ratio = await others_run(Path(tmp), args.rounds)
         robot_tables, robots_ratio, searched, heuristic = await robots_run(
-            Path(tmp), args.window, args.tables, args.rounds, console)
+            Path(tmp), args.window, args.tables, args.rounds, console, shipped=True)
+        _, fast_ratio, _, _ = await robots_run(
+            Path(tmp), args.window, args.tables, args.rounds, console, shipped=False)
     for backoff, r in results.items():
         console.print(
             f"back-off {'on ' if backoff else 'off'}: act p50/p99 quiet "
@@ -544,8 +614,8 @@ async def main(argv: list[str] | None = None) -> int:
                   f"accounts in {args.window:.0f} s; another address during a login flood: "
                   f"{welcomed}/{asked} welcomed, p99 x{others_ratio:.2f} of quiet; {robot_tables} "
                   f"tables of searching robots kept by one address: another table's act p99 "
-                  f"x{robots_ratio:.2f} of quiet, {searched} of its robots' "
-                  f"{searched + heuristic} bids searched")
+                  f"x{robots_ratio:.2f} of quiet (x{fast_ratio:.2f} with every robot at 20 ms), "
+                  f"{searched} of its robots' {searched + heuristic} bids searched")
     on = results[True]
     print(f"abuse flood_act_p99_ratio={on['act_p99_ratio']:.2f} "
           f"flood_ping_p99_ratio={on['ping_p99_ratio']:.2f} "
@@ -554,6 +624,7 @@ async def main(argv: list[str] | None = None) -> int:
           f"spray_broken={spray_broken} registered={registered} "
           f"others_welcomed={welcomed}/{asked} others_p99_ratio={others_ratio:.2f} "
           f"robot_tables={robot_tables} robots_act_p99_ratio={robots_ratio:.2f} "
+          f"robots_fast_act_p99_ratio={fast_ratio:.2f} "
           f"robots_searched_bids={searched}/{searched + heuristic}")
     return 0
 

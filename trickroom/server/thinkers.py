@@ -48,7 +48,8 @@ NICENESS = 19
 tables' messages go first, the robots' thinking after (it waits a little, they do not).
 The lowest (19): beside ten tables of searching robots kept by one address, another
 table's act p99 was 1.09/0.63/1.22 times quiet, against 1.78/1.16/1.08 at 10
-(``python -m bench.abuse --only robots``, three runs each, a quiet machine)."""
+(``python -m bench.abuse --only robots --robots-pace fast``, three runs each, a quiet
+machine)."""
 
 
 def start_worker(server: int) -> None:
