@@ -505,7 +505,12 @@ async def robots_run(workdir: Path, seconds: float, tables: int = 10, rounds: in
             out, _ = await attacker.communicate()
             searched, heuristic = (int(x) for x in (out.decode().split() or ["0", "0"])[:2])
             for t in tasks:
+                if t.done() and t.exception() is not None:  # a victim gone: say why
+                    raise RuntimeError("a victim stopped playing") from t.exception()
                 t.cancel()
+    if not quiet.acts or not loaded.acts:  # a figure of nothing is no figure
+        raise RuntimeError(f"the victim's table played no act in a window ({len(quiet.acts)} "
+                           f"quiet, {len(loaded.acts)} beside the robots)")
     if console is not None:
         console.print(f"robots: act p50/p99 quiet {pct(quiet.acts, 0.5):.2f}/"
                       f"{pct(quiet.acts, 0.99):.2f} ms ({len(quiet.acts)} acts), beside "
