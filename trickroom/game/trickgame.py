@@ -392,9 +392,13 @@ class TrickGame:
         mask = (1 << cards[0]) | (1 << cards[1]) | (1 << cards[2]) | (1 << cards[3])
         self.taken[winner] |= mask
         self.tricks_won[winner] += 1
+        # The trick's scoring cards, in the order played, and its points (which only
+        # scoring cards carry): none in most tricks (every Spades trick), so the mask is
+        # read once and the cards counted only when it says.
+        scoring = mask & self._scoring_mask
         won = TrickWon(winner, len(self.tricks), cards, self.leader,
-                       self._trick_points(mask) if self._points_in_tricks else 0,
-                       tuple(c for c in cards if (1 << c) & self._scoring_mask))
+                       self._trick_points(mask) if scoring and self._points_in_tricks else 0,
+                       tuple(c for c in cards if (1 << c) & scoring) if scoring else ())
         self.tricks.append(won)
         self.trick = []
         if len(self.tricks) == 13:
