@@ -115,14 +115,19 @@ async def test_zone_vote_prompt_on_a_drop_then_the_game_goes_on(ranked_app, open
         await wait_for(lambda: not t.state.paused)
         counts = await asyncio.wait_for(browser, 240)
         await asyncio.wait_for(asyncio.gather(*tasks.values()), 60)
-    assert counts["plays"] >= 5
+        assert counts["plays"] >= 5
 
-    over = p.locator("dialog.game-over")
-    await over.wait_for()
-    changes = over.locator(".rating-change")
-    assert await changes.count() == 4
-    await changes.first.locator("summary").click()
-    assert await changes.first.locator(".breakdown tr").count() >= 2
+        over = p.locator("dialog.game-over")
+        await over.wait_for()
+        changes = over.locator(".rating-change")
+        assert await changes.count() == 4
+        await changes.first.locator("summary").click()
+        assert await changes.first.locator(".breakdown tr").count() >= 2
+        # The table changes under the dialog (cat leaves): the breakdown ann opened stays
+        # open, the dialog is not drawn afresh.
+        await cat.request({"type": "stand", "table": table})
+        await p.locator(".seat .nm", has_text="(left)").first.wait_for()
+        assert await changes.first.locator("details").get_attribute("open") is not None
     await page.shot("game-over-ratings")
     await page.shot("game-over-ratings-phone", phone=True)
 

@@ -59,10 +59,20 @@ export function gameOverView(el, intents) {
     return [0, 1, 2, 3].find((s) => state.info?.seats?.[s]?.name === player || state.names[s] === player) ?? -1;
   }
 
+  let drawn = null; // what the dialog was last drawn from (see draw)
+
   function draw(state) {
     const over = state.gameOver;
-    if (!over || state.resultsClosed) { if (el.open) el.close(); return; }
+    if (!over || state.resultsClosed) { drawn = null; if (el.open) el.close(); return; }
     const names = seatNames(state);
+    // The table's state changes after the end too (players leave, a new game is waited
+    // for): the dialog is drawn again only when what it shows has changed, so a breakdown
+    // the player has opened stays open and a button stays under their finger.
+    const key = JSON.stringify([over, names, state.seat, state.gameId, state.info?.sandbox,
+      state.duplicate, state.view?.hand_results?.length, state.view?.game || state.info?.game,
+      intents.roomRated?.() ?? null]);
+    if (key === drawn && el.open) return;
+    drawn = key;
     const winners = over.winners || [];
     const youWon = state.seat != null && winners.includes(state.seat);
     const winnerNames = winners.map((s) => (s === state.seat ? t("over.you") : names[s]));
