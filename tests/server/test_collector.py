@@ -76,3 +76,25 @@ def test_freezing_starts_only_once_a_full_collection_took_long_and_stops_when_sh
         assert not collector.freezing and gc.get_freeze_count() == 0
     finally:
         gc.unfreeze()
+
+
+async def test_a_long_full_collection_of_a_small_heap_starts_no_freezing():
+    """A slow or busy machine takes long over a small heap: the time alone says nothing
+    of the heap's size, so freezing also waits for objects beyond those of start-up."""
+    collector = Collector(0.25, 600.0, Clock(), freeze_above_ms=10.0,
+                          freeze_above_objects=50_000)
+    collector.start()
+    try:
+        def long_full_collection() -> None:
+            collector.on_collection("start", {"generation": 2})
+            collector._started -= 1.0  # as if it had run for a second
+            collector.on_collection("stop", {"generation": 2})
+
+        long_full_collection()
+        assert not collector.freezing  # a second, but over the start-up heap alone
+        grown = [Node() for _ in range(60_000)]  # a heap that has grown since
+        long_full_collection()
+        assert collector.freezing
+        del grown
+    finally:
+        await collector.stop()

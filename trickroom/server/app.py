@@ -68,7 +68,8 @@ class App:
         self.retention = Retention(self.store, settings.keep_moves_seconds, sessions=(
             settings.session_idle_seconds, settings.guest_session_seconds))
         self.collector = Collector(settings.gc_freeze_seconds, settings.gc_full_seconds,
-                                   freeze_above_ms=settings.gc_freeze_above_ms)
+                                   freeze_above_ms=settings.gc_freeze_above_ms,
+                                   freeze_above_objects=settings.gc_freeze_above_objects)
         self.ranked = Ranked(self.store, settings.min_games, wall_clock)
         self.clients: dict[ClientId, Member] = {}  # every connection, and other nodes' stand-ins
         self.lobby = Lobby(config, self.store, self.ranked, self.hub, self.clients,

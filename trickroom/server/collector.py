@@ -19,8 +19,17 @@ allocator's arenas, which can then never be handed back, and a server that
 freezes all the time grows by a few hundred KiB per thousand games
 (``bench/soak.py``). A small heap does not need it (its full collections take a
 few milliseconds), so the collector freezes only once a full collection has
-taken ``freeze_above_ms`` or more, and stops when one takes under half of that
-again. ``freeze_above_ms = 0`` freezes from the start.
+taken ``freeze_above_ms`` or more **and** the heap holds ``freeze_above_objects``
+more objects than it did at start-up, and stops when a full round takes under half
+of that time again. ``freeze_above_ms = 0`` freezes from the start.
+
+Why both: a time alone depends on the machine. On a machine 2.5 times slower, or a
+busy one, the start-up heap alone (about 100,000 objects: modules, schemas) takes
+20 ms or more to walk: the soak's eight tables started the freezing there ("a full
+garbage collection took 49.0 ms: freezing survivors", ``python -m bench.soak --games
+5000`` with ``TRICKROOM_BENCH_LOGS``), though its heap is a small one. The objects
+beyond start-up say whether the heap is big on any machine: the soak's tables add a
+few thousand, a hundred busy tables with their sockets tens of thousands.
 """
 
 from __future__ import annotations
@@ -40,11 +49,13 @@ class Collector:
 
     def __init__(self, freeze_seconds: float, full_seconds: float,
                  clock: Callable[[], float] = time.monotonic,
-                 freeze_above_ms: float = 0.0) -> None:
+                 freeze_above_ms: float = 0.0, freeze_above_objects: int = 0) -> None:
         self.freeze_seconds = freeze_seconds
         self.full_seconds = full_seconds
         self.clock = clock
         self.freeze_above_ms = freeze_above_ms
+        self.freeze_above_objects = freeze_above_objects
+        self.baseline = 0  # the objects the collector tracks at start-up
         self.freezing = freeze_above_ms <= 0
         self.last_full = clock()
         self.full_collections = 0
@@ -53,6 +64,8 @@ class Collector:
 
     def start(self) -> None:
         if self.freeze_seconds > 0:
+            if self.freeze_above_objects:
+                self.baseline = len(gc.get_objects())
             if self.freezing:
                 gc.freeze()  # what start-up made (modules, schemas, the restored games)
             gc.callbacks.append(self.on_collection)
@@ -76,9 +89,14 @@ class Collector:
             self._started = time.perf_counter()
         elif not self.freezing:
             took = (time.perf_counter() - self._started) * 1e3
-            if took >= self.freeze_above_ms:
+            if took < self.freeze_above_ms:
+                return
+            # Counted only after a long one (a list of every object: a few ms).
+            grown = len(gc.get_objects()) - self.baseline if self.freeze_above_objects else 0
+            if grown >= self.freeze_above_objects:
                 self.freezing = True
-                log.info("a full garbage collection took %.1f ms: freezing survivors", took)
+                log.info("a full garbage collection took %.1f ms, %d objects beyond "
+                         "start-up: freezing survivors", took, grown)
 
     async def _run(self) -> None:
         while True:

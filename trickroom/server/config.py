@@ -88,6 +88,9 @@ class ServerSettings:
     gc_freeze_seconds: float = 0.25  # server/collector.py; 0: Python's own collection only
     gc_full_seconds: float = 600.0
     gc_freeze_above_ms: float = 20.0  # freeze only once a full collection took this long
+    # ... and the heap holds this many objects more than at start-up (a big heap on any
+    # machine: a slow one takes 20 ms over the start-up heap alone)
+    gc_freeze_above_objects: int = 25_000
     event_log_size: int = 1000  # events a table keeps for rejoins; further back: a snapshot
     table_idle_seconds: float = 600.0  # an empty waiting table, or a finished one, then closes
     follows_per_player: int = 500  # players one account may follow
