@@ -93,3 +93,25 @@ def test_a_budget_full_again_is_forgotten():
     buckets.take("busy")
     assert len(buckets) == 1 and "busy" in buckets._buckets
     assert Buckets(rate=0, burst=1).take("any") == 0  # a rate of 0: no limit
+
+
+async def test_an_address_that_asks_again_at_once_when_refused_is_held_back(make_app):
+    """Issue 32, B: loops asking for a review as fast as answers come got thousands of
+    refusals a second, each one the event loop's work. A refusal now waits half a second
+    or more, so four loops from one address get a handful in a second (a slow machine
+    gets fewer, never more)."""
+    app = await make_app(http_per_second_per_address=0.01, http_burst_per_address=1)
+    assert (await get(app, "/api/rooms"))[0] == 200
+    loop = asyncio.get_running_loop()
+    until = loop.time() + 1.0
+    refused = 0
+
+    async def asker() -> None:
+        nonlocal refused
+        while loop.time() < until:
+            status, headers, _ = await get(app, "/api/rooms")
+            assert status == 429 and int(headers["Retry-After"]) >= 1
+            refused += 1
+
+    await asyncio.gather(*(asker() for _ in range(4)))
+    assert 4 <= refused <= 4 * 3  # at most ceil(1.0 / 0.5) + 1 answers a loop

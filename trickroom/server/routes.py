@@ -106,6 +106,25 @@ class Routes:
         # Each room's list as last sent, kept with the listings it was made of (so none of
         # them is another's while kept): the same listings again are the same bytes.
         self._listed: dict[str, tuple[list[TableInfo], int, bytes]] = {}
+        self._holding = 0  # refused API requests being held back (_held_back)
+
+    async def _held_back(self, wait: float) -> float:
+        """An API request over its address's budget is answered 429 only after a pause
+        (``HOLD_SECONDS``, or the wait if longer, up to a second), and the wait left is
+        returned. A client that asks again as soon as it is answered (16 loops from one
+        address reviewing a long game) then costs the event loop a few requests a second,
+        not thousands of refusals; one that heeds ``Retry-After`` never notices. At most
+        ``HOLD_MAX`` requests are held at once over all addresses (a held one is an open
+        socket); past that, refusals go out at once."""
+        if self._holding >= HOLD_MAX:
+            return wait
+        pause = min(1.0, max(HOLD_SECONDS, wait))
+        self._holding += 1
+        try:
+            await asyncio.sleep(pause)
+        finally:
+            self._holding -= 1
+        return max(0.0, wait - pause)
 
     async def process_request(self, connection: ServerConnection,
                               request: Request) -> Response | None:
@@ -125,7 +144,7 @@ class Routes:
             key = self.peers.key(connection, request)
             wait = self.api_budgets.take(key)
             if wait:
-                return _rate_limited(wait)
+                return _rate_limited(await self._held_back(wait))
             try:
                 exported = EXPORT.fullmatch(path)
                 if exported is not None:
@@ -327,6 +346,10 @@ def _response(status: HTTPStatus, body: bytes, content_type: str,
 
 def _json(data: Any, status: HTTPStatus = HTTPStatus.OK) -> Response:
     return _response(status, json.dumps(data).encode(), "application/json")
+
+
+HOLD_SECONDS = 0.5  # a refused API request's least pause before its 429 (_held_back)
+HOLD_MAX = 512  # API requests held back at once, over every address
 
 
 def _rate_limited(wait: float) -> Response:
