@@ -114,9 +114,14 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
 
   /** Every render draws the dialog anew: the focus stays on the same choice in it. */
   function drawDialog(state, dialogs) {
-    const focusables = (box) => [...box.querySelectorAll("button, [tabindex]")];
-    const held = promptBox.contains(document.activeElement)
-      ? focusables(promptBox).indexOf(document.activeElement) : null;
+    // The choices in the box, counted without the dialogs themselves: a dialog that had
+    // the focus has a tabindex its new drawing has not yet, and counted it would move the
+    // focus one choice on (to Nil, one stray Enter from a bid).
+    const focusables = (box) => [...box.querySelectorAll("button, [tabindex]")]
+      .filter((el) => !el.classList.contains("prompt-panel"));
+    const active = document.activeElement;
+    const held = promptBox.contains(active)
+      ? (active.classList.contains("prompt-panel") ? -1 : focusables(promptBox).indexOf(active)) : null;
     fill(promptBox, dialogs);
     if (held != null && dialogs.length) {
       const again = held < 0 ? dialogs.at(-1) : focusables(promptBox)[held];
