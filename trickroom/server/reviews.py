@@ -13,7 +13,10 @@ repacks a record without changing what it holds), so:
 * requests for a review being built wait for that one build (no second replay);
 * the encoded bytes are kept in :class:`Kept`, bounded in bytes (``review_cache_bytes``),
   the least lately read going first; a review larger than the whole cache is served
-  and not kept.
+  and not kept;
+* each is also kept gzipped (compressed once, in the worker thread: zlib lets go of the
+  GIL), for the clients that accept it: every browser. A long game's review is a tenth
+  of its size so, on a phone's connection and on the event loop that sends it.
 
 What an address group may ask at all is the HTTP API's budget (:mod:`.routes`).
 """
@@ -21,6 +24,7 @@ What an address group may ask at all is the HTTP API's budget (:mod:`.routes`).
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -88,30 +92,38 @@ class Reviews:
         # shown while its table may deal the same cards again (issue 36, item 4).
         self.table_open = table_open
         self.kept = Kept(max_bytes)
-        self._building: dict[str, asyncio.Future[bytes | None]] = {}
+        self._building: dict[str, asyncio.Future[tuple[bytes, bytes | None] | None]] = {}
         self._builder = asyncio.Semaphore(1)  # one replay at a time
         METRICS.review_cache_bytes.set_function(lambda: self.kept.bytes)
 
-    async def body(self, game_id: str, keep: bool = True,
-                   language: str = DEFAULT) -> bytes | None:
+    async def body(self, game_id: str, keep: bool = True, language: str = DEFAULT,
+                   gzipped: bool = False) -> bytes | None:
         """A finished game's review, encoded; None when there is no finished game by that
         id (not kept: the game may finish later). ``keep``: False for an export's line,
         which is served and not kept (a bulk export would push out the reviews being read).
         ``language``: of its texts for people (each language's review is kept apart).
+        ``gzipped``: the same bytes gzipped (for a client that accepts them; kept too),
+        with ``keep`` only.
         """
         key = game_id if language == DEFAULT else f"{game_id} {language}"
-        body = self.kept.get(key)
+        body = self.kept.get(f"{key} gzip" if gzipped else key)
         if body is not None:
             return body
         building = self._building.get(key)
         if building is None:
             building = self._building[key] = asyncio.ensure_future(
-                self._build(game_id, keep, language))
+                self._build(game_id, key, keep, language))
             building.add_done_callback(lambda _: self._building.pop(key, None))
         # A request that goes away (its client hung up) leaves the build to the others.
-        return await asyncio.shield(building)
+        built = await asyncio.shield(building)
+        if built is None:
+            return None
+        plain, packed = built
+        return packed if gzipped and packed is not None else plain
 
-    async def _build(self, game_id: str, keep: bool, language: str) -> bytes | None:
+    async def _build(self, game_id: str, key: str, keep: bool, language: str
+                     ) -> tuple[bytes, bytes | None] | None:
+        """The review's bytes, and (when kept) gzipped."""
         record = await self.store.game(game_id, texts=True)
         if record is None:
             return None
@@ -122,7 +134,11 @@ class Reviews:
             return None  # a board set's deals, which another table has yet to play
         async with self._builder:
             body = await asyncio.to_thread(encoded, record, language)
+            packed = await asyncio.to_thread(gzip.compress, body, 6, mtime=0) if keep \
+                else None
         METRICS.reviews_built.inc()
-        if keep:
-            self.kept.put(game_id if language == DEFAULT else f"{game_id} {language}", body)
-        return body
+        if packed is not None:
+            self.kept.put(key, body)
+            if self.kept.get(key) is not None:  # kept (not larger than the whole cache)
+                self.kept.put(f"{key} gzip", packed)
+        return body, packed

@@ -149,7 +149,13 @@ class Routes:
                 exported = EXPORT.fullmatch(path)
                 if exported is not None:
                     return await self._export(connection, key, unquote(exported[1]), query)
-                return await self.api(path, query, request.headers.get("Accept-Language"))
+                response = await self.api(path, query, request.headers.get("Accept-Language"),
+                                          "gzip" in request.headers.get("Accept-Encoding", ""))
+                # A large answer costs more of the budget: one request's credit, and
+                # one more for each further BYTES_PER_CREDIT sent (16 loops reviewing a
+                # 150-hand game's 620 kB get a review a second between them, not ten).
+                self.api_budgets.charge(key, len(response.body) // BYTES_PER_CREDIT)
+                return response
             except StoreUnavailable as exc:
                 log.warning("GET %s: the database is unavailable: %s", path, exc)
                 response = _json({"code": "unavailable", "message": "the database is "
@@ -189,7 +195,10 @@ class Routes:
         rater = DUPLICATE_SYSTEMS.get(system) or self.config.rating_system(game, system)
         return round(rater.shown(Rating(value, sigma or 0.0)), 1)
 
-    async def api(self, path: str, query: str, accept_language: str | None = None) -> Response:
+    async def api(self, path: str, query: str, accept_language: str | None = None,
+                  gzipped: bool = False) -> Response:
+        """The answer to an API path; ``gzipped``: the client accepts gzip (a review is
+        sent so)."""
         params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&")
                                              if "=" in p)}
         # The texts for people a reply holds: in ``?lang=``, else the Accept-Language's.
@@ -207,7 +216,8 @@ class Routes:
             return await self._analysis(unquote(path.removeprefix("/api/games/")
                                                 .removesuffix("/analysis")))
         if path.startswith("/api/games/"):
-            return await self._game(unquote(path.removeprefix("/api/games/")), language)
+            return await self._game(unquote(path.removeprefix("/api/games/")), language,
+                                    gzipped)
         if path == "/api/leaderboard":
             return await self._leaderboard(params.get("game", ""), params.get("system", ""),
                                            params.get("ladder", "people"))
@@ -230,13 +240,17 @@ class Routes:
             listed = self._listed[room] = (tables, total, body)
         return _response(HTTPStatus.OK, listed[2], "application/json")
 
-    async def _game(self, game_id: str, language: str) -> Response:
+    async def _game(self, game_id: str, language: str, gzipped: bool) -> Response:
         # Built once, off the loop, and kept (reviews.py): no table waits for a review.
-        body = (await self.reviews.body(game_id, language=language)
+        body = (await self.reviews.body(game_id, language=language, gzipped=gzipped)
                 if GAME_ID.fullmatch(game_id) else None)
         if body is None:
             return _json({"error": "no finished game with that id"}, HTTPStatus.NOT_FOUND)
-        return _response(HTTPStatus.OK, body, "application/json")
+        response = _response(HTTPStatus.OK, body, "application/json")
+        if gzipped:
+            response.headers["Content-Encoding"] = "gzip"
+        response.headers["Vary"] = "Accept-Encoding"
+        return response
 
     async def _analysis(self, game_id: str) -> Response:
         """A game's analysis: 200 with it when done; 202 with the progress while it is
@@ -350,6 +364,7 @@ def _json(data: Any, status: HTTPStatus = HTTPStatus.OK) -> Response:
 
 HOLD_SECONDS = 0.5  # a refused API request's least pause before its 429 (_held_back)
 HOLD_MAX = 512  # API requests held back at once, over every address
+BYTES_PER_CREDIT = 64 * 1024  # an API answer's size paid from its address's budget
 
 
 def _rate_limited(wait: float) -> Response:

@@ -137,6 +137,13 @@ class Buckets:
         self._forget(bucket.stamp)
         return wait
 
+    def charge(self, key: str, credits: int) -> None:
+        """Take ``credits`` more of ``key``'s, into debt if need be (what they paid for is
+        done: a large answer sent); its next :meth:`take` waits the debt out."""
+        bucket = self._buckets.get(key)
+        if bucket is not None and credits > 0 and self.rate > 0:
+            bucket.tokens = max(bucket.tokens - credits, -self.burst)
+
     def until_credit(self, key: str) -> float:
         """Seconds until ``key`` has a credit to take (0.0: now), taking none."""
         bucket = self._buckets.get(key)
