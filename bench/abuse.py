@@ -97,7 +97,10 @@ class Victim:
         self.ws = ws
         self.pace = pace
         self.ids = itertools.count(1)
-        self.sent: dict[int, tuple[str, float]] = {}
+        # Each request's kind, when it went and the window it went in: a reply counts in
+        # the window its request was sent in, however late (the slowest of a window would
+        # otherwise be the ones left out).
+        self.sent: dict[int, tuple[str, float, Window | None]] = {}
         self.window: Window | None = None
         self.table = ""
         self.answered = -1
@@ -106,7 +109,7 @@ class Victim:
 
     async def send(self, kind: str, message: dict[str, Any]) -> None:
         rid = next(self.ids)
-        self.sent[rid] = (kind, time.perf_counter())
+        self.sent[rid] = (kind, time.perf_counter(), self.window)
         await self.ws.send(json.dumps({**message, "id": rid}))
 
     async def play(self) -> None:
@@ -127,9 +130,12 @@ class Victim:
         return self.table
 
     async def join(self, name: str, table: str, seat: int) -> None:
+        """Sit at ``table``. The sit's reply is left to :meth:`answer`: the last seat
+        taken starts the game, and a prompt that came before the reply would be dropped
+        by ``request`` (the table then waits for ever)."""
         await request(self.ws, {"type": "guest", "name": name})
         self.table = table
-        await request(self.ws, {"type": "sit", "table": table, "seat": seat})
+        await self.send("other", {"type": "sit", "table": table, "seat": seat})
 
     async def answer(self) -> None:
         """Act on every prompt of the table (after ``pace``), time every reply."""
@@ -137,9 +143,9 @@ class Victim:
             message = json.loads(frame)
             rid = message.get("id")
             if rid in self.sent:
-                kind, started = self.sent.pop(rid)
-                if self.window is not None and kind in ("act", "ping"):
-                    (self.window.acts if kind == "act" else self.window.pings).append(
+                kind, started, window = self.sent.pop(rid)
+                if window is not None and kind in ("act", "ping"):
+                    (window.acts if kind == "act" else window.pings).append(
                         (time.perf_counter() - started) * 1e3)
                 continue
             if message.get("type") == "prompt" and message["table"] == self.table:

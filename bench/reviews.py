@@ -2,9 +2,8 @@
 
 A 150-hand Hearts game (target 1000, four seats played at random) is played to its
 end on a temporary database first. Then the server runs with its limits as shipped
-(robots think 20 ms) and one socket, from 127.0.0.2, plays Spades with three robots
-as fast as prompts come, timing each ``act`` and a ping every 50 ms (``Victim`` of
-bench/abuse.py). Quiet and loop windows alternate (``--rounds`` of each,
+and four sockets, from 127.0.0.2, play Spades at one table, each acting 20 ms after
+its prompt, timing every ``act`` and a ping every 50 ms (``Victim`` of bench/abuse.py). Quiet and loop windows alternate (``--rounds`` of each,
 ``--window`` seconds); in a loop window ``--loops`` connections from 127.0.0.1 ask
 ``GET /api/games/<id>`` of the long game as fast as the answers come (a 429 too).
 Run twice: as shipped (each review built once, kept encoded), and with
@@ -19,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -117,16 +117,26 @@ async def loops_run(db: Path, game_id: str, loops: int, rounds: int, seconds: fl
     path = f"/api/games/{game_id}"
     with Server(db, config) as server:
         size = len(await http_get(server.port, path))
-        async with connect(server.url, compression=None, max_size=2**22,
-                           local_addr=("127.0.0.2", 0)) as ws:
-            victim = Victim(ws)
-            tasks = [asyncio.create_task(victim.play()), asyncio.create_task(victim.ping())]
+        async with contextlib.AsyncExitStack() as stack:
+            # Four players at one table, each acting 20 ms after its prompt, all timed:
+            # about four times the acts of one player with robots, so the p99 is not
+            # one scheduling hiccup (as bench.abuse's robots figure).
+            sockets = [await stack.enter_async_context(connect(
+                server.url, compression=None, max_size=2**22, local_addr=("127.0.0.2", 0)))
+                for _ in range(4)]
+            victims = [Victim(ws, pace=0.02, seed=i) for i, ws in enumerate(sockets)]
+            table = await victims[0].open("victim0")
+            for i, v in enumerate(victims[1:], 1):
+                await v.join(f"victim{i}", table, i)
+            tasks = [asyncio.create_task(v.answer()) for v in victims]
+            tasks.append(asyncio.create_task(victims[0].ping()))
             await asyncio.sleep(1.0)
             task = progress.add_task(f"review loops ({'cached' if cached else 'uncached'})",
                                      total=2 * rounds)
             for flood in [False, True] * rounds:
                 window = Window(flood)
-                victim.window = window
+                for v in victims:
+                    v.window = window
                 if flood:
                     attacker = await asyncio.create_subprocess_exec(
                         sys.executable, "-m", "bench.reviews", "--ask", str(server.port), path,
@@ -136,11 +146,14 @@ async def loops_run(db: Path, game_id: str, loops: int, rounds: int, seconds: fl
                     window.logins = int(out.decode().strip() or 0)  # answers read
                 else:
                     await asyncio.sleep(seconds)
-                victim.window = None
+                for v in victims:
+                    v.window = None
                 windows.append(window)
                 progress.advance(task)
                 await asyncio.sleep(0.3)
             for t in tasks:
+                if t.done() and t.exception() is not None:  # a victim gone: say why
+                    raise RuntimeError("a victim stopped playing") from t.exception()
                 t.cancel()
         built = metric(await http_get(server.port, "/metrics"), "trickroom_reviews_built_total")
     return windows, built, size
