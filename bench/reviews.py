@@ -3,8 +3,9 @@
 A 150-hand Hearts game (target 1000, four seats played at random) is played to its
 end on a temporary database first. Then the server runs with its limits as shipped
 and four sockets, from 127.0.0.2, play Spades at one table, each acting 20 ms after
-its prompt, timing every ``act`` and a ping every 50 ms (``Victim`` of bench/abuse.py). Quiet and loop windows alternate (``--rounds`` of each,
-``--window`` seconds); in a loop window ``--loops`` connections from 127.0.0.1 ask
+its prompt, timing every ``act`` and a ping every 50 ms (``Victim`` of
+bench/abuse.py). Quiet and loop windows alternate (``--rounds`` of each, ``--window``
+seconds); in a loop window ``--loops`` connections from 127.0.0.1 ask
 ``GET /api/games/<id>`` of the long game as fast as the answers come (a 429 too).
 Run twice: as shipped (each review built once, kept encoded), and with
 ``review_cache_bytes = 0`` and no HTTP budget (every request replays the game: what
