@@ -164,7 +164,14 @@ class Victim:
         task = asyncio.ensure_future(self.send("act", {"type": "act", "table": self.table,
                                                        "action": action}))
         self.acting.add(task)
-        task.add_done_callback(self.acting.discard)
+        task.add_done_callback(self._acted)
+
+    def _acted(self, task: asyncio.Future[None]) -> None:
+        """A paced act sent, or not: one due as the run closes its socket is let go
+        (read here, so it is not reported as an error never retrieved)."""
+        self.acting.discard(task)
+        if not task.cancelled():
+            task.exception()
 
     async def ping(self) -> None:
         while True:
