@@ -100,6 +100,21 @@ async def test_a_node_that_joins_takes_a_fair_share_without_a_kill(cluster):
         assert full.hub.leases.handed == len(joined.lobby.tables)
 
 
+async def test_a_node_that_joins_a_small_cluster_is_not_left_idle(cluster):
+    """Found by bench/cluster.py at 12 tables: 6, 6 and 0 were within "a quarter and two
+    more" of the mean, so the node that joined held nothing until new tables came. Here
+    4 and 0: the node holding 4 gives two."""
+    full = await cluster.node(**NODE_URL, balance_seconds=0.5)
+    async with contextlib.AsyncExitStack() as stack:
+        for i in range(4):
+            player = await stack.enter_async_context(TrickroomClient.connect(url(full)))
+            await solo_table(player, level="heuristic", name=f"p{i}")
+        joined = await cluster.node(**NODE_URL, balance_seconds=0.5)
+        await wait_for(lambda: len(joined.lobby.tables) >= 2, 30)
+        await asyncio.sleep(1.5)  # and no table goes back
+        assert (len(full.lobby.tables), len(joined.lobby.tables)) == (2, 2)
+
+
 async def test_an_act_sent_while_its_table_is_handed_over_is_played_where_the_table_went(
         cluster):
     """Found by the bench (issue 34): an act that reached the draining node while it was

@@ -193,9 +193,10 @@ class RedisHub:
     async def balance(self) -> int:
         """Hand tables in play to the live nodes holding the fewest while this node holds
         more than its share (the mean over live nodes, and a quarter more, and two tables
-        more): a node that joins, or comes back from a restart, fills up without any
-        being killed. Only nodes over their share give, and only to nodes under it, so
-        two nodes never hand tables back and forth. How many went."""
+        more; or two more while another node holds under half the mean): a node that
+        joins, or comes back from a restart, fills up without any being killed. Only
+        nodes over their share give, and only to nodes under it, so two nodes never hand
+        tables back and forth. How many went."""
         if self.leases.draining:
             return 0
         loads = await self.leases.loads()
@@ -203,7 +204,11 @@ class RedisHub:
             return 0
         mean = sum(loads.values()) / len(loads)
         mine = loads[self.node.number]
-        if mine <= max(BALANCE_OVER * mean, mean + 2):
+        # Over its share; or two over the mean while a node holds under half of it (a
+        # small cluster's new node: 4 tables and 0, or 6, 6 and 0, are within "a quarter
+        # and two more" of the mean, and the new node would wait for new tables).
+        starved = mine >= mean + 2 and min(loads.values()) < mean / 2
+        if mine <= max(BALANCE_OVER * mean, mean + 2) and not starved:
             return 0
         playing = [info.id for info in self.node.host.listed()
                    if info.state == "playing" and info.id in self.leases.epochs]
