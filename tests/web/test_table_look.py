@@ -271,12 +271,7 @@ async def test_the_rules_form_and_the_reason_a_card_is_refused_come_from_the_ser
 
 
 async def test_a_whole_hand_is_played_by_keyboard_alone(web_app, open_page):
-    # Mercy at 1000: the room's 200 could end the game on its first hand (random robots'
-    # failed nil and a set, or a blind nil lost), and no next hand would come (the
-    # occasional wait in vain for its bid dialog below).
-    _, p = await robot_table(open_page, web_app, "spades", {
-        "Play to (points)": "500",
-        "Mercy: end when a side falls to minus (empty: off)": "1000"})
+    _, p = await robot_table(open_page, web_app, "spades", {"Play to (points)": "500"})
     active = "() => document.activeElement?.closest('{}') !== null"
     done = {"bid": False, "summary": False, "plays": 0}
     deadline = time.monotonic() + 90
