@@ -96,8 +96,8 @@ class ProfiledServer(Server):
             wait_port(self.port, self.proc)
         except RuntimeError as exc:
             said = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
-            raise RuntimeError(f"the profiled server did not start: {exc}\n{said[-2000:]}") \
-                from None
+            why = f"the profiled server did not start: {exc}\n{said[-2000:]}"
+            raise RuntimeError(why) from None
 
     def stop(self) -> None:
         if self.proc is not None and self.alive:
