@@ -150,6 +150,9 @@ def _expected(text: str) -> bool:
     return "WebSocket" in text or "ERR_CONNECTION" in text or "404" in text
 
 
+# A page's wait_for_function takes an arrow function, never a bare expression: Playwright
+# evals a bare expression again at each poll, and the page's CSP (no 'unsafe-eval') refuses
+# every eval after the first, so a wait not true at once fails with an EvalError.
 @pytest_asyncio.fixture(loop_scope="session")
 async def open_page(browser, request):
     contexts = []

@@ -57,7 +57,7 @@ async def test_an_invite_link_seats_a_newcomer_at_a_private_table(web_app, open_
     # ... move them to South (they are told, and their browser follows), then remove them.
     await panel.get_by_label(f"Move {me['name']} to").select_option(label="South")
     await friend.page.wait_for_function(
-        f"window.trickroom.seatAt({table!r})?.seat === 2", timeout=20_000)
+        f"() => window.trickroom.seatAt({table!r})?.seat === 2", timeout=20_000)
     assert [s.name for s in machine.state.seats][2] == me["name"]
     await panel.get_by_role("button", name=f"Remove {me['name']}").click()
     await p.locator(".invite-panel").get_by_role("button", name=f"Remove {me['name']}").wait_for(
@@ -142,13 +142,13 @@ async def test_four_browsers_play_a_rematch_with_new_partners(tmp_path, open_pag
             await page.page.locator("dialog.game-over").get_by_role(
                 "button", name="Play again, new partners").click()
         await first.wait_for_function(
-            "document.querySelector('.table-page')?.dataset.phase !== 'game_over'")
+            "() => document.querySelector('.table-page')?.dataset.phase !== 'game_over'")
         after = [s.name for s in machine.state.seats]
         assert after == [before[0], before[3], before[1], before[2]]
         for page in pages:  # each browser sits where its player now sits
             me = await page.page.evaluate("window.trickroom.me.name")
             seat = after.index(me)
             await page.page.wait_for_function(
-                f"window.trickroom.seatAt({table!r})?.seat === {seat}", timeout=20_000)
+                f"() => window.trickroom.seatAt({table!r})?.seat === {seat}", timeout=20_000)
     finally:
         await app.stop()

@@ -65,7 +65,7 @@ async def test_a_greek_browser_gets_the_page_in_greek_and_english_stays_the_defa
     page = await greek_page(open_page, web_app)
     p = page.page
     assert await p.evaluate("document.documentElement.lang") == "el"
-    await p.wait_for_function("document.title === 'trickroom · Μπαστούνια και Κούπες'")
+    await p.wait_for_function("() => document.title === 'trickroom · Μπαστούνια και Κούπες'")
     guest_heading = p.locator('form[aria-labelledby="guest-h"] h2')
     assert await guest_heading.inner_text() == "Παίξτε ως επισκέπτης"
     # The switch offers each language in its own name, Greek chosen.
@@ -270,7 +270,7 @@ async def test_the_server_speaks_greek_to_a_greek_page__needs_the_server_catalog
         if phase == "play" and await refused.count() and await legal.count():
             await refused.first.click(force=True)
             note = p.locator(".hand-note")
-            await p.wait_for_function("document.querySelector('.hand-note')?.textContent !== ''")
+            await p.wait_for_function("() => document.querySelector('.hand-note')?.textContent !== ''")
             assert greek(await note.inner_text()), await note.inner_text()
             return
         try:
