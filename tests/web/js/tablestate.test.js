@@ -283,6 +283,12 @@ test("a snapshot of a finished game shows its end as told, rating changes and al
   assert.equal(s.gameOver.ratings[0].after.value, 1488);
 });
 
+test("a snapshot gives the game's id, so the end reached by a snapshot links to its review", () => {
+  const s = after([snapshot(200, spadesView({ phase: "game_over", to_act: null, scores: [312, 520] }),
+    { ...info(), state: "over", game_id: "Xy12ab-1" })]);
+  assert.equal(s.gameId, "Xy12ab-1");
+});
+
 test("a new game clears the last one's results, votes and choices", () => {
   let s = after([snapshot(200, spadesView({ phase: "game_over", to_act: null, scores: [312, 520] })),
     { type: "close_results" }, { type: "close_summary", hands: 3 }]);

@@ -123,6 +123,9 @@ const MESSAGES = {
   snapshot(s, msg, now) {
     s.info = msg.info;
     noteNames(s);
+    // The game being (or last) played: its review's link, for a page that came back by a
+    // snapshot and so never read the game_started event.
+    if (msg.info?.game_id) s.gameId = msg.info.game_id;
     s.seq = msg.seq;
     s.behind = false;
     const v = msg.view;
