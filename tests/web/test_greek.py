@@ -270,7 +270,8 @@ async def test_the_server_speaks_greek_to_a_greek_page__needs_the_server_catalog
         if phase == "play" and await refused.count() and await legal.count():
             await refused.first.click(force=True)
             note = p.locator(".hand-note")
-            await p.wait_for_function("() => document.querySelector('.hand-note')?.textContent !== ''")
+            await p.wait_for_function(
+                "() => document.querySelector('.hand-note')?.textContent !== ''")
             assert greek(await note.inner_text()), await note.inner_text()
             return
         try:
