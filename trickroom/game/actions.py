@@ -33,7 +33,7 @@ class ActionParseError(ValueError):
     """A wire action that is malformed (missing or wrong fields), naming the problem."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Bid:
     """A Spades bid; ``value`` 0 is nil, and ``blind`` makes it blind nil."""
 
@@ -51,7 +51,7 @@ class Bid:
         return "nil" if self.value == 0 else f"bid {self.value}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Look:
     """Spades with blind nil: a seat that may bid blind chooses to see its cards first."""
 
@@ -62,7 +62,7 @@ class Look:
         return "look at cards"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pass:
     """A Hearts pass: the cards (ints, ascending) given to the seat the cycle names."""
 
@@ -75,7 +75,7 @@ class Pass:
         return "pass " + " ".join(CARD_TEXT[c] for c in self.cards)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Play:
     card: int
 
@@ -86,7 +86,7 @@ class Play:
         return "play " + CARD_TEXT[self.card]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MoonChoice:
     """Hearts with ``moon="shooter_chooses"``: add 26 to the others, or take 26 off oneself."""
 
