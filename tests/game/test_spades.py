@@ -414,3 +414,20 @@ def test_a_game_recorded_before_the_bounds_came_down_replays_as_it_was_played():
     assert len(replayed.hand_results) == 101 and replayed.scores == game.scores
     with pytest.raises(ValueError, match="target"):
         SpadesRules(target=5000)  # a new table may not
+
+
+def test_a_hands_score_sheet_and_nil_record_go_on_the_wire_field_by_field():
+    # to_wire spells each field out (a compiled dataclass has no __dict__): none forgotten.
+    from dataclasses import fields
+
+    from trickroom.game.outcome import NilStats
+    from trickroom.game.spades import SideScore
+
+    result = score_hand(SpadesRules(), 0, 0, [4, 3, 0, 2], [False] * 4, [4, 3, 1, 5], [0, 0],
+                        [0, 0])
+    side = result.sides[0]
+    assert isinstance(side, SideScore)
+    assert set(side.to_wire()) == {f.name for f in fields(SideScore)}
+    assert side.to_wire()["contract"] == side.contract
+    stats = NilStats().add_bid(made=True, blind=False)
+    assert stats.to_wire() == {f.name: getattr(stats, f.name) for f in fields(NilStats)}

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from trickroom import compiled
 from trickroom.server.config import ConfigError, load_config
 from trickroom.server.loops import loop_factory, run
 
@@ -52,6 +53,8 @@ def test_serve_runs_on_the_loop_the_host_chose_and_says_so(tmp_path, setting):
         line = proc.stdout.readline()
         assert line.startswith("trickroom serving http://"), line
         assert line.rstrip().endswith(f"event loop {setting}"), line
+        # ... and whether its engines are the compiled ones (trickroom/compiled.py).
+        assert f", engines {compiled.status()[1]}, " in line, line
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)

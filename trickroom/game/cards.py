@@ -44,11 +44,12 @@ class CardParseError(ValueError):
     """Raised for text that is not a card, naming the text and why."""
 
 
-def parse_card(text: str) -> int:
+def parse_card(text: object) -> int:
     """The int form of a card written as rank then suit (``"QS"``).
 
     Lower-case is accepted (``"qs"``) and so is ``10`` for ten, since people type
-    both; anything else raises :class:`CardParseError`.
+    both; anything else raises :class:`CardParseError`. ``text`` is typed ``object``:
+    compiled by mypyc, a ``str`` parameter would refuse a number with a bare TypeError.
     """
     if not isinstance(text, str):
         raise CardParseError(Msg("{text!r} is not a card: a card is a string such as 'QS'",
@@ -75,7 +76,7 @@ def parse_card(text: str) -> int:
                              text=text, suit=suit, suits=SUITS))
 
 
-def parse_cards(texts: Iterable[str]) -> int:
+def parse_cards(texts: Iterable[object]) -> int:
     """A hand mask from card texts; a repeated card is an error."""
     mask = 0
     for text in texts:

@@ -33,7 +33,7 @@ from trickroom.game.events import (
 )
 from trickroom.game.outcome import NilStats, Outcome
 from trickroom.game.trickgame import TrickGame, TrickView
-from trickroom.game.variants import HEARTS_BOUNDS, check_rules
+from trickroom.game.variants import HEARTS_BOUNDS, check_rules, checking_rules
 from trickroom.i18n import Msg
 
 HEARTS_MASK = 0x1FFF << (13 * HEARTS)
@@ -65,6 +65,8 @@ class HeartsRules:
     hand_limit: int = 100  # the game ends after this many hands, on the score as it stands
 
     def __post_init__(self) -> None:
+        if not checking_rules():
+            return  # a record's rules, as they were played
         check_rules(self, HEARTS_BOUNDS)
         if not 1 <= len(self.pass_cycle) <= 8 or any(
                 not isinstance(d, str) or d not in PASS_OFFSETS for d in self.pass_cycle):
@@ -110,11 +112,15 @@ class PassOptions(Sequence[Pass]):
     one asked for. ``random.choice`` and ``len`` work on it as on a list.
     """
 
-    __slots__ = ("_cards", "_combos")
+    __slots__ = ("_cards", "_combos", "_count", "_hand")
 
     def __init__(self, hand: int, count: int) -> None:
+        self._hand, self._count = hand, count
         self._cards = tuple(cards_of(hand))
         self._combos = _combinations(len(self._cards), count)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled as made (compiled, it has no state)
+        return PassOptions, (self._hand, self._count)
 
     def __len__(self) -> int:
         return len(self._combos)
@@ -185,11 +191,6 @@ class HeartsGame(TrickGame):
     kind = "hearts"
     spades_trump = False
     rules_type = HeartsRules
-    _points_in_tricks = True
-
-    @property
-    def _scoring_mask(self) -> int:  # type: ignore[override]
-        return POINT_CARDS | (JD_BIT if self.rules.jack_of_diamonds else 0)
 
     def __init__(self, rules: HeartsRules | None = None, seed: int = 0, *,
                  dealer: int | None = None, first_deal: Sequence[int] | None = None,
@@ -201,10 +202,10 @@ class HeartsGame(TrickGame):
         r = rules or HeartsRules()
         self._breaks = HEARTS_MASK | (QS_BIT if r.queen_breaks_hearts else 0)
         self._first_trick_void_rule = not r.blood_on_first_trick
+        self._points_in_tricks = True
+        self._scoring_mask = POINT_CARDS | (JD_BIT if r.jack_of_diamonds else 0)
         super().__init__(r, seed, dealer=dealer, first_deal=first_deal,
                          deals=deals)
-
-    rules: HeartsRules
 
     @property
     def winner(self) -> int | None:
@@ -213,7 +214,7 @@ class HeartsGame(TrickGame):
 
     @property
     def pass_direction(self) -> str:
-        cycle = self.rules.pass_cycle
+        cycle: tuple[str, ...] = self.rules.pass_cycle
         return cycle[self.hand_no % len(cycle)]
 
     def _pass_direction(self) -> str | None:

@@ -38,7 +38,9 @@ class NilStats:
         return replace(self, faced=self.faced + 1, set_opponents=self.set_opponents + was_set)
 
     def to_wire(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        # Field by field, not ``__dict__``: compiled by mypyc, the class has none.
+        return {"bid": self.bid, "made": self.made, "set": self.set, "blind": self.blind,
+                "faced": self.faced, "set_opponents": self.set_opponents}
 
 
 NO_NILS = NilStats()

@@ -20,7 +20,7 @@ from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid, IllegalAc
 from trickroom.game.events import BidMade, Dealt, Event, GameOver, HandScored, Looked
 from trickroom.game.outcome import NO_NILS, Outcome
 from trickroom.game.trickgame import SPADES_MASK, TrickGame, TrickView
-from trickroom.game.variants import SPADES_BOUNDS, check_rules
+from trickroom.game.variants import NULLABLE, SPADES_BOUNDS, check_rules
 from trickroom.i18n import Msg
 
 
@@ -44,7 +44,7 @@ class SpadesRules:
     hand_limit: int = 100  # the game ends after this many hands, on the score as it stands
 
     def __post_init__(self) -> None:
-        check_rules(self, SPADES_BOUNDS)
+        check_rules(self, SPADES_BOUNDS, NULLABLE["spades"])
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,12 @@ class SideScore:
     bags_total: int  # bags carried forward after any penalty
 
     def to_wire(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        # Field by field, not ``__dict__``: compiled by mypyc, the class has none.
+        return {"side": self.side, "contract": self.contract, "tricks": self.tricks,
+                "made": self.made,
+                "contract_points": self.contract_points, "bags": self.bags,
+                "nil_points": self.nil_points, "bag_penalty": self.bag_penalty,
+                "points": self.points, "score": self.score, "bags_total": self.bags_total}
 
 
 @dataclass(frozen=True)
@@ -164,7 +169,6 @@ class SpadesGame(TrickGame):
     kind = "spades"
     spades_trump = True
     rules_type = SpadesRules
-    _breaks = SPADES_MASK
 
     def __init__(self, rules: SpadesRules | None = None, seed: int = 0, *,
                  dealer: int | None = None, first_deal: Sequence[int] | None = None,
@@ -175,10 +179,12 @@ class SpadesGame(TrickGame):
         self.blind = [False] * 4
         self.seen = [True] * 4
         self.nil_stats = [NO_NILS] * 4
+        self._breaks = SPADES_MASK
+        self._first_trick_void_rule = False
+        self._points_in_tricks = False
+        self._scoring_mask = 0
         super().__init__(rules or SpadesRules(), seed, dealer=dealer, first_deal=first_deal,
                          deals=deals)
-
-    rules: SpadesRules
 
     @property
     def winner(self) -> int | None:
@@ -201,9 +207,10 @@ class SpadesGame(TrickGame):
         return events
 
     def _may_bid_blind(self, seat: int) -> bool:
+        rules: SpadesRules = self.rules
         side = seat % 2
-        return (self.rules.blind_nil
-                and self.scores[1 - side] - self.scores[side] >= self.rules.blind_nil_deficit)
+        return (rules.blind_nil
+                and self.scores[1 - side] - self.scores[side] >= rules.blind_nil_deficit)
 
     def _bid_range(self, seat: int) -> tuple[int, int, bool]:
         """(lowest, highest) non-nil bid for ``seat`` and whether nil is allowed."""

@@ -169,19 +169,29 @@ class TrickView:
         return {}
 
 
+
+
 class TrickGame:
-    """Base of :class:`~game.spades.SpadesGame` and :class:`~game.hearts.HeartsGame`."""
+    """Base of :class:`~game.spades.SpadesGame` and :class:`~game.hearts.HeartsGame`.
+
+    The same source is compiled by mypyc (:mod:`trickroom.compiled`), whose native classes
+    take an attribute's default from the class that declares it and let no subclass narrow
+    an attribute's type: so the attributes a game's rules decide are set by each game's
+    ``__init__`` before this one's, never as class attributes a subclass overrides, and
+    ``rules`` is each game's own rules dataclass, typed ``Any`` here (a ``Generic`` base
+    crashed the compiled core's garbage collection)."""
 
     kind: ClassVar[str]
     spades_trump: ClassVar[bool]
     rules_type: ClassVar[type]
+    rules: Any
     # Cards whose play breaks the suit that may not be led until broken.
-    _breaks: int = 0
+    _breaks: int
     # Whether a seat void in the led suit is restricted on the first trick (Hearts).
-    _first_trick_void_rule: bool = False
+    _first_trick_void_rule: bool
     # Whether tricks carry points (Hearts) that TrickWon should report.
-    _points_in_tricks: bool = False
-    _scoring_mask: int = 0  # the cards that score when taken (Hearts)
+    _points_in_tricks: bool
+    _scoring_mask: int  # the cards that score when taken (Hearts)
 
     def __init__(self, rules: Any, seed: int = 0, *, dealer: int | None = None,
                  first_deal: Sequence[int] | None = None,

@@ -10,7 +10,9 @@ lists the same ranges (a test checks they agree).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
@@ -33,6 +35,12 @@ SPADES_BOUNDS: dict[str, tuple[int, int]] = {
     "bag_penalty": (0, 1000),
     "hand_limit": (1, HAND_LIMIT),
 }
+# The bounded fields that may also be None (off). Named here, not read from the fields'
+# annotations, which a dataclass compiled by mypyc no longer spells.
+NULLABLE: dict[str, frozenset[str]] = {
+    "spades": frozenset({"mercy", "bag_limit"}),
+    "hearts": frozenset(),
+}
 HEARTS_BOUNDS: dict[str, tuple[int, int]] = {
     "target": (1, 1000),
     "pass_count": (1, 4),
@@ -41,8 +49,33 @@ HEARTS_BOUNDS: dict[str, tuple[int, int]] = {
 }
 
 
-def check_rules(rules: Any, bounds: dict[str, tuple[int, int]]) -> None:
-    """Raise ``ValueError`` naming the first field of the wrong type or out of bounds."""
+# Set while a record's rules are remade (:func:`recorded_rules`): their checks are for new
+# games. A context variable, not a flag: reviews are replayed in threads.
+_UNCHECKED: ContextVar[bool] = ContextVar("trickroom_rules_unchecked", default=False)
+
+
+@contextmanager
+def unchecked() -> Iterator[None]:
+    """Rules made inside are not checked (a record's, or a copy's)."""
+    token = _UNCHECKED.set(True)
+    try:
+        yield
+    finally:
+        _UNCHECKED.reset(token)
+
+
+def checking_rules() -> bool:
+    """Whether rules being made now are checked (always, but while a record's are remade)."""
+    return not _UNCHECKED.get()
+
+
+def check_rules(rules: Any, bounds: dict[str, tuple[int, int]],
+                nullable: frozenset[str] = frozenset()) -> None:
+    """Raise ``ValueError`` naming the first field of the wrong type or out of bounds
+    (``nullable``: the bounded fields that may be None); nothing while a record's rules
+    are remade."""
+    if _UNCHECKED.get():
+        return
     for f in fields(rules):
         value = getattr(rules, f.name)
         default = f.default
@@ -51,7 +84,7 @@ def check_rules(rules: Any, bounds: dict[str, tuple[int, int]]) -> None:
                 raise ValueError(Msg("{rule} must be true or false, not {value!r}",
                                      rule=f.name, value=value))
         elif f.name in bounds:
-            if value is None and "None" in str(f.type):
+            if value is None and f.name in nullable:
                 continue
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ValueError(Msg("{rule} must be a whole number, not {value!r}",
@@ -60,6 +93,37 @@ def check_rules(rules: Any, bounds: dict[str, tuple[int, int]]) -> None:
             if not least <= value <= most:
                 raise ValueError(Msg("{rule} must be {least}..{most}, not {value}",
                                      rule=f.name, least=least, most=most, value=value))
+
+
+def rules_from(kind: str, rules_type: type, values: Mapping[str, Any]) -> Any:
+    """Rules of ``kind`` made from the values a room or a table's creator gave, each value's
+    type checked first: a wrong one is refused with the ``ValueError`` naming the rule that
+    the rules' own check gives (:func:`check_rules`), where the rules class compiled by
+    mypyc would refuse it with a bare ``TypeError`` before its check ran. A name the rules
+    do not have is left to the class (``TypeError``)."""
+    bounds, nullable = BOUNDS[kind], NULLABLE[kind]
+    defaults = {f.name: f.default for f in fields(rules_type)}
+    for name, value in values.items():
+        if name not in defaults:
+            continue
+        default = defaults[name]
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise ValueError(Msg("{rule} must be true or false, not {value!r}",
+                                     rule=name, value=value))
+        elif name in bounds:
+            if value is None and name in nullable:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(Msg("{rule} must be a whole number, not {value!r}",
+                                     rule=name, value=value))
+        elif isinstance(default, tuple):
+            if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
+                raise ValueError(Msg("{rule} must be a list of words, not {value!r}",
+                                     rule=name, value=value))
+        elif isinstance(default, str) and not isinstance(value, str):
+            raise ValueError(Msg("{rule} must be a word, not {value!r}", rule=name, value=value))
+    return rules_type(**values)
 
 
 UNLIMITED_HANDS = 1_000_000
@@ -76,7 +140,7 @@ def recorded_rules(rules_type: type, values: Mapping[str, Any]) -> Any:
     unknown = sorted(set(values) - set(known))
     if unknown:
         raise TypeError(f"unknown rule(s) in the record: {', '.join(unknown)}")
-    rules: Any = object.__new__(rules_type)  # no __post_init__: bounds are for new games
+    made: dict[str, Any] = {}
     for name, f in known.items():
         if name in values:
             value = values[name]
@@ -86,8 +150,11 @@ def recorded_rules(rules_type: type, values: Mapping[str, Any]) -> Any:
             value = f.default
         else:
             value = f.default_factory()  # type: ignore[operator]
-        object.__setattr__(rules, name, value)
-    return rules
+        made[name] = tuple(value) if isinstance(value, list) else value
+    # Made by the class itself (a class compiled by mypyc has no other way in), its checks
+    # off: bounds are for new games.
+    with unchecked():
+        return rules_type(**made)
 
 
 # -- the rules described, for a create-table form ----------------------------------------------
@@ -232,17 +299,17 @@ def describe_rules(kind: str, rules_type: type) -> list[dict[str, Any]]:
     ``nullable`` (an int that may be left empty: off) or ``choices`` (each ``value`` and
     ``label``), and the ``label``, ``help`` and ``common`` of :data:`RULE_TEXTS`."""
     bounds, texts = BOUNDS[kind], RULE_TEXTS[kind]
-    defaults = {f.name: (f.default, str(f.type)) for f in fields(rules_type)}
+    defaults = {f.name: f.default for f in fields(rules_type)}
     out = []
     for name, text in texts.items():
-        default, declared = defaults[name]
+        default = defaults[name]
         entry: dict[str, Any] = {"name": name}
         if isinstance(default, bool):
             entry.update(type="bool", default=default)
         elif name in bounds:
             least, most = bounds[name]
             entry.update(type="int", default=default, min=least, max=most,
-                         nullable="None" in declared)
+                         nullable=name in NULLABLE[kind])
         else:
             entry.update(type="choice", default=_plain(default),
                          choices=[{"value": _plain(v), "label": label}

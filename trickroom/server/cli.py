@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NoReturn
 from rich.console import Console
 from rich.table import Table
 
+from trickroom import compiled
 from trickroom.game.cards import CARD_TEXT, SEAT_NAMES
 from trickroom.game.robots import ROBOTS, make_robot
 from trickroom.game.spades import SpadesGame, SpadesHandResult, SpadesRules
@@ -184,7 +185,8 @@ def serve(effective: Effective) -> None:
             loop.add_signal_handler(sig, stop.set)
         # Said once a stop signal would be handled: a host's SIGTERM from now on flushes.
         print(f"trickroom serving http://{options.host}:{app.port}/ (socket at /ws), "
-              f"database {masked(db)}, {app.hub.description()}, event loop {loop_name}",
+              f"database {masked(db)}, {app.hub.description()}, engines {compiled.status()[1]}, "
+              f"event loop {loop_name}",
               flush=True)
         await stop.wait()
         print("shutting down: handing tables over, flushing writes", flush=True)

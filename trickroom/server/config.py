@@ -13,6 +13,7 @@ from pydantic import TypeAdapter, ValidationError
 from trickroom.game.duplicate import MATCH_GAMES
 from trickroom.game.hearts import HeartsRules
 from trickroom.game.spades import SpadesRules
+from trickroom.game.variants import rules_from
 from trickroom.i18n import Msg
 from trickroom.ratings import SYSTEMS, RatingError, RatingSystem, system_named
 from trickroom.ratings.registry import with_constants
@@ -230,7 +231,7 @@ class Room:
                                   known=", ".join(sorted(known))))
         merged = {k: tuple(v) if isinstance(v, list) else v for k, v in merged.items()}
         try:
-            return cls(**merged)
+            return rules_from(self.game, cls, merged)
         except (TypeError, ValueError) as exc:
             problem = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
             raise ConfigError(Msg("bad {game} rules: {problem}", game=self.game,
