@@ -105,9 +105,14 @@ export function feltView({ center, promptBox, receivedNote, handEl }, intents) {
     dialogShown = key;
     if (!dialog || document.activeElement?.closest?.("input, textarea, select, .table-chat")) return;
     requestAnimationFrame(() => {
-      const target = dialog.classList.contains("pass-dialog") ? handEl.querySelector('.card[tabindex="0"]')
-        : dialog.classList.contains("hand-summary") ? dialog.querySelector("button") : dialog;
-      if (target === dialog) dialog.tabIndex = -1;
+      // The dialog as drawn now: a render between this call and the frame draws it anew,
+      // and the focus given to the old drawing (detached) was lost for good, as the key
+      // above is already this dialog's (the keyboard test's occasional wait in vain).
+      const now = promptBox.lastElementChild;
+      if (!now || now.className !== dialog.className) return; // another dialog's own call focuses it
+      const target = now.classList.contains("pass-dialog") ? handEl.querySelector('.card[tabindex="0"]')
+        : now.classList.contains("hand-summary") ? now.querySelector("button") : now;
+      if (target === now) now.tabIndex = -1;
       target?.focus();
     });
   }
