@@ -116,8 +116,8 @@ def build(out: Path | None = None, *, quiet: bool = False) -> Path:
     try:
         import mypyc  # noqa: F401
     except ImportError as exc:
-        raise RuntimeError("mypyc is not installed (it comes with mypy: pip install mypy)"
-                           ) from exc
+        raise RuntimeError("mypyc is not installed (it comes with mypy: "
+                           "pip install 'trickroom[compiled]')") from exc
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not compiler:
         raise RuntimeError("no C compiler (cc or gcc) on PATH")

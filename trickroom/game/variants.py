@@ -76,33 +76,24 @@ def check_rules(rules: Any, bounds: dict[str, tuple[int, int]],
     are remade."""
     if _UNCHECKED.get():
         return
-    for f in fields(rules):
-        value = getattr(rules, f.name)
-        default = f.default
-        if isinstance(default, bool):
-            if not isinstance(value, bool):
-                raise ValueError(Msg("{rule} must be true or false, not {value!r}",
-                                     rule=f.name, value=value))
-        elif f.name in bounds:
-            if value is None and f.name in nullable:
-                continue
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ValueError(Msg("{rule} must be a whole number, not {value!r}",
-                                     rule=f.name, value=value))
-            least, most = bounds[f.name]
-            if not least <= value <= most:
-                raise ValueError(Msg("{rule} must be {least}..{most}, not {value}",
-                                     rule=f.name, least=least, most=most, value=value))
+    _check_values({f.name: getattr(rules, f.name) for f in fields(rules)},
+                  {f.name: f.default for f in fields(rules)}, bounds, nullable)
 
 
 def rules_from(kind: str, rules_type: type, values: Mapping[str, Any]) -> Any:
-    """Rules of ``kind`` made from the values a room or a table's creator gave, each value's
-    type checked first: a wrong one is refused with the ``ValueError`` naming the rule that
-    the rules' own check gives (:func:`check_rules`), where the rules class compiled by
-    mypyc would refuse it with a bare ``TypeError`` before its check ran. A name the rules
-    do not have is left to the class (``TypeError``)."""
-    bounds, nullable = BOUNDS[kind], NULLABLE[kind]
-    defaults = {f.name: f.default for f in fields(rules_type)}
+    """Rules of ``kind`` made from the values a room or a table's creator gave, each value
+    checked first: a wrong one is refused with the ``ValueError`` naming the rule that the
+    rules' own check gives (:func:`check_rules`), where the rules class compiled by mypyc
+    would refuse a wrong type with a bare ``TypeError`` before its check ran. A name the
+    rules do not have is left to the class (``TypeError``)."""
+    _check_values(values, {f.name: f.default for f in fields(rules_type)}, BOUNDS[kind],
+                  NULLABLE[kind])
+    return rules_type(**values)
+
+
+def _check_values(values: Mapping[str, Any], defaults: Mapping[str, Any],
+                  bounds: dict[str, tuple[int, int]], nullable: frozenset[str]) -> None:
+    """Each value of a rule checked against its default's type and its bounds."""
     for name, value in values.items():
         if name not in defaults:
             continue
@@ -117,13 +108,16 @@ def rules_from(kind: str, rules_type: type, values: Mapping[str, Any]) -> Any:
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ValueError(Msg("{rule} must be a whole number, not {value!r}",
                                      rule=name, value=value))
+            least, most = bounds[name]
+            if not least <= value <= most:
+                raise ValueError(Msg("{rule} must be {least}..{most}, not {value}",
+                                     rule=name, least=least, most=most, value=value))
         elif isinstance(default, tuple):
             if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
                 raise ValueError(Msg("{rule} must be a list of words, not {value!r}",
                                      rule=name, value=value))
         elif isinstance(default, str) and not isinstance(value, str):
             raise ValueError(Msg("{rule} must be a word, not {value!r}", rule=name, value=value))
-    return rules_type(**values)
 
 
 UNLIMITED_HANDS = 1_000_000
