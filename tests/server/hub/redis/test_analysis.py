@@ -10,11 +10,15 @@ from contextlib import AsyncExitStack
 
 from tests.server.conftest import http_get, url
 from tests.server.test_analysis import finished_game
+from trickroom.server import analysis
 from trickroom.server.client import TrickroomClient
 
 
-async def test_a_job_asked_on_a_busy_node_is_taken_by_an_idle_one(cluster):
-    # Jobs of some seconds each (the idle node looks for work every second).
+async def test_a_job_asked_on_a_busy_node_is_taken_by_an_idle_one(cluster, monkeypatch):
+    # The idle node looks for other nodes' work every 50 ms, not every second: a job of
+    # 200 deals a decision on the compiled engines can end within the second, and the
+    # asked node, free again, then took the second job itself.
+    monkeypatch.setattr(analysis, "POLL_SECONDS", 0.05)
     asked, idle = await cluster.node(analysis_samples=200), await cluster.node(
         analysis_samples=200)
     async with AsyncExitStack() as stack:
