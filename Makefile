@@ -26,7 +26,7 @@ $(VENV)/.installed-bench: pyproject.toml | $(PY)
 # run, and the build says why it was not made.
 CORE := trickroom/_compiled/manifest.json
 
-$(CORE): $(wildcard trickroom/game/*.py) trickroom/compiled.py | $(VENV)/.installed-test
+$(CORE): $(wildcard trickroom/game/*.py trickroom/game/robots/*.py) trickroom/compiled.py | $(VENV)/.installed-test
 	$(PY) -m trickroom.compiled build --optional
 
 core: $(CORE)

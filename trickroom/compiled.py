@@ -42,8 +42,19 @@ MODULES = (
     "trickroom.game.spades",
     "trickroom.game.hearts",
     "trickroom.game.engine",
+    "trickroom.game.analysis",
+    "trickroom.game.robots.base",
+    "trickroom.game.robots.position",
+    "trickroom.game.robots.playout",
+    "trickroom.game.robots.bidding",
+    "trickroom.game.robots.passing",
+    "trickroom.game.robots.spades_heuristic",
+    "trickroom.game.robots.hearts_heuristic",
+    "trickroom.game.robots.heuristic",
+    "trickroom.game.robots.random_robot",
+    "trickroom.game.robots.search",
 )
-PACKAGES = ("trickroom.game",)
+PACKAGES = ("trickroom.game", "trickroom.game.robots")
 
 
 def source_of(module: str) -> Path:

@@ -10,7 +10,7 @@ from trickroom.compiled import activate
 activate(__name__, __path__)  # the compiled engines first, where built and current
 
 # Frozen dataclasses pickle the same way compiled or not (trickroom.game.pickling).
-from trickroom.game import actions, hearts, outcome, spades, trickgame, variants  # noqa: E402
+from trickroom.game import actions, analysis, hearts, outcome, spades, trickgame, variants  # noqa: E402
 from trickroom.game.actions import (  # noqa: E402
     Action,
     ActionParseError,
@@ -21,7 +21,7 @@ from trickroom.game.cards import CardParseError  # noqa: E402
 from trickroom.game.outcome import NilStats, Outcome  # noqa: E402
 from trickroom.game.pickling import register_frozen  # noqa: E402
 
-register_frozen(actions, outcome, variants, trickgame, spades, hearts)
+register_frozen(actions, outcome, variants, trickgame, spades, hearts, analysis)
 
 __all__ = [
     "Action",

@@ -127,10 +127,10 @@ class Analysis:
             "decisions": len(mine),
             "accuracy": _mean([d.accuracy for d in mine]),
             "mean_loss": _mean([d.loss for d in mine]),
-            "total_loss": round(sum(d.loss for d in mine), 2),
+            "total_loss": round(sum((d.loss for d in mine), 0.0), 2),
             "labels": {label: sum(1 for d in mine if d.label == label) for label in LABELS},
             "hands": [{"hand": h, "accuracy": _mean([d.accuracy for d in ds]),
-                       "loss": round(sum(d.loss for d in ds), 2)}
+                       "loss": round(sum((d.loss for d in ds), 0.0), 2)}
                       for h, ds in sorted(hands.items())],
         }
 
@@ -143,7 +143,7 @@ class Analysis:
 
 
 def _mean(values: Sequence[float]) -> float | None:
-    return round(sum(values) / len(values), 2) if values else None
+    return round(sum(values, 0.0) / len(values), 2) if values else None
 
 
 def label_of(game: str, loss: float, se: float) -> str | None:
@@ -237,10 +237,10 @@ def _decision(game: Any, view: TrickView, index: int, seat: int, action: Any, sa
 
 
 def _mean_of(values: Sequence[float], weights: Sequence[float]) -> float:
-    total = sum(weights)
+    total = sum(weights, 0.0)
     if total <= 0:
-        return sum(values) / len(values) if values else 0.0
-    return sum(w * v for w, v in zip(weights, values, strict=True)) / total
+        return sum(values, 0.0) / len(values) if values else 0.0
+    return sum((w * v for w, v in zip(weights, values, strict=True)), 0.0) / total
 
 
 def _split_loss(values: Sequence[Sequence[float]], weights: Sequence[float],
@@ -267,17 +267,17 @@ def _split_loss(values: Sequence[Sequence[float]], weights: Sequence[float],
         w = [weights[k] for k in measure]
         estimates.append(_mean_of(diffs, w))
         variances.append(_se(diffs, w) ** 2)
-    return sum(estimates) / 2.0, math.sqrt(sum(variances)) / 2.0
+    return sum(estimates, 0.0) / 2.0, math.sqrt(sum(variances, 0.0)) / 2.0
 
 
 def _se(values: Sequence[float], weights: Sequence[float]) -> float:
     """The standard error of a weighted mean (Kish's effective sample size)."""
-    total = sum(weights)
+    total = sum(weights, 0.0)
     if len(values) < 2 or total <= 0:
         return 0.0
-    mean = sum(w * v for w, v in zip(weights, values, strict=True)) / total
-    var = sum(w * (v - mean) ** 2 for w, v in zip(weights, values, strict=True)) / total
-    effective = total * total / sum(w * w for w in weights)
+    mean = sum((w * v for w, v in zip(weights, values, strict=True)), 0.0) / total
+    var = sum((w * (v - mean) ** 2 for w, v in zip(weights, values, strict=True)), 0.0) / total
+    effective = total * total / sum((w * w for w in weights), 0.0)
     return math.sqrt(var / max(1.0, effective - 1.0))
 
 

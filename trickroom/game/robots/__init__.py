@@ -5,10 +5,14 @@ robot can take over a dropped player's seat, fill a casual table, or play
 through the socket as ``trickroom bot``.
 """
 
-from trickroom.game.robots.base import Robot
-from trickroom.game.robots.heuristic import HeuristicRobot
-from trickroom.game.robots.random_robot import RandomRobot
-from trickroom.game.robots.search import SearchRobot
+from trickroom.compiled import activate
+
+activate(__name__, __path__)  # the compiled robots first, where built and current
+
+from trickroom.game.robots.base import Robot  # noqa: E402
+from trickroom.game.robots.heuristic import HeuristicRobot  # noqa: E402
+from trickroom.game.robots.random_robot import RandomRobot  # noqa: E402
+from trickroom.game.robots.search import SearchRobot  # noqa: E402
 
 ROBOTS: dict[str, type[Robot]] = {
     "random": RandomRobot,

@@ -134,8 +134,8 @@ def game_value(pos: Position, seat: int) -> float:
     where the play-out took these (:func:`table_tricks`).
     """
     bids = tuple(b if b >= 0 else 0 for b in pos.bids)
-    return sum(w * _value(pos.rules, bids, pos.blind, tuple(tricks), pos.scores, pos.bags, seat)
-               for w, tricks in table_tricks(pos.bids, pos.tricks_won, seat))
+    return sum((w * _value(pos.rules, bids, pos.blind, tuple(tricks), pos.scores, pos.bags, seat)
+                for w, tricks in table_tricks(pos.bids, pos.tricks_won, seat)), 0.0)
 
 
 def table_tricks(bids: Sequence[int], tricks: Sequence[int], seat: int, *,
@@ -173,7 +173,7 @@ def _shift_weights(lo: int, hi: int, spread: float) -> tuple[tuple[int, float], 
     :func:`table_tricks`."""
     found = [(k, math.exp(-0.5 * (k / spread) ** 2)) for k in range(lo, hi + 1)]
     kept = [(k, w) for k, w in found if w >= 1e-3]
-    total = sum(w for _, w in kept)
+    total = sum((w for _, w in kept), 0.0)
     return tuple((k, w / total) for k, w in kept)
 
 

@@ -113,7 +113,7 @@ def prune(active: list[int], totals: list[float], values: list[list[float]],
     the close calls.
     """
     best = max(active, key=lambda i: totals[i])
-    mean_w = sum(weights) / len(weights) or 1.0
+    mean_w = sum(weights, 0.0) / len(weights) or 1.0
     top = values[best]
     kept = []
     k = len(weights)
@@ -122,8 +122,8 @@ def prune(active: list[int], totals: list[float], values: list[list[float]],
             kept.append(i)
             continue
         diffs = [w * (a - b) / mean_w for w, a, b in zip(weights, top, values[i], strict=True)]
-        mean = sum(diffs) / k
-        var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+        mean = sum(diffs, 0.0) / k
+        var = sum(((d - mean) ** 2 for d in diffs), 0.0) / (k - 1)
         if mean <= 3.0 * math.sqrt(var / k) + 0.05:
             kept.append(i)
     return kept
@@ -134,10 +134,10 @@ def clearly_better(a: list[float], b: list[float], weights: list[float], margin:
     k = len(weights)
     if k < 2:
         return False
-    mean_w = sum(weights) / k or 1.0
+    mean_w = sum(weights, 0.0) / k or 1.0
     diffs = [w * (x - y) / mean_w for w, x, y in zip(weights, a, b, strict=True)]
-    mean = sum(diffs) / k
-    var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+    mean = sum(diffs, 0.0) / k
+    var = sum(((d - mean) ** 2 for d in diffs), 0.0) / (k - 1)
     return mean > margin * math.sqrt(var / k)
 
 

@@ -151,7 +151,7 @@ class Position:
     @classmethod
     def from_view(cls, view: TrickView) -> Position:
         """What the viewing seat knows of a hand in play (or about to be played)."""
-        p = cls.__new__(cls)
+        p = Position.__new__(Position)  # (mypyc compiles no cls.__new__)
         p.hearts = view.game == "hearts"
         p.rules = view.rules
         p.hands = [0, 0, 0, 0]
