@@ -45,6 +45,7 @@ MODULES = (
     "trickroom.game.analysis",
     "trickroom.game.robots.base",
     "trickroom.game.robots.position",
+    "trickroom.game.robots.sampling",
     "trickroom.game.robots.playout",
     "trickroom.game.robots.bidding",
     "trickroom.game.robots.passing",

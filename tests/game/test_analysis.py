@@ -104,3 +104,32 @@ def test_the_loss_is_not_inflated_by_choosing_the_best_of_noisy_means():
     assert sum(naive) / len(naive) > 2.0  # about 3 points lost by a choice as good as any
     assert abs(sum(split) / len(split)) < 0.5
     assert sum(real) / len(real) == pytest.approx(30.0, abs=0.5)
+
+
+def test_a_pass_is_valued_on_the_deal_given_whatever_list_held_the_last_one():
+    # The others' passes of a deal are worked out once for all candidates; a deal in a new
+    # list that took the freed id of the last one's list is still a new deal.
+    from trickroom.game.actions import Pass
+    from trickroom.game.analysis import _pass_options
+
+    game = HeartsGame(seed=5)
+    seat = game.awaiting[0]
+    view = game.view(seat)
+    found = _pass_options(view, seat, Pass(tuple(game.legal_actions(seat)[0].cards)))
+    assert found is not None
+    sample, value = found[2], found[3]
+    rng = random.Random(1)
+    first, second = sample(rng), sample(rng)
+    assert first != second
+    fresh = _pass_options(view, seat, Pass(tuple(game.legal_actions(seat)[0].cards)))[3]
+    expected = fresh(list(second), 0)
+    for _ in range(50):  # until a new list takes the freed one's id
+        held = list(first)
+        value(held, 0)
+        old = id(held)
+        del held
+        reused = list(second)
+        if id(reused) == old:
+            break
+    assert id(reused) == old
+    assert value(reused, 0) == expected

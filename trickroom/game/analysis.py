@@ -360,10 +360,12 @@ def _pass_options(view: TrickView, seat: int, action: Pass) -> Found | None:
     offset = PASS_OFFSETS[getattr(view, "pass_direction", "hold")]
     pos = Position.from_view(view)
     sampler = DealSampler(pos, seat, (13, 13, 13, 13))
-    theirs_of: dict[int, list[int]] = {}
+    # The others' passes of the deal being valued, worked out once for all candidates. Keyed
+    # by the deal itself, not by the list's id: a list freed may lend its id to the next.
+    theirs_of: dict[tuple[int, ...], list[int]] = {}
 
     def value(hands: list[int], i: int) -> float:
-        key = id(hands)
+        key = tuple(hands)
         if key not in theirs_of:
             theirs_of.clear()
             theirs_of[key] = [sum(1 << c for c in hearts_heuristic.choose_pass(hands[s], count))
