@@ -169,8 +169,6 @@ class TrickView:
         return {}
 
 
-
-
 class TrickGame:
     """Base of :class:`~game.spades.SpadesGame` and :class:`~game.hearts.HeartsGame`.
 
