@@ -1,8 +1,9 @@
 """The compiled core: the rules engines and robots built by mypyc, used when they match.
 
 ``trickroom.game`` is pure Python, typed ``mypy --strict``, and mypyc compiles the same
-source into C extensions: the engines run about twice as fast (``bench/engine.py``), and
-so does every action's share of the table's work. The compiled modules are optional:
+source into C extensions: the engines run about twice as fast (``bench/engine.py``) and a
+game's analysis about three times (a server's CPU an action moves little: the engines are
+a small share of it, ``docs/design.md`` section 13). The compiled modules are optional:
 ``make run`` and ``make test`` build them where a C compiler is (``python -m
 trickroom.compiled build``) and the pure modules are the fallback everywhere else.
 
@@ -29,9 +30,9 @@ ROOT = Path(__file__).resolve().parent  # the trickroom package
 DEFAULT_DIR = ROOT / "_compiled"
 GROUP = "trickroom.game._core"  # the shared library of the compiled modules
 
-# What is compiled: the engines, their events and rules, and the robots that play and
-# analyse on them. The rest of ``game`` (reviews, duplicate deals, analysis' bookkeeping)
-# runs a few times a game and stays pure.
+# What is compiled: the engines, their events and rules, the robots that play on them and
+# the analysis. The rest of ``game`` (reviews, duplicate deals) runs a few times a game and
+# stays pure.
 MODULES = (
     "trickroom.game.cards",
     "trickroom.game.actions",
