@@ -7,23 +7,31 @@ process's CPU seconds for the game (``spades_s_per_game``, ``hearts_s_per_game``
 
 **Validity.** Players at the ratings bench's levels (:mod:`bench.ratings_real`: the
 heuristic robot taking a random legal action with probability ε, ε from 0 to 1, lower
-is stronger), ``--per-level`` of each, play ``--games`` games each, four drawn at random
-a game. Every decision of every seat is analysed (at ``--samples`` deals a decision:
-fewer than the server's, to be affordable). Then:
+is stronger), ``--per-level`` of each, play ``--games`` games each (on average), four
+drawn at random a game. Every decision of every seat is analysed (at ``--samples`` deals a
+decision: fewer than the server's, to be affordable). Then:
 
-* ``level_spearman_<game>``: Spearman between each level's mean loss a decision and ε
-  (1.0: the losses order the levels perfectly, the goal);
-* ``accuracy_vs_rating_spearman``: after the same games, Spearman between each player's
-  accuracy (their decisions' mean) and their strength, less that of their WoCG rating
-  (Elo) and their strength; positive: the accuracy tells the levels apart better (both
-  are printed, per game).
+* ``level_spearman_<game>``: Spearman between each level's mean loss a decision, over all
+  the season's games, and ε (1.0: the losses order the levels perfectly, the goal). A
+  Spades decision's loss is noisy (a bid's is worth up to a hundred points): 20 games a
+  player and 12 deals a decision put ε = 0 and ε = 0.1 the wrong way round (0.964 on
+  2026-12-03), 60 games at 24 deals order them (the defaults);
+* ``accuracy_vs_rating_spearman``: after the season's first ``--rating-games`` games a
+  player (20, the issue's count), Spearman between each player's accuracy (their
+  decisions' mean in those games) and their strength, less that of their WoCG rating
+  (Elo) after the same games and their strength; positive: the accuracy tells the levels
+  apart better (both are printed, per game).
 
 **Load.** ``--tables`` tables of four socket bots (:mod:`bench.players`, a think time of
-``--think`` seconds) on one server process at its default pool (``analysis_workers``),
-measured for ``--duration`` seconds without analysis, then again while the server
-analyses whole robot games without pause (asked from ``--askers`` address groups, each asking
-again as its last ends): ``load_p99_ratio`` is the second p99 over the first, from the same
-run. The goal is 1.2 at most.
+``--think`` seconds) on one server process at its default pool (``analysis_workers``).
+After ``--warmup`` seconds (a heap of a hundred tables has its first slow full collections
+in the first seconds, before the collector starts freezing: ``server/collector.py``), the
+tables are measured in ``--rounds`` pairs of windows of ``--duration`` seconds: one without
+analysis, then one while the server analyses whole robot games without pause (asked from
+``--askers`` address groups, each asking again as its last ends), then, once the pool is
+idle again, the next pair. Alternating cancels what drifts through the run (a collection,
+the machine's other work): ``load_p99_ratio`` is the p99 of every busy window's actions
+over that of every quiet window's, from the same run. The goal is 1.2 at most.
 
 Ends with::
 
@@ -120,17 +128,20 @@ class Validity:
     estimates: tuple[float, ...] = ()  # each level's mean estimate a decision
 
 
-def validity(kind: str, eps: list[float], games: list[Played],
-             analyses: list[Analysis]) -> Validity:
+def validity(kind: str, eps: list[float], games: list[Played], analyses: list[Analysis],
+             rating_games: int) -> Validity:
+    """The levels' order by mean loss over every game; the accuracy and the rating over
+    the first ``rating_games`` games (of the season, all players together)."""
     losses: dict[int, list[float]] = {p: [] for p in range(len(eps))}
     estimates: dict[int, list[float]] = {p: [] for p in range(len(eps))}
     accuracies: dict[int, list[float]] = {p: [] for p in range(len(eps))}
-    for played, analysis in zip(games, analyses, strict=True):
+    for k, (played, analysis) in enumerate(zip(games, analyses, strict=True)):
         for d in analysis.decisions:
             player = played.seats[d.seat]
             losses[player].append(d.loss)
             estimates[player].append(d.estimate)
-            accuracies[player].append(d.accuracy)
+            if k < rating_games:
+                accuracies[player].append(d.accuracy)
     levels = sorted(set(eps))
     per_level = []
     signed = []
@@ -143,7 +154,7 @@ def validity(kind: str, eps: list[float], games: list[Played],
     system = system_named("wocg")
     names = [f"p{i}" for i in range(len(eps))]
     ratings = dict.fromkeys(names, system.start_rating)
-    for played in games:
+    for played in games[:rating_games]:
         players = [names[p] for p in played.seats]
         result = GameResult.of("spades" if kind == "spades" else "hearts", system.name,
                                players, played.record["_scores"],
@@ -159,13 +170,17 @@ def validity(kind: str, eps: list[float], games: list[Played],
 
 
 async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) -> float:
-    """Table p99 while the server analyses games over its p99 without, one run."""
+    """Table p99 while the server analyses games over its p99 without, one run: quiet and
+    busy windows alternating."""
     config = room_file(workdir, "analysis", settings=["analysis_queue = 16"])
     server = Server(workdir / "load.sqlite3", config)
     server.start()
     stats = Stats()
     bots: list[Seated] = []
-    stop = asyncio.Event()
+    quiet: list[float] = []
+    busy: list[float] = []
+    windows: list[str] = []  # each window's p99, ms, in order
+    analysed = 0
     try:
         games = [] if args.hog else await robot_games(server.url, args.askers)
         sem = asyncio.Semaphore(50)
@@ -176,39 +191,62 @@ async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) 
                 bots.extend(await open_table(server.url, stats, rng, think=args.think))
 
         await asyncio.gather(*(one() for _ in range(args.tables)))
-        await asyncio.sleep(2.0)
-        stats.latencies.clear()
+        await asyncio.sleep(args.warmup)
         stats.measuring = True
-        await asyncio.sleep(args.duration)
-        quiet = list(stats.latencies)
-        stats.latencies.clear()
-        hog = None
-        if args.hog:  # the control: a process of the idle class that only counts
-            hog = subprocess.Popen([sys.executable, "-c", HOG])
-            askers = []
-        else:
-            askers = [asyncio.create_task(keep_analysing(server, game, f"127.0.0.{20 + i}",
-                                                         stop))
-                      for i, game in enumerate(games)]
-        await asyncio.sleep(1.0)  # the pool at work
-        stats.latencies.clear()
-        await asyncio.sleep(args.duration)
-        busy = list(stats.latencies)
+        for _ in range(args.rounds):
+            stats.latencies.clear()
+            await asyncio.sleep(args.duration)
+            quiet += stats.latencies
+            windows.append(f"{pct(stats.latencies, 0.99) * 1e3:.1f}")
+            stop = asyncio.Event()
+            hog = None
+            if args.hog:  # the control: a process of the idle class that only counts
+                hog = subprocess.Popen([sys.executable, "-c", HOG])
+                askers = []
+            else:
+                askers = [asyncio.create_task(keep_analysing(server, game,
+                                                             f"127.0.0.{20 + i}", stop))
+                          for i, game in enumerate(games)]
+            await asyncio.sleep(1.0)  # the pool at work
+            stats.latencies.clear()
+            await asyncio.sleep(args.duration)
+            busy += stats.latencies
+            windows.append(f"{pct(stats.latencies, 0.99) * 1e3:.1f}*")
+            stop.set()
+            if hog is not None:
+                hog.kill()
+                hog.wait()
+            analysed += sum(await asyncio.gather(*askers))
+            await pool_idle(server, games)  # the next quiet window is quiet
         stats.measuring = False
-        stop.set()
-        if hog is not None:
-            hog.kill()
-            hog.wait()
-        analysed = sum(await asyncio.gather(*askers))
     finally:
         await close_all(bots)
         server.stop()
     ratio = pct(busy, 0.99) / max(1e-9, pct(quiet, 0.99))
     beside = "an idle-class process counted" if args.hog else f"{analysed} analyses ran"
-    console.print(f"load: {args.tables} tables, p99 {pct(quiet, 0.99) * 1e3:.1f} ms alone, "
+    console.print(f"load: {args.tables} tables, {args.rounds} rounds of {args.duration:g} s "
+                  f"windows: p99 {pct(quiet, 0.99) * 1e3:.1f} ms alone, "
                   f"{pct(busy, 0.99) * 1e3:.1f} ms while {beside} "
-                  f"({len(quiet)} and {len(busy)} actions timed): ratio {ratio:.2f}")
+                  f"({len(quiet)} and {len(busy)} actions timed): ratio {ratio:.2f}; "
+                  f"each window's p99 in turn (*: busy): {' '.join(windows)} ms")
     return ratio
+
+
+def analysis_state(db: Path | str, game_id: str) -> str | None:
+    """The stored analysis's state for ``game_id`` (None: none asked for)."""
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT state FROM analyses WHERE game_id = ?",
+                           (game_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+async def pool_idle(server: Server, games: list[str]) -> None:
+    """Until no analysis of ``games`` is queued or running (bounded: 120 s)."""
+    for _ in range(600):
+        states = [await asyncio.to_thread(analysis_state, server.db, g) for g in games]
+        if all(s in (None, "done", "failed") for s in states):
+            return
+        await asyncio.sleep(0.2)
 
 
 async def robot_games(url: str, count: int) -> list[str]:
@@ -248,12 +286,6 @@ async def keep_analysing(server: Server, game_id: str, address: str,
         with sqlite3.connect(server.db) as db:
             db.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
 
-    def state() -> str | None:
-        with sqlite3.connect(server.db) as db:
-            row = db.execute("SELECT state FROM analyses WHERE game_id = ?",
-                             (game_id,)).fetchone()
-        return None if row is None else str(row[0])
-
     # (in threads: a commit waits for the disk, and this loop times the bots' actions)
     try:
         await request(ws, {"type": "guest"})
@@ -262,7 +294,8 @@ async def keep_analysing(server: Server, game_id: str, address: str,
             await request(ws, {"type": "analyse", "game_id": game_id})
             while not stop.is_set():
                 await asyncio.sleep(0.2)
-                if await asyncio.to_thread(state) in (None, "done", "failed"):
+                state = await asyncio.to_thread(analysis_state, server.db, game_id)
+                if state in (None, "done", "failed"):
                     done += 1
                     break
     finally:
@@ -291,11 +324,13 @@ async def main(args: argparse.Namespace) -> int:
                 for future in futures:
                     analyses.append(future.result())
                     progress.advance(task)
-            results[kind] = validity(kind, eps, games, analyses)
+            results[kind] = validity(kind, eps, games, analyses,
+                                     max(1, args.rating_games * len(eps) // 4))
         ratio = await load_ratio(args, Path(tmp), console) if args.tables else float("nan")
     for kind, v in results.items():
         table = Table(title=f"{kind}: {games_each} games, {args.per_level} players a level, "
-                            f"{args.samples} deals a decision")
+                            f"{args.samples} deals a decision (accuracy and rating: the "
+                            f"first {args.rating_games} games a player)")
         for col in ("ε", "mean loss a decision", "its estimate (signed)", "decisions"):
             table.add_column(col)
         for (level, loss, n), signed in zip(v.levels, v.estimates, strict=True):
@@ -321,10 +356,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = command_line(__doc__)
     parser.add_argument("--per-level", type=int, default=2,
                         help="players at each of the 7 levels (default 2)")
-    parser.add_argument("--games", type=int, default=20,
-                        help="games each player plays (default 20)")
-    parser.add_argument("--samples", type=int, default=12,
-                        help="deals a decision for the validity games (default 12)")
+    parser.add_argument("--games", type=int, default=60,
+                        help="games each player plays (default 60)")
+    parser.add_argument("--rating-games", type=int, default=20,
+                        help="of them, the first each player plays for the accuracy against "
+                             "the rating (default 20)")
+    parser.add_argument("--samples", type=int, default=24,
+                        help="deals a decision for the validity games (default 24)")
     parser.add_argument("--cost-samples", type=int, default=DEFAULT_SAMPLES,
                         help=f"deals a decision for the cost (default {DEFAULT_SAMPLES}, "
                              "the server's)")
@@ -341,8 +379,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "beside the tables, not analyses")
     parser.add_argument("--validity", action=argparse.BooleanOptionalAction, default=True,
                         help="--no-validity: the cost and the load alone")
-    parser.add_argument("--duration", type=float, default=8.0,
-                        help="seconds each half of the load figure is measured (default 8)")
+    parser.add_argument("--duration", type=float, default=6.0,
+                        help="seconds of each window of the load figure (default 6)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="pairs of windows, quiet then busy (default 3)")
+    parser.add_argument("--warmup", type=float, default=10.0,
+                        help="seconds the tables play before the first window (default 10)")
     return parser.parse_args(argv)
 
 
