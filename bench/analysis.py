@@ -23,15 +23,18 @@ decision: fewer than the server's, to be affordable). Then:
   apart better (both are printed, per game).
 
 **Load.** ``--tables`` tables of four socket bots (:mod:`bench.players`, a think time of
-``--think`` seconds) on one server process at its default pool (``analysis_workers``).
-After ``--warmup`` seconds (a heap of a hundred tables has its first slow full collections
-in the first seconds, before the collector starts freezing: ``server/collector.py``), the
-tables are measured in ``--rounds`` pairs of windows of ``--duration`` seconds: one without
+``--think`` seconds) on one server process at its default pool (``analysis_workers``),
+pinned as :mod:`bench.load` pins (the server, its workers with it, on the last core; the
+bots on the others: unpinned, the scheduler moving three busy processes about made even an
+idle-class process that only counts move the p99 by 1.3 times, ``--no-pin``). After
+``--warmup`` seconds (a heap of a hundred tables has its first slow full collections in the
+first seconds, before the collector starts freezing: ``server/collector.py``), the tables
+are measured in ``--rounds`` pairs of windows of ``--duration`` seconds: one without
 analysis, then one while the server analyses whole robot games without pause (asked from
 ``--askers`` address groups, each asking again as its last ends), then, once the pool is
 idle again, the next pair. Alternating cancels what drifts through the run (a collection,
-the machine's other work): ``load_p99_ratio`` is the p99 of every busy window's actions
-over that of every quiet window's, from the same run. The goal is 1.2 at most.
+the machine's other work): ``load_p99_ratio`` is the p99 of every busy window's actions over
+that of every quiet window's, from the same run. The goal is 1.2 at most.
 
 Ends with::
 
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import sqlite3
 import subprocess
@@ -63,7 +67,14 @@ from rich.table import Table
 from websockets.asyncio.client import connect
 
 from bench.figures import command_line, pct
-from bench.harness import Server, raise_fd_limit, request, room_file
+from bench.harness import (
+    Server,
+    cpu_seconds,
+    pin_apart,
+    raise_fd_limit,
+    request,
+    room_file,
+)
 from bench.players import Seated, Stats, close_all, open_table
 from bench.ratings_real import LEVELS, GradedRobot, play_through, spearman
 from trickroom.game.analysis import DEFAULT_SAMPLES, Analysis, analyse
@@ -173,7 +184,7 @@ async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) 
     """Table p99 while the server analyses games over its p99 without, one run: quiet and
     busy windows alternating."""
     config = room_file(workdir, "analysis", settings=["analysis_queue = 16"])
-    server = Server(workdir / "load.sqlite3", config)
+    server = Server(workdir / "load.sqlite3", config, cpus=pin_apart(args.pin))
     server.start()
     stats = Stats()
     bots: list[Seated] = []
@@ -181,6 +192,7 @@ async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) 
     busy: list[float] = []
     windows: list[str] = []  # each window's p99, ms, in order
     analysed = 0
+    worked = 0.0  # CPU seconds the workers (or the control) spent in the busy windows
     try:
         games = [] if args.hog else await robot_games(server.url, args.askers)
         sem = asyncio.Semaphore(50)
@@ -202,6 +214,8 @@ async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) 
             hog = None
             if args.hog:  # the control: a process of the idle class that only counts
                 hog = subprocess.Popen([sys.executable, "-c", HOG])
+                if server.cpus:  # where the workers would run: the server's core
+                    os.sched_setaffinity(hog.pid, server.cpus)
                 askers = []
             else:
                 askers = [asyncio.create_task(keep_analysing(server, game,
@@ -209,7 +223,10 @@ async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) 
                           for i, game in enumerate(games)]
             await asyncio.sleep(1.0)  # the pool at work
             stats.latencies.clear()
+            helpers = [hog.pid] if hog is not None else descendants(server.pid)
+            spent = sum(map(cpu_of, helpers))
             await asyncio.sleep(args.duration)
+            worked += sum(map(cpu_of, helpers)) - spent
             busy += stats.latencies
             windows.append(f"{pct(stats.latencies, 0.99) * 1e3:.1f}*")
             stop.set()
@@ -223,13 +240,39 @@ async def load_ratio(args: argparse.Namespace, workdir: Path, console: Console) 
         await close_all(bots)
         server.stop()
     ratio = pct(busy, 0.99) / max(1e-9, pct(quiet, 0.99))
-    beside = "an idle-class process counted" if args.hog else f"{analysed} analyses ran"
+    beside = "an idle-class process counted" if args.hog else f"{analysed} analyses ended"
+    beside += f", {100 * worked / (args.rounds * args.duration):.0f}% of a core"
     console.print(f"load: {args.tables} tables, {args.rounds} rounds of {args.duration:g} s "
                   f"windows: p99 {pct(quiet, 0.99) * 1e3:.1f} ms alone, "
                   f"{pct(busy, 0.99) * 1e3:.1f} ms while {beside} "
                   f"({len(quiet)} and {len(busy)} actions timed): ratio {ratio:.2f}; "
                   f"each window's p99 in turn (*: busy): {' '.join(windows)} ms")
     return ratio
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes under ``pid`` (a server's forkserver and its analysis workers)."""
+    parents: dict[int, int] = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                parents[int(proc.name)] = int(
+                    (proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    found, frontier = [], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def cpu_of(pid: int) -> float:
+    """A process's CPU seconds so far; 0 once it is gone."""
+    try:
+        return cpu_seconds(pid)
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def analysis_state(db: Path | str, game_id: str) -> str | None:
@@ -383,6 +426,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="seconds of each window of the load figure (default 6)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="pairs of windows, quiet then busy (default 3)")
+    parser.add_argument("--no-pin", dest="pin", action="store_false",
+                        help="do not pin the server (and its workers) to one core and the "
+                             "bots to the rest")
     parser.add_argument("--warmup", type=float, default=10.0,
                         help="seconds the tables play before the first window (default 10)")
     return parser.parse_args(argv)

@@ -61,6 +61,7 @@ from bench.harness import (
     CpuClock,
     Server,
     free_port,
+    pin_apart,
     raise_fd_limit,
     rss_kib,
     wait_port,
@@ -221,19 +222,6 @@ def legend(args: argparse.Namespace) -> None:
     print(HEADER)
 
 
-def pin(echo_pid: int, pinned: bool) -> set[int] | None:
-    """Servers (ours and the baselines') on the last core, this client on the others: every
-    measurement then crosses cores the same way, instead of as the scheduler happens to
-    place three busy processes (the idle echo alone swung 0.05-0.11 ms). The servers' cores,
-    or None when not pinned."""
-    cores = sorted(os.sched_getaffinity(0))
-    if not pinned or len(cores) < 2:
-        return None
-    os.sched_setaffinity(echo_pid, {cores[-1]})
-    os.sched_setaffinity(0, set(cores[:-1]))
-    return {cores[-1]}
-
-
 async def main(args: argparse.Namespace) -> int:
     raise_fd_limit()
     levels = parse_levels(args.tables)
@@ -244,7 +232,7 @@ async def main(args: argparse.Namespace) -> int:
         config.write_text(with_settings(LOAD_CONFIG, args.setting))
         echo_port = free_port()
         echo = baselines.start(echo_port, str(workdir / "floor.sqlite3"))
-        server_cpus = pin(echo.pid, args.pin)
+        server_cpus = pin_apart(args.pin, echo.pid)
         try:
             wait_port(echo_port, echo)
             legend(args)

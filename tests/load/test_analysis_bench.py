@@ -19,7 +19,7 @@ def test_the_analysis_bench_prints_cost_validity_and_load():
     assert all(math.isfinite(v) for v in figures.values()), figures
     assert figures["spades_s_per_game"] > 0 and figures["hearts_s_per_game"] > 0
     assert -1 <= figures["level_spearman_spades"] <= 1, figures
-    assert "analyses ran" in out, out
+    assert "analyses ended" in out and "% of a core" in out, out
 
 
 def test_the_load_s_control_runs_an_idle_class_process_beside_the_tables_instead():
