@@ -23,8 +23,8 @@ def test_the_analysis_bench_prints_cost_validity_and_load():
 
 
 def test_the_load_s_control_runs_an_idle_class_process_beside_the_tables_instead():
-    out, figures = run_bench("analysis", "--no-validity", "--hog", "--tables", "2", "--warmup", "0.5",
-                             "--duration", "0.5")
+    out, figures = run_bench("analysis", "--no-validity", "--hog", "--tables", "2",
+                             "--warmup", "0.5", "--duration", "0.5")
     assert math.isfinite(figures["load_p99_ratio"]), figures
     assert math.isnan(figures["level_spearman_spades"]), figures
     assert "an idle-class process counted" in out, out

@@ -326,6 +326,9 @@ async def test_a_refusal_goes_at_the_next_turn_and_robots_have_no_clock(web_app,
     assert await p.locator(".turn-status .countdown").count() == 0
     # A card pressed out of turn says why...
     await t.snapshot(waiting)
+    # (pressed once that snapshot is drawn: a card of the hand drawn before it is replaced,
+    # and a click on it then lands nowhere, as a busy machine showed)
+    await p.locator(f'.seat[data-seat="{away}"].away').wait_for(state="detached")
     await p.locator('.hand .card[data-card="2C"]').click(force=True)
     await p.locator(".hand-note", has_text="It is not your turn.").wait_for()
     # ...until our turn comes: the note goes, and our clock runs.
