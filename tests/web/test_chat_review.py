@@ -248,6 +248,8 @@ async def test_a_player_asks_for_the_robots_analysis_and_reads_each_decision(tmp
         await bid_line.first.wait_for()
         said = await bid_line.first.inner_text()
         assert "the best choice" in said or ("chose" in said and "points lost" in said), said
+        accuracy = p.locator(".review-center .hand-accuracy")
+        assert "guest-reviewed" in await accuracy.inner_text()  # the hand's accuracy, a seat
         await page.shot("analysis-bids", phone=True)
         next_button = p.get_by_role("button", name="Next ▶")
         shown_line = False

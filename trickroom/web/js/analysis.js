@@ -159,10 +159,17 @@ export function trickNotes(analysis, hand, trick, names, shown, toggle) {
     shown === d.index ? h("span", { class: "best-line" }, " ", d.best_line.map(cardShort).join(" ")) : null)));
 }
 
-/** At a hand's deal: each analysed bid (blind nil or look) and pass, with its label. */
+/** At a hand's deal: each analysed seat's accuracy over the hand, and each analysed bid
+ *  (blind nil or look) and pass, with its label. */
 export function dealNotes(analysis, hand, names) {
-  const notes = dealDecisions(analysis, hand);
-  if (!notes.length) return null;
+  if (!analysis) return null;
   const n = names();
-  return h("ul", { class: "decision-notes deal-notes" }, notes.map((d) => noteItem(d, n)));
+  const notes = dealDecisions(analysis, hand);
+  const accuracy = analysis.seats.map((s) => [s.seat, s.hands?.find((x) => x.hand === hand)?.accuracy])
+    .filter(([, a]) => a != null);
+  if (!notes.length && !accuracy.length) return null;
+  return h("div", { class: "deal-analysis" },
+    accuracy.length ? h("p", { class: "hand-accuracy" }, t("analysis.hand_accuracy", {
+      seats: accuracy.map(([seat, a]) => `${n[seat]} ${t("analysis.percent", { n: num(a, { maximumFractionDigits: 0 }) })}`).join(" · ") })) : null,
+    notes.length ? h("ul", { class: "decision-notes deal-notes" }, notes.map((d) => noteItem(d, n))) : null);
 }
