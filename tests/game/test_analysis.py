@@ -133,3 +133,33 @@ def test_a_pass_is_valued_on_the_deal_given_whatever_list_held_the_last_one():
             break
     assert id(reused) == old
     assert value(reused, 0) == expected
+
+
+def test_blind_nil_is_weighed_against_looking_on_deals_the_seat_has_not_seen():
+    """A blind nil and a look are decisions too (the issue's "nil and blind nil
+    included"): each is valued against the other, the seat's own cards drawn with the
+    rest, since it had seen none of them."""
+    from trickroom.game.actions import BLIND_NIL, LOOK
+
+    game = SpadesGame(SpadesRules(blind_nil=True, blind_nil_deficit=0, mercy=200), seed=11)
+    robots = [make_robot("heuristic", s) for s in range(4)]
+    while game.phase not in ("hand_over", "game_over"):
+        seat = game.awaiting[0]
+        view = game.view(seat)
+        if LOOK in view.legal:  # seat 0 goes blind; the others look
+            action = BLIND_NIL if seat == 0 and BLIND_NIL in view.legal else LOOK
+        else:
+            action = robots[seat].choose(view)
+        game.apply(action, seat)
+    analysis = analyse(game.record(), samples=8)
+    blind = {d.seat: d for d in analysis.decisions
+             if d.phase == "bid" and (d.chosen.get("type") == "look" or d.chosen.get("blind"))}
+    assert blind[0].chosen == {"type": "bid", "value": 0, "blind": True}
+    assert {1, 2, 3} <= set(blind) and all(blind[s].chosen == {"type": "look"} for s in (1, 2, 3))
+    for d in blind.values():
+        assert sorted(str(o.action) for o in d.options) == sorted(
+            str(w) for w in ({"type": "bid", "value": 0, "blind": True}, {"type": "look"}))
+        assert d.loss >= 0 and d.loss_se >= 0 and d.seeing_loss is not None
+    # The bids made after looking are analysed as before, apart from the look.
+    assert any(d.phase == "bid" and d.chosen.get("type") == "bid" and not d.chosen.get("blind")
+               for d in analysis.decisions)

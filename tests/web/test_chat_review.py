@@ -218,8 +218,9 @@ async def test_register_reload_sign_out_and_log_in(web_app, open_page):
 async def test_a_player_asks_for_the_robots_analysis_and_reads_each_decision(tmp_path,
                                                                             open_page):
     """Issue 38: from a finished game's review a player asks for the robots' analysis,
-    watches it come, and reads each seat's accuracy, the chart of their losses and, trick
-    by trick, each card's loss against the best choice, with the best line on request."""
+    watches it come, and reads each seat's accuracy, the chart of their losses, the bid's
+    loss at the deal and, trick by trick, each card's loss against the best choice, with
+    the best line on request."""
     from tests.web.conftest import start_app
     app = await start_app(tmp_path, robot_delay=0.0, hand_pause=0.0, analysis_samples=8)
     try:
@@ -241,6 +242,15 @@ async def test_a_player_asks_for_the_robots_analysis_and_reads_each_decision(tmp
         assert await seats.count() == 1  # the one seat a person held
         assert "guest-reviewed" in await seats.first.inner_text()
         await panel.locator("svg.loss-chart polyline").first.wait_for()
+        # At the deal, before any trick: the seat's bid, its best and its loss (a bid is a
+        # decision too, read where the bids are).
+        bid_line = p.locator(".review-center .deal-notes li", has_text="guest-reviewed")
+        await bid_line.first.wait_for()
+        said = await bid_line.first.inner_text()
+        assert "the best choice" in said or ("chose" in said and "points lost" in said), said
+        accuracy = p.locator(".review-center .hand-accuracy")
+        assert "guest-reviewed" in await accuracy.inner_text()  # the hand's accuracy, a seat
+        await page.shot("analysis-bids", phone=True)
         next_button = p.get_by_role("button", name="Next ▶")
         shown_line = False
         while await next_button.is_enabled() and not shown_line:

@@ -30,8 +30,12 @@ candidate was; a seat's accuracy is the mean over its decisions that had a choic
 The all-seeing view ("with the cards known") plays each candidate out once on the true
 deal: no real seat knows it, so its loss is shown apart and labels nothing.
 
-Not analysed (said so): a blind nil or look decision, the moon choice, and decisions
-with one candidate (a single legal card, or cards that play the same).
+A blind nil is weighed against looking (and then bidding as the rules of thumb would) on
+wholly sampled deals, as the bid search weighs it: the seat has seen none of its cards, so
+its own hand is drawn too; a look when blind nil was not to be had is no choice.
+
+Not analysed (said so): the moon choice, and decisions with one candidate (a single legal
+card, or cards that play the same, or a look with no blind nil to be had).
 
 The module is pure: a seed and a sample count fix every figure; a caller that wants to
 show progress passes ``progress(done, total)``.
@@ -45,7 +49,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trickroom.game.actions import Bid, Pass, Play, action_from_wire
+from trickroom.game.actions import BLIND_NIL, LOOK, Bid, Look, Pass, Play, action_from_wire
 from trickroom.game.cards import card_text
 from trickroom.game.engine import ENGINES
 from trickroom.game.robots import hearts_heuristic, spades_heuristic
@@ -115,7 +119,7 @@ class Analysis:
     samples: int
     playouts: int = 0
     decisions: list[Decision] = field(default_factory=list)
-    skipped: int = 0  # decisions not analysed (one candidate, blind nil, the moon)
+    skipped: int = 0  # decisions not analysed (one candidate, the moon)
 
     def seat_summary(self, seat: int) -> dict[str, Any]:
         mine = [d for d in self.decisions if d.seat == seat]
@@ -201,6 +205,9 @@ def _decision(game: Any, view: TrickView, index: int, seat: int, action: Any, sa
         found = _card_options(view, seat, action.card)
     elif view.phase == "bid" and isinstance(action, Bid) and not action.blind:
         found = _bid_options(view, seat, action.value)
+    elif view.phase == "bid" and (isinstance(action, Look)
+                                  or (isinstance(action, Bid) and action.blind)):
+        found = _blind_options(view, seat, isinstance(action, Bid))
     elif view.phase == "pass" and isinstance(action, Pass):
         found = _pass_options(view, seat, action)
     else:
@@ -347,6 +354,41 @@ def _bid_options(view: TrickView, seat: int, bid: int) -> Found | None:
 
     wires = [{"type": "bid", "value": v} for v in cands]
     return wires, cands.index(bid), sampler.sample, value, bid_weight(view, seat), None
+
+
+def _blind_options(view: TrickView, seat: int, blind_nil: bool) -> Found | None:
+    """Blind nil (candidate 0) against looking and then bidding by the rules of thumb (1),
+    on wholly sampled deals: the seat has seen none of its own cards."""
+    if not any(isinstance(a, Bid) and a.blind for a in view.legal):
+        return None  # looking was the only choice
+    rules = view.rules
+    bids: tuple[int | None, ...] = getattr(view, "bids", (None,) * 4)
+    pos = Position.from_view(view)
+    later = _later_seats(view, seat)
+    blind = tuple(getattr(view, "blind", (False,) * 4))
+
+    def sample(rng: random.Random) -> list[int]:
+        deck = list(range(52))
+        rng.shuffle(deck)
+        hands = [0, 0, 0, 0]
+        for i, c in enumerate(deck):
+            hands[i // 13] |= 1 << c
+        return hands
+
+    def value(hands: list[int], i: int) -> float:
+        made = list(bids)
+        flags = list(blind)
+        if i == 0:
+            made[seat] = 0
+            flags[seat] = True
+        else:
+            made[seat] = spades_heuristic.bid_value(hands[seat], bids[seat ^ 2], rules)
+        for s in later:
+            made[s] = spades_heuristic.bid_value(hands[s], made[s ^ 2], rules)
+        return hand_value(_played(pos, view, hands, made, tuple(flags)), seat)
+
+    wires = [BLIND_NIL.to_wire(), LOOK.to_wire()]
+    return wires, 0 if blind_nil else 1, sample, value, bid_weight(view, seat), None
 
 
 def _pass_options(view: TrickView, seat: int, action: Pass) -> Found | None:

@@ -17,7 +17,8 @@ const POLL_MS = 1000;
 export function actionText(action) {
   if (!action) return "";
   if (action.type === "play") return cardShort(action.card);
-  if (action.type === "bid") return action.value === 0 ? t("seat.nil") : t("seat.bid", { n: action.value });
+  if (action.type === "bid") return action.blind ? t("seat.blind_nil") : action.value === 0 ? t("seat.nil") : t("seat.bid", { n: action.value });
+  if (action.type === "look") return t("analysis.look");
   if (action.type === "pass") return action.cards.map(cardShort).join(" ");
   return action.type;
 }
@@ -27,12 +28,19 @@ export function decisionFor(analysis, hand, card) {
   return analysis?.decisions.find((d) => d.hand === hand && d.phase === "play" && d.chosen.card === card) || null;
 }
 
-/** A decision, told in one line: the choice, the best, the loss with its error. */
+/** The analysed decisions of a hand's deal, in play order: its bids (a blind nil or a
+ *  look among them) and its passes. */
+export function dealDecisions(analysis, hand) {
+  return analysis?.decisions.filter((d) => d.hand === hand && (d.phase === "bid" || d.phase === "pass")) || [];
+}
+
+/** A decision, told in one line: the choice, the best, the loss with its error (a card
+ *  "played", a bid or a pass "chosen"). */
 export function decisionLine(d, name) {
-  if (d.loss === 0 || !d.best || (d.best.card ?? d.best.value ?? JSON.stringify(d.best.cards)) === (d.chosen.card ?? d.chosen.value ?? JSON.stringify(d.chosen.cards))) {
+  if (d.loss === 0 || !d.best || actionText(d.best) === actionText(d.chosen)) {
     return t("analysis.best_choice", { name, choice: actionText(d.chosen) });
   }
-  return t("analysis.loss_line", { name, choice: actionText(d.chosen), best: actionText(d.best),
+  return t(d.phase === "play" ? "analysis.loss_line" : "analysis.chose_line", { name, choice: actionText(d.chosen), best: actionText(d.best),
     loss: num(d.loss, { maximumFractionDigits: 1 }), se: num(d.loss_se, { maximumFractionDigits: 1 }) });
 }
 
@@ -130,17 +138,38 @@ export function analysisPanel(ctx, gameId, names, onReady) {
   return { el, stop() { gone = true; clearTimeout(timer); } };
 }
 
+/** One decision's line in a list: its label, the line, the all-seeing best. */
+function noteItem(d, n, ...more) {
+  return h("li", { class: d.label ? `label-${d.label}` : null },
+    d.label ? h("span", { class: `badge decision ${d.label}` }, t(`analysis.label.${d.label}`)) : null, " ",
+    decisionLine(d, n[d.seat]),
+    d.seeing_best && d.seeing_loss > 0 ? h("span", { class: "hint" }, " ", t("analysis.seeing", { best: actionText(d.seeing_best) })) : null,
+    ...more);
+}
+
 /** Under a trick: each analysed card's line, its label, and its best line on request. */
 export function trickNotes(analysis, hand, trick, names, shown, toggle) {
   if (!analysis || !trick) return null;
   const n = names();
   const notes = trick.plays.map((p) => decisionFor(analysis, hand, p.card)).filter(Boolean);
   if (!notes.length) return null;
-  return h("ul", { class: "decision-notes" }, notes.map((d) => h("li", { class: d.label ? `label-${d.label}` : null },
-    d.label ? h("span", { class: `badge decision ${d.label}` }, t(`analysis.label.${d.label}`)) : null, " ",
-    decisionLine(d, n[d.seat]),
-    d.seeing_best && d.seeing_loss > 0 ? h("span", { class: "hint" }, " ", t("analysis.seeing", { best: actionText(d.seeing_best) })) : null,
+  return h("ul", { class: "decision-notes" }, notes.map((d) => noteItem(d, n,
     d.best_line?.length && d.loss > 0 ? h("button", { type: "button", class: "small", "aria-pressed": String(shown === d.index),
       onclick: () => toggle(d.index) }, t("analysis.best_line")) : null,
     shown === d.index ? h("span", { class: "best-line" }, " ", d.best_line.map(cardShort).join(" ")) : null)));
+}
+
+/** At a hand's deal: each analysed seat's accuracy over the hand, and each analysed bid
+ *  (blind nil or look) and pass, with its label. */
+export function dealNotes(analysis, hand, names) {
+  if (!analysis) return null;
+  const n = names();
+  const notes = dealDecisions(analysis, hand);
+  const accuracy = analysis.seats.map((s) => [s.seat, s.hands?.find((x) => x.hand === hand)?.accuracy])
+    .filter(([, a]) => a != null);
+  if (!notes.length && !accuracy.length) return null;
+  return h("div", { class: "deal-analysis" },
+    accuracy.length ? h("p", { class: "hand-accuracy" }, t("analysis.hand_accuracy", {
+      seats: accuracy.map(([seat, a]) => `${n[seat]} ${t("analysis.percent", { n: num(a, { maximumFractionDigits: 0 }) })}`).join(" · ") })) : null,
+    notes.length ? h("ul", { class: "decision-notes deal-notes" }, notes.map((d) => noteItem(d, n))) : null);
 }

@@ -12,7 +12,7 @@ import { SEAT_NAMES, sortHand, cardShort } from "./cards.js";
 import { cardEl } from "./cardface.js";
 import { getJSON } from "./net.js";
 import { heartsPlaces, scoreSheet, ratingList } from "./scoresheet.js";
-import { analysisPanel, trickNotes } from "./analysis.js";
+import { analysisPanel, dealNotes, trickNotes } from "./analysis.js";
 import { count } from "./counts.js";
 
 const OFFSET = { left: 1, across: 2, right: 3, hold: 0 };
@@ -210,8 +210,9 @@ export function mount(main, ctx, params) {
             cardEl(p.card), h("span", { class: "played-by" }, n[p.seat])))),
           h("p", { class: "center-caption" }, t("review.led_won", { leader: n[trick.leader], winner: n[trick.winner] })),
           trickNotes(analysis, handNo, trick, names, bestLine, (index) => { bestLine = bestLine === index ? null : index; render(); })]
-          : h("p", { class: "center-caption" }, game === "spades" ? t("review.leads", { name: n[(hand.dealer + 1) % 4] }) :
-            hand.pass_direction === "hold" ? t("review.no_pass") : t("review.passing", { direction: hand.pass_direction })))),
+          : [h("p", { class: "center-caption" }, game === "spades" ? t("review.leads", { name: n[(hand.dealer + 1) % 4] }) :
+            hand.pass_direction === "hold" ? t("review.no_pass") : t("review.passing", { direction: hand.pass_direction })),
+          dealNotes(analysis, handNo, names)])),
       scoreSheet(game, hands.map((x) => x.result).slice(0, handNo + (step === tricks ? 1 : 0)).filter(Boolean), n,
         { target: data.record.rules?.target, current: step === tricks ? handNo : undefined }),
       fieldSection(handNo),
