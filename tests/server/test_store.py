@@ -415,3 +415,34 @@ async def test_a_players_last_ranked_game_is_their_newest_ended_game_with_rating
                                        () if rated else None)])
     assert await store.last_ranked_games(["ann", "BOB", "cat", "guest-x"]) == {
         "ann": "r2", "BOB": "r2"}
+
+
+async def test_a_postgresql_commit_window_gathers_the_writes_that_come_within_it():
+    """A PostgreSQL writer waits ``postgres_commit_window_ms`` for more writes to join a
+    commit (a cluster node at part load otherwise pays a round trip and a transaction a
+    write or two); at 0 a write queued while another commits takes the next commit alone.
+    Every write is acknowledged only once stored, either way."""
+    need("postgresql")
+    for window, commits in ((0.5, 1), (0.0, 2)):
+        schema = fresh_name("t_window")
+        store = open_store(f"{POSTGRES}?schema={schema}", commit_window=window)
+        await store.open()
+        try:
+            await store.persist([game()])
+            before = store.commits
+            first = asyncio.ensure_future(store.persist([action(0, "2C")]))
+            await asyncio.sleep(0.05)  # the writer has taken the first write by now
+            await store.persist([action(1, "3C")])
+            await first
+            assert store.commits - before == commits, window
+            (stored,) = await store.unfinished_games()
+            assert [a["card"] for a in stored.actions] == ["2C", "3C"]
+        finally:
+            await store.close()
+            await drop_schema(schema)
+
+
+@pytest.mark.parametrize("window", [-1, 1001, "soon"])
+def test_a_commit_window_out_of_bounds_is_refused_by_name(window):
+    with pytest.raises(ConfigError, match="postgres_commit_window_ms"):
+        load_config(postgres_commit_window_ms=window)

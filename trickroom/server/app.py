@@ -63,7 +63,8 @@ class App:
                  cluster_prefix: str = "trickroom") -> None:
         settings = config.settings
         self.config = config
-        self.store = open_store(db_path, durability=settings.durability)
+        self.store = open_store(db_path, durability=settings.durability,
+                                commit_window=settings.postgres_commit_window_ms / 1000)
         self.hub = open_hub(cluster, cluster_prefix, self.store, settings)
         self.retention = Retention(self.store, settings.keep_moves_seconds, sessions=(
             settings.session_idle_seconds, settings.guest_session_seconds))

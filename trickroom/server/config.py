@@ -69,6 +69,9 @@ class ServerSettings:
     min_games: int = 5
     leaderboard_min_games: int = 1
     durability: str = "server_crash"  # or "power_loss": fsync every commit (server/store.py)
+    # How long the PostgreSQL writer waits for more writes to join a commit, in ms: fewer
+    # commits at part load (a cluster node's), each action acknowledged that much later.
+    postgres_commit_window_ms: float = 1.0
     # How long a finished game's moves stay in the store beside its packed record (which
     # the review reads), in seconds; 0: dropped at the next pass (server/retention.py).
     keep_moves_seconds: float = 86400.0
@@ -345,6 +348,9 @@ def server_settings(values: Mapping[str, Any],
         if value not in allowed:
             raise ConfigError(f"{where(name)} must be one of {', '.join(allowed)}, "
                               f"not {value!r}")
+    if not 0 <= settings.postgres_commit_window_ms <= 1000:
+        raise ConfigError(f"{where('postgres_commit_window_ms')} must be from 0 to 1000 ms "
+                          f"(0: commit at once), not {settings.postgres_commit_window_ms!r}")
     if settings.review_cache_bytes < 0:
         raise ConfigError(f"{where('review_cache_bytes')} must be 0 bytes or more (0: "
                           f"keep none), not {settings.review_cache_bytes!r}")

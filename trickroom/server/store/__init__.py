@@ -27,10 +27,12 @@ def is_postgres(target: str | Path) -> bool:
     return str(target).startswith(("postgresql://", "postgres://"))
 
 
-def open_store(target: str | Path, durability: str = "server_crash") -> Store:
+def open_store(target: str | Path, durability: str = "server_crash",
+               commit_window: float = 0.0) -> Store:
     """The store for ``target``: ``postgresql://user@host/db`` (with an optional
-    ``?schema=name``) or a path to an SQLite file. Not yet opened."""
+    ``?schema=name``) or a path to an SQLite file. Not yet opened. ``commit_window``:
+    seconds a PostgreSQL writer waits for more writes to join a commit."""
     if is_postgres(target):
         from trickroom.server.store.postgres import PostgresStore
-        return PostgresStore(str(target))
+        return PostgresStore(str(target), commit_window=commit_window)
     return SqliteStore(target, durability=durability)

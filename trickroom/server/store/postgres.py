@@ -154,8 +154,14 @@ class PostgresStore(Store):
 
     shared = True
 
-    def __init__(self, url: str, pool_size: int = 4, timeout: float = 10.0) -> None:
+    def __init__(self, url: str, pool_size: int = 4, timeout: float = 10.0,
+                 commit_window: float = 0.0) -> None:
         self.url, self.schema = split_url(url)
+        # A commit is a round trip and a transaction on the server: a node at part load
+        # (a cluster's, its tables shared) commits a few writes each time, and pays both
+        # per write several times over. Waiting a moment for more to join cuts that
+        # (ServerSettings.postgres_commit_window_ms).
+        self.commit_interval = commit_window
         self.pool_size = pool_size
         self.timeout = timeout
         self._pool: asyncpg.Pool | None = None
