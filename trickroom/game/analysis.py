@@ -53,7 +53,7 @@ from trickroom.game.actions import BLIND_NIL, LOOK, Bid, Look, Pass, Play, actio
 from trickroom.game.cards import card_text
 from trickroom.game.engine import ENGINES
 from trickroom.game.robots import hearts_heuristic, spades_heuristic
-from trickroom.game.robots.bidding import _later_seats, _played
+from trickroom.game.robots.bidding import _later_seats, _played, blind_or_look, whole_deal
 from trickroom.game.robots.heuristic import legal_mask
 from trickroom.game.robots.passing import candidate_passes
 from trickroom.game.robots.playout import bid_weight, hand_value, play_out
@@ -361,31 +361,14 @@ def _blind_options(view: TrickView, seat: int, blind_nil: bool) -> Found | None:
     on wholly sampled deals: the seat has seen none of its own cards."""
     if not any(isinstance(a, Bid) and a.blind for a in view.legal):
         return None  # looking was the only choice
-    rules = view.rules
-    bids: tuple[int | None, ...] = getattr(view, "bids", (None,) * 4)
     pos = Position.from_view(view)
-    later = _later_seats(view, seat)
-    blind = tuple(getattr(view, "blind", (False,) * 4))
+    deck = list(range(52))
 
     def sample(rng: random.Random) -> list[int]:
-        deck = list(range(52))
-        rng.shuffle(deck)
-        hands = [0, 0, 0, 0]
-        for i, c in enumerate(deck):
-            hands[i // 13] |= 1 << c
-        return hands
+        return whole_deal(rng, deck)
 
     def value(hands: list[int], i: int) -> float:
-        made = list(bids)
-        flags = list(blind)
-        if i == 0:
-            made[seat] = 0
-            flags[seat] = True
-        else:
-            made[seat] = spades_heuristic.bid_value(hands[seat], bids[seat ^ 2], rules)
-        for s in later:
-            made[s] = spades_heuristic.bid_value(hands[s], made[s ^ 2], rules)
-        return hand_value(_played(pos, view, hands, made, tuple(flags)), seat)
+        return hand_value(blind_or_look(pos, view, hands, seat, i == 0), seat)
 
     wires = [BLIND_NIL.to_wire(), LOOK.to_wire()]
     return wires, 0 if blind_nil else 1, sample, value, bid_weight(view, seat), None

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import math
+import random
 from collections.abc import Callable, Sequence
 
 from trickroom.game.actions import BIDS, BLIND_NIL, LOOK, Action, Bid
@@ -351,31 +352,14 @@ class BidSearch(DecisionSearch):
         bids: tuple[int | None, ...] = getattr(view, "bids", (None,) * 4)
         pos = Position.from_view(view)
         weigh = bid_weight(view, seat) if deal is None else None
-        later = _later_seats(view, seat)
         rng = self.rng
         deck = list(range(52))
-        blind = tuple(getattr(view, "blind", (False,) * 4))
 
         def deals() -> list[int]:
-            if deal is not None:
-                return list(deal)
-            rng.shuffle(deck)
-            hands = [0, 0, 0, 0]
-            for i, c in enumerate(deck):
-                hands[i // 13] |= 1 << c
-            return hands
+            return list(deal) if deal is not None else whole_deal(rng, deck)
 
         def outcome(hands: list[int], value: int) -> Position:
-            made = list(bids)
-            flags = list(blind)
-            if value == 0:
-                made[seat] = 0
-                flags[seat] = True
-            else:
-                made[seat] = spades_heuristic.bid_value(hands[seat], bids[seat ^ 2], rules)
-            for s in later:
-                made[s] = spades_heuristic.bid_value(hands[s], made[s ^ 2], rules)
-            return _played(pos, view, hands, made, tuple(flags))
+            return blind_or_look(pos, view, hands, seat, value == 0)
 
         # 1 stands for looking (and then bidding by the rules of thumb), 0 for blind nil.
         heuristic = spades_heuristic.wants_blind_nil(view.scores, seat, bids[seat ^ 2], rules)
@@ -440,6 +424,34 @@ def _means(taken: list[tuple[int, int, bool]], weights: list[float]
     if not seen:
         return 0.0, 0.0, 0.0
     return tricks / seen, side / seen, zero / seen
+
+
+def whole_deal(rng: random.Random, deck: list[int]) -> list[int]:
+    """Four hands dealt from ``deck`` (all 52 cards, shuffled in place): a deal drawn whole,
+    the seat's own hand too, for a seat that has seen none of its cards (blind nil)."""
+    rng.shuffle(deck)
+    hands = [0, 0, 0, 0]
+    for i, c in enumerate(deck):
+        hands[i // 13] |= 1 << c
+    return hands
+
+
+def blind_or_look(pos: Position, view: TrickView, hands: list[int], seat: int,
+                  blind_nil: bool) -> Position:
+    """The hand of ``hands`` played out after ``seat`` bids blind nil (``blind_nil``) or
+    looks and bids by the rules of thumb, the seats after it by the rules of thumb too."""
+    rules = view.rules
+    bids: tuple[int | None, ...] = getattr(view, "bids", (None,) * 4)
+    made = list(bids)
+    flags = list(getattr(view, "blind", (False,) * 4))
+    if blind_nil:
+        made[seat] = 0
+        flags[seat] = True
+    else:
+        made[seat] = spades_heuristic.bid_value(hands[seat], bids[seat ^ 2], rules)
+    for s in _later_seats(view, seat):
+        made[s] = spades_heuristic.bid_value(hands[s], made[s ^ 2], rules)
+    return _played(pos, view, hands, made, tuple(flags))
 
 
 def _later_seats(view: TrickView, seat: int) -> list[int]:
