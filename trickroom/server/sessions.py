@@ -81,6 +81,9 @@ class Connection:
                  address: str = "?", here: Callable[[str], bool] = lambda table: True,
                  peer: str | None = None) -> None:
         self.ws = ws
+        # Its loop, asked once: on Python 3.11 each asyncio.get_running_loop() is a getpid
+        # system call, and sending is on every action's path (issue 40).
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.id = client_id  # how table machines name this connection
         self.name = ""
         self.guest = True
@@ -120,7 +123,7 @@ class Connection:
         pending = self._pending
         if pending is None:
             self._pending = [frame]
-            asyncio.get_running_loop().call_soon(self._flush)
+            self._soon(self._flush)
         else:
             pending.append(frame)
 
@@ -134,9 +137,15 @@ class Connection:
         self._pending_bytes += sum(map(len, frames))
         if self._pending is None:
             self._pending = frames
-            asyncio.get_running_loop().call_soon(self._flush)
+            self._soon(self._flush)
         else:
             self._pending.extend(frames)
+
+    def _soon(self, callback: Callable[[], None]) -> None:
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        loop.call_soon(callback)
 
     def _flush(self) -> None:
         """Write the frames of this turn of the loop, in order, in one write."""

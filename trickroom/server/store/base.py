@@ -146,7 +146,37 @@ class Store(ABC):
 
     _queue: asyncio.Queue[tuple[list[Statement], asyncio.Future[None]] | None]
     _writer: asyncio.Task[None] | None = None
+    _loop: asyncio.AbstractEventLoop | None = None  # the writer's
     commit_interval: float = 0.0  # seconds the writer waits for more writes to join a commit
+
+    def _start_writer(self) -> None:
+        """Start the group-commit writer on the running loop, and keep that loop: on
+        Python 3.11 each ``asyncio.get_running_loop()`` (and so ``asyncio.sleep``) is a
+        getpid system call, and every write asks for a future (issue 40)."""
+        self._loop = loop = asyncio.get_running_loop()
+        self._writer = loop.create_task(self._write_loop(), name="store-writer")
+
+    def _writer_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            raise RuntimeError("the store is not open")
+        return self._loop
+
+    def _future(self) -> asyncio.Future[None]:
+        return self._writer_loop().create_future()
+
+    async def _linger(self) -> None:
+        """Wait ``commit_interval`` for more writes to join a commit."""
+        woken = self._future()
+
+        def wake() -> None:
+            if not woken.done():
+                woken.set_result(None)
+
+        handle = self._writer_loop().call_later(self.commit_interval, wake)
+        try:
+            await woken
+        finally:
+            handle.cancel()
 
     async def _stop_writer(self) -> None:
         """Let the writer commit every write still waiting, then end."""
@@ -169,7 +199,7 @@ class Store(ABC):
                 break
             batch = [item]
             if self.commit_interval:
-                await asyncio.sleep(self.commit_interval)
+                await self._linger()
             while not self._queue.empty():
                 nxt = self._queue.get_nowait()
                 if nxt is None:

@@ -233,7 +233,7 @@ class PostgresStore(Store):
                                                command_timeout=self.timeout,
                                                server_settings=self._settings())
         self._conn = await self._connect()
-        self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
+        self._start_writer()
 
     def _refusal(self, exc: asyncpg.PostgresError) -> str:
         """What is missing, and how to make it, in one line."""
@@ -312,7 +312,7 @@ class PostgresStore(Store):
     async def _write_all(self, statements: list[Statement]) -> None:
         if self._writer is None:
             raise RuntimeError("the store is not open")
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        future = self._future()
         self._queue.put_nowait((statements, future))
         await future
 

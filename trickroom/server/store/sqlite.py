@@ -161,7 +161,7 @@ class SqliteStore(Store):
         self._conn = sqlite3.connect(self.path, isolation_level="DEFERRED", timeout=30,
                                      factory=UnicodeNocase)
         self._conn.execute(f"PRAGMA synchronous={DURABILITY[self.durability]}")
-        self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
+        self._start_writer()
 
     async def close(self) -> None:
         """Flush every pending write, then close the file."""
@@ -191,12 +191,12 @@ class SqliteStore(Store):
         """
         if not self._turn_committed and self._queue.empty() and self._conn is not None:
             self._turn_committed = True
-            asyncio.get_running_loop().call_soon(self._next_turn)
+            self._writer_loop().call_soon(self._next_turn)
             self._commit([statements])
             self.commits += 1
             self.writes += 1
             return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        future = self._future()
         await self._queue.put((statements, future))
         await future
 

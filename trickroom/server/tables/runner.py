@@ -141,6 +141,7 @@ class TableRunner:
         self.inbox: asyncio.Queue[Command | None] = asyncio.Queue()  # None: the table closed
         self.stopped = False  # shutting down or closed: no timer or robot acts again
         self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._robots: dict[tuple[int, int, str], Robot] = {}  # (game number, seat, level)
         self._reads: set[asyncio.Task[None]] = set()  # board sets being read (board.py)
@@ -154,7 +155,16 @@ class TableRunner:
     # -- commands in ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"table-{self.id}")
+        self._task = self._running_loop().create_task(self._run(), name=f"table-{self.id}")
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        """The loop this table runs on, asked once: on Python 3.11 each
+        ``asyncio.get_running_loop()`` is a getpid system call, and a timer is set on
+        every action (issue 40)."""
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        return loop
 
     async def stop(self) -> None:
         """Stop the timers and robots; a command already running finishes first (cut off
@@ -232,7 +242,7 @@ class TableRunner:
     def _later(self, command: Command) -> None:
         """Run a command that is no request again in a moment (a timer's, a robot's)."""
         if not hasattr(command, "rid") and not self.stopped:
-            asyncio.get_running_loop().call_later(RETRY_SECONDS, self.post, command)
+            self._running_loop().call_later(RETRY_SECONDS, self.post, command)
 
     def _tell_seats(self) -> None:
         """Tell the lobby whose the seats are, when that changed (a stopped table has none)."""
@@ -364,8 +374,8 @@ class TableRunner:
         if old is not None:
             old.cancel()
         if not self.stopped:
-            loop = asyncio.get_running_loop()
-            self._timers[effect.key] = loop.call_later(effect.delay, self.post, effect.command)
+            self._timers[effect.key] = self._running_loop().call_later(
+                effect.delay, self.post, effect.command)
 
     def _cancel_timers(self) -> None:
         for handle in self._timers.values():
