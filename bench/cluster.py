@@ -88,7 +88,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from bench.faults import CLUSTER_SETTINGS, LEASE, Services, fault_phase, fault_table
 from bench.figures import command_line, pct, ratio
-from bench.harness import CpuClock, Server, cpu_seconds, raise_fd_limit, room_file
+from bench.harness import CpuClock, Server, cpu_seconds, loop_wakes, raise_fd_limit, room_file
 from bench.players import Bot, Pacer, Seated, Stats, TableTrack, close_all, seat_table
 from tests.services import PostgresServer, RedisServer
 
@@ -120,6 +120,9 @@ class Figures:
     remote_ok_p50: float = float("nan")
     errors: dict[str, int] = field(default_factory=dict)
     watch_hop: float = float("nan")  # ms: an event's later arrival at another node's watcher
+    # The servers' event loops' wakes an action: a node at part load wakes for fewer
+    # actions each, and a wake costs CPU of its own (why a part-loaded process pays more).
+    wakes_per_action: float = float("nan")
 
     @property
     def hop(self) -> float:
@@ -197,12 +200,14 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
         await asyncio.sleep(min(2.0, duration / 4))  # warm up
         pg0, redis0 = service_cpu("postgres"), service_cpu("redis-server")
         cpu, t0 = CpuClock(*(s.pid for s in servers)), time.perf_counter()
+        wakes0 = sum(loop_wakes(s.pid) for s in servers)
         stats.measuring = True
         await asyncio.sleep(duration)
         stats.measuring = False
         wall = time.perf_counter() - t0
         acked = len(oks[False]) + len(oks[True])
         cpu_us = cpu.us_per(acked)
+        wakes = (sum(loop_wakes(s.pid) for s in servers) - wakes0) / max(1, acked)
         pg1, redis1 = service_cpu("postgres"), service_cpu("redis-server")
         if not all(server.alive for server in servers):
             stats.error("node_died")
@@ -214,6 +219,7 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
         for server in servers:
             server.stop()
     return Figures(label, len(servers) if servers[0].extra else 1, watch_hop=hop_watch,
+                   wakes_per_action=wakes,
                    actions_per_s=stats.actions / wall, p50=pct(stats.latencies, 0.5) * 1e3,
                    p99=pct(stats.latencies, 0.99) * 1e3, cpu_us=cpu_us,
                    postgres_us=(pg1 - pg0) * 1e6 / max(1, acked),
@@ -396,12 +402,13 @@ def print_levels(console: Console, levels: list[Figures]) -> None:
     table = Table(title="load: instant bots, half of each table's players joining through "
                         "another node")
     for col in ("configuration", "actions/s", "p50 ms", "p99 ms", "server CPU µs/action",
-                "PostgreSQL µs/action", "Redis µs/action", "ok p50 owner",
+                "PostgreSQL µs/action", "Redis µs/action", "loop wakes/action", "ok p50 owner",
                 "ok p50 other node", "hop ms", "watcher hop ms", "errors"):
         table.add_column(col)
     for lv in levels:
         table.add_row(lv.label, f"{lv.actions_per_s:.0f}", f"{lv.p50:.2f}", f"{lv.p99:.2f}",
                       f"{lv.cpu_us:.0f}", f"{lv.postgres_us:.0f}", f"{lv.redis_us:.0f}",
+                      f"{lv.wakes_per_action:.2f}",
                       f"{lv.local_ok_p50:.2f}",
                       "-" if lv.nodes < 2 else f"{lv.remote_ok_p50:.2f}",
                       "-" if lv.nodes < 2 else f"{lv.hop:+.2f}",

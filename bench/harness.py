@@ -204,6 +204,16 @@ class CpuClock:
         return (self.now() - self.start) * 1e6 / max(1, count)
 
 
+def loop_wakes(pid: int) -> int:
+    """How many times process ``pid``'s main thread (a server's event loop) has gone to
+    sleep and been woken: its voluntary context switches. Each one costs CPU of its own
+    beyond the work it wakes for (``docs/design.md``, section 13)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("voluntary_ctxt_switches:"):
+            return int(line.split()[1])
+    return 0
+
+
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
