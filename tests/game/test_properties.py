@@ -218,3 +218,20 @@ def test_no_view_or_event_shows_a_card_another_seat_holds(game):
     deals = [e for e in events if e.kind == "dealt"]
     for e in deals:
         assert e.cards & FULL_DECK == e.cards
+
+
+@fast
+@given(game=games(GAMES))
+def test_every_view_sends_the_hand_results_as_made_afresh(game):
+    """The game keeps its hand results' wire form (made once, at each hand's end); every
+    view of every seat sends exactly what the results say, in a long game as in a short."""
+    def check(game: TrickGame, seat: int, rng: random.Random) -> None:
+        for who in (seat, None):
+            view = game.view(who)
+            afresh = [result.to_wire() for result in game.hand_results]
+            assert list(view.hand_results_wire) == afresh  # kept, every one of them
+            sent = view.to_wire()["hand_results"]
+            assert sent == afresh
+            assert json.loads(json.dumps(sent)) == sent  # plain JSON values, as sent
+
+    play_game(game, random.Random(game.seed), on_action=check)
