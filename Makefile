@@ -40,7 +40,7 @@ test: $(VENV)/.installed-test core
 	$(PY) -m pytest -n 2 $(ARGS)
 
 bench: $(VENV)/.installed-bench core
-	@for b in engine rating_systems robots load soak abuse reviews lobby rejoin fuzz presence bots analysis profile; do \
+	@for b in engine prompt rating_systems robots load soak abuse reviews lobby rejoin fuzz presence bots analysis profile; do \
 		$(PY) -m bench.$$b || exit 1; done
 
 lint: $(VENV)/.installed-test
