@@ -35,6 +35,15 @@ And one node's share (its ``--tables``/n tables at the cluster's rate over n) ru
 process too: the cluster over that (``nodesN_cpu_ratio_node_share``) is what being a node
 costs beyond the load each of its processes carries.
 
+**Both paced.** The clusters above run as fast as their bots make them, and saturate the
+machine: the loop of each node is preempted for the others, PostgreSQL and the bots, and
+loses its caches each time ("preempted/action"), which the paced process beside it is
+spared. So each cluster of two nodes or more runs again paced to ``--both-paced`` of its
+own rate, and one process at that same rate: the cluster over that process
+(``nodesN_cpu_ratio_both_paced``) compares the two at one load with neither saturating
+the machine. Each configuration also shows its loops' wakes an action ("loop
+wakes/action": a process that sleeps between actions pays for each wake).
+
 **Faults**, on three nodes with a PostgreSQL and a Redis of the run's own (started in
 temporary directories and on free ports, killed at the end; the machine's own are never
 stopped): ``--fault-tables`` tables of bots that reconnect and rejoin (:mod:`bench.acked`'s,
@@ -55,7 +64,9 @@ SQLite. Last line::
         redis_restart_max_pause_s=<rp> pg_outage_stuck_tables=<ps>
         sigstop_answers_after_cont=<sa> nodes2_cpu_ratio_paced=<r2> sigstop_recovery_s=<sr>
         pg_outage_max_wait_s=<pw> errors_without_id=<ei> nodes2_cpu_ratio_node_share=<s2>
-        nodes3_cpu_ratio_node_share=<s3> watcher_hop_p50_ms=<w>
+        nodes3_cpu_ratio_node_share=<s3> watcher_hop_p50_ms=<w> rolling_restart_errors=<rr>
+        rolling_restart_max_pause_s=<rm> scale_out_balanced_s=<sb>
+        nodes2_cpu_ratio_both_paced=<b2> nodes3_cpu_ratio_both_paced=<b3>
 
 (``hop_p50_ms``: how much later a player on another node has its act answered, now that
 a player is sent to its table's node, about nothing; ``watcher_hop_p50_ms``: how much later
@@ -88,7 +99,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from bench.faults import CLUSTER_SETTINGS, LEASE, Services, fault_phase, fault_table
 from bench.figures import command_line, pct, ratio
-from bench.harness import CpuClock, Server, cpu_seconds, loop_wakes, raise_fd_limit, room_file
+from bench.harness import CpuClock, Server, cpu_seconds, raise_fd_limit, room_file, switches
 from bench.players import Bot, Pacer, Seated, Stats, TableTrack, close_all, seat_table
 from tests.services import PostgresServer, RedisServer
 
@@ -123,6 +134,8 @@ class Figures:
     # The servers' event loops' wakes an action: a node at part load wakes for fewer
     # actions each, and a wake costs CPU of its own (why a part-loaded process pays more).
     wakes_per_action: float = float("nan")
+    # ... and preemptions an action: many busy processes on few cores (a saturated machine)
+    preempted_per_action: float = float("nan")
 
     @property
     def hop(self) -> float:
@@ -200,14 +213,17 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
         await asyncio.sleep(min(2.0, duration / 4))  # warm up
         pg0, redis0 = service_cpu("postgres"), service_cpu("redis-server")
         cpu, t0 = CpuClock(*(s.pid for s in servers)), time.perf_counter()
-        wakes0 = sum(loop_wakes(s.pid) for s in servers)
+        switches0 = [switches(s.pid) for s in servers]
         stats.measuring = True
         await asyncio.sleep(duration)
         stats.measuring = False
         wall = time.perf_counter() - t0
         acked = len(oks[False]) + len(oks[True])
         cpu_us = cpu.us_per(acked)
-        wakes = (sum(loop_wakes(s.pid) for s in servers) - wakes0) / max(1, acked)
+        switched = [(v1 - v0, n1 - n0) for (v0, n0), (v1, n1)
+                    in zip(switches0, (switches(s.pid) for s in servers), strict=True)]
+        wakes = sum(v for v, _ in switched) / max(1, acked)
+        preempted = sum(n for _, n in switched) / max(1, acked)
         pg1, redis1 = service_cpu("postgres"), service_cpu("redis-server")
         if not all(server.alive for server in servers):
             stats.error("node_died")
@@ -219,7 +235,7 @@ async def load_level(label: str, servers: list[Server], tables: int, duration: f
         for server in servers:
             server.stop()
     return Figures(label, len(servers) if servers[0].extra else 1, watch_hop=hop_watch,
-                   wakes_per_action=wakes,
+                   wakes_per_action=wakes, preempted_per_action=preempted,
                    actions_per_s=stats.actions / wall, p50=pct(stats.latencies, 0.5) * 1e3,
                    p99=pct(stats.latencies, 0.99) * 1e3, cpu_us=cpu_us,
                    postgres_us=(pg1 - pg0) * 1e6 / max(1, acked),
@@ -235,6 +251,8 @@ async def main(args: argparse.Namespace) -> int:
     clusters: dict[int, Figures] = {}  # by node count
     paced: dict[int, Figures] = {}  # one process at that cluster's rate
     share: dict[int, Figures] = {}  # one process carrying one node's tables at its rate
+    both_cluster: dict[int, Figures] = {}  # the cluster paced below its own rate ...
+    both_single: dict[int, Figures] = {}  # ... and one process at that same rate
     if args.faults_only:
         return await faults_only(args, console)
     with tempfile.TemporaryDirectory(prefix="trickroom-cluster-") as tmp:
@@ -284,6 +302,30 @@ async def main(args: argparse.Namespace) -> int:
                 levels.append(share[n])
             finally:
                 await services.clean()
+        # Both paced: the cluster above runs as fast as its bots can make it, on a machine
+        # it then saturates (its nodes, PostgreSQL, Redis and the bots on two cores), and
+        # is compared with one process paced to its rate, which does not saturate it. So
+        # each cluster runs again paced to ``--both-paced`` of its own rate, and one
+        # process at that same rate: the two at one load, neither saturating the machine.
+        for n, cluster in sorted(clusters.items()):
+            if n < 2 or args.both_paced <= 0:
+                continue
+            rate = cluster.actions_per_s * args.both_paced
+            runs: list[Figures] = []
+            for nodes in (n, 0):
+                services = Services()
+                try:
+                    servers = [services.node(config) for _ in range(nodes)] or [
+                        Server(services.store, config)]
+                    runs.append(await load_level(
+                        (f"{nodes} nodes" if nodes else "1 process, PostgreSQL")
+                        + f", paced to {rate:.0f} actions/s ({args.both_paced:.0%} of the "
+                        f"{n} nodes' own)", servers, args.tables, args.duration, args.seed,
+                        rate=rate))
+                    levels.append(runs[-1])
+                finally:
+                    await services.clean()
+            both_cluster[n], both_single[n] = runs
         top = clusters[max(clusters)] if clusters else levels[1]  # the largest cluster
         # The hop itself, on a machine that is not saturated: players who take a moment.
         services = Services()
@@ -315,10 +357,11 @@ async def main(args: argparse.Namespace) -> int:
     def of(kind: str, key: str, form: str = ".2f") -> str:
         return format(by_kind[kind][key], form) if kind in by_kind else "nan"
 
-    def paced_ratio(n: int, against: dict[int, Figures] = paced) -> str:
-        if n not in clusters or n not in against:
+    def paced_ratio(n: int, against: dict[int, Figures] = paced,
+                    of_cluster: dict[int, Figures] = clusters) -> str:
+        if n not in of_cluster or n not in against:
             return "nan"
-        return f"{ratio(clusters[n].cpu_us, against[n].cpu_us):.2f}"
+        return f"{ratio(of_cluster[n].cpu_us, against[n].cpu_us):.2f}"
 
     print(f"cluster nodes={top.nodes} cpu_us_per_action={top.cpu_us:.0f} "
           f"single_cpu_us_per_action={base.cpu_us:.0f} hop_p50_ms={hop.hop:.2f} "
@@ -339,7 +382,10 @@ async def main(args: argparse.Namespace) -> int:
           f"watcher_hop_p50_ms={hop.watch_hop:.2f} "
           f"rolling_restart_errors={of('rolling', 'errors_total', 'd')} "
           f"rolling_restart_max_pause_s={of('rolling', 'pause_max')} "
-          f"scale_out_balanced_s={of('scale', 'recovery_max')}", flush=True)
+          f"scale_out_balanced_s={of('scale', 'recovery_max')} "
+          f"nodes2_cpu_ratio_both_paced={paced_ratio(2, both_single, both_cluster)} "
+          f"nodes3_cpu_ratio_both_paced={paced_ratio(3, both_single, both_cluster)}",
+          flush=True)
     return 0 if fault["acked_lost"] == 0 else 1
 
 
@@ -402,13 +448,14 @@ def print_levels(console: Console, levels: list[Figures]) -> None:
     table = Table(title="load: instant bots, half of each table's players joining through "
                         "another node")
     for col in ("configuration", "actions/s", "p50 ms", "p99 ms", "server CPU µs/action",
-                "PostgreSQL µs/action", "Redis µs/action", "loop wakes/action", "ok p50 owner",
+                "PostgreSQL µs/action", "Redis µs/action", "loop wakes/action",
+                "preempted/action", "ok p50 owner",
                 "ok p50 other node", "hop ms", "watcher hop ms", "errors"):
         table.add_column(col)
     for lv in levels:
         table.add_row(lv.label, f"{lv.actions_per_s:.0f}", f"{lv.p50:.2f}", f"{lv.p99:.2f}",
                       f"{lv.cpu_us:.0f}", f"{lv.postgres_us:.0f}", f"{lv.redis_us:.0f}",
-                      f"{lv.wakes_per_action:.2f}",
+                      f"{lv.wakes_per_action:.2f}", f"{lv.preempted_per_action:.2f}",
                       f"{lv.local_ok_p50:.2f}",
                       "-" if lv.nodes < 2 else f"{lv.remote_ok_p50:.2f}",
                       "-" if lv.nodes < 2 else f"{lv.hop:+.2f}",
@@ -440,6 +487,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--pg-outages", type=int, default=2)
     parser.add_argument("--pg-down", type=float, default=11.0,
                         help="seconds PostgreSQL stays down (default: 11)")
+    parser.add_argument("--both-paced", type=float, default=0.7,
+                        help="each cluster again, and one process, both paced to this share "
+                             "of the cluster's own rate (default: 0.7; 0: not run)")
     parser.add_argument("--hop-tables", type=int, default=4,
                         help="tables of the hop's own measure, below saturation (default: 4)")
     parser.add_argument("--hop-think", type=float, default=0.05,

@@ -204,14 +204,17 @@ class CpuClock:
         return (self.now() - self.start) * 1e6 / max(1, count)
 
 
-def loop_wakes(pid: int) -> int:
-    """How many times process ``pid``'s main thread (a server's event loop) has gone to
-    sleep and been woken: its voluntary context switches. Each one costs CPU of its own
-    beyond the work it wakes for (``docs/design.md``, section 13)."""
+def switches(pid: int) -> tuple[int, int]:
+    """Process ``pid``'s main thread's (a server's event loop's) context switches so far:
+    voluntary (it slept, and was woken: each wake costs CPU of its own beyond the work it
+    wakes for, ``docs/design.md`` section 13) and involuntary (the kernel preempted it for
+    another process: on a saturated machine each one costs it its caches)."""
+    counts = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("voluntary_ctxt_switches:"):
-            return int(line.split()[1])
-    return 0
+        key, _, value = line.partition(":")
+        if key.endswith("voluntary_ctxt_switches"):
+            counts[key] = int(value)
+    return counts.get("voluntary_ctxt_switches", 0), counts.get("nonvoluntary_ctxt_switches", 0)
 
 
 def rss_kib(pid: int) -> int:

@@ -21,6 +21,7 @@ async def test_a_paced_level_reports_its_figures(tmp_path):
     assert math.isfinite(paced.p50), paced  # actions were timed
     assert paced.cpu_us >= 0 and math.isnan(paced.remote_ok_p50), paced  # no other node
     assert paced.wakes_per_action > 0, paced  # its loop slept between actions, and woke
+    assert paced.preempted_per_action >= 0, paced
 
 
 async def test_the_pacer_gives_every_caller_the_next_slot_one_gap_after_the_last():
