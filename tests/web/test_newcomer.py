@@ -278,7 +278,9 @@ async def test_coming_back_after_closing_the_tab_leads_to_the_game_a_robot_plays
 # -- item 7: two tabs ---------------------------------------------------------------------------
 
 
-async def test_the_older_tab_offers_the_seat_back_once_the_newer_one_closes(web_app, open_page):
+async def _watching_our_seat_played_by_a_robot(web_app, open_page):
+    """An older tab that watches its own seat, played by its robot since the newer tab that
+    took the seat closed; returns the wrapped page, the older tab and the table's machine."""
     page, older = await robot_table(open_page, web_app, "hearts", {"Play to (points)": "1000"},
                                     name="twotabs")
     await older.locator(".table-page .seat.me").wait_for()
@@ -291,6 +293,11 @@ async def test_the_older_tab_offers_the_seat_back_once_the_newer_one_closes(web_
     await older.locator(".table-page[data-seat='watching']").wait_for()
     await newer.close()
     await wait_for(lambda: machine.info().seats[0].away)
+    return page, older, machine
+
+
+async def test_the_older_tab_offers_the_seat_back_once_the_newer_one_closes(web_app, open_page):
+    page, older, machine = await _watching_our_seat_played_by_a_robot(web_app, open_page)
     take = older.get_by_role("button", name="Take my seat back")
     await take.wait_for()
     await page.shot("take-my-seat-back")
@@ -299,6 +306,28 @@ async def test_the_older_tab_offers_the_seat_back_once_the_newer_one_closes(web_
     await older.locator(".table-page[data-seat='0']").wait_for()
     await wait_for(lambda: not machine.info().seats[0].away)
     assert await take.count() == 0
+
+
+# The robot playing our seat redraws it at each move, so a press may straddle a redraw.
+WAIT_FOR_A_REDRAW = """(button) => new Promise((done) => {
+  new MutationObserver((_, seen) => { seen.disconnect(); done(); })
+    .observe(button.parentElement, { childList: true });
+})"""
+
+
+async def test_a_press_on_take_my_seat_back_holds_while_the_robot_moves(web_app, open_page):
+    _, older, machine = await _watching_our_seat_played_by_a_robot(web_app, open_page)
+    take = older.get_by_role("button", name="Take my seat back")
+    await take.wait_for()
+    box = await take.bounding_box()
+    assert box is not None
+    await older.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await older.mouse.down()
+    # The seat is drawn again (a robot's move) between the press and the release.
+    await take.evaluate(WAIT_FOR_A_REDRAW)
+    await older.mouse.up()
+    await older.locator(".table-page[data-seat='0']").wait_for()
+    await wait_for(lambda: not machine.info().seats[0].away)
 
 
 # -- item 13: registration in plain words, and names beyond ASCII ------------------------------

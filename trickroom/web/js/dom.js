@@ -45,10 +45,23 @@ export function s(tag, props, ...children) {
   return el;
 }
 
-/** Replace an element's children. */
+/** Replace an element's children. A node that is among both the old children and the new
+ *  stays attached where it can: a button kept across redraws (one a robot's moves redraw
+ *  several times a second) must not leave the page between a press and its release, or
+ *  the browser drops the click; a field kept across redraws keeps its focus. */
 export function fill(el, ...children) {
-  el.replaceChildren();
-  append(el, children);
+  const nodes = [];
+  for (const child of children.flat(Infinity)) {
+    if (child == null || child === false) continue;
+    nodes.push(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  const kept = new Set(nodes);
+  for (const old of [...el.childNodes]) if (!kept.has(old)) old.remove();
+  let at = el.firstChild;
+  for (const node of nodes) {
+    if (node === at) at = at.nextSibling;
+    else el.insertBefore(node, at);
+  }
   return el;
 }
 
