@@ -68,6 +68,7 @@ from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.records import ActionTaken, GameCreated, GameEnded
 from trickroom.server.tables.state import Phase
+from trickroom.server.tables.timers import Timers
 from trickroom.server.thinking import Thinking
 
 log = logging.getLogger("trickroom.table")
@@ -142,7 +143,7 @@ class TableRunner:
         self.stopped = False  # shutting down or closed: no timer or robot acts again
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._timers: Timers[Command] = Timers(self._running_loop, self.post)
         self._robots: dict[tuple[int, int, str], Robot] = {}  # (game number, seat, level)
         self._reads: set[asyncio.Task[None]] = set()  # board sets being read (board.py)
         self._relay: Batch = []  # what a command sends to other nodes' clients
@@ -357,9 +358,7 @@ class TableRunner:
         await self._handle(Stored(effect.ref))
 
     def _cancel_timer(self, effect: CancelTimer) -> None:
-        handle = self._timers.pop(effect.key, None)
-        if handle is not None:
-            handle.cancel()
+        self._timers.cancel(effect.key)
 
     def _changed(self, effect: Changed) -> None:
         self.lobby.on_change(effect.info)
@@ -370,17 +369,11 @@ class TableRunner:
                 self.hub.to_account(name, message)
 
     def _set_timer(self, effect: SetTimer) -> None:
-        old = self._timers.pop(effect.key, None)
-        if old is not None:
-            old.cancel()
         if not self.stopped:
-            self._timers[effect.key] = self._running_loop().call_later(
-                effect.delay, self.post, effect.command)
+            self._timers.set(effect.key, effect.delay, effect.command)
 
     def _cancel_timers(self) -> None:
-        for handle in self._timers.values():
-            handle.cancel()
-        self._timers.clear()
+        self._timers.cancel_all()
 
     async def _ask_robot(self, effect: AskRobot) -> None:
         robot = self._robot(effect.seat, effect.level)
