@@ -349,18 +349,11 @@ class HeartsGame(TrickGame):
 
     def _lead_reason(self, card: int) -> str:
         if not self.tricks:
-            if self.rules.any_club_first:
-                return Msg("The first trick is led with a club.")
-            return Msg("The 2 of clubs leads the first trick.")
-        if self.rules.queen_breaks_hearts:
-            return Msg("Hearts are not broken yet (a heart or the queen of spades breaks "
-                       "them): lead another suit.")
-        return Msg("Hearts are not broken yet: lead another suit.")
+            return ANY_CLUB_LEADS if self.rules.any_club_first else TWO_OF_CLUBS_LEADS
+        return QUEEN_BREAKS if self.rules.queen_breaks_hearts else HEARTS_NOT_BROKEN
 
     def _void_reason(self, card: int) -> str:
-        if card == QUEEN_OF_SPADES:
-            return Msg("No points on the first trick: the queen of spades must wait.")
-        return Msg("No points on the first trick: hearts must wait.")
+        return QUEEN_WAITS if card == QUEEN_OF_SPADES else HEARTS_WAIT
 
     # -- scoring ---------------------------------------------------------------------------
 
@@ -451,3 +444,14 @@ class HeartsGame(TrickGame):
             progress=min(1.0, max(0.0, max(self.scores) / self.rules.target)),
             nil=tuple(NilStats() for _ in range(4)),
         )
+
+
+# Why a card is refused, each text made once: every prompt of a play turn carries one for
+# each card of the hand it refuses (issue 40).
+ANY_CLUB_LEADS = Msg("The first trick is led with a club.")
+TWO_OF_CLUBS_LEADS = Msg("The 2 of clubs leads the first trick.")
+QUEEN_BREAKS = Msg("Hearts are not broken yet (a heart or the queen of spades breaks them): "
+                   "lead another suit.")
+HEARTS_NOT_BROKEN = Msg("Hearts are not broken yet: lead another suit.")
+QUEEN_WAITS = Msg("No points on the first trick: the queen of spades must wait.")
+HEARTS_WAIT = Msg("No points on the first trick: hearts must wait.")

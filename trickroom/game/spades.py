@@ -327,10 +327,8 @@ class SpadesGame(TrickGame):
 
     def _lead_reason(self, card: int) -> str:
         if not self.tricks:
-            if self.rules.two_of_clubs_leads:
-                return Msg("The 2 of clubs leads the first trick.")
-            return Msg("The first lead may not be a spade.")
-        return Msg("Spades are not broken yet: lead another suit.")
+            return TWO_OF_CLUBS_LEADS if self.rules.two_of_clubs_leads else NO_SPADE_FIRST
+        return SPADES_NOT_BROKEN
 
     # -- scoring -------------------------------------------------------------------------
 
@@ -396,3 +394,10 @@ class SpadesGame(TrickGame):
             progress=min(1.0, max(0.0, lead / self.rules.target)),
             nil=tuple(self.nil_stats),
         )
+
+
+# Why a lead is refused, each text made once: every prompt of a play turn carries one
+# for each card of the hand it refuses (issue 40).
+TWO_OF_CLUBS_LEADS = Msg("The 2 of clubs leads the first trick.")
+NO_SPADE_FIRST = Msg("The first lead may not be a spade.")
+SPADES_NOT_BROKEN = Msg("Spades are not broken yet: lead another suit.")
