@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import http_get, next_pushed, play_until_over, url
+from tests.server.conftest import choose, http_get, next_pushed, play_until_over, url
 from tests.server.refusals import refused
 from trickroom.game.duplicate import field_margins, to_board
 from trickroom.server.client import TrickroomClient
@@ -135,8 +135,10 @@ async def test_nothing_of_a_deal_reaches_a_table_that_has_yet_to_play_it(app):
         info = await ann.request({"type": "list_tables", "room": "spades-duplicate"})
         game_id = next(t["game_id"] for t in info["tables"] if t["id"] == first)
         second = await duplicate_table(bob, "spades-duplicate")
-        await play_until_over(bob, second, random.Random(4), stop_after=1)
+        turn = await play_until_over(bob, second, random.Random(4), stop_after=1)
         mid_game_review = (await review(app, game_id))[0]
+        # Bob answers the turn he stopped at (else his clock runs out and his robot does).
+        await bob.act(second, choose(turn, random.Random(5)))
         await play_until_over(bob, second, random.Random(5))
         seen = [json.dumps(m) for m in bob.received]  # all Bob was sent, in order
         assert mid_game_review == 404  # Ann's game is not shown while Bob plays its deals
