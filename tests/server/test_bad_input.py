@@ -268,6 +268,39 @@ async def test_a_message_for_many_clients_is_framed_once_and_closing_ones_are_sk
     assert json.loads(frame[2:]) == {"type": "event", "seq": 7, "event": {"type": "played"}}
 
 
+@pytest.mark.raw_messages  # it frames a made-up message
+async def test_frames_waiting_for_the_turns_end_are_dropped_once_the_socket_closed(app):
+    """A socket whose close handshake ended in the turn its frames were sent (a server
+    stopping, a client leaving): the frames are not written after the close (asyncio
+    raised 'Cannot call write() after write_eof()' in a callback, and a data frame after a
+    close frame breaks the protocol)."""
+    from trickroom.server.sessions import Connection
+
+    ws = StuckSocket()
+    writes: list[bytes] = []
+
+    def write(data: bytes) -> None:
+        if ws.protocol.state is not State.OPEN:
+            raise RuntimeError("Cannot call write() after write_eof()")
+        writes.append(data)
+
+    ws.transport.write = write
+    conn = Connection(ws, app.config.settings)
+    conn.send_text(json.dumps({"type": "event", "seq": 9}))
+    ws.protocol.state = State.CLOSED
+    loop = asyncio.get_running_loop()
+    failed: list[dict] = []
+    loop.set_exception_handler(lambda _, context: failed.append(context))
+    try:
+        await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(None)
+    assert writes == [] and failed == []
+    conn.send_text(json.dumps({"type": "event", "seq": 10}))  # and nothing is queued now
+    await asyncio.sleep(0)
+    assert writes == []
+
+
 @pytest.mark.parametrize("depth", [40, 1000, 1500])
 async def test_json_nested_too_deep_is_refused_with_its_id_and_logs_nothing(app, caplog,
                                                                            depth):

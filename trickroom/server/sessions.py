@@ -150,8 +150,11 @@ class Connection:
     def _flush(self) -> None:
         """Write the frames of this turn of the loop, in order, in one write."""
         frames, self._pending, self._pending_bytes = self._pending, None, 0
-        transport = self.ws.transport
-        if frames and not transport.is_closing():
+        ws = self.ws
+        transport = ws.transport
+        # Still open: a close handshake may have ended since the frames were queued (the
+        # transport then refuses writes, and no data frame may follow a close frame).
+        if frames and ws.protocol.state is State.OPEN and not transport.is_closing():
             transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
 
     def _writable(self) -> asyncio.WriteTransport | None:
