@@ -22,11 +22,19 @@ function setProps(el, props) {
   }
 }
 
-function append(el, children) {
+/** The nodes of children as h() and fill() take them: nested arrays flattened, null and
+ *  false left out, anything else not a node put in as its text. */
+function nodesOf(children) {
+  const nodes = [];
   for (const child of children.flat(Infinity)) {
     if (child == null || child === false) continue;
-    el.append(child instanceof Node ? child : String(child));
+    nodes.push(child instanceof Node ? child : document.createTextNode(String(child)));
   }
+  return nodes;
+}
+
+function append(el, children) {
+  for (const node of nodesOf(children)) el.append(node);
 }
 
 /** An HTML element: h("button", {class: "x", onclick: fn}, "text", otherNode). */
@@ -50,11 +58,7 @@ export function s(tag, props, ...children) {
  *  several times a second) must not leave the page between a press and its release, or
  *  the browser drops the click; a field kept across redraws keeps its focus. */
 export function fill(el, ...children) {
-  const nodes = [];
-  for (const child of children.flat(Infinity)) {
-    if (child == null || child === false) continue;
-    nodes.push(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
+  const nodes = nodesOf(children);
   const kept = new Set(nodes);
   for (const old of [...el.childNodes]) if (!kept.has(old)) old.remove();
   let at = el.firstChild;
