@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import random
+import weakref
 
 from tests.server.conftest import choose, url, wait_for
 from tests.server.test_seats import solo_table
@@ -70,3 +72,27 @@ async def test_a_table_that_closed_leaves_the_lobby_and_answers_no_such_table(ap
         game_id = next(m["event"]["game_id"] for m in host.received if m.get("type") == "event"
                        and m["event"]["type"] == "game_started")
         assert (await app.store.game(game_id))["result"]["finished"]
+
+
+async def test_a_closed_tables_memory_goes_at_once_not_at_the_next_full_collection(app):
+    """A table's objects (its machine, event log, timers, robots) form no reference cycle
+    once it has closed: reference counting frees them as it closes. Objects left in a
+    cycle wait for a full collection, which comes only after the heap has grown by a
+    quarter; until then a server's memory swells by every game played since the last one."""
+    async with TrickroomClient.connect(url(app)) as host:
+        await host.request({"type": "guest", "name": "host"})
+        created = await host.request({"type": "create_table", "room": "spades",
+                                      "rules": {"target": 10, "mercy": 10}})
+        table_id = created["table"]["id"]
+        await host.request({"type": "watch", "table": table_id})
+        runner = weakref.ref(app.lobby.tables[table_id])
+        machine = weakref.ref(app.lobby.tables[table_id].machine)
+        gc.collect()
+        gc.disable()
+        try:
+            await host.request({"type": "fill_robots", "table": table_id, "level": "random"})
+            await wait_for(lambda: table_id not in app.lobby.tables, 30)
+            await host.request({"type": "ping"})  # the table's task has ended meanwhile
+            assert runner() is None and machine() is None
+        finally:
+            gc.enable()

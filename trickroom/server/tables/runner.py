@@ -373,7 +373,9 @@ class TableRunner:
             self._timers.set(effect.key, effect.delay, effect.command)
 
     def _cancel_timers(self) -> None:
-        self._timers.cancel_all()
+        """No timer of this runner acts again (it stopped or closed), and its timers let go
+        of it: a closed table holds no reference cycle, so its memory goes as it closes."""
+        self._timers.close()
 
     async def _ask_robot(self, effect: AskRobot) -> None:
         robot = self._robot(effect.seat, effect.level)

@@ -12,6 +12,13 @@ keeps its handle too (disarmed), for the next set to reuse; when it rings, it is
 
 What the table sees is unchanged: a timer's command is posted at its deadline, never before
 it, and a cancelled or replaced timer's never.
+
+Nothing here outlives its use in a reference cycle. The owner's callbacks (a runner's
+bound methods) make a cycle with the owner, so :meth:`Timers.close` lets go of them when
+the table closes; a handle that rang or was cancelled is let go by its slot. A cycle is
+freed only by a full collection, which CPython runs after the heap has grown by a quarter:
+a closed table left in one (its machine, event log and robots) stayed in memory until
+then, and the peaks of those waits set the server's memory for good (``bench/soak.py``).
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ class Timers(Generic[C]):
     def __init__(self, loop: Callable[[], asyncio.AbstractEventLoop],
                  fire: Callable[[C], None]) -> None:
         self._loop = loop  # asked only when a timer is set (a runner's loop, asked once)
-        self._fire = fire
+        self._fire: Callable[[C], None] = fire
         self._slots: dict[str, _Slot[C]] = {}
 
     def set(self, key: str, delay: float, command: C) -> None:
@@ -68,7 +75,15 @@ class Timers(Generic[C]):
         for slot in self._slots.values():
             if slot.handle is not None:
                 slot.handle.cancel()
+                slot.handle = None
         self._slots.clear()
+
+    def close(self) -> None:
+        """As :meth:`cancel_all`, and let go of the owner's callbacks: a timer set later
+        posts nothing."""
+        self.cancel_all()
+        self._loop = asyncio.get_running_loop
+        self._fire = _dropped
 
     def __contains__(self, key: str) -> bool:
         slot = self._slots.get(key)
@@ -82,5 +97,10 @@ class Timers(Generic[C]):
             slot.handle = self._loop().call_at(slot.due, self._ring, key, slot)
             return
         del self._slots[key]
+        slot.handle = None  # it rang: the slot and its handle no longer hold each other
         if slot.command is not None:
             self._fire(slot.command)
+
+
+def _dropped(command: object) -> None:
+    """What a closed table's timers post to: nothing."""
