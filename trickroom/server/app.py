@@ -29,6 +29,7 @@ from trickroom.server.challenges import Challenges
 from trickroom.server.collector import Collector
 from trickroom.server.config import Config
 from trickroom.server.friends import Follows
+from trickroom.server.heap import HeapTrimmer
 from trickroom.server.hub import open_hub
 from trickroom.server.hub.port import Member
 from trickroom.server.ignores import Ignores
@@ -71,6 +72,7 @@ class App:
         self.collector = Collector(settings.gc_freeze_seconds, settings.gc_full_seconds,
                                    freeze_above_ms=settings.gc_freeze_above_ms,
                                    freeze_above_objects=settings.gc_freeze_above_objects)
+        self.heap = HeapTrimmer(settings.heap_trim_seconds)
         self.ranked = Ranked(self.store, settings.min_games, wall_clock)
         self.clients: dict[ClientId, Member] = {}  # every connection, and other nodes' stand-ins
         self.lobby = Lobby(config, self.store, self.ranked, self.hub, self.clients,
@@ -116,6 +118,7 @@ class App:
             open_timeout=None)  # each connection holds its own (routes.SecuredConnection)
         self.routes.origins.listening(host, self.port)
         self.collector.start()
+        self.heap.start()
         self.retention.start()
         self.analyses.start()
         METRICS.logged_events.set_function(
@@ -177,6 +180,7 @@ class App:
         await self.hub.stop()  # the tables are flushed: other nodes may take them
         await self.store.close()
         await self.collector.stop()
+        await self.heap.stop()
         self.accounts.close()
 
 

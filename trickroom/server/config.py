@@ -95,6 +95,9 @@ class ServerSettings:
     # ... and the heap holds this many objects more than at start-up (a big heap on any
     # machine: a slow one takes 20 ms over the start-up heap alone)
     gc_freeze_above_objects: int = 25_000
+    # How often the C allocator hands its free pages back to the system (server/heap.py);
+    # 0: never, and the server's memory keeps the peaks it reached.
+    heap_trim_seconds: float = 10.0
     event_log_size: int = 1000  # events a table keeps for rejoins; further back: a snapshot
     table_idle_seconds: float = 600.0  # an empty waiting table, or a finished one, then closes
     follows_per_player: int = 500  # players one account may follow
@@ -366,6 +369,9 @@ def server_settings(values: Mapping[str, Any],
     if settings.keep_moves_seconds < 0:
         raise ConfigError(f"{where('keep_moves_seconds')} must be 0 seconds or more, "
                           f"not {settings.keep_moves_seconds!r}")
+    if settings.heap_trim_seconds < 0:
+        raise ConfigError(f"{where('heap_trim_seconds')} must be 0 seconds or more (0: never), "
+                          f"not {settings.heap_trim_seconds!r}")
     return settings
 
 

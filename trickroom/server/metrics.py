@@ -66,6 +66,10 @@ class Metrics:
         self.commit_seconds = Histogram(
             "trickroom_store_commit_seconds", "one group commit of the store", registry=r,
             buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 2.0))
+        self.heap_trim_seconds = Histogram(
+            "trickroom_heap_trim_seconds", "one hand-back of the C allocator's free pages "
+            "(server/heap.py), in a worker thread", registry=r,
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.05, 0.25, 1.0))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
