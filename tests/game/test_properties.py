@@ -15,7 +15,7 @@ from trickroom.game.cards import CARD_TEXT, FULL_DECK
 from trickroom.game.events import visible_to
 from trickroom.game.hearts import HeartsGame, HeartsRules
 from trickroom.game.spades import SpadesGame, SpadesRules
-from trickroom.game.trickgame import TrickGame
+from trickroom.game.trickgame import TrickGame, trick_wire
 
 SPADES_PRESETS = [
     SpadesRules(mercy=200),
@@ -233,5 +233,22 @@ def test_every_view_sends_the_hand_results_as_made_afresh(game):
             sent = view.to_wire()["hand_results"]
             assert sent == afresh
             assert json.loads(json.dumps(sent)) == sent  # plain JSON values, as sent
+
+    play_game(game, random.Random(game.seed), on_action=check)
+
+
+@fast
+@given(game=games(GAMES))
+def test_every_view_sends_the_hands_won_tricks_as_made_afresh(game):
+    """The game keeps this hand's won tricks in their wire form (each made once); every
+    view sends exactly the tricks won so far, and a new hand starts with none."""
+    def check(game: TrickGame, seat: int, rng: random.Random) -> None:
+        for who in (seat, None):
+            view = game.view(who)
+            afresh = [trick_wire(trick) for trick in game.tricks]
+            assert view.to_wire()["tricks"] == afresh
+            assert len(afresh) == len(game.tricks) and list(view.tricks_wire) == afresh
+            for trick, won in zip(afresh, game.tricks, strict=True):
+                assert trick["cards"] == [CARD_TEXT[c] for c in won.cards]
 
     play_game(game, random.Random(game.seed), on_action=check)

@@ -93,6 +93,11 @@ def _rules_dict(rules: Any) -> dict[str, Any]:
     return asdict(rules)
 
 
+def trick_wire(trick: TrickWon) -> dict[str, Any]:
+    """A won trick as a view carries it: its event's wire form without the event's type."""
+    return {k: v for k, v in trick.to_wire().items() if k != "type"}
+
+
 @dataclass(frozen=True, kw_only=True)
 class TrickView:
     """What one seat (or a spectator, ``seat=None``) may see of a trick game.
@@ -125,6 +130,9 @@ class TrickView:
     # ``hand_results`` in their wire form, as the game keeps them (each made once); empty
     # in a view made otherwise, whose ``to_wire`` makes them.
     hand_results_wire: tuple[dict[str, Any], ...] = field(default=(), compare=False)
+    # ``tricks`` in their wire form, as the game keeps them this hand (each made once when
+    # its trick is won); empty in a view made otherwise, whose ``to_wire`` makes them.
+    tricks_wire: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
     @property
     def played(self) -> int:
@@ -156,9 +164,8 @@ class TrickView:
             "hand_sizes": list(self.hand_sizes),
             "leader": self.leader,
             "trick": [{"seat": s, "card": CARD_TEXT[c]} for s, c in self.trick],
-            "tricks": [
-                {k: v for k, v in t.to_wire().items() if k != "type"} for t in self.tricks
-            ],
+            "tricks": list(self.tricks_wire) if len(self.tricks_wire) == len(self.tricks)
+            else [trick_wire(t) for t in self.tricks],
             "tricks_won": list(self.tricks_won),
             "scores": list(self.scores),
             "hand_results": list(self.hand_results_wire)
@@ -230,6 +237,7 @@ class TrickGame:
         self.actions: list[tuple[int, Action]] = []
         self.hand_results: list[Any] = []
         self._results_wire: tuple[dict[str, Any], ...] = ()
+        self._tricks_wire: tuple[dict[str, Any], ...] = ()
         self.winners: tuple[int, ...] = ()
         self._opening_events = self._start_hand(first_deal)
 
@@ -433,6 +441,7 @@ class TrickGame:
         self.taken = [0, 0, 0, 0]
         self.tricks_won = [0, 0, 0, 0]
         self.tricks = []
+        self._tricks_wire = ()
         self.trick = []
         self.broken = False
         self._legal = 0
@@ -524,6 +533,20 @@ class TrickGame:
                                                      for r in results[len(made):])
         return made
 
+    def tricks_wire(self) -> tuple[dict[str, Any], ...]:
+        """This hand's won tricks in their wire form, each made once: every prompt carries
+        them, and at the last trick of a hand they were two thirds of a view's ``to_wire``
+        (issue 40). ``tricks`` only grows within a hand and is emptied by a new one, which
+        empties these too."""
+        made = self._tricks_wire
+        tricks = self.tricks
+        if len(made) != len(tricks):
+            if len(made) > len(tricks):
+                made = ()
+            made = self._tricks_wire = made + tuple(trick_wire(t)
+                                                    for t in tricks[len(made):])
+        return made
+
     def _view_common(self, seat: int | None) -> dict[str, Any]:
         """The fields of :class:`TrickView` every game fills the same way."""
         leader = self.leader if self.phase == "play" or self.trick else None
@@ -540,6 +563,7 @@ class TrickGame:
             "leader": leader,
             "trick": tuple(((self.leader + i) & 3, c) for i, c in enumerate(self.trick)),
             "tricks": tuple(self.tricks),
+            "tricks_wire": self.tricks_wire(),
             "tricks_won": tuple(self.tricks_won),
             "hand_results": tuple(self.hand_results),
             "hand_results_wire": self.hand_results_wire(),
