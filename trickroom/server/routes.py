@@ -404,8 +404,21 @@ class SecuredConnection(ServerConnection):
         """The handshake within ``OPEN_SECONDS`` (websockets' ``open_timeout``, which the
         server is started without), unless its answer is a stream (an export) that paces
         itself: see :meth:`answer_at_length`."""
-        async with asyncio.timeout(OPEN_SECONDS) as self.opening:
-            await super().handshake(*args, **kwargs)
+        try:
+            async with asyncio.timeout(OPEN_SECONDS) as self.opening:
+                await super().handshake(*args, **kwargs)
+        finally:
+            # Only a handshake refuses. The wrapper and the protocol hold each other: left
+            # in place, a closed socket's protocol, parser and buffers would wait for a
+            # full collection, which comes only once the heap has grown by a quarter.
+            vars(self.protocol).pop("reject", None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        # websockets' parser of a closed connection waits at its last step for good, and
+        # the parser and the protocol hold each other; nothing steps it after the end of
+        # the stream, so it is closed here, and the protocol goes as the socket does.
+        self.protocol.parser.close()
 
     def answer_at_length(self) -> None:
         """This request's answer is written for as long as it takes (an export's stream):
