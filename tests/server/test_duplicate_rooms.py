@@ -18,6 +18,7 @@ from tests.server.conftest import choose, http_get, next_pushed, play_until_over
 from tests.server.refusals import refused
 from trickroom.game.duplicate import field_margins, to_board
 from trickroom.server.client import TrickroomClient
+from trickroom.server.tables import board
 
 RULES = {"hand_limit": 2}
 
@@ -121,6 +122,27 @@ async def test_a_spades_board_set_is_played_at_two_tables_the_cards_swapped(app)
         assert result["tables"] == 2 and result["deals"] == 2
         ann_margin = next(p for p in result["players"] if p["name"] == "guest-ann")
         assert len(ann_margin["deals"]) == 2 and result["ratings"] == []
+
+
+async def test_a_finished_table_hears_the_field_as_the_other_table_plays_not_at_its_poll(
+        app, monkeypatch):
+    """Both tables on one node: the one that finished first is told each deal's field as
+    the other table stores the deal, without waiting for its poll of the store (made a
+    minute here, longer than the test waits)."""
+    monkeypatch.setattr(board, "POLL_SECONDS", 60.0)
+    async with TrickroomClient.connect(url(app)) as ann, \
+            TrickroomClient.connect(url(app)) as bob:
+        await ann.request({"type": "guest", "name": "ann"})
+        await bob.request({"type": "guest", "name": "bob"})
+        first = await duplicate_table(ann, "spades-duplicate")
+        await play_until_over(ann, first, random.Random(1))
+        second = await duplicate_table(bob, "spades-duplicate")
+        await play_until_over(bob, second, random.Random(2))
+        assert board_of(bob, second)["board_set"] == board_of(ann, first)["board_set"]
+        for deal in (0, 1):
+            told = await next_pushed(ann, "event", lambda m: m["event"]["type"] == "board_deal")
+            assert told["event"]["deal"] == deal and told["table"] == first
+        await next_pushed(ann, "event", lambda m: m["event"]["type"] == "board_result")
 
 
 async def test_nothing_of_a_deal_reaches_a_table_that_has_yet_to_play_it(app):

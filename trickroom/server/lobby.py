@@ -38,7 +38,7 @@ from trickroom.server.protocol import (
 )
 from trickroom.server.ranked import Ranked
 from trickroom.server.store import Store, StoredGame
-from trickroom.server.tables.commands import ClientId, Open, Resume
+from trickroom.server.tables.commands import BoardPoll, ClientId, Open, Resume
 from trickroom.server.tables.log import Shared
 from trickroom.server.tables.machine import TableMachine
 from trickroom.server.tables.runner import TableRunner
@@ -68,6 +68,8 @@ class Lobby:
         self.draining = False  # the node is handing its tables over: it opens no new one
         self.subscribers: dict[str, set[Member]] = defaultdict(set)
         self.created_by: dict[str, tuple[str, str]] = {}  # open table -> (creator, address)
+        # Board set (duplicate rooms) -> the tables of this node that read it.
+        self.boards: dict[str, set[str]] = {}
         self.opened: dict[str, set[str]] = defaultdict(set)  # creator -> its open tables
         # A table a player opened, while it waits for its game: its (room, address).
         self.waiting_from: dict[str, tuple[str, str]] = {}
@@ -333,6 +335,7 @@ class Lobby:
         self.seats_taken(runner, ())
         if self.tables.get(runner.id) is runner:
             del self.tables[runner.id]
+            self._forget_boards(runner)
             self.forget_creator(runner.id)
             METRICS.tables.set(len(self.tables))
             METRICS.tables_closed.inc()
@@ -345,6 +348,7 @@ class Lobby:
         runner = self.tables.pop(table_id, None)
         self.forget_creator(table_id)
         if runner is not None:
+            self._forget_boards(runner)
             METRICS.tables.set(len(self.tables))
             await runner.stop()
             self.seats_taken(runner, ())
@@ -357,10 +361,37 @@ class Lobby:
             return False
         if self.tables.get(table_id) is runner:
             del self.tables[table_id]
+            self._forget_boards(runner)
         self.forget_creator(table_id)
         METRICS.tables.set(len(self.tables))
         self.seats_taken(runner, ())
         return True
+
+    def board_read(self, runner: TableRunner, set_id: str, wrote: bool) -> None:
+        """A table read its board set. When it had just stored a deal's result or its end
+        (``wrote``), the set's other tables on this node read the set at once, instead of
+        at their next poll: a player waiting for the field sees it as the other table
+        scores the deal. Tables on other nodes see it at their poll."""
+        tables = self.boards.setdefault(set_id, set())
+        if self.tables.get(runner.id) is runner:  # (not one that closed meanwhile)
+            tables.add(runner.id)
+            runner.board_sets.add(set_id)
+        if wrote:
+            for table_id in tables:
+                other = self.tables.get(table_id)
+                if other is not None and other is not runner:
+                    other.post(BoardPoll())
+        if not tables:
+            del self.boards[set_id]
+
+    def _forget_boards(self, runner: TableRunner) -> None:
+        """A table leaves this node: out of the index of its board sets."""
+        for set_id in runner.board_sets:
+            tables = self.boards.get(set_id)
+            if tables is not None:
+                tables.discard(runner.id)
+                if not tables:
+                    del self.boards[set_id]
 
     def _push(self, info: TableInfo, removed: bool) -> None:
         """A table changed: list it now; tell the room at once if the lobby has been quiet

@@ -20,11 +20,13 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from tests.server.conftest import play_until_over, url
+from tests.server.conftest import next_pushed, play_until_over, url
 from tests.server.refusals import answers, refused
+from tests.server.test_duplicate_rooms import board_of, duplicate_table
 from trickroom.server.app import App
 from trickroom.server.client import ServerError, TrickroomClient
 from trickroom.server.metrics import METRICS
+from trickroom.server.tables import board
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
@@ -754,3 +756,28 @@ async def test_a_bot_plays_a_duplicate_match_at_another_node_s_sandbox(server):
         assert result["games"] == 2 and result["deals"] == 1
         robo = next(p for p in result["players"] if p["name"] == "robo")
         assert robo["seats"] == [0, 1]
+
+
+async def test_a_board_sets_tables_on_two_nodes_hear_each_others_deals(server, monkeypatch):
+    """Issue 39 on every hub: a duplicate room's board set played at a table of each node.
+    The set is claimed and its deals met in the store, so each table is told how the
+    other played its deals, and the set's result: on one node the table that stores a
+    deal wakes the other at once; across nodes, the other reads it at its poll (made short
+    here)."""
+    monkeypatch.setattr(board, "POLL_SECONDS", 0.2)
+    a, b = await server.nodes()
+    async with AsyncExitStack() as stack:
+        ann, bob = await guests(stack, (a, "ann"), (b, "bob"))
+        first = await duplicate_table(ann, "spades-duplicate")
+        await play_until_over(ann, first, random.Random(1))
+        second = await duplicate_table(bob, "spades-duplicate")
+        await play_until_over(bob, second, random.Random(2))
+        assert first in a.lobby.tables and second in b.lobby.tables
+        assert board_of(ann, first)["board_set"] == board_of(bob, second)["board_set"]
+        for client, table in ((ann, first), (bob, second)):
+            told = [await next_pushed(client, "event",
+                                      lambda m: m["event"]["type"] == "board_deal")
+                    for _ in range(2)]
+            assert sorted(m["event"]["deal"] for m in told) == [0, 1]
+            assert all(m["table"] == table for m in told)
+            await next_pushed(client, "event", lambda m: m["event"]["type"] == "board_result")

@@ -20,7 +20,8 @@ hands is held at some table by every seat.
   (``board_deal``): never sooner, so nothing of a deal reaches a table that has yet to
   play it. While some of its deals wait for other tables it reads the set again every
   ``POLL_SECONDS`` (the other tables may be on other nodes: the store is where they
-  meet).
+  meet); a table of the set on the same node that stores a deal's result or its end
+  wakes it at once (``Lobby.board_read``).
 * **The end.** When every table's game has ended (``BoardFinished``), each table still
   open tells its players each one's margin against the field (``board_result``). In a
   ranked room the duplicate rating (``ratings.DUPLICATE_SYSTEMS``) rates the set's
@@ -189,7 +190,7 @@ def hand_over(table: Table) -> None:
         "points": duplicate.to_board(points, board.slot),
         "tricks": duplicate.to_board(tricks, board.slot),
         "players": duplicate.to_board([s.name or "" for s in state.seats], board.slot)}))
-    table.emit(ReadBoard(board.set_id, table.room.game))
+    table.emit(ReadBoard(board.set_id, table.room.game, wrote=True))
 
 
 def game_over(table: Table) -> None:
@@ -199,7 +200,7 @@ def game_over(table: Table) -> None:
     board.finished = True
     table.write(BoardFinished(board.set_id, board.slot))
     table.emit(ReadBoard(board.set_id, table.room.game,
-                         SYSTEM if table.room.rated else None))
+                         SYSTEM if table.room.rated else None, wrote=True))
 
 
 def _waiting(board: Board) -> bool:

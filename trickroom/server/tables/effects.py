@@ -117,6 +117,9 @@ class ReadBoard(Effect):
     set_id: str
     kind: str
     system: str | None = None
+    # The table has just stored a deal's result or its end: once the read shows it, the
+    # set's other tables on this node read the set at once, not at their next poll.
+    wrote: bool = False
 
 
 @dataclass(frozen=True, slots=True)

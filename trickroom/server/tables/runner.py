@@ -107,6 +107,9 @@ class Lobby(Protocol):
         """The store holds another game than the runner's (a write it thought failed
         landed): run the table again from ``stored`` (None: the game ended there)."""
 
+    def board_read(self, runner: TableRunner, set_id: str, wrote: bool) -> None:
+        """The runner read its board set (``wrote``: after storing a deal's result)."""
+
 
 def _end_of_run(effects: list[Effect], start: int) -> int:
     """Where the run of sends to the one client of ``effects[start]`` ends (exclusive)."""
@@ -148,6 +151,7 @@ class TableRunner:
         self._reads: set[asyncio.Task[None]] = set()  # board sets being read (board.py)
         self._relay: Batch = []  # what a command sends to other nodes' clients
         self._accounts: tuple[str, ...] = ()  # whose the seats were, as the lobby last heard
+        self.board_sets: set[str] = set()  # the board sets it read (the lobby's index)
         # A write failed with its outcome unknown (the database went away mid-commit: it
         # may hold what the table undid). Before its next command the table reads itself
         # back from the store; until it can, it takes none.
@@ -468,12 +472,20 @@ class TableRunner:
             if found is not None and effect.system is not None:
                 people = [p for t in found["tables"].values() for p in t["players"]]
                 standings = await self.ranked.current(people, effect.kind, effect.system)
+                # Another table of the set may have rated it since the first read: its
+                # changes, now in these standings, are the ones the store keeps and the
+                # ones to show (changes made again from standings they moved would not be).
+                again = await self.store.board(effect.set_id)
+                if again is not None and again.get("ratings") is not None:
+                    found = again
         except Exception:
             log.exception("table %s: could not read board set %s", self.id, effect.set_id)
             self._set_timer(SetTimer(BoardPoll.key_of(), RETRY_SECONDS, BoardPoll()))
             return
         if found is not None and not self.stopped:
             self.post(BoardRead(found, standings))
+        if found is not None:
+            self.lobby.board_read(self, effect.set_id, effect.wrote)
 
     def _close(self, effect: Closed) -> None:
         """Stop everything the table had running; the lobby forgets it and its memory goes."""
