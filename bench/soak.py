@@ -11,7 +11,9 @@ logs keep (``/metrics``) and the tables its lobby lists (``/api/rooms``).
 After the games, the sockets stop opening tables and let those in play finish;
 then the server's open tables are read once more. Memory growth is the slope of
 RSS against games played after a warm-up (the first fifth of the games, at
-least 200), per 1,000 games. Targets 127.0.0.1 only; stops by itself at
+least 200), per 1,000 games, with its standard error: the RSS also moves with the games
+in play at each sample, a band of a few MiB, which leaves a 5,000-game slope uncertain
+by about a hundred. Targets 127.0.0.1 only; stops by itself at
 ``--games`` games or ``--seconds`` seconds.
 
 Once the server has stopped, its database is read for what a finished game costs it
@@ -21,7 +23,7 @@ moves and packed the records, and the second as a share of the first. ``--store`
 on PostgreSQL (a schema made for the run, dropped after) instead of an SQLite file.
 Ends with::
 
-    soak games=<n> rss_growth_kib_per_1000_games=<x> open_tables_end=<k>
+    soak games=<n> rss_growth_kib_per_1000_games=<x> rss_growth_stderr=<s> open_tables_end=<k>
         playing_end=<p> max_logged_events=<e> max_lobby=<l>
         bytes_per_game_before=<b> bytes_per_game_after=<a> stored_ratio=<r>   (one line)
 
@@ -35,6 +37,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import math
 import secrets
 import sys
 import tempfile
@@ -114,15 +117,28 @@ async def sample(server: Server, soak: Soak) -> Sample:
 
 def growth_per_1000(samples: list[Sample], warmup: int) -> float:
     """The least-squares slope of RSS (KiB) against games, times 1,000, after the warm-up."""
+    return _fit(samples, warmup)[0]
+
+
+def growth_stderr_per_1000(samples: list[Sample], warmup: int) -> float:
+    """The standard error of that slope, times 1,000: how far the RSS's ups and downs
+    around its line (the games in play at each sample) leave the slope uncertain. A flat
+    RSS moving within a band of a few MiB over 5,000 games gives a slope of ±100 or so."""
+    return _fit(samples, warmup)[1]
+
+
+def _fit(samples: list[Sample], warmup: int) -> tuple[float, float]:
     points = [(s.games, s.rss_kib) for s in samples if s.games >= warmup]
     if len(points) < 3 or points[-1][0] == points[0][0]:
-        return float("nan")
+        return float("nan"), float("nan")
     n = len(points)
     mx = sum(x for x, _ in points) / n
     my = sum(y for _, y in points) / n
     sxx = sum((x - mx) ** 2 for x, _ in points)
     sxy = sum((x - mx) * (y - my) for x, y in points)
-    return 1000 * sxy / sxx
+    slope = sxy / sxx
+    residuals = sum((y - my - slope * (x - mx)) ** 2 for x, y in points)
+    return 1000 * slope, 1000 * math.sqrt(residuals / (n - 2) / sxx)
 
 
 async def soak_run(games: int, tables: int, seconds: float, workdir: Path,
@@ -178,6 +194,7 @@ async def _soak_run(games: int, tables: int, seconds: float, workdir: Path, quie
         "games": soak.games,
         "seconds": seconds,
         "rss_growth_kib_per_1000_games": round(growth_per_1000(soak.samples, warmup), 1),
+        "rss_growth_stderr": round(growth_stderr_per_1000(soak.samples, warmup), 1),
         "rss_start_kib": next((s.rss_kib for s in soak.samples if s.games >= warmup), None),
         "rss_end_kib": end.rss_kib,
         "open_tables_end": end.tables,
@@ -218,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
           f"after retention")
     print(f"soak games={out['games']} "
           f"rss_growth_kib_per_1000_games={out['rss_growth_kib_per_1000_games']} "
+          f"rss_growth_stderr={out['rss_growth_stderr']} "
           f"open_tables_end={out['open_tables_end']} playing_end={out['playing_end']} "
           f"max_logged_events={out['max_logged_events']} max_lobby={out['max_lobby']} "
           f"bytes_per_game_before={stored['bytes_per_game_before']} "

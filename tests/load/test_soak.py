@@ -37,3 +37,16 @@ def test_memory_growth_is_the_slope_after_the_warm_up():
                for g in range(0, 1001, 50)]
     assert round(soak.growth_per_1000(samples, warmup=100)) == 500
     assert str(soak.growth_per_1000(samples[:2], warmup=0)) == "nan"
+
+
+def test_the_slope_s_standard_error_grows_with_the_rss_s_ups_and_downs():
+    line = [soak.Sample(g, 50_000 + g // 2, 1, 1, 1) for g in range(0, 1001, 10)]
+    assert soak.growth_stderr_per_1000(line, warmup=0) == pytest.approx(0, abs=1)
+    errors = []
+    for wobble in (100, 1000):
+        noisy = [soak.Sample(s.games, s.rss_kib + (wobble if i % 2 else -wobble), 1, 1, 1)
+                 for i, s in enumerate(line)]
+        assert round(soak.growth_per_1000(noisy, warmup=0)) == 500
+        errors.append(soak.growth_stderr_per_1000(noisy, warmup=0))
+    # ±100 KiB on 101 samples over 1,000 games: 100 / √(Σ (games − mean)²) × 1,000 ≈ 34.5
+    assert 33 < errors[0] < 36 and errors[1] == pytest.approx(10 * errors[0])
