@@ -42,6 +42,7 @@ from typing import Any
 from trickroom.game.analysis import analyse, hands_in, merged
 from trickroom.i18n import Msg, PluralMsg
 from trickroom.server.config import ServerSettings
+from trickroom.server.loops import cancelled
 from trickroom.server.protocol import ProtocolError
 from trickroom.server.store import Store
 from trickroom.server.thinkers import start_worker
@@ -249,11 +250,8 @@ class Analyses:
     async def close(self) -> None:
         """Stop taking jobs; the ones in hand stay claimed and are taken again elsewhere
         once their claim goes quiet."""
-        if self._taker is not None:
-            self._taker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._taker
-            self._taker = None
+        await cancelled(self._taker)
+        self._taker = None
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:

@@ -41,6 +41,8 @@ import logging
 import time
 from collections.abc import Callable
 
+from trickroom.server.loops import cancelled
+
 log = logging.getLogger("trickroom.collector")
 
 
@@ -73,9 +75,7 @@ class Collector:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancelled(self._task)
             self._task = None
             with contextlib.suppress(ValueError):
                 gc.callbacks.remove(self.on_collection)

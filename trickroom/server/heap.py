@@ -20,13 +20,13 @@ call, and nothing is done.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ctypes
 import ctypes.util
 import logging
 import time
 from collections.abc import Callable
 
+from trickroom.server.loops import cancelled
 from trickroom.server.metrics import METRICS
 
 log = logging.getLogger("trickroom.heap")
@@ -67,11 +67,8 @@ class HeapTrimmer:
             self._task = asyncio.create_task(self._run(), name="heap-trimmer")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancelled(self._task)
+        self._task = None
 
     async def _run(self) -> None:
         while True:

@@ -3,11 +3,13 @@ installed, the standard library's asyncio loop otherwise or when the host asks f
 
 uvloop cuts the loop's own share of each socket read and write; the server's code is the
 same on either loop, so a host who meets a uvloop bug sets ``event_loop = "asyncio"``.
+Also here: how the server's background tasks are stopped (:func:`cancelled`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -36,3 +38,12 @@ def run(main: Coroutine[Any, Any, T], name: str) -> T:
     _, factory = loop_factory(name)
     with asyncio.Runner(loop_factory=factory) as runner:
         return runner.run(main)
+
+
+async def cancelled(task: asyncio.Task[Any] | None) -> None:
+    """Cancel ``task`` (None: nothing to stop) and wait until it has ended."""
+    if task is None:
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -32,11 +32,11 @@ other in a circle.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
 
+from trickroom.server.loops import cancelled
 from trickroom.server.store import Store, StoreError
 
 log = logging.getLogger("trickroom.retention")
@@ -72,11 +72,8 @@ class Retention:
         self._task = asyncio.create_task(self._run(), name="retention")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancelled(self._task)
+        self._task = None
 
     async def _run(self) -> None:
         while True:

@@ -30,6 +30,7 @@ from trickroom.game.robots import Robot, make_robot
 from trickroom.game.robots.heuristic import heuristic_action
 from trickroom.i18n import Msg
 from trickroom.server.hub.port import Batch, Hub
+from trickroom.server.loops import cancelled
 from trickroom.server.metrics import METRICS
 from trickroom.server.protocol import ProtocolError, TableInfo
 from trickroom.server.ranked import Ranked
@@ -177,10 +178,7 @@ class TableRunner:
         self.stopped = True
         self._cancel_timers()
         async with self.lock:
-            if self._task:
-                self._task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._task
+            await cancelled(self._task)
 
     async def stop_if_playing(self) -> bool:
         """Stop as :meth:`stop` does, if the game is still in play once the command in
@@ -190,10 +188,7 @@ class TableRunner:
                 return False
             self.stopped = True
             self._cancel_timers()
-            if self._task:
-                self._task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._task
+            await cancelled(self._task)
         return True
 
     async def call(self, command: Command) -> None:

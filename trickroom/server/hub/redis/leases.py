@@ -38,6 +38,7 @@ from collections.abc import Callable
 from trickroom.server.hub.redis.bus import UNREACHABLE
 from trickroom.server.hub.redis.frames import Moved, Take
 from trickroom.server.hub.redis.node import Node, log
+from trickroom.server.loops import cancelled
 from trickroom.server.metrics import METRICS
 from trickroom.server.store import Fence, StaleOwner, StoreUnavailable
 
@@ -113,9 +114,7 @@ class Leases:
         them to expire (the tables were stopped and flushed before)."""
         self._stopping = True
         for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancelled(task)
         with contextlib.suppress(*UNREACHABLE):
             release = self.node.bus.redis.register_script(RELEASE)
             for table_id in list(self.epochs):
