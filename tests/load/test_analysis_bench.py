@@ -12,7 +12,7 @@ def test_the_analysis_bench_prints_cost_validity_and_load():
     out, figures = run_bench("analysis", "--per-level", "1", "--games", "2", "--samples",
                              "2", "--cost-samples", "2", "--tables", "2", "--duration", "0.5",
                              "--warmup", "0.5", "--rating-games", "1",
-                             "--askers", "1", "--jobs", "1")
+                             "--askers", "1", "--jobs", "1", "--rounds", "1")
     assert set(figures) == {"spades_s_per_game", "hearts_s_per_game", "level_spearman_spades",
                             "level_spearman_hearts", "accuracy_vs_rating_spearman",
                             "load_p99_ratio"}, figures
@@ -24,7 +24,7 @@ def test_the_analysis_bench_prints_cost_validity_and_load():
 
 def test_the_load_s_control_runs_an_idle_class_process_beside_the_tables_instead():
     out, figures = run_bench("analysis", "--no-validity", "--hog", "--tables", "2",
-                             "--warmup", "0.5", "--duration", "0.5")
+                             "--warmup", "0.5", "--duration", "0.5", "--rounds", "1")
     assert math.isfinite(figures["load_p99_ratio"]), figures
     assert math.isnan(figures["level_spearman_spades"]), figures
     assert "an idle-class process counted" in out, out
