@@ -149,3 +149,20 @@ async def test_a_flooding_address_s_hashes_yield_the_processor_to_others():
     assert flood[:4] == [base] * 4  # a few logins: as any other
     assert all(p > base for p in flood[5:])  # a flood: below everyone else
     assert other == [base, base]  # another address, meanwhile: unaffected
+
+
+def test_a_login_for_a_name_nobody_has_costs_a_hash_of_the_servers_own_profile():
+    """An unknown name is checked against a decoy, so that it takes as long as a real login
+    and does not tell which names exist. The decoy is made once a process, for each
+    profile: servers of other profiles in one process each get one of their own cost."""
+    from trickroom.server.passwords import Passwords, hasher
+
+    made = []
+    for profile in ("cheapest", "owasp", "cheapest"):
+        passwords = Passwords(profile)
+        try:
+            assert not hasher(profile).check_needs_rehash(passwords._decoy), profile
+            made.append(passwords._decoy)
+        finally:
+            passwords.close()
+    assert made[0] != made[1] and made[0] == made[2]

@@ -19,6 +19,7 @@ The files are read when the server starts: a changed client is served after a re
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import mimetypes
@@ -46,7 +47,11 @@ class Asset:
     etag: str
 
 
+@functools.lru_cache(maxsize=512)
 def _asset(body: bytes, name: str) -> Asset:
+    """A file as sent, made once a process for the same name and bytes: gzip at level 9
+    is most of what starting a server costs, and a process that starts several (a test
+    suite, a restart in place) would compress the same files again."""
     kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
     if kind.startswith("text/") or kind == "application/javascript":
         kind += "; charset=utf-8"

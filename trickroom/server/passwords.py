@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import math
@@ -69,6 +70,15 @@ PROFILES = {
 
 def hasher(profile: str = "owasp") -> PasswordHasher:
     return PasswordHasher.from_parameters(PROFILES[profile])
+
+
+@functools.cache
+def decoy(profile: str) -> str:
+    """The hash a login for a name nobody has is checked against, so that it takes as long
+    as a real one and does not tell which names exist. One a process: it is a hash of no
+    one's password, and at the strong profile each costs tens of milliseconds, which every
+    server started in the process (a test suite starts hundreds) paid again."""
+    return hasher(profile).hash("not a password")
 
 
 def _scrypt_matches(password: str, stored: str) -> bool:
@@ -162,9 +172,7 @@ class Passwords:
         self._low = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="passwords-low",
                                        initializer=_lower_priority)
         self._recent: dict[str, tuple[float, float]] = {}  # address: (hashes, when), decayed
-        # A login for a name nobody has is checked against this, so it takes as long as
-        # a real one and does not tell which names exist.
-        self._decoy = self.ph.hash("not a password")
+        self._decoy = decoy(profile)
 
     @staticmethod
     def _own_budget(buckets: Buckets) -> Callable[[str], Awaitable[float]]:
