@@ -26,7 +26,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from trickroom.server.loops import cancelled
+from trickroom.server.loops import Periodic
 from trickroom.server.metrics import METRICS
 
 log = logging.getLogger("trickroom.heap")
@@ -49,31 +49,22 @@ def _glibc_trim() -> Callable[[int], int] | None:
 MALLOC_TRIM = _glibc_trim()
 
 
-class HeapTrimmer:
+class HeapTrimmer(Periodic):
     """Every ``every`` seconds, the allocator's free pages go back (0: never)."""
+
+    name = "heap-trimmer"
 
     def __init__(self, every: float, trim: Callable[[int], int] | None = MALLOC_TRIM) -> None:
         self.every = every
         self._trim = trim
         self.trims = 0
-        self._task: asyncio.Task[None] | None = None
 
     @property
     def works(self) -> bool:
         return self._trim is not None and self.every > 0
 
-    def start(self) -> None:
-        if self.works:
-            self._task = asyncio.create_task(self._run(), name="heap-trimmer")
-
-    async def stop(self) -> None:
-        await cancelled(self._task)
-        self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.every)
-            await asyncio.to_thread(self.trim)
+    async def tick(self) -> None:
+        await asyncio.to_thread(self.trim)
 
     def trim(self) -> bool:
         """Hand the free pages back now: whether any went (False too where it cannot)."""

@@ -3,7 +3,8 @@ installed, the standard library's asyncio loop otherwise or when the host asks f
 
 uvloop cuts the loop's own share of each socket read and write; the server's code is the
 same on either loop, so a host who meets a uvloop bug sets ``event_loop = "asyncio"``.
-Also here: how the server's background tasks are stopped (:func:`cancelled`).
+Also here: how the server's background tasks are stopped (:func:`cancelled`), and the
+shape of the ones that wake on a period (:class:`Periodic`).
 """
 
 from __future__ import annotations
@@ -47,3 +48,33 @@ async def cancelled(task: asyncio.Task[Any] | None) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+class Periodic:
+    """A background task that wakes every ``every`` seconds to do its ``tick``, from
+    ``start`` until ``stop``: the heap's trims, retention's passes. A subclass names its
+    task (``name``, as a task dump shows it) and says whether it runs at all (``works``)."""
+
+    name = "periodic"
+    every: float
+    _task: asyncio.Task[None] | None = None
+
+    @property
+    def works(self) -> bool:
+        return self.every > 0
+
+    def start(self) -> None:
+        if self.works:
+            self._task = asyncio.create_task(self._run(), name=self.name)
+
+    async def stop(self) -> None:
+        await cancelled(self._task)
+        self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.every)
+            await self.tick()
+
+    async def tick(self) -> None:
+        raise NotImplementedError

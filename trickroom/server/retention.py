@@ -36,7 +36,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from trickroom.server.loops import cancelled
+from trickroom.server.loops import Periodic
 from trickroom.server.store import Store, StoreError
 
 log = logging.getLogger("trickroom.retention")
@@ -47,8 +47,10 @@ PAUSE = 0.02  # seconds between two of the job's calls to the store
 EVERY_MIN, EVERY_MAX = 60.0, 3600.0  # seconds between passes, at least and at most
 
 
-class Retention:
+class Retention(Periodic):
     """Drops the moves of the games that ended ``keep_seconds`` ago or more, pass by pass."""
+
+    name = "retention"
 
     def __init__(self, store: Store, keep_seconds: float,
                  clock: Callable[[], float] = time.time, pause: float = PAUSE,
@@ -61,30 +63,20 @@ class Retention:
         self.clock = clock
         self.pause = pause
         self.dropped = 0  # moves dropped since the start
-        self._task: asyncio.Task[None] | None = None
 
     @property
-    def every(self) -> float:
+    def every(self) -> float:  # type: ignore[override]  # read-only here: made of keep_seconds
         """Seconds between two passes."""
         return min(EVERY_MAX, max(EVERY_MIN, self.keep_seconds / 24))
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="retention")
-
-    async def stop(self) -> None:
-        await cancelled(self._task)
-        self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.every)
-            try:
-                await self.sweep()
-                await self.forget_sessions()
-            except StoreError as exc:  # the database is away: the next pass will do
-                log.warning("retention pass stopped: %s", exc)
-            except Exception:
-                log.exception("retention pass failed")
+    async def tick(self) -> None:
+        try:
+            await self.sweep()
+            await self.forget_sessions()
+        except StoreError as exc:  # the database is away: the next pass will do
+            log.warning("retention pass stopped: %s", exc)
+        except Exception:
+            log.exception("retention pass failed")
 
     async def forget_sessions(self) -> int:
         """Forget the sessions that can no longer resume: how many."""
