@@ -74,7 +74,10 @@ function lossChart(analysis, names) {
 /** The analysis section of a review: ask, wait, show. `onReady(analysis)`: the page draws
  *  its tricks' marks once the result is here. */
 export function analysisPanel(ctx, gameId, names, onReady) {
-  const el = h("section", { class: "analysis", "aria-labelledby": "analysis-h" });
+  // Its heading from the first moment: until the server says how the analysis stands,
+  // a section labelled by a heading not yet there has no name (and is no landmark).
+  const el = h("section", { class: "analysis", "aria-labelledby": "analysis-h" },
+    h("h2", { id: "analysis-h" }, t("analysis.title")));
   let timer = null;
   let gone = false;
 
