@@ -50,8 +50,8 @@ class Asset:
 @functools.lru_cache(maxsize=512)
 def _asset(body: bytes, name: str) -> Asset:
     """A file as sent, made once a process for the same name and bytes: gzip at level 9
-    is most of what starting a server costs, and a process that starts several (a test
-    suite, a restart in place) would compress the same files again."""
+    was most of what starting a server cost, and a process that starts several servers
+    (a test suite starts hundreds) compressed the same files again for each."""
     kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
     if kind.startswith("text/") or kind == "application/javascript":
         kind += "; charset=utf-8"
