@@ -52,7 +52,6 @@ from trickroom.server.tables.commands import BoardJoined, BoardPoll, BoardRead
 from trickroom.server.tables.effects import (
     JoinBoard,
     LeaveBoard,
-    LoadStandings,
     ReadBoard,
     SeenBoard,
 )
@@ -69,53 +68,44 @@ def people(table: Table) -> tuple[str, ...]:
     return tuple(s.name for s in table.state.seats if s.kind == "human" and s.name)
 
 
-def join(table: Table) -> None:
-    """The seats are full: claim a board set's table for them (once per set of people)."""
+def join(table: Table) -> bool:
+    """The seats are full: claim a board set's table for them (once per set of people).
+    Whether the table holds its claim already, and its game may start (play.py starts it:
+    a ranked room's once the standings are read)."""
     state = table.state
     seated = people(table)
     board = state.board
     if board is not None and not board.started:
         if sorted(board.players) == sorted(seated):
-            _joined(table)
-            return
+            return True
         table.emit(LeaveBoard(board.set_id, board.slot))
         state.board = None
     if state.joining == seated:
-        return
+        return False
     state.joining = seated
     rng = table.rng
     table.emit(JoinBoard(table.room.name, table.room.game, table.room.board_tables, seated,
                          (f"{table.room.name}-{rng.getrandbits(48):012x}",
                           rng.getrandbits(31), rng.randrange(4))))
+    return False
 
 
-def on_joined(table: Table, cmd: BoardJoined) -> None:
+def joined(table: Table, cmd: BoardJoined) -> bool:
+    """The store's answer to a claim: taken, if the same people still fill the seats, else
+    given back (and asked again for whoever sits now). Whether the game may start."""
     state = table.state
     state.joining = None
     full = all(s.kind != "empty" for s in state.seats)
     if state.phase is not Phase.WAITING or not full or sorted(people(table)) != sorted(
             cmd.players):
         table.emit(LeaveBoard(cmd.set_id, cmd.slot))
-        if state.phase is Phase.WAITING and full:
-            join(table)
-        return
+        return state.phase is Phase.WAITING and full and join(table)
     if state.board is not None and not state.board.started:
         table.emit(LeaveBoard(state.board.set_id, state.board.slot))
     elif state.board is not None and not state.board.result_told:
         state.past_boards.append(state.board)  # still told of, as its tables play
     state.board = Board(cmd.set_id, cmd.slot, cmd.slots, cmd.seed, cmd.dealer, cmd.players)
-    _joined(table)
-
-
-def _joined(table: Table) -> None:
-    """A claimed table: the game starts (a ranked room's once the standings are read)."""
-    from trickroom.server.tables import play  # the start is play's; it asks here first
-
-    if table.room.rated:
-        table.emit(LoadStandings(tuple(s.account or "" for s in table.state.seats),
-                                 table.room.game, table.system))
-    else:
-        play.start_game(table, {})
+    return True
 
 
 def pending(table: Table) -> list[Board]:

@@ -416,7 +416,7 @@ HANDLERS: dict[type[Command], Callable[[TableMachine, Any], None]] = {
     Retry: play.on_retry,
     RobotChose: play.on_robot_chose,
     StandingsLoaded: play.on_standings,
-    BoardJoined: board.on_joined,
+    BoardJoined: play.on_board_joined,
     BoardRead: board.on_read,
     BoardPoll: board.on_poll,
     CastVote: drops.on_cast,

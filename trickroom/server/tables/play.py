@@ -44,6 +44,7 @@ from trickroom.server.protocol import (
 from trickroom.server.tables import board, drops, rating
 from trickroom.server.tables.commands import (
     Act,
+    BoardJoined,
     IdleOver,
     NextHand,
     Resume,
@@ -71,11 +72,21 @@ def maybe_start(table: Table) -> None:
     state = table.state
     if state.phase is not Phase.WAITING or any(s.kind == "empty" for s in state.seats):
         return
-    if table.room.duplicate:  # a board set's table first (board.py), then as below
-        board.join(table)
-        return
+    # A duplicate room's table claims a board set's table first (board.py): at once if
+    # it holds one, else when the store answers (on_board_joined).
+    if not table.room.duplicate or board.join(table):
+        _start(table)
+
+
+def on_board_joined(table: Table, cmd: BoardJoined) -> None:
+    if board.joined(table, cmd):
+        _start(table)
+
+
+def _start(table: Table) -> None:
+    """Four seats filled: the game starts, a ranked room's once the standings are read."""
     if table.room.rated:
-        players = tuple(s.account or "" for s in state.seats)
+        players = tuple(s.account or "" for s in table.state.seats)
         table.emit(LoadStandings(players, table.room.game, table.system))
     else:
         start_game(table, {})
