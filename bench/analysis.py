@@ -67,6 +67,7 @@ from rich.table import Table
 from websockets.asyncio.client import connect
 
 from bench.figures import command_line, pct
+from bench.graded import LEVELS, GradedRobot, play_through, spearman
 from bench.harness import (
     Server,
     cpu_seconds,
@@ -76,7 +77,6 @@ from bench.harness import (
     room_file,
 )
 from bench.players import Seated, Stats, close_all, open_table
-from bench.ratings_real import LEVELS, GradedRobot, play_through, spearman
 from trickroom.game.analysis import DEFAULT_SAMPLES, Analysis, analyse
 from trickroom.game.hearts import HeartsGame, HeartsRules
 from trickroom.game.robots import make_robot

@@ -89,7 +89,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench import ratings_real
+from bench import graded, ratings_real
 from bench.figures import command_line
 from trickroom.ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin, Wocg, Zone
 from trickroom.ratings.fourway import thurstone
@@ -320,8 +320,8 @@ def calibration_slope(predictions: Sequence[float], targets: Sequence[float]) ->
     return b
 
 
-# Rank correlation is the real-games bench's (ties share their mean rank).
-spearman = ratings_real.spearman
+# Rank correlation is the rating benches' own (bench.graded: ties share their mean rank).
+spearman = graded.spearman
 
 
 # Fitting the tuned systems

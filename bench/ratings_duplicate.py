@@ -27,8 +27,8 @@ Measures:
   strength per level fitted on all the season's events (the event's player or
   side's count per level minus its field's).
 
-The robots, the game length and the rank statistics are ``bench.ratings_real``'s, which
-imports this module: they are imported inside the functions that use them.
+The robots, the game length and the rank statistics are ``bench.graded``'s, as
+``bench.ratings_real``'s are (which runs these seasons too).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
+from bench.graded import MAX_HANDS, GradedRobot, play_through, spearman
 from trickroom.game.actions import Action
 from trickroom.game.duplicate import MATCH_GAMES
 from trickroom.game.hearts import HeartsGame, HeartsRules
@@ -88,7 +89,6 @@ class Chooser(Protocol):
 def play_table(kind: GameKind, game_seed: int, players: Sequence[Chooser]
                ) -> tuple[tuple[int, int, int, int], ...]:
     """One whole game from ``game_seed``: each hand's points by seat."""
-    from bench.ratings_real import play_through
 
     game: TrickGame
     if kind == "spades":
@@ -109,7 +109,6 @@ def play_table(kind: GameKind, game_seed: int, players: Sequence[Chooser]
 def play_set(kind: GameKind, eps: Sequence[float], seed: int, number: int) -> BoardSet:
     """Board set ``number`` of season ``seed``: normal game ``number``'s table, seed and
     robots at the first table, the players moved one seat on at each other table."""
-    from bench.ratings_real import GradedRobot
 
     rng = random.Random(f"{seed}:{kind}:{number}")  # as bench.ratings_real.play_one draws
     north, east, south, west = rng.sample(range(len(eps)), 4)
@@ -142,7 +141,6 @@ def season(kind: GameKind, eps: Sequence[float], games: int, seed: int, jobs: in
     """The season's board sets (``games`` tables in all), from the cache when it holds them."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from bench.ratings_real import MAX_HANDS
 
     count = sets_in(kind, games)
     key = json.dumps([FORMAT, "duplicate", kind, list(eps), count, seed, MAX_HANDS])
@@ -238,7 +236,6 @@ def events_of(kind: GameKind, board: BoardSet, forecasts: dict[str, float],
 def rate_season(system: Duplicate, kind: GameKind, sets: Sequence[BoardSet],
                 eps: Sequence[float], levels: Sequence[float]) -> DuplicateScore:
     """Forecast each board set's deals, then rate it; the Spearman trace and the log-loss."""
-    from bench.ratings_real import spearman
 
     strength = [-e for e in eps]
     level_of = [levels.index(e) for e in eps]

@@ -108,12 +108,11 @@ from rich.table import Table
 
 from bench import ratings_duplicate as duplicate
 from bench.figures import command_line
+from bench.graded import LEVELS, MAX_HANDS, GradedRobot, play_through, spearman
 from bench.ratings_duplicate import DuplicateScore
-from trickroom.game.actions import Action
 from trickroom.game.hearts import HeartsGame, HeartsRules
-from trickroom.game.robots.heuristic import heuristic_action
 from trickroom.game.spades import SpadesGame, SpadesRules
-from trickroom.game.trickgame import TrickGame, TrickView
+from trickroom.game.trickgame import TrickGame
 from trickroom.ratings import SYSTEMS, GameResult, Rating, RatingSystem, WengLin
 from trickroom.ratings.duplicate import DUPLICATE
 from trickroom.ratings.fourway import mean_of_pairs
@@ -122,27 +121,12 @@ from trickroom.ratings.refit import Fit, fitted_fields, game_of, refit
 from trickroom.ratings.result import GameKind
 
 KINDS: tuple[GameKind, ...] = ("spades", "hearts")
-LEVELS = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
-MAX_HANDS = 200
 CLIP = 1e-3
 CACHE = Path("/tmp/trickroom-ratings-real")
 FORMAT = 2  # bump when the games played, or what is kept of them, change
 
 
 # -- the players ----------------------------------------------------------------------------
-
-
-class GradedRobot:
-    """The heuristic robot, taking a uniformly random legal action with probability ``eps``."""
-
-    def __init__(self, eps: float, rng: random.Random) -> None:
-        self.eps = eps
-        self.rng = rng
-
-    def choose(self, view: TrickView) -> Action:
-        if self.rng.random() < self.eps:
-            return self.rng.choice(view.legal)
-        return heuristic_action(view)
 
 
 @dataclass(frozen=True)
@@ -154,17 +138,6 @@ class Played:
     scores: tuple[int, ...]  # one a seat
     winners: tuple[int, ...]
     hands: int
-
-
-def play_through(game: Any, players: Sequence[Any], max_hands: int = MAX_HANDS) -> None:
-    """Play ``game`` to its end (or ``max_hands`` hands), each seat's robot choosing."""
-    while True:
-        while game.phase in ("bid", "pass", "play", "moon"):
-            seat = game.awaiting[0]
-            game.apply(players[seat].choose(game.view(seat)), seat)
-        if game.phase == "game_over" or game.hand_no >= max_hands:
-            break
-        game.next_hand()
 
 
 def play_one(kind: GameKind, eps: Sequence[float], seed: int, number: int) -> Played:
@@ -285,29 +258,6 @@ def calibration(targets: Sequence[Sequence[float]], predictions: Sequence[Sequen
 
 
 # -- ranks ----------------------------------------------------------------------------------
-
-
-def ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=values.__getitem__)
-    out = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            out[order[k]] = (i + j) / 2
-        i = j + 1
-    return out
-
-
-def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
-    vx = sum((a - mx) ** 2 for a in rx)
-    vy = sum((b - my) ** 2 for b in ry)
-    return cov / math.sqrt(vx * vy) if vx and vy else 0.0
 
 
 def kendall(xs: Sequence[float], ys: Sequence[float]) -> float:

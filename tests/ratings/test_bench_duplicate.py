@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from bench import graded, ratings_real
 from bench import ratings_duplicate as duplicate
-from bench import ratings_real
 
-EPS = [e for e in ratings_real.LEVELS for _ in range(2)]
+EPS = [e for e in graded.LEVELS for _ in range(2)]
 
 
 @pytest.mark.parametrize("kind", ["spades", "hearts"])
