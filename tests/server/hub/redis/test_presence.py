@@ -26,7 +26,7 @@ async def test_a_node_s_late_renewal_does_not_make_its_players_look_offline(clus
         await bob.request({"type": "register", "name": "bob", "password": "bob-secret"})
         await ann.request({"type": "follow", "name": "bob"})
         # Bob's presence reaches a's reads through Redis: given a lease to get there (one
-        # full run in eight saw him offline at the first look, on a slow moment).
+        # full run in nine saw him offline at the first look, on a slow moment).
         assert await _online(ann, a.hub.node.lease_seconds)
         client = aioredis.from_url(REDIS)
         try:  # b's lease lapses for a moment (a pause), as a loaded machine's may
