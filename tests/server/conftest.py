@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 import pytest
@@ -98,6 +99,16 @@ async def seat_four(app: App, room: str, rules: dict[str, Any], clients: list[Tr
         seated = await client.request({"type": "sit", "table": table, "seat": i})
         tokens.append(seated["seat_token"])
     return table, tokens
+
+
+async def guests(stack: AsyncExitStack, app: App, *names: str) -> list[TrickroomClient]:
+    """A connected guest for each of ``names``, in order, closed with ``stack``."""
+    clients = []
+    for name in names:
+        client = await stack.enter_async_context(TrickroomClient.connect(url(app)))
+        await client.request({"type": "guest", "name": name})
+        clients.append(client)
+    return clients
 
 
 async def wait_for(predicate, timeout: float = 10.0) -> None:

@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import choose, http_get, next_pushed, play_until_over, url
+from tests.server.conftest import (
+    choose,
+    guests,
+    http_get,
+    next_pushed,
+    play_until_over,
+    url,
+)
 from tests.server.refusals import refused
 from trickroom.game.duplicate import field_margins, to_board
 from trickroom.server.client import TrickroomClient
@@ -59,10 +66,8 @@ def cards_in(text: str, hands: list[list[str]]) -> bool:
 
 
 async def test_a_spades_board_set_is_played_at_two_tables_the_cards_swapped(app):
-    async with TrickroomClient.connect(url(app)) as ann, \
-            TrickroomClient.connect(url(app)) as bob:
-        await ann.request({"type": "guest", "name": "ann"})
-        await bob.request({"type": "guest", "name": "bob"})
+    async with AsyncExitStack() as stack:
+        ann, bob = await guests(stack, app, "ann", "bob")
         first = await duplicate_table(ann, "spades-duplicate")
         await play_until_over(ann, first, random.Random(1))
         board_a = board_of(ann, first)
@@ -130,10 +135,8 @@ async def test_a_finished_table_hears_the_field_as_the_other_table_plays_not_at_
     the other table stores the deal, without waiting for its poll of the store (made a
     minute here, longer than the test waits)."""
     monkeypatch.setattr(board, "POLL_SECONDS", 60.0)
-    async with TrickroomClient.connect(url(app)) as ann, \
-            TrickroomClient.connect(url(app)) as bob:
-        await ann.request({"type": "guest", "name": "ann"})
-        await bob.request({"type": "guest", "name": "bob"})
+    async with AsyncExitStack() as stack:
+        ann, bob = await guests(stack, app, "ann", "bob")
         first = await duplicate_table(ann, "spades-duplicate")
         await play_until_over(ann, first, random.Random(1))
         second = await duplicate_table(bob, "spades-duplicate")
@@ -148,10 +151,8 @@ async def test_a_finished_table_hears_the_field_as_the_other_table_plays_not_at_
 async def test_nothing_of_a_deal_reaches_a_table_that_has_yet_to_play_it(app):
     """Recorded traffic: every message Bob received before he played a deal, against the
     cards and points of that deal at Ann's table."""
-    async with TrickroomClient.connect(url(app)) as ann, \
-            TrickroomClient.connect(url(app)) as bob:
-        await ann.request({"type": "guest", "name": "ann"})
-        await bob.request({"type": "guest", "name": "bob"})
+    async with AsyncExitStack() as stack:
+        ann, bob = await guests(stack, app, "ann", "bob")
         first = await duplicate_table(ann, "spades-duplicate")
         await play_until_over(ann, first, random.Random(3))
         info = await ann.request({"type": "list_tables", "room": "spades-duplicate"})

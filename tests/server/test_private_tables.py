@@ -9,20 +9,11 @@ import asyncio
 import base64
 from contextlib import AsyncExitStack
 
-from tests.server.conftest import FAST, http_get, url, wait_for
+from tests.server.conftest import FAST, guests, http_get, url, wait_for
 from tests.server.refusals import refused
 from trickroom.server.app import App
 from trickroom.server.client import TrickroomClient
 from trickroom.server.config import load_config
-
-
-async def guests(stack: AsyncExitStack, app: App, *names: str) -> list[TrickroomClient]:
-    clients = []
-    for name in names:
-        client = await stack.enter_async_context(TrickroomClient.connect(url(app)))
-        await client.request({"type": "guest", "name": name})
-        clients.append(client)
-    return clients
 
 
 async def private_table(opener: TrickroomClient, room: str = "spades") -> tuple[str, str]:
